@@ -1,0 +1,79 @@
+# leapclock: this Makefile only wraps CMake.
+#   make          build (build/)
+#   make run      the leap-second reproducer on its built-in scenario
+#   make check    every test: -Werror build, ASan+UBSan build, TSan on the
+#                 concurrent-reader tests, with CAP_SYS_TIME dropped when root
+#   make bench    benchmarks (results go in BENCHMARKS.md by hand)
+#   make fuzz     libFuzzer targets for FUZZ_SECONDS each (clang)
+#   make install  PREFIX=/usr/local by default
+#   make vm-test  boot Debian's kernel in qemu and run the kernel leap test
+
+BUILD ?= build
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE ?= cmake
+CLANG ?= $(shell command -v clang 2>/dev/null)
+FUZZ_SECONDS ?= 60
+
+# As root, run tests without CAP_SYS_TIME so no bug can reach the host clock.
+ifeq ($(shell id -u),0)
+NOCLOCK := setpriv --bounding-set=-sys_time --inh-caps=-sys_time --
+else
+NOCLOCK :=
+endif
+
+.PHONY: all build run check check-main check-asan check-tsan check-clang \
+        bench fuzz install vm-test clean
+
+all: build
+
+build:
+	$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	$(CMAKE) --build $(BUILD) -j $(JOBS)
+
+run: build
+	$(NOCLOCK) ./$(BUILD)/leapclock simulate
+
+check: check-main check-asan check-tsan check-clang
+	@echo "make check: all suites passed"
+
+check-main:
+	$(CMAKE) -S . -B build-check -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLC_WERROR=ON >/dev/null
+	$(CMAKE) --build build-check -j $(JOBS)
+	cd build-check && LC_EXPECT_NO_SYS_TIME=$(if $(NOCLOCK),1,0) $(NOCLOCK) ctest --output-on-failure -j $(JOBS)
+
+check-asan:
+	$(CMAKE) -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLC_WERROR=ON \
+	  -DLC_SANITIZE=address,undefined -DLC_BENCH=OFF >/dev/null
+	$(CMAKE) --build build-asan -j $(JOBS)
+	cd build-asan && LC_SANITIZED=1 LC_EXPECT_NO_SYS_TIME=$(if $(NOCLOCK),1,0) $(NOCLOCK) ctest --output-on-failure -j $(JOBS)
+
+check-tsan:
+	$(CMAKE) -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLC_WERROR=ON \
+	  -DLC_SANITIZE=thread -DLC_BENCH=OFF >/dev/null
+	$(CMAKE) --build build-tsan -j $(JOBS)
+	cd build-tsan && LC_SANITIZED=1 $(NOCLOCK) ctest --output-on-failure -L concurrency
+
+# The whole tree must also compile clean with clang -Werror.
+check-clang:
+	@if [ -z "$(CLANG)" ]; then echo "check-clang: skipped: clang is not installed (Debian package clang)"; \
+	else CC=$(CLANG) $(CMAKE) -S . -B build-clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLC_WERROR=ON >/dev/null && \
+	  $(CMAKE) --build build-clang -j $(JOBS); fi
+
+bench: build
+	$(NOCLOCK) ./tools/run-benchmarks $(BUILD)
+
+fuzz:
+	@if [ -z "$(CLANG)" ]; then echo "make fuzz needs clang (Debian package clang)"; exit 1; fi
+	CC=$(CLANG) $(CMAKE) -S . -B build-fuzz -DLC_FUZZ=ON -DLC_BENCH=OFF -DBUILD_TESTING=OFF >/dev/null
+	$(CMAKE) --build build-fuzz -j $(JOBS)
+	$(NOCLOCK) ./tools/run-fuzzers build-fuzz $(FUZZ_SECONDS)
+
+install: build
+	$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
+
+vm-test:
+	./tools/vm-kernel-test
+
+clean:
+	rm -rf $(BUILD) build-check build-asan build-tsan build-clang build-fuzz

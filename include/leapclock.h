@@ -1,0 +1,508 @@
+/*
+ * leapclock.h - clocks, timers and tables that keep time across leap seconds.
+ *
+ * Conventions (read these first; every function below follows them)
+ *
+ *  - Time inside is a signed 64-bit count of nanoseconds (int64_t) on one
+ *    timeline per scale. `struct timespec` and broken-down UTC (struct lc_tm)
+ *    exist only at the edge of the API.
+ *  - Scales:
+ *      UNIX/REALTIME  POSIX seconds: 86400 per day, an inserted leap second
+ *                     repeats 23:59:59, a deleted one is skipped.
+ *      UTC            as UNIX, but the inserted second reads 23:59:60. In a
+ *                     struct timespec it is written as tv_sec = 23:59:59's
+ *                     value and tv_nsec in [1e9, 2e9) (Kuhn's CLOCK_UTC).
+ *      TAI            POSIX seconds + (TAI-UTC): Linux's CLOCK_TAI convention,
+ *                     so 2017-01-01T00:00:00Z is TAI 1483228837.
+ *      GPS            TAI - 19 s, counted from 1980-01-06T00:00:00Z.
+ *      NTP            RFC 5905 64-bit timestamps, era-aware.
+ *  - Errors: a function returns 0 (or a count/state >= 0) on success and a
+ *    negative LC_E* code on failure. lc_strerror() names a code. Where input
+ *    comes from a file or from text, a struct lc_error (may be NULL) receives
+ *    the file, line and a sentence naming the problem; on failure nothing that
+ *    was in effect before the call is changed.
+ *  - Objects with a lifetime are opaque handles created by lc_*_new() and
+ *    released by lc_*_free(); free(NULL)-style calls are no-ops.
+ *  - Nothing in this library sets the host's clock or NTP state. It reads the
+ *    host clock only through a counter (lc_counter_new_system/_tsc).
+ *  - Thread safety: readers (lc_gettime, lc_now_ns, the lc_leaptable query
+ *    functions on a table nobody is loading into) may run concurrently with
+ *    anything; they never lock and never wait. Writers (lc_update,
+ *    lc_adjtimex, lc_settime, loading a table) serialise among themselves.
+ */
+#ifndef LEAPCLOCK_H
+#define LEAPCLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LC_VERSION_MAJOR 0
+#define LC_VERSION_MINOR 1
+#define LC_VERSION_PATCH 0
+#define LC_VERSION_STRING "0.1.0"
+
+#define LC_NSEC_PER_SEC INT64_C(1000000000)
+#define LC_SECS_PER_DAY INT64_C(86400)
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* errno-style codes (negated Linux errno values) */
+#define LC_EPERM (-1)
+#define LC_ENOENT (-2)
+#define LC_EIO (-5)
+#define LC_ENOMEM (-12)
+#define LC_EFAULT (-14)
+#define LC_EBUSY (-16)
+#define LC_EINVAL (-22)
+#define LC_ERANGE (-34)
+#define LC_ENOTSUP (-95)
+#define LC_ECANCELED (-125)
+/* leapclock's own codes, outside the errno range */
+#define LC_EPARSE (-4001)     /* malformed text: a line, a field, a timestamp */
+#define LC_EHASH (-4002)      /* leap-seconds.list hash missing or wrong */
+#define LC_EEXPIRED (-4003)   /* the leap table has expired */
+#define LC_EBEFORE1972 (-4004) /* before 1972-01-01: no integral TAI-UTC */
+#define LC_ENOTLEAP (-4005)   /* 23:59:60 where no second is inserted, or a deleted second */
+#define LC_ETABLE (-4006)     /* table content invalid (order, step, not at end of day) */
+#define LC_ENOLEAP (-4007)    /* no leap second where one was asked for */
+#define LC_EUNSUPPORTED_COUNTER (-4008) /* this counter cannot run here (non-invariant TSC...) */
+
+/* A short English name for an LC_E* code (never NULL). */
+const char *lc_strerror(int err);
+
+/* Details of a failure caused by input. `where` is a file name or a label
+ * such as "<argument>"; `line` is 1-based, 0 when the problem has no line;
+ * `msg` is one sentence naming the field and the problem. */
+struct lc_error {
+	int code;
+	int line;
+	char where[256];
+	char msg[256];
+};
+
+/* Formats an error as "where:line: msg" (or "where: msg"). Returns the length
+ * that snprintf would have written. */
+int lc_error_format(const struct lc_error *e, char *buf, size_t size);
+
+/* ------------------------------------------------------------------------ */
+/* Clock ids                                                                 */
+/* ------------------------------------------------------------------------ */
+
+typedef enum lc_clock_id {
+	LC_CLOCK_MONOTONIC_RAW = 0, /* counter at its nominal rate; never steps */
+	LC_CLOCK_MONOTONIC = 1,     /* with NTP frequency/offset corrections */
+	LC_CLOCK_BOOTTIME = 2,      /* MONOTONIC + time suspended */
+	LC_CLOCK_TAI = 3,           /* MONOTONIC + offs_tai; steps only when set */
+	LC_CLOCK_REALTIME = 4,      /* POSIX time; repeats 23:59:59 at an insertion */
+	LC_CLOCK_UTC = 5,           /* 23:59:60 as tv_nsec in [1e9, 2e9) */
+	LC_CLOCK_UTC_SLS = 6,       /* smeared UTC */
+	LC_CLOCK_COUNT = 7
+} lc_clock_id;
+
+/* "monotonic_raw", "monotonic", ..., "utc_sls"; NULL for an invalid id. */
+const char *lc_clock_name(lc_clock_id id);
+/* Parses a clock name (case-insensitive, '-' or '_'); LC_EINVAL if unknown. */
+int lc_clock_from_name(const char *name, lc_clock_id *out);
+
+/* ------------------------------------------------------------------------ */
+/* Leap-second table (src/leaptable.c)                                       */
+/* ------------------------------------------------------------------------ */
+
+typedef struct lc_leaptable lc_leaptable;
+
+enum lc_leap_format {
+	LC_LEAPFMT_AUTO = 0,    /* detect from content */
+	LC_LEAPFMT_IERS = 1,    /* IERS/NIST leap-seconds.list */
+	LC_LEAPFMT_TZDATA = 2,  /* tzdata `leapseconds` */
+	LC_LEAPFMT_BUILTIN = 3  /* compiled into the library */
+};
+
+enum lc_hash_status {
+	LC_HASH_NONE = 0,    /* the format has no hash (tzdata, built-in) */
+	LC_HASH_OK = 1,      /* the #h line matches the data */
+	LC_HASH_MISSING = 2  /* an IERS file without #h (accepted, reported) */
+};
+
+/* One row of the table: from `when` on, TAI-UTC is `tai_utc` seconds. */
+struct lc_leap {
+	int64_t when;    /* POSIX seconds of the 00:00:00 UTC after the leap */
+	int32_t tai_utc; /* TAI-UTC from `when` on */
+	int32_t dir;     /* +1 inserted second, -1 deleted, 0 the 1972 start (10 s) */
+};
+
+struct lc_leaptable_info {
+	int format;          /* enum lc_leap_format */
+	int hash;            /* enum lc_hash_status */
+	size_t count;        /* rows, including the 1972 start row */
+	int64_t updated;     /* POSIX seconds of the last update; INT64_MIN if unknown */
+	int64_t expires;     /* POSIX seconds of expiry; INT64_MIN if unknown */
+	char source[256];    /* the path, or "built-in" */
+};
+
+/* A new table holding the built-in data (27 leaps 1972-2017). */
+lc_leaptable *lc_leaptable_new(void);
+void lc_leaptable_free(lc_leaptable *t);
+/* Replaces the table with the built-in data. */
+void lc_leaptable_reset_builtin(lc_leaptable *t);
+/* Loads a file (format LC_LEAPFMT_AUTO detects it). On any error the table
+ * keeps what it held and *err says what is wrong with the file. */
+int lc_leaptable_load_file(lc_leaptable *t, const char *path, int format,
+                           struct lc_error *err);
+/* As lc_leaptable_load_file, from memory; `name` labels errors. */
+int lc_leaptable_load_buffer(lc_leaptable *t, const char *name,
+                             const void *buf, size_t len, int format,
+                             struct lc_error *err);
+/* Loads the system's table: $LEAPCLOCK_LEAPFILE, then
+ * /usr/share/zoneinfo/leap-seconds.list, then /usr/share/zoneinfo/leapseconds,
+ * then the built-in one. A candidate that exists but is bad is an error
+ * (reported in *err) and the search goes on; the return is 0 whenever some
+ * source was loaded, the built-in one at worst. */
+int lc_leaptable_load_system(lc_leaptable *t, struct lc_error *err);
+int lc_leaptable_info(const lc_leaptable *t, struct lc_leaptable_info *info);
+/* 1 if the table has expired at POSIX second `now`, 0 if not or unknown. */
+int lc_leaptable_expired(const lc_leaptable *t, int64_t now);
+size_t lc_leaptable_count(const lc_leaptable *t);
+int lc_leaptable_get(const lc_leaptable *t, size_t i, struct lc_leap *out);
+
+/* TAI-UTC (seconds) in effect at a UTC instant given as POSIX seconds. For
+ * the repeated POSIX second of an insertion this is the new offset (as Linux's
+ * tai_offset, which moves at the start of the inserted second).
+ * LC_EBEFORE1972 before 1972-01-01. */
+int lc_leaptable_tai_utc(const lc_leaptable *t, int64_t unix_sec,
+                         int32_t *tai_utc);
+/* TAI-UTC at a TAI instant (seconds on the TAI scale); *in_leap (may be NULL)
+ * is set to 1 inside an inserted second 23:59:60. */
+int lc_leaptable_tai_utc_at_tai(const lc_leaptable *t, int64_t tai_sec,
+                                int32_t *tai_utc, int *in_leap);
+/* +1 if the POSIX second `unix_sec` is a 23:59:59 followed by an inserted
+ * 23:59:60, -1 if it is a deleted 23:59:59, 0 otherwise. */
+int lc_leaptable_leap_at(const lc_leaptable *t, int64_t unix_sec);
+/* The first leap (dir != 0) with when > unix_sec; LC_ENOENT if none known. */
+int lc_leaptable_next(const lc_leaptable *t, int64_t unix_sec,
+                      struct lc_leap *out);
+/* The last leap (dir != 0) with when <= unix_sec; LC_ENOENT if none. */
+int lc_leaptable_prev(const lc_leaptable *t, int64_t unix_sec,
+                      struct lc_leap *out);
+
+/* SHA-1 (FIPS 180-4), used to check leap-seconds.list. */
+void lc_sha1(const void *data, size_t len, uint8_t digest[20]);
+
+/* ------------------------------------------------------------------------ */
+/* Civil time (src/civil.c)                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Broken-down time. sec is 0..60 (60 only for an inserted leap second). */
+struct lc_tm {
+	int64_t year;
+	int mon;   /* 1..12 */
+	int mday;  /* 1..31 */
+	int hour;  /* 0..23 */
+	int min;   /* 0..59 */
+	int sec;   /* 0..60 */
+	int32_t nsec;
+	int wday;  /* 0 = Sunday (output only) */
+	int yday;  /* 0..365 (output only) */
+};
+
+/* Days since 1970-01-01 of a proleptic Gregorian date, and back. */
+int64_t lc_days_from_civil(int64_t year, int mon, int mday);
+void lc_civil_from_days(int64_t days, int64_t *year, int *mon, int *mday);
+
+/* POSIX seconds (+nsec) to broken-down, sec < 60. */
+void lc_tm_from_unix(int64_t unix_sec, int32_t nsec, struct lc_tm *tm);
+/* Broken-down UTC to the UTC timespec convention (sec 60 -> tv_sec of
+ * 23:59:59, tv_nsec + 1e9). Fields are not range-checked against the table:
+ * use lc_utc_check() or lc_iso8601_parse(). LC_EINVAL on a field out of
+ * range. */
+int lc_tm_to_utc(const struct lc_tm *tm, struct timespec *utc);
+/* A UTC timespec (tv_nsec < 2e9) to broken-down with sec 60. */
+int lc_utc_to_tm(const struct timespec *utc, struct lc_tm *tm);
+/* Checks a UTC timespec against the table: tv_nsec >= 1e9 only on an
+ * inserted second, never on a deleted one (LC_ENOTLEAP). */
+int lc_utc_check(const lc_leaptable *t, const struct timespec *utc);
+
+/* Scale conversions; TAI is int64_t ns on the TAI scale. */
+int lc_tai_from_utc(const lc_leaptable *t, const struct timespec *utc,
+                    int64_t *tai_ns);
+int lc_utc_from_tai(const lc_leaptable *t, int64_t tai_ns,
+                    struct timespec *utc);
+/* POSIX (REALTIME) ns <-> TAI ns. A repeated POSIX second maps to its
+ * second (the 23:59:60 reading, as Linux's tai_offset moves at its start). */
+int lc_tai_from_unix(const lc_leaptable *t, int64_t unix_ns, int64_t *tai_ns);
+int lc_unix_from_tai(const lc_leaptable *t, int64_t tai_ns, int64_t *unix_ns);
+
+#define LC_GPS_EPOCH_TAI INT64_C(315964819) /* 1980-01-06T00:00:00Z in TAI s */
+int64_t lc_gps_from_tai(int64_t tai_ns);
+int64_t lc_tai_from_gps(int64_t gps_ns);
+
+/* NTP: 64-bit timestamps (seconds << 32 | fraction) since 1900 in era 0;
+ * era n starts 2^32 s after era n-1 (2036-02-07T06:28:16Z for era 1). */
+#define LC_NTP_UNIX_OFFSET INT64_C(2208988800) /* 1970 - 1900 in seconds */
+uint64_t lc_ntp_from_unix_ns(int64_t unix_ns);
+/* Resolves the era as the one that puts the result nearest `pivot_unix_sec`. */
+int64_t lc_unix_ns_from_ntp(uint64_t ntp, int64_t pivot_unix_sec);
+
+/* ISO 8601 / RFC 3339: "2016-12-31T23:59:60.5Z", offsets "+01:00", a space
+ * for 'T', fractions to 9 digits. 23:59:60 is accepted exactly where the
+ * table has an inserted leap second (checked after the offset is applied);
+ * a deleted second is rejected. Writes a UTC timespec. */
+int lc_iso8601_parse(const char *s, const lc_leaptable *t,
+                     struct timespec *utc, struct lc_error *err);
+/* Formats a UTC timespec as "YYYY-MM-DDThh:mm:ss[.fff]Z" with `digits`
+ * fraction digits (0..9). Returns the length, or LC_ERANGE if it doesn't fit. */
+int lc_iso8601_format(const struct timespec *utc, int digits, char *buf,
+                      size_t size);
+/* Formats ns on a uniform scale (TAI, GPS...) as a calendar date without leap
+ * seconds and without the 'Z'. */
+int lc_iso8601_format_scale(int64_t ns, int digits, char *buf, size_t size);
+
+/* ------------------------------------------------------------------------ */
+/* Counters (src/counter.c)                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct lc_counter lc_counter;
+
+enum lc_counter_kind {
+	LC_COUNTER_SIM = 0,    /* simulated, advanced by the caller */
+	LC_COUNTER_SYSTEM = 1, /* a host clock_gettime clock, in ns */
+	LC_COUNTER_TSC = 2     /* x86 invariant TSC */
+};
+
+/* A simulated counter of `freq_hz` nominal cycles per second that actually
+ * runs `ppb_error` parts per billion fast (negative: slow) against the
+ * simulation's true time, which starts at 0. */
+int lc_counter_new_sim(lc_counter **out, uint64_t freq_hz, int64_t ppb_error);
+/* The host clock `clk` (CLOCK_MONOTONIC or CLOCK_MONOTONIC_RAW) as a 1 GHz
+ * counter. */
+int lc_counter_new_system(lc_counter **out, clockid_t clk);
+/* The invariant TSC, calibrated against CLOCK_MONOTONIC_RAW. Fails with
+ * LC_EUNSUPPORTED_COUNTER and a reason in *err where it is not invariant. */
+int lc_counter_new_tsc(lc_counter **out, struct lc_error *err);
+/* The best real counter: tsc where usable, else system(CLOCK_MONOTONIC). */
+int lc_counter_new_best(lc_counter **out);
+void lc_counter_free(lc_counter *c);
+uint64_t lc_counter_read(const lc_counter *c);
+uint64_t lc_counter_freq(const lc_counter *c);
+int lc_counter_kind(const lc_counter *c);
+const char *lc_counter_name(const lc_counter *c); /* "sim", "system", "tsc" */
+
+/* Simulated counters only (no-ops on others). Safe against concurrent
+ * lc_counter_read. */
+void lc_sim_advance(lc_counter *c, int64_t ns);
+void lc_sim_set_true_ns(lc_counter *c, int64_t true_ns); /* never backwards */
+int64_t lc_sim_true_ns(const lc_counter *c);
+/* The true ns at which the counter reaches `cycles` (rounded up). */
+int64_t lc_sim_true_ns_at(const lc_counter *c, uint64_t cycles);
+
+/* ------------------------------------------------------------------------ */
+/* adjtimex (src/ntp.c)                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Mode bits, as Linux's ADJ_* */
+#define LC_ADJ_OFFSET 0x0001
+#define LC_ADJ_FREQUENCY 0x0002
+#define LC_ADJ_MAXERROR 0x0004
+#define LC_ADJ_ESTERROR 0x0008
+#define LC_ADJ_STATUS 0x0010
+#define LC_ADJ_TIMECONST 0x0020
+#define LC_ADJ_TAI 0x0080
+#define LC_ADJ_SETOFFSET 0x0100
+#define LC_ADJ_MICRO 0x1000
+#define LC_ADJ_NANO 0x2000
+#define LC_ADJ_TICK 0x4000
+#define LC_ADJ_OFFSET_SINGLESHOT 0x8001
+#define LC_ADJ_OFFSET_SS_READ 0xa001
+
+/* Status bits, as Linux's STA_* */
+#define LC_STA_PLL 0x0001
+#define LC_STA_PPSFREQ 0x0002
+#define LC_STA_PPSTIME 0x0004
+#define LC_STA_FLL 0x0008
+#define LC_STA_INS 0x0010
+#define LC_STA_DEL 0x0020
+#define LC_STA_UNSYNC 0x0040
+#define LC_STA_FREQHOLD 0x0080
+#define LC_STA_PPSSIGNAL 0x0100
+#define LC_STA_PPSJITTER 0x0200
+#define LC_STA_PPSWANDER 0x0400
+#define LC_STA_PPSERROR 0x0800
+#define LC_STA_CLOCKERR 0x1000
+#define LC_STA_NANO 0x2000
+#define LC_STA_MODE 0x4000
+#define LC_STA_CLK 0x8000
+#define LC_STA_RONLY                                                      \
+	(LC_STA_PPSSIGNAL | LC_STA_PPSJITTER | LC_STA_PPSWANDER |             \
+	 LC_STA_PPSERROR | LC_STA_CLOCKERR | LC_STA_NANO | LC_STA_MODE |      \
+	 LC_STA_CLK)
+
+/* Clock states, as Linux's TIME_* (the non-negative returns of adjtimex) */
+#define LC_TIME_OK 0
+#define LC_TIME_INS 1
+#define LC_TIME_DEL 2
+#define LC_TIME_OOP 3
+#define LC_TIME_WAIT 4
+#define LC_TIME_ERROR 5
+
+/* Mirrors Linux's struct timex field for field (longs as int64_t). */
+struct lc_timex {
+	unsigned int modes;
+	int64_t offset;   /* ns if STA_NANO else us */
+	int64_t freq;     /* scaled ppm (2^-16 ppm) */
+	int64_t maxerror; /* us */
+	int64_t esterror; /* us */
+	int status;
+	int64_t constant;
+	int64_t precision; /* us */
+	int64_t tolerance; /* scaled ppm */
+	struct {
+		int64_t tv_sec;
+		int64_t tv_usec; /* ns if STA_NANO (or ADJ_NANO for SETOFFSET) */
+	} time;
+	int64_t tick; /* us per tick */
+	int64_t ppsfreq, jitter;
+	int shift;
+	int64_t stabil, jitcnt, calcnt, errcnt, stbcnt;
+	int tai;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Smear policies (src/smear.c)                                              */
+/* ------------------------------------------------------------------------ */
+
+enum lc_smear_shape {
+	LC_SMEAR_LINEAR = 0,
+	LC_SMEAR_COSINE = 1,    /* raised cosine: zero rate change at both ends */
+	LC_SMEAR_QUADRATIC = 2, /* rate ramps up and down, limited by max_rate */
+	LC_SMEAR_STEP = 3       /* Windows' default: 23:59:59 lasts two seconds */
+};
+
+enum lc_smear_placement {
+	LC_SMEAR_ENDING = 0,   /* the window ends at the leap */
+	LC_SMEAR_CENTRED = 1,  /* the window is centred on the leap */
+	LC_SMEAR_STARTING = 2  /* the window starts at the leap */
+};
+
+struct lc_smear_policy {
+	char name[32];        /* preset name, or "custom" */
+	int shape;            /* enum lc_smear_shape */
+	int placement;        /* enum lc_smear_placement */
+	int64_t window_ns;    /* length of the window, in UTC ns */
+	double max_rate_ppm;  /* bound on |rate|; 0 means the shape's own peak */
+};
+
+/* Fills *p with a preset: google, ntpd, chrony, fbclock, utc-sls, minute,
+ * cosine, windows. `window_ns` of 0 keeps the preset's default, otherwise
+ * overrides it (for presets whose window is configurable). */
+int lc_smear_preset(const char *name, int64_t window_ns,
+                    struct lc_smear_policy *p, struct lc_error *err);
+/* The names of the presets, NULL-terminated. */
+const char *const *lc_smear_preset_names(void);
+/* Checks a policy; LC_EINVAL with a reason for a bad one. */
+int lc_smear_validate(const struct lc_smear_policy *p, struct lc_error *err);
+/* The smear offset in ns (how far UTC_SLS is behind the pre-leap timeline,
+ * 0..1e9 for an insertion, 0..-1e9 for a deletion) at `t_ns` relative to the
+ * leap instant (the start of 23:59:60, or of the deleted 23:59:59). */
+int64_t lc_smear_offset(const struct lc_smear_policy *p, int dir, int64_t t_ns);
+/* The rate of the smeared clock relative to UTC, in ppm, at `t_ns`. */
+double lc_smear_rate_ppm(const struct lc_smear_policy *p, int dir, int64_t t_ns);
+/* Window start/end relative to the leap instant, in ns. */
+void lc_smear_window(const struct lc_smear_policy *p, int64_t *start_rel,
+                     int64_t *end_rel);
+
+/* ------------------------------------------------------------------------ */
+/* Timekeeper (src/timekeeper.c)                                             */
+/* ------------------------------------------------------------------------ */
+
+typedef struct lc_timekeeper lc_timekeeper;
+
+enum lc_leap_source {
+	LC_LEAP_FROM_ADJTIMEX = 0, /* leaps are armed by STA_INS/STA_DEL, as Linux */
+	LC_LEAP_FROM_TABLE = 1     /* the table arms them (chrony's leapsectz) */
+};
+
+struct lc_tk_config {
+	/* The table used for TAI-UTC and, with LC_LEAP_FROM_TABLE, for leaps.
+	 * NULL: the library's built-in table. Not copied: it must outlive the
+	 * timekeeper; a reload in place takes effect at the next lc_update(). */
+	const lc_leaptable *table;
+	int leap_source;             /* enum lc_leap_source */
+	/* Simulated counters: REALTIME at counter 0, in POSIX ns. */
+	int64_t initial_realtime_ns;
+	/* Initial TAI-UTC in seconds; -1 takes it from the table. */
+	int initial_tai_offset;
+	/* Smearing: the policy of UTC_SLS (NULL: no smear, UTC_SLS == UTC) and
+	 * whether REALTIME reads the smeared timeline. */
+	const struct lc_smear_policy *smear;
+	int realtime_smeared;
+	/* Real counters: follow the host's CLOCK_REALTIME (DESIGN.md 7). */
+	int follow_host;
+};
+
+/* Sets defaults: no table (built-in), leaps from adjtimex, realtime 0,
+ * TAI offset from the table, no smear, no host following. */
+void lc_tk_config_init(struct lc_tk_config *cfg);
+int lc_tk_new(lc_timekeeper **out, lc_counter *counter,
+              const struct lc_tk_config *cfg);
+void lc_tk_free(lc_timekeeper *tk);
+lc_counter *lc_tk_counter(const lc_timekeeper *tk);
+
+/* The process-wide instance on the best real counter, following the host
+ * with the system's leap table. Created on first use; never freed. */
+lc_timekeeper *lc_default(void);
+
+/* The tick: accumulates elapsed cycles, runs the NTP second processing and the
+ * leap state machine. May run at any rate; readers do not depend on it. */
+int lc_update(lc_timekeeper *tk);
+
+/* Reads a clock. Lock-free; never waits for a writer. For LC_CLOCK_UTC,
+ * tv_nsec is in [1e9, 2e9) during an inserted second. */
+int lc_gettime(const lc_timekeeper *tk, lc_clock_id id, struct timespec *ts);
+/* The same as ns; for LC_CLOCK_UTC the value is tv_sec*1e9 + tv_nsec (which
+ * repeats after 23:59:60: use lc_gettime for UTC). */
+int64_t lc_now_ns(const lc_timekeeper *tk, lc_clock_id id);
+/* Broken-down UTC with sec == 60 during an inserted leap second. */
+int lc_gettime_utc_tm(const lc_timekeeper *tk, struct lc_tm *tm);
+
+/* Steps REALTIME (and TAI with it) as settimeofday does; `id` is
+ * LC_CLOCK_REALTIME, LC_CLOCK_UTC or LC_CLOCK_TAI. Clears NTP state as Linux
+ * does and bumps the clock-was-set sequence. */
+int lc_settime(lc_timekeeper *tk, lc_clock_id id, const struct timespec *ts);
+/* Incremented whenever REALTIME/TAI step (settime, set offset, TAI offset
+ * change, and each applied leap). */
+uint64_t lc_clock_was_set_seq(const lc_timekeeper *tk);
+
+/* adjtimex with CAP_SYS_TIME. Returns the clock state (LC_TIME_*) or a
+ * negative error, as Linux's adjtimex. */
+int lc_adjtimex(lc_timekeeper *tk, struct lc_timex *tx);
+/* adjtimex without CAP_SYS_TIME: modes 0 and LC_ADJ_OFFSET_SS_READ only;
+ * anything else is LC_EPERM. */
+int lc_adjtimex_unprivileged(lc_timekeeper *tk, struct lc_timex *tx);
+
+/* The next leap armed in the timekeeper (by adjtimex or the table): its UTC
+ * instant (POSIX seconds of the 00:00:00 after it) and direction.
+ * LC_ENOENT if none is armed. */
+int lc_tk_next_leap(const lc_timekeeper *tk, int64_t *when, int *dir);
+
+/* The first MONOTONIC instant (ns) at which clock `id` reads at or past
+ * `deadline`, given the state now (no future steps). For timers. */
+int lc_tk_mono_at(const lc_timekeeper *tk, lc_clock_id id,
+                  const struct timespec *deadline, int64_t *mono_ns);
+
+/* ------------------------------------------------------------------------ */
+/* Timers and loops (src/timer.c, src/loop.c)                                */
+/* ------------------------------------------------------------------------ */
+
+/* @@ timer API goes here @@ */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LEAPCLOCK_H */

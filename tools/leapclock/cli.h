@@ -1,0 +1,35 @@
+/* cli.h - shared by the leapclock subcommands (tools/leapclock/cmd_*.c). */
+#ifndef LC_CLI_H
+#define LC_CLI_H
+
+#include "leapclock.h"
+
+#include <stdio.h>
+
+/* Each command file defines these two (NAME = the file's cmd_NAME). */
+#define LC_CMD(name)                                                     \
+	int lc_cmd_##name(int argc, char **argv);                        \
+	extern const char lc_cmd_##name##_summary[];                     \
+	void lc_cmd_##name##_usage(FILE *out);
+#include "lc_commands.h"
+#undef LC_CMD
+
+/* Exit codes: 0 ok, 1 the check failed / the answer is "no", 2 usage or input
+ * error, 3 runtime error. */
+#define LC_EXIT_OK 0
+#define LC_EXIT_FAIL 1
+#define LC_EXIT_USAGE 2
+#define LC_EXIT_RUNTIME 3
+
+/* Prints "leapclock CMD: message" to stderr; returns LC_EXIT_USAGE. */
+int lc_cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Prints an lc_error as "leapclock CMD: where:line: msg". */
+void lc_cli_print_error(const char *cmd, const struct lc_error *e);
+/* Writes s as a JSON string literal (with quotes). */
+void lc_cli_json_str(FILE *out, const char *s);
+/* Loads the table named by --file (may be NULL: the system's), reporting
+ * errors; returns NULL on failure (message printed). */
+lc_leaptable *lc_cli_load_table(const char *cmd, const char *file);
+
+#endif

@@ -1,0 +1,144 @@
+/* main.c - the leapclock command: dispatches to tools/leapclock/cmd_*.c. */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct command {
+	const char *name;
+	int (*run)(int, char **);
+	const char *summary;
+	void (*usage)(FILE *);
+};
+
+static const struct command commands[] = {
+#define LC_CMD(n) { #n, lc_cmd_##n, lc_cmd_##n##_summary, lc_cmd_##n##_usage },
+#include "lc_commands.h"
+#undef LC_CMD
+	{ NULL, NULL, NULL, NULL },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: leapclock COMMAND [ARGS...]\n"
+	        "       leapclock help COMMAND | COMMAND --help\n\n"
+	        "Clocks, timers and tables that keep time across leap seconds.\n\n"
+	        "commands:\n");
+	for (const struct command *c = commands; c->name; c++)
+		fprintf(out, "  %-14s %s\n", c->name, c->summary);
+	fprintf(out, "\nSee leapclock(1). Version " LC_VERSION_STRING ".\n");
+}
+
+static const struct command *find(const char *name)
+{
+	for (const struct command *c = commands; c->name; c++)
+		if (strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *c;
+
+	if (argc < 2) {
+		usage(stderr);
+		return LC_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("leapclock " LC_VERSION_STRING "\n");
+		return 0;
+	}
+	if (strcmp(argv[1], "help") == 0) {
+		if (argc < 3) {
+			usage(stdout);
+			return 0;
+		}
+		c = find(argv[2]);
+		if (c == NULL)
+			return lc_cli_usage_error("help", "unknown command '%s'", argv[2]);
+		c->usage(stdout);
+		return 0;
+	}
+	c = find(argv[1]);
+	if (c == NULL) {
+		fprintf(stderr, "leapclock: unknown command '%s'\n\n", argv[1]);
+		usage(stderr);
+		return LC_EXIT_USAGE;
+	}
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			c->usage(stdout);
+			return 0;
+		}
+	}
+	return c->run(argc - 1, argv + 1);
+}
+
+int lc_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "leapclock %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n(see 'leapclock %s --help')\n", cmd);
+	return LC_EXIT_USAGE;
+}
+
+void lc_cli_print_error(const char *cmd, const struct lc_error *e)
+{
+	char buf[600];
+
+	lc_error_format(e, buf, sizeof(buf));
+	fprintf(stderr, "leapclock %s: %s\n", cmd, buf);
+}
+
+void lc_cli_json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+lc_leaptable *lc_cli_load_table(const char *cmd, const char *file)
+{
+	struct lc_error err = { 0 };
+	lc_leaptable *t = lc_leaptable_new();
+	int rc;
+
+	if (t == NULL) {
+		fprintf(stderr, "leapclock %s: out of memory\n", cmd);
+		return NULL;
+	}
+	if (file != NULL) {
+		rc = lc_leaptable_load_file(t, file, LC_LEAPFMT_AUTO, &err);
+		if (rc < 0) {
+			lc_cli_print_error(cmd, &err);
+			lc_leaptable_free(t);
+			return NULL;
+		}
+	} else {
+		rc = lc_leaptable_load_system(t, &err);
+		if (err.code != 0)
+			lc_cli_print_error(cmd, &err);
+	}
+	return t;
+}
