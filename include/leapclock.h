@@ -495,6 +495,10 @@ int lc_tk_next_leap(const lc_timekeeper *tk, int64_t *when, int *dir);
 int lc_tk_mono_at(const lc_timekeeper *tk, lc_clock_id id,
                   const struct timespec *deadline, int64_t *mono_ns);
 
+/* The counter value at which MONOTONIC reaches `mono_ns` at the current
+ * rate (rounded up), for drivers that sleep until a deadline. */
+int lc_tk_cycles_at(const lc_timekeeper *tk, int64_t mono_ns, uint64_t *cycles);
+
 /* ------------------------------------------------------------------------ */
 /* Timers and loops (src/timer.c, src/loop.c)                                */
 /* ------------------------------------------------------------------------ */
