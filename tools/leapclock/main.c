@@ -19,6 +19,8 @@ static const struct command commands[] = {
 	{ NULL, NULL, NULL, NULL },
 };
 
+static void print_name(FILE *out, const char *name);
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -26,17 +28,42 @@ static void usage(FILE *out)
 	        "       leapclock help COMMAND | COMMAND --help\n\n"
 	        "Clocks, timers and tables that keep time across leap seconds.\n\n"
 	        "commands:\n");
-	for (const struct command *c = commands; c->name; c++)
-		fprintf(out, "  %-14s %s\n", c->name, c->summary);
+	for (const struct command *c = commands; c->name; c++) {
+		print_name(out, c->name);
+		fprintf(out, " %s\n", c->summary);
+	}
 	fprintf(out, "\nSee leapclock(1). Version " LC_VERSION_STRING ".\n");
+}
+
+/* Command names come from file names (cmd_server_stats.c); users type
+ * them with '-' (server-stats) or '_' alike. */
+static int same_name(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++) {
+		char x = *a == '-' ? '_' : *a, y = *b == '-' ? '_' : *b;
+		if (x != y)
+			return 0;
+	}
+	return *a == *b;
 }
 
 static const struct command *find(const char *name)
 {
 	for (const struct command *c = commands; c->name; c++)
-		if (strcmp(c->name, name) == 0)
+		if (same_name(c->name, name))
 			return c;
 	return NULL;
+}
+
+static void print_name(FILE *out, const char *name)
+{
+	char buf[32];
+	size_t i;
+
+	for (i = 0; name[i] && i + 1 < sizeof(buf); i++)
+		buf[i] = name[i] == '_' ? '-' : name[i];
+	buf[i] = '\0';
+	fprintf(out, "  %-14s", buf);
 }
 
 int main(int argc, char **argv)
