@@ -52,18 +52,23 @@ void lc__ntp_init(struct lc__ntp *n);
  * next leap cleared. State and STA_INS/DEL are kept (Linux does). */
 void lc__ntp_clear(struct lc__ntp *n);
 /* The checks of timekeeping_validate_timex(), in Linux's order: returns 0,
- * LC_EINVAL or LC_EPERM. Changes nothing. */
+ * LC_EINVAL or LC_EPERM (LC_EFAULT for tx == NULL). Changes nothing. */
 int lc__ntp_validate(const struct lc_timex *tx, int privileged);
 /* process_adjtimex_modes() and the read-back of ntp_adjtimex(): applies the
  * modes (except SETOFFSET, done by the caller first), fills the output
  * fields of *tx (time is the caller's: it sets tx->time), and returns the
  * clock state as adjtimex would, before the leap read-path override (which
  * the timekeeper applies from its exact state). `now_sec` is REALTIME in
- * POSIX seconds (for time_reftime). *tai_changed is set when ADJ_TAI changed
- * the offset. */
+ * POSIX seconds (for time_reftime). *tai_changed (may be NULL) is set to 1
+ * when ADJ_TAI changed the offset, else 0. Input that lc__ntp_validate(tx, 1)
+ * rejects returns that error and changes nothing (defensive re-check). */
 int lc__ntp_adjtimex(struct lc__ntp *n, struct lc_timex *tx, int64_t now_sec,
                      int *tai_changed);
-/* second_overflow(): one second boundary. Returns the leap to apply now. */
+/* second_overflow(): one second boundary. Returns the leap to apply now, in
+ * Linux's sign (-1 insert, +1 delete). It also moves n->tai_offset with the
+ * leap (tai_offset -= leap), grows maxerror, and sets this second's
+ * tick_length (lc__ntp_rate() changes at every boundary while a PLL offset
+ * or an adjtime() slew is pending). */
 int lc__ntp_second_overflow(struct lc__ntp *n, int64_t secs);
 /* The length of the current second in ns << 32 (tick_length * HZ): the rate
  * the timekeeper steers MONOTONIC to. 1e9 << 32 when nothing is adjusted. */
