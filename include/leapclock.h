@@ -211,56 +211,91 @@ struct lc_tm {
 	int yday;  /* 0..365 (output only) */
 };
 
-/* Days since 1970-01-01 of a proleptic Gregorian date, and back. */
+/* Days since 1970-01-01 of a proleptic Gregorian date (year 0 = 1 BC), and
+ * back. lc_days_from_civil needs mon 1..12 and |year| <= 2.9e11 (about the
+ * range of int64_t POSIX seconds); mday may run past the month (it counts on).
+ * lc_civil_from_days accepts any int64_t. Neither uses TZ, locale or libc. */
 int64_t lc_days_from_civil(int64_t year, int mon, int mday);
 void lc_civil_from_days(int64_t days, int64_t *year, int *mon, int *mday);
 
-/* POSIX seconds (+nsec) to broken-down, sec < 60. */
+/* POSIX seconds (+nsec) to broken-down, sec < 60 (a nsec outside [0, 1e9)
+ * carries into the seconds). Fills wday and yday. */
 void lc_tm_from_unix(int64_t unix_sec, int32_t nsec, struct lc_tm *tm);
 /* Broken-down UTC to the UTC timespec convention (sec 60 -> tv_sec of
  * 23:59:59, tv_nsec + 1e9). Fields are not range-checked against the table:
  * use lc_utc_check() or lc_iso8601_parse(). LC_EINVAL on a field out of
- * range. */
+ * range (sec 60 is in range only at 23:59; |year| <= 2.9e11); wday and yday
+ * are ignored. */
 int lc_tm_to_utc(const struct lc_tm *tm, struct timespec *utc);
-/* A UTC timespec (tv_nsec < 2e9) to broken-down with sec 60. */
+/* A UTC timespec (tv_nsec < 2e9) to broken-down with sec 60. LC_EINVAL if
+ * tv_nsec is negative, >= 2e9, or >= 1e9 on a second other than 23:59:59. */
 int lc_utc_to_tm(const struct timespec *utc, struct lc_tm *tm);
 /* Checks a UTC timespec against the table: tv_nsec >= 1e9 only on an
- * inserted second, never on a deleted one (LC_ENOTLEAP). */
+ * inserted second, and never the tv_sec of a deleted 23:59:59 (both
+ * LC_ENOTLEAP); LC_EINVAL for tv_nsec outside [0, 2e9). */
 int lc_utc_check(const lc_leaptable *t, const struct timespec *utc);
 
-/* Scale conversions; TAI is int64_t ns on the TAI scale. */
+/* Scale conversions; TAI is int64_t ns on the TAI scale. UTC -> TAI checks
+ * the timespec with lc_utc_check() first (LC_ENOTLEAP, LC_EINVAL); both
+ * directions return LC_EBEFORE1972 before 1972-01-01 and LC_ERANGE where the
+ * ns do not fit in int64_t (outside about 1677..2262). The inserted second
+ * 23:59:60 is TAI [when + tai_utc - 1, when + tai_utc) in the table's terms;
+ * the TAI second of a deleted 23:59:59 does not exist (TAI goes on from
+ * 23:59:58 to 00:00:00). */
 int lc_tai_from_utc(const lc_leaptable *t, const struct timespec *utc,
                     int64_t *tai_ns);
 int lc_utc_from_tai(const lc_leaptable *t, int64_t tai_ns,
                     struct timespec *utc);
 /* POSIX (REALTIME) ns <-> TAI ns. A repeated POSIX second maps to its
- * second (the 23:59:60 reading, as Linux's tai_offset moves at its start). */
+ * second (the 23:59:60 reading, as Linux's tai_offset moves at its start);
+ * TAI -> POSIX maps both 23:59:59 and 23:59:60 to the repeated second. The
+ * POSIX second of a deleted 23:59:59 never appears on REALTIME: LC_ENOTLEAP. */
 int lc_tai_from_unix(const lc_leaptable *t, int64_t unix_ns, int64_t *tai_ns);
 int lc_unix_from_tai(const lc_leaptable *t, int64_t tai_ns, int64_t *unix_ns);
 
 #define LC_GPS_EPOCH_TAI INT64_C(315964819) /* 1980-01-06T00:00:00Z in TAI s */
+/* GPS ns (since the GPS epoch) <-> TAI ns; saturate at the int64_t ends. */
 int64_t lc_gps_from_tai(int64_t tai_ns);
 int64_t lc_tai_from_gps(int64_t gps_ns);
 
 /* NTP: 64-bit timestamps (seconds << 32 | fraction) since 1900 in era 0;
  * era n starts 2^32 s after era n-1 (2036-02-07T06:28:16Z for era 1). */
 #define LC_NTP_UNIX_OFFSET INT64_C(2208988800) /* 1970 - 1900 in seconds */
+/* The fraction is round(ns * 2^32 / 1e9); the era is dropped (seconds mod
+ * 2^32). NTP, like POSIX, repeats the second of an insertion. */
 uint64_t lc_ntp_from_unix_ns(int64_t unix_ns);
-/* Resolves the era as the one that puts the result nearest `pivot_unix_sec`. */
+/* Resolves the era as the one that puts the result nearest `pivot_unix_sec`
+ * (the result is within [pivot - 2^31, pivot + 2^31) seconds), ns rounded to
+ * nearest, so lc_unix_ns_from_ntp(lc_ntp_from_unix_ns(x), p) == x for every x
+ * within 68 years of p. Saturates where the ns do not fit in int64_t. */
 int64_t lc_unix_ns_from_ntp(uint64_t ntp, int64_t pivot_unix_sec);
 
-/* ISO 8601 / RFC 3339: "2016-12-31T23:59:60.5Z", offsets "+01:00", a space
- * for 'T', fractions to 9 digits. 23:59:60 is accepted exactly where the
- * table has an inserted leap second (checked after the offset is applied);
- * a deleted second is rejected. Writes a UTC timespec. */
+/* ISO 8601 / RFC 3339: "2016-12-31T23:59:60.5Z", offsets "+01:00" or
+ * "-05:30", 'T', 't' or a space between date and time, 'Z' or 'z', a '.' or
+ * ',' fraction of 1..9 digits. Years are 4 digits, or ISO 8601's expanded
+ * form: a sign and 4..11 digits ("-0001", "+12345"). Second 60 is accepted
+ * exactly where the table has an inserted leap second (checked after the
+ * offset is applied: "2017-01-01T00:59:60+01:00" is 2016-12-31T23:59:60Z);
+ * a deleted 23:59:59 is rejected; both are LC_ENOTLEAP. With t == NULL there
+ * is no table: second 60 is accepted at 23:59:60 UTC of any day and nothing
+ * is deleted. Any other error is LC_EPARSE. On failure *err (may be NULL)
+ * has where = the text and a message naming the field and the 1-based
+ * column ("month 13 out of range (1..12) at column 6"), and *utc is
+ * untouched. Writes a UTC timespec (tv_nsec + 1e9 for 23:59:60). */
 int lc_iso8601_parse(const char *s, const lc_leaptable *t,
                      struct timespec *utc, struct lc_error *err);
 /* Formats a UTC timespec as "YYYY-MM-DDThh:mm:ss[.fff]Z" with `digits`
- * fraction digits (0..9). Returns the length, or LC_ERANGE if it doesn't fit. */
+ * fraction digits (0..9, truncated, never rounded up); tv_nsec >= 1e9 prints
+ * second 60. Years outside 0..9999 use the expanded form that
+ * lc_iso8601_parse reads. Returns the length, LC_ERANGE if it doesn't fit
+ * in `size` (with its NUL), LC_EINVAL for bad digits or a timespec that
+ * lc_utc_to_tm rejects. */
 int lc_iso8601_format(const struct timespec *utc, int digits, char *buf,
                       size_t size);
 /* Formats ns on a uniform scale (TAI, GPS...) as a calendar date without leap
- * seconds and without the 'Z'. */
+ * seconds and without the 'Z' ("2017-01-01T00:00:36" for TAI of
+ * 2016-12-31T23:59:60Z); the caller appends the scale's name. Returns as
+ * lc_iso8601_format. */
 int lc_iso8601_format_scale(int64_t ns, int digits, char *buf, size_t size);
 
 /* ------------------------------------------------------------------------ */
