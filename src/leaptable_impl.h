@@ -16,4 +16,35 @@ struct lc_leaptable {
 
 void lc__leaptable_set_builtin(struct lc_leaptable *t);
 
+/* lc_leaptable_load_system with its list of system paths given: tries
+ * $LEAPCLOCK_LEAPFILE (when set and not empty), then each of `paths` (a
+ * NULL-terminated list) in order, then the built-in table. Missing system
+ * files are skipped quietly; a missing $LEAPCLOCK_LEAPFILE and any file that
+ * exists but does not load are reported in *err (the first such problem) and
+ * the search goes on. *err is cleared first (err->code == 0: no problem).
+ * Returns 0: some source is always loaded. */
+int lc__leaptable_load_system_paths(struct lc_leaptable *t,
+                                    const char *const *paths,
+                                    struct lc_error *err);
+
+/* Calendar helpers of leapfile.c (proleptic Gregorian, days since
+ * 1970-01-01), shared with the `leapclock table` command. They exist so that
+ * the leap table does not depend on civil.c. */
+int64_t lc__leap_days_from_civil(int64_t year, int mon, int mday);
+/* POSIX seconds to year, month (1..12), day (1..31) and second of the day. */
+void lc__leap_civil(int64_t unix_sec, int64_t *year, int *mon, int *mday,
+                    int *sec_of_day);
+
+/* Incremental SHA-1 (src/sha1.c); lc_sha1() is the one-shot form. */
+struct lc__sha1 {
+	uint32_t h[5];
+	uint64_t len;   /* bytes hashed so far */
+	size_t used;    /* bytes waiting in buf */
+	uint8_t buf[64];
+};
+
+void lc__sha1_init(struct lc__sha1 *s);
+void lc__sha1_update(struct lc__sha1 *s, const void *data, size_t len);
+void lc__sha1_final(struct lc__sha1 *s, uint8_t digest[20]);
+
 #endif
