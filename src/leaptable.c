@@ -172,7 +172,11 @@ int lc_leaptable_tai_utc_at_tai(const lc_leaptable *t, int64_t tai_sec,
 
 int lc_leaptable_leap_at(const lc_leaptable *t, int64_t unix_sec)
 {
-	ptrdiff_t i = last_row_utc(t, unix_sec + 1);
+	ptrdiff_t i;
+
+	if (unix_sec == INT64_MAX) /* no row is at INT64_MAX + 1 */
+		return 0;
+	i = last_row_utc(t, unix_sec + 1);
 
 	if (i >= 0 && t->rows[i].when == unix_sec + 1 && t->rows[i].dir > 0)
 		return 1;
