@@ -445,11 +445,23 @@ int lc_smear_validate(const struct lc_smear_policy *p, struct lc_error *err);
  * 0..1e9 for an insertion, 0..-1e9 for a deletion) at `t_ns` relative to the
  * leap instant (the start of 23:59:60, or of the deleted 23:59:59). */
 int64_t lc_smear_offset(const struct lc_smear_policy *p, int dir, int64_t t_ns);
-/* The rate of the smeared clock relative to UTC, in ppm, at `t_ns`. */
+/* The rate of the smeared clock relative to UTC, in ppm, at `t_ns`:
+ * negative while it runs slow (insertion), positive while fast (deletion),
+ * 0 outside the window. */
 double lc_smear_rate_ppm(const struct lc_smear_policy *p, int dir, int64_t t_ns);
-/* Window start/end relative to the leap instant, in ns. */
+/* Window start/end relative to the leap instant, in ns, for an insertion
+ * (both 0 for an invalid policy). Placement: ENDING ends at UTC midnight
+ * (leap + 1 s for an insertion, + 0 for a deletion) and STARTING starts
+ * there, window_ns counted in SI seconds; CENTRED runs from midnight -
+ * window/2 to midnight + window/2 as read on a UTC clock, so that noon to
+ * noon is 86,400 s and spans 86,401 SI s around an insertion. */
 void lc_smear_window(const struct lc_smear_policy *p, int64_t *start_rel,
                      int64_t *end_rel);
+/* The same for direction `dir` (+1 insertion, -1 deletion). */
+void lc_smear_window_dir(const struct lc_smear_policy *p, int dir,
+                         int64_t *start_rel, int64_t *end_rel);
+/* The policy's peak |rate| in ppm for direction `dir` (0 if invalid). */
+double lc_smear_peak_ppm(const struct lc_smear_policy *p, int dir);
 
 /* ------------------------------------------------------------------------ */
 /* Timekeeper (src/timekeeper.c)                                             */
@@ -476,8 +488,23 @@ struct lc_tk_config {
 	 * whether REALTIME reads the smeared timeline. */
 	const struct lc_smear_policy *smear;
 	int realtime_smeared;
-	/* Real counters: follow the host's CLOCK_REALTIME (DESIGN.md 7). */
+	/* Follow the host's CLOCK_REALTIME (DESIGN.md 7): each lc_update()
+	 * re-samples it. Differences up to host_step_ns are followed smoothly
+	 * (by steering the rate, at most 500 ppm), larger ones as a step (a
+	 * clock-was-set) unless the leap table explains them: a difference of
+	 * at most 1 s within 2 days of a leap is the host's own leap handling
+	 * (applied late, never, or smeared) and is reported, not followed. */
 	int follow_host;
+	/* The host's CLOCK_REALTIME in POSIX ns, sampled now. NULL:
+	 * clock_gettime(CLOCK_REALTIME). Tests inject a simulated host. */
+	int64_t (*host_realtime)(void *arg);
+	void *host_arg;
+	/* The smear the host is known to follow (e.g. the "google" preset for
+	 * a host synced to Google's servers), removed before comparing; NULL:
+	 * the host is expected to keep true UTC. Not copied. */
+	const struct lc_smear_policy *host_smear;
+	/* Largest difference followed smoothly, ns; 0: 1 ms. */
+	int64_t host_step_ns;
 };
 
 /* Sets defaults: no table (built-in), leaps from adjtimex, realtime 0,
@@ -520,6 +547,29 @@ int lc_adjtimex(lc_timekeeper *tk, struct lc_timex *tx);
  * anything else is LC_EPERM. */
 int lc_adjtimex_unprivileged(lc_timekeeper *tk, struct lc_timex *tx);
 
+/* How the timekeeper agrees with the host it follows (lc_tk_config
+ * follow_host). */
+enum lc_host_state {
+	LC_HOST_NOT_FOLLOWED = 0, /* follow_host is off */
+	LC_HOST_AGREES = 1,       /* within host_step_ns; followed smoothly */
+	LC_HOST_LEAP_OFF = 2,     /* off by (part of) a leap the table explains:
+	                           * the host applies it late, never, or smears
+	                           * it (undeclared); not followed */
+	LC_HOST_STEPPED = 3       /* the last update followed a host step */
+};
+
+struct lc_tk_host {
+	int state;          /* enum lc_host_state */
+	int64_t offset_ns;  /* host REALTIME - leapclock REALTIME (with the
+	                     * declared host smear removed) at the last update */
+	int64_t steer_ppb;  /* rate correction applied to follow the host */
+	uint64_t steps;     /* host steps followed so far */
+};
+
+/* The host-following state as of the last lc_update(). LC_ENOENT if the
+ * timekeeper does not follow the host. */
+int lc_tk_host_status(const lc_timekeeper *tk, struct lc_tk_host *st);
+
 /* The next leap armed in the timekeeper (by adjtimex or the table): its UTC
  * instant (POSIX seconds of the 00:00:00 after it) and direction.
  * LC_ENOENT if none is armed. */
@@ -538,7 +588,155 @@ int lc_tk_cycles_at(const lc_timekeeper *tk, int64_t mono_ns, uint64_t *cycles);
 /* Timers and loops (src/timer.c, src/loop.c)                                */
 /* ------------------------------------------------------------------------ */
 
-/* @@ timer API goes here @@ */
+/*
+ * Timers never fire early: a timer fires at the first instant at which its
+ * own clock reads at or past its deadline (DESIGN.md invariant 2). Each loop
+ * keeps one queue ("base") per clock id, keyed in that clock's own time;
+ * before a timer fires the loop reads the timer's own clock and, if it is not
+ * yet due (whatever a conversion to MONOTONIC said), leaves it queued.
+ *
+ * Units: deadlines and intervals are struct timespec on the timer's clock,
+ * or int64_t ns (the lc_timer_start_ns form); loop deadlines are MONOTONIC ns
+ * of the loop's timekeeper.
+ *
+ * UTC timers: deadlines use the UTC convention (tv_nsec in [1e9, 2e9) is
+ * 23:59:60), so 23:59:60.5 is a deadline. Intervals and relative values on
+ * UTC count elapsed UTC seconds, the inserted second included, for the leap
+ * the timekeeper has armed when the period or the relative value is
+ * computed. UTC deadlines after 2116-02-20 (tv_sec >= 2^62 / 1e9) are
+ * clamped to "never". REALTIME and UTC_SLS periods are added on the clock's
+ * own reading, as Linux adds them on CLOCK_REALTIME: a 1 s REALTIME period
+ * across an insertion has one 2 s gap.
+ *
+ * Clock set (LC_TIMER_CANCEL_ON_SET, absolute timers only, the semantics of
+ * timerfd's TFD_TIMER_CANCEL_ON_SET): the timer is cancelled and its callback
+ * runs once with status LC_ECANCELED when its clock is set:
+ *   REALTIME: when REALTIME - MONOTONIC changes: lc_settime, ADJ_SETOFFSET,
+ *             and every applied leap second, at the exact instant the leap
+ *             steps REALTIME (Linux cancels such timerfds when the tick that
+ *             applies the leap runs clock_was_set; leapclock applies the leap
+ *             at the boundary, so it cancels there).
+ *   TAI:      when TAI - MONOTONIC changes (lc_settime, ADJ_SETOFFSET,
+ *             ADJ_TAI); never at a leap.
+ *   UTC, UTC_SLS: when both REALTIME and TAI step (lc_settime, ADJ_SETOFFSET);
+ *             never at a leap, never by a smear, not by ADJ_TAI alone.
+ * Changes are detected when lc_clock_was_set_seq() moves and at the armed
+ * leap's instant; steps smaller than the spread of two back-to-back clock
+ * reads (0 on a simulated counter, tens of ns on a real one) go unnoticed.
+ * On MONOTONIC_RAW, MONOTONIC and BOOTTIME the flag is LC_EINVAL.
+ *
+ * Thread safety: a loop serialises its operations on a mutex (unless created
+ * with LC_LOOP_UNLOCKED). Any thread may start, stop or query a timer of a
+ * loop while another thread runs the loop; a timer started from another
+ * thread that becomes the earliest one wakes a loop blocked in lc_loop_run().
+ * Callbacks run on the thread that runs the loop, without the lock held, and
+ * may start, stop or free any timer, including their own. After
+ * lc_timer_stop() returns the callback will not start, but one already
+ * running on the loop's thread may still be running (as with POSIX timers).
+ * One thread at a time runs a loop (lc_loop_run*, lc_loop_expire).
+ *
+ * Memory: a timer is caller-allocated (struct lc_timer, below); the queue
+ * holds 16 bytes per armed timer in a 4-ary heap array that grows by
+ * doubling (never shrinks; lc_loop_reserve() presizes it). Starting or
+ * stopping a timer never allocates once the array is large enough.
+ */
+typedef struct lc_loop lc_loop;
+typedef struct lc_timer lc_timer;
+
+/* Called when a timer expires (status 0; lc_timer_overrun() gives the
+ * expirations missed before this one, for periodic timers) or is cancelled
+ * because its clock was set (status LC_ECANCELED; the timer is then idle). */
+typedef void (*lc_timer_cb)(lc_timer *t, int status, void *data);
+
+/* Embed it (like uv_timer_t): its size is part of the ABI, its fields are
+ * private and may change meaning in any release. */
+struct lc_timer {
+	int64_t priv_i64[8];
+	void *priv_ptr[8];
+	uint32_t priv_u32[6];
+};
+
+/* lc_timer_start flags */
+#define LC_TIMER_ABSTIME 0x1       /* value is an absolute deadline */
+#define LC_TIMER_CANCEL_ON_SET 0x2 /* absolute only; see above */
+
+/* lc_loop_new flags */
+#define LC_LOOP_UNLOCKED 0x1 /* caller guarantees one thread; no mutex */
+
+/* A loop on `tk` (which must outlive it). On Linux the loop owns one timerfd
+ * on CLOCK_MONOTONIC for lc_loop_run and lc_loop_fd. */
+int lc_loop_new(lc_loop **out, lc_timekeeper *tk, unsigned int flags);
+/* Frees the loop; its timers must not be used afterwards. */
+void lc_loop_free(lc_loop *loop);
+lc_timekeeper *lc_loop_timekeeper(const lc_loop *loop);
+/* Presizes the queue of clock `id` for `n` armed timers (16 bytes each). */
+int lc_loop_reserve(lc_loop *loop, lc_clock_id id, size_t n);
+/* Armed timers on all clocks. */
+size_t lc_loop_count(lc_loop *loop);
+
+/* Initialises an idle timer on clock `id` of `loop`. Never fails for a valid
+ * id and non-NULL arguments (LC_EINVAL otherwise). */
+int lc_timer_init(lc_loop *loop, lc_timer *t, lc_clock_id id, lc_timer_cb cb,
+                  void *data);
+/* Arms (or re-arms) a timer. `value`: with LC_TIMER_ABSTIME the deadline on
+ * the timer's clock, otherwise an offset (>= 0) from the clock's reading now;
+ * tv_nsec in [0, 1e9), or [0, 2e9) for an absolute UTC deadline. `interval`
+ * (NULL or zero: one-shot): the period, tv_nsec in [0, 1e9). Deadlines that
+ * would overflow are clamped to the latest representable instant. Ties
+ * expire in the order they were started. LC_EINVAL on a bad argument. */
+int lc_timer_start(lc_timer *t, int flags, const struct timespec *value,
+                   const struct timespec *interval);
+/* The same in ns (for UTC, value_ns of an absolute deadline is
+ * tv_sec * 1e9 + tv_nsec of the UTC convention). */
+int lc_timer_start_ns(lc_timer *t, int flags, int64_t value_ns,
+                      int64_t interval_ns);
+/* Disarms; returns 1 if the timer was armed (or expired and not yet
+ * delivered), 0 if it was idle. */
+int lc_timer_stop(lc_timer *t);
+/* 1 if armed or expired-but-not-yet-delivered, else 0. */
+int lc_timer_active(lc_timer *t);
+/* Time left until the deadline, on the timer's own clock (0 if due);
+ * LC_ENOENT if idle. */
+int lc_timer_remaining(lc_timer *t, struct timespec *left);
+/* The current absolute deadline (the UTC convention for UTC timers). */
+int lc_timer_deadline(lc_timer *t, struct timespec *deadline);
+/* Expirations missed before the last delivered one (timer_getoverrun). */
+int64_t lc_timer_overrun(lc_timer *t);
+void *lc_timer_data(const lc_timer *t);
+lc_clock_id lc_timer_clock(const lc_timer *t);
+
+/* The MONOTONIC instant (ns) of the next expiry or clock-set cancellation;
+ * INT64_MAX if nothing is armed. For callers with their own poll/epoll: sleep
+ * until then (round up), then call lc_loop_expire(). Fires nothing. */
+int64_t lc_loop_next_deadline(lc_loop *loop);
+/* Reads each armed clock once, moves every due timer to a ready list, then
+ * runs their callbacks in order (ties in start order). Returns the number of
+ * callbacks run. Must not be called from a callback. */
+int lc_loop_expire(lc_loop *loop);
+/* Discrete-event driver for a simulated counter: repeatedly jumps the
+ * counter to the next expiry and fires it (zero lateness), until MONOTONIC
+ * reaches `until_mono` (the counter is left there). Does not call
+ * lc_update(): callers that want ticks call it between runs. Returns the
+ * callbacks run, or LC_ENOTSUP on a counter that is not simulated. */
+int64_t lc_loop_run_sim(lc_loop *loop, int64_t until_mono);
+
+/* lc_loop_run modes */
+#define LC_RUN_DEFAULT 0 /* until no timer is armed or lc_loop_stop() */
+#define LC_RUN_ONCE 1    /* block for one expiry, run it, return */
+#define LC_RUN_NOWAIT 2  /* run what is due, don't block */
+
+/* Real driver (Linux): sleeps on the loop's timerfd (CLOCK_MONOTONIC, armed
+ * at the deadline leapclock computed, so timers are leap-correct whatever
+ * the host kernel does) and runs timers. Returns the callbacks run, or a
+ * negative error (LC_ENOTSUP without timerfd; LC_EINVAL on a simulated
+ * counter). */
+int64_t lc_loop_run(lc_loop *loop, int mode);
+/* Makes lc_loop_run return after the callback in progress (any thread). */
+void lc_loop_stop(lc_loop *loop);
+/* The timerfd (readable when the next deadline is due), re-armed by each
+ * lc_loop_expire()/lc_loop_next_deadline(); -1 if there is none. For an
+ * external epoll: wait for it, read it, call lc_loop_expire(). */
+int lc_loop_fd(lc_loop *loop);
 
 #ifdef __cplusplus
 }

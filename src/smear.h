@@ -51,8 +51,44 @@ void lc__smear_plan_cancel(struct lc__smear_plan *pl,
 /* The offset (ns) at `mono`. */
 int64_t lc__smear_plan_offset(const struct lc__smear_plan *pl, int64_t mono);
 /* For timers: the first MONOTONIC instant at which
- * mono + base - offset(mono) >= target. */
+ * mono + base - offset(mono) >= target. Exact against the plan's own
+ * (integer) offset, so within 1 ns of the ideal curve for every shape and
+ * exact for the linear one. */
 int64_t lc__smear_plan_mono_at(const struct lc__smear_plan *pl, int64_t base,
                                int64_t target);
+
+/*
+ * Additions (smear.c), and the rules the timekeeper follows. docs/smearing.md
+ * has the full specification.
+ *
+ *  - T after the leap is applied: T = REALTIME + dir * 1e9 (the pre-leap
+ *    timeline keeps running), so UTC_SLS = REALTIME + dir*1e9 - offset once
+ *    the leap is applied, REALTIME - offset before. When mono >= end_mono
+ *    and the leap has been applied, offset == dir*1e9 and UTC_SLS ==
+ *    REALTIME: the timekeeper may then replace the plan with
+ *    lc__smear_plan_none() (or leave it; it is constant).
+ *  - lc__smear_plan_leap() returns 0 without change if *pl already smears
+ *    this leap (same leap_mono and dir); LC_EBUSY (with *err) if *pl still
+ *    smears a different leap at now_mono: call again at the first update
+ *    at or after pl->end_mono, passing that update's mono (two leaps
+ *    closer than the window: the second smear starts when the first ends,
+ *    and is a late arm if its window had begun); LC_ERANGE if now_mono is
+ *    past leap_mono. If *pl is unwinding a cancelled leap, the new smear
+ *    starts from the unwind's offset at now_mono (continuous).
+ *  - The time was set (settime, ADJ_SETOFFSET) while a leap is armed: call
+ *    lc__smear_plan_settime() with the leap's new leap_mono. The plan
+ *    becomes the nominal one for the new instants (UTC_SLS steps with
+ *    REALTIME, a clock-was-set like any other); an unwind is kept as is.
+ *  - A cancellation at or after leap_mono is ignored (the leap happened).
+ */
+int lc__smear_plan_settime(struct lc__smear_plan *pl,
+                           const struct lc_smear_policy *p,
+                           int64_t leap_mono, int dir, struct lc_error *err);
+/* The rate of UTC_SLS against T at `mono`, in ppm (negative: slower; 0
+ * outside the window). */
+double lc__smear_plan_rate_ppm(const struct lc__smear_plan *pl, int64_t mono);
+/* The plan's peak |rate| in ppm (the "stated rate" of a LC__SMEAR_LATE
+ * plan; the unwind's rate after a cancellation). */
+double lc__smear_plan_peak_ppm(const struct lc__smear_plan *pl);
 
 #endif

@@ -1,0 +1,761 @@
+/*
+ * smear.c - smear policies, the deployed presets, and smear plans (the
+ * UTC_SLS timeline as the timekeeper reads it).
+ *
+ * Time coordinates. Everything here is int64_t ns on the *pre-leap
+ * continuous timeline* T (REALTIME as it would run if the leap never came),
+ * relative to the leap instant L: the start of the inserted 23:59:60, or the
+ * start of the deleted 23:59:59. The leap second itself occupies [0, 1 s) of
+ * that axis (for a deletion it is the second that UTC skips). UTC midnight
+ * after the leap is at m = +1 s for an insertion and m = 0 for a deletion.
+ *
+ * Windows (docs/smearing.md has the reasons):
+ *
+ *     ENDING    [m - W, m]           W counted in SI seconds (Kuhn, ntpd)
+ *     STARTING  [m, m + W]           W in SI seconds (chrony, fbclock)
+ *     CENTRED   [P - W/2, m + W/2]   W in civil seconds, the leap second not
+ *                                    counted: noon to noon is W = 86,400 and
+ *                                    spans 86,401 SI s for an insertion
+ *                                    (P = T's own midnight: 0 for an
+ *                                    insertion, +1 s for a deletion)
+ *
+ * The offset d * 1e9 * g(x) (x the fraction of the window elapsed) is what
+ * UTC_SLS is behind T: UTC_SLS = T - offset.
+ */
+#include "smear.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define SMEAR_MAX_WINDOW (INT64_C(7) * 86400 * LC__NS)
+#define SMEAR_PI 3.14159265358979323846
+
+/* ------------------------------------------------------------------------ */
+/* Arithmetic                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* floor(a * b / c) for 0 <= a, 0 <= b, 0 < c, when the result fits (it does
+ * here: b <= c or a <= 1e9). The product needs up to ~2^110. */
+static int64_t muldiv_floor(int64_t a, int64_t b, int64_t c)
+{
+#if defined(__SIZEOF_INT128__)
+	unsigned __int128 p = (unsigned __int128)(uint64_t)a * (uint64_t)b;
+	return (int64_t)(p / (uint64_t)c);
+#else
+	/* Exact without a 128-bit type: the 128-bit product from 32-bit
+	 * limbs, then schoolbook binary long division by c. */
+	uint64_t x = (uint64_t)a, y = (uint64_t)b, d = (uint64_t)c;
+	uint64_t x0 = x & 0xffffffffu, x1 = x >> 32;
+	uint64_t y0 = y & 0xffffffffu, y1 = y >> 32;
+	uint64_t p00 = x0 * y0, p01 = x0 * y1, p10 = x1 * y0, p11 = x1 * y1;
+	uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+	uint64_t hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+	uint64_t lo = (mid << 32) | (p00 & 0xffffffffu);
+	uint64_t q = 0, r = 0;
+
+	for (int i = 127; i >= 0; i--) {
+		uint64_t bit = i >= 64 ? (hi >> (i - 64)) & 1 : (lo >> i) & 1;
+		int carry = (r >> 63) != 0;
+		r = (r << 1) | bit;
+		if (carry || r >= d) {
+			r -= d;
+			if (i < 64)
+				q |= (uint64_t)1 << i;
+		}
+	}
+	return (int64_t)q;
+#endif
+}
+
+static double clamp01(double x)
+{
+	return x < 0 ? 0 : (x > 1 ? 1 : x);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Shapes g: [0,1] -> [0,1]                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* The quadratic ramp with ramp fraction rho in (0, 1/2] on each side: the
+ * rate (g') rises linearly from 0 to G over [0, rho], holds G, and falls
+ * back to 0 over [1 - rho, 1]. Its area G * (1 - rho) must be 1, so
+ * G = 1 / (1 - rho). Integrating:
+ *     x <= rho:           g = G x^2 / (2 rho)
+ *     rho <= x <= 1-rho:  g = G rho / 2 + G (x - rho)
+ *     x >= 1 - rho:       g = 1 - G (1 - x)^2 / (2 rho)
+ * rho = 1/2 is chrony's triangle; rho -> 0 tends to the linear shape. */
+static double g_quad(double x, double rho)
+{
+	double G;
+
+	if (rho <= 0)
+		return x;
+	G = 1.0 / (1.0 - rho);
+	if (x <= rho)
+		return G * x * x / (2 * rho);
+	if (x >= 1 - rho)
+		return 1 - G * (1 - x) * (1 - x) / (2 * rho);
+	return G * rho / 2 + G * (x - rho);
+}
+
+static double gd_quad(double x, double rho)
+{
+	double G;
+
+	if (rho <= 0)
+		return 1;
+	G = 1.0 / (1.0 - rho);
+	if (x <= rho)
+		return G * x / rho;
+	if (x >= 1 - rho)
+		return G * (1 - x) / rho;
+	return G;
+}
+
+/* g(x) for the shapes; rho only for the quadratic. Raised cosine:
+ * (1 - cos(pi x)) / 2 = sin^2(pi x / 2), the second form without the
+ * cancellation near x = 0. */
+static double g_eval(int shape, double x, double rho)
+{
+	double s;
+
+	switch (shape) {
+	case LC_SMEAR_COSINE:
+		s = sin(SMEAR_PI * x / 2);
+		return s * s;
+	case LC_SMEAR_QUADRATIC:
+		return g_quad(x, rho);
+	default:
+		return x;
+	}
+}
+
+/* g'(x) */
+static double gd_eval(int shape, double x, double rho)
+{
+	switch (shape) {
+	case LC_SMEAR_COSINE:
+		return SMEAR_PI / 2 * sin(SMEAR_PI * x);
+	case LC_SMEAR_QUADRATIC:
+		return gd_quad(x, rho);
+	default:
+		return 1;
+	}
+}
+
+/* max g' */
+static double gd_peak(int shape, double rho)
+{
+	switch (shape) {
+	case LC_SMEAR_COSINE:
+		return SMEAR_PI / 2;
+	case LC_SMEAR_QUADRATIC:
+		return rho <= 0 ? 1 : 1 / (1 - rho);
+	default:
+		return 1;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Policies                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* The window [*s, *e] relative to the leap instant, for direction dir. */
+static void window_dir(const struct lc_smear_policy *p, int dir, int64_t *s,
+                       int64_t *e)
+{
+	int64_t m = dir > 0 ? LC__NS : 0; /* UTC midnight */
+	int64_t P = dir > 0 ? 0 : LC__NS; /* T's midnight */
+	int64_t W = p->window_ns;
+
+	switch (p->placement) {
+	case LC_SMEAR_STARTING:
+		*s = m;
+		*e = m + W;
+		break;
+	case LC_SMEAR_CENTRED:
+		/* W/2 civil seconds either side of midnight; rounding the
+		 * half down on the left and up on the right keeps
+		 * e - s == W + dir s for odd W. */
+		*s = P - W / 2;
+		*e = m + (W - W / 2);
+		break;
+	default:
+		*s = m - W;
+		*e = m;
+		break;
+	}
+}
+
+/* The quadratic's ramp length (ns) for a window of `len` ns that must move
+ * the offset by `amount` ns with its rate at most max_ppm (0: no plateau,
+ * the triangle). Returns -1 if max_ppm is too small. Derivation: with ramp
+ * r and peak R, the area is R (len - r) = amount; the triangle has
+ * r = len/2 and R = 2 amount / len; capping R at max gives
+ * r = len - amount / max, valid while 0 <= r <= len/2. */
+static int64_t quad_ramp(int64_t len, int64_t amount, double max_ppm)
+{
+	double R, r;
+
+	if (max_ppm <= 0)
+		return len / 2;
+	R = max_ppm * 1e-6;
+	if (R * (double)len >= 2.0 * (double)amount)
+		return len / 2;
+	r = (double)len - (double)amount / R;
+	if (r < 0) {
+		/* within rounding of the exact minimum: the linear shape */
+		if (r > -1.0)
+			return 0;
+		return -1;
+	}
+	return (int64_t)r;
+}
+
+/* Peak |rate| in ppm of a smear moving `amount` ns over `len` ns with the
+ * given shape and quadratic ramp. */
+static double peak_ppm(int shape, int64_t len, int64_t ramp, int64_t amount)
+{
+	double rho = (shape == LC_SMEAR_QUADRATIC && len > 0) ?
+	                     (double)ramp / (double)len :
+	                     0;
+	return (double)amount * gd_peak(shape, rho) / (double)len * 1e6;
+}
+
+static const char *shape_name(int s)
+{
+	static const char *const n[] = { "linear", "cosine", "quadratic",
+		                         "step" };
+	return (s >= 0 && s <= 3) ? n[s] : "?";
+}
+
+/* The nominal peak rate (ppm) of the policy for direction dir; assumes the
+ * policy passed the structural checks. */
+static double policy_peak(const struct lc_smear_policy *p, int dir)
+{
+	int64_t s, e, r = 0;
+
+	window_dir(p, dir, &s, &e);
+	if (p->shape == LC_SMEAR_QUADRATIC) {
+		r = quad_ramp(e - s, LC__NS, p->max_rate_ppm);
+		if (r < 0)
+			return INFINITY;
+	}
+	return peak_ppm(p->shape, e - s, r, LC__NS);
+}
+
+/* The rate bound of the policy in direction dir: max_rate_ppm when set,
+ * else the nominal peak. */
+static double policy_bound(const struct lc_smear_policy *p, int dir)
+{
+	if (p->max_rate_ppm > 0)
+		return p->max_rate_ppm;
+	return policy_peak(p, dir);
+}
+
+int lc_smear_validate(const struct lc_smear_policy *p, struct lc_error *err)
+{
+	const char *w = "<smear policy>";
+	double pk;
+
+	if (p == NULL)
+		return lc__error(err, LC_EINVAL, w, 0, "no policy given");
+	if (p->shape < 0 || p->shape > LC_SMEAR_STEP)
+		return lc__error(err, LC_EINVAL, w, 0,
+		                 "shape: unknown shape %d (linear, cosine, "
+		                 "quadratic or step)",
+		                 p->shape);
+	if (p->placement < 0 || p->placement > LC_SMEAR_STARTING)
+		return lc__error(err, LC_EINVAL, w, 0,
+		                 "placement: unknown placement %d (ending, "
+		                 "centred or starting)",
+		                 p->placement);
+	if (p->window_ns <= 0)
+		return lc__error(err, LC_EINVAL, w, 0,
+		                 "window: %" PRId64 " ns is not a positive "
+		                 "length",
+		                 p->window_ns);
+	if (p->window_ns > SMEAR_MAX_WINDOW)
+		return lc__error(err, LC_EINVAL, w, 0,
+		                 "window: %.0f s is longer than 7 days (the "
+		                 "smears of leaps a month apart would overlap)",
+		                 (double)p->window_ns / 1e9);
+	if (!(p->max_rate_ppm >= 0)) /* also NaN */
+		return lc__error(err, LC_EINVAL, w, 0,
+		                 "max_rate: %g ppm is negative", p->max_rate_ppm);
+	if (p->shape == LC_SMEAR_STEP &&
+	    (p->window_ns != 2 * LC__NS || p->placement != LC_SMEAR_ENDING))
+		return lc__error(err, LC_EINVAL, w, 0,
+		                 "window: the step shape is Windows' fixed form, "
+		                 "a 2 s window ending at midnight (23:59:59 "
+		                 "lasts two seconds); use linear for others");
+	if (p->placement == LC_SMEAR_CENTRED && p->window_ns <= LC__NS)
+		return lc__error(err, LC_EINVAL, w, 0,
+		                 "window: a centred window counts civil seconds "
+		                 "and must be longer than 1 s (it spans W - 1 SI "
+		                 "seconds around a deleted second)");
+	for (int dir = 1; dir >= -1; dir -= 2) {
+		int64_t s, e;
+
+		window_dir(p, dir, &s, &e);
+		if (p->shape == LC_SMEAR_QUADRATIC &&
+		    quad_ramp(e - s, LC__NS, p->max_rate_ppm) < 0)
+			return lc__error(
+			        err, LC_EINVAL, w, 0,
+			        "max_rate: %g ppm is too small for a %.3f s "
+			        "window to absorb 1 s (needs at least %.6g ppm)",
+			        p->max_rate_ppm, (double)(e - s) / 1e9,
+			        1e15 / (double)(e - s));
+		pk = policy_peak(p, dir);
+		if (dir > 0 && pk >= 1e6)
+			return lc__error(
+			        err, LC_EINVAL, w, 0,
+			        "window: %.6g s is too short for the %s shape: "
+			        "its peak rate %.6g ppm would stop the smeared "
+			        "clock or run it backwards (must stay above "
+			        "-1e6 ppm)",
+			        (double)p->window_ns / 1e9, shape_name(p->shape),
+			        -pk);
+		if (p->max_rate_ppm > 0 && pk > p->max_rate_ppm * (1 + 1e-12))
+			return lc__error(
+			        err, LC_EINVAL, w, 0,
+			        "max_rate: %g ppm is too small for the %s shape "
+			        "to absorb 1 s in a %.6g s window (needs %.6g "
+			        "ppm)",
+			        p->max_rate_ppm, shape_name(p->shape),
+			        (double)(e - s) / 1e9, pk);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Presets                                                                   */
+/* ------------------------------------------------------------------------ */
+
+struct preset {
+	const char *name;
+	int shape, placement;
+	int64_t window_s;
+	double max_rate_ppm;
+	int64_t min_s, max_s; /* configurable range; 0, 0: fixed */
+};
+
+/* Sources and figures: docs/smearing.md and leapclock-smear(1). */
+static const struct preset presets[] = {
+	/* Google Public NTP / AWS: 24 h linear, noon to noon UTC */
+	{ "google", LC_SMEAR_LINEAR, LC_SMEAR_CENTRED, 86400, 0, 0, 0 },
+	/* ntpd/NTPsec leapsmearinterval: linear, ends at the leap */
+	{ "ntpd", LC_SMEAR_LINEAR, LC_SMEAR_ENDING, 86400, 0, 7200, 86400 },
+	/* chrony smoothtime 400 0.001024 leaponly: 62,500 s triangle */
+	{ "chrony", LC_SMEAR_QUADRATIC, LC_SMEAR_STARTING, 62500, 0, 0, 0 },
+	/* Meta fbclock: linear 62,500 s from the leap */
+	{ "fbclock", LC_SMEAR_LINEAR, LC_SMEAR_STARTING, 62500, 0, 0, 0 },
+	/* Kuhn's UTC-SLS: the last 1000 UTC seconds before midnight */
+	{ "utc-sls", LC_SMEAR_LINEAR, LC_SMEAR_ENDING, 1000, 0, 0, 0 },
+	/* the last minute before midnight */
+	{ "minute", LC_SMEAR_LINEAR, LC_SMEAR_ENDING, 60, 0, 0, 0 },
+	/* Google before 2016: raised cosine before midnight, 20 h */
+	{ "cosine", LC_SMEAR_COSINE, LC_SMEAR_ENDING, 72000, 0, 60,
+	  7 * 86400 },
+	/* Windows without the 23:59:60 opt-in: 23:59:59 lasts 2 s */
+	{ "windows", LC_SMEAR_STEP, LC_SMEAR_ENDING, 2, 0, 0, 0 },
+};
+
+#define NPRESETS (sizeof(presets) / sizeof(presets[0]))
+
+const char *const *lc_smear_preset_names(void)
+{
+	static const char *const names[NPRESETS + 1] = {
+		"google", "ntpd",   "chrony", "fbclock",
+		"utc-sls", "minute", "cosine", "windows", NULL,
+	};
+	return names;
+}
+
+static int name_eq(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++) {
+		char x = *a, y = *b;
+		if (x >= 'A' && x <= 'Z')
+			x = (char)(x - 'A' + 'a');
+		if (x == '_')
+			x = '-';
+		if (x != y)
+			return 0;
+	}
+	return *a == *b;
+}
+
+int lc_smear_preset(const char *name, int64_t window_ns,
+                    struct lc_smear_policy *p, struct lc_error *err)
+{
+	const char *w = "<smear preset>";
+	struct lc_smear_policy np;
+	const struct preset *ps = NULL;
+
+	if (name == NULL)
+		return lc__error(err, LC_EINVAL, w, 0, "no preset name given");
+	for (size_t i = 0; i < NPRESETS; i++)
+		if (name_eq(name, presets[i].name))
+			ps = &presets[i];
+	if (ps == NULL)
+		return lc__error(err, LC_EINVAL, w, 0,
+		                 "unknown preset '%s' (google, ntpd, chrony, "
+		                 "fbclock, utc-sls, minute, cosine, windows)",
+		                 name);
+	memset(&np, 0, sizeof(np));
+	snprintf(np.name, sizeof(np.name), "%s", ps->name);
+	np.shape = ps->shape;
+	np.placement = ps->placement;
+	np.window_ns = ps->window_s * LC__NS;
+	np.max_rate_ppm = ps->max_rate_ppm;
+	if (window_ns != 0) {
+		if (ps->min_s == 0)
+			return lc__error(err, LC_EINVAL, w, 0,
+			                 "preset '%s' has a fixed window of %" PRId64
+			                 " s; use a custom policy for another",
+			                 ps->name, ps->window_s);
+		if (window_ns < ps->min_s * LC__NS ||
+		    window_ns > ps->max_s * LC__NS)
+			return lc__error(err, LC_EINVAL, w, 0,
+			                 "window: %.3f s is outside preset '%s''s "
+			                 "range %" PRId64 "..%" PRId64 " s",
+			                 (double)window_ns / 1e9, ps->name,
+			                 ps->min_s, ps->max_s);
+		np.window_ns = window_ns;
+	}
+	if (lc_smear_validate(&np, err) < 0)
+		return LC_EINVAL;
+	*p = np;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Plans                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* param[] slots */
+#define P_RAMP 0 /* quadratic ramp (ns) in this plan's window */
+#define P_LEAP 1 /* leap_mono of the leap this plan smears */
+#define P_DIR 2  /* its direction (0 for an unwind) */
+#define P_PEAK 3 /* the plan's peak |rate| in parts per 1e12 */
+
+void lc__smear_plan_none(struct lc__smear_plan *pl)
+{
+	memset(pl, 0, sizeof(*pl));
+	pl->start_mono = INT64_MAX;
+	pl->end_mono = INT64_MAX;
+}
+
+static void set_peak(struct lc__smear_plan *pl)
+{
+	double pk = peak_ppm((int)pl->shape, pl->end_mono - pl->start_mono,
+	                     pl->param[P_RAMP],
+	                     pl->to_ns > pl->from_ns ? pl->to_ns - pl->from_ns :
+	                                               pl->from_ns - pl->to_ns);
+	pl->param[P_PEAK] = (int64_t)ceil(pk * 1e6);
+}
+
+int64_t lc__smear_plan_offset(const struct lc__smear_plan *pl, int64_t mono)
+{
+	int64_t len, tau, diff;
+
+	if (mono <= pl->start_mono)
+		return pl->from_ns;
+	if (mono >= pl->end_mono)
+		return pl->to_ns;
+	len = pl->end_mono - pl->start_mono;
+	tau = mono - pl->start_mono;
+	diff = pl->to_ns - pl->from_ns;
+	if (pl->shape == LC_SMEAR_LINEAR || pl->shape == LC_SMEAR_STEP) {
+		/* exact: from + sign * floor(|diff| * tau / len) */
+		if (diff >= 0)
+			return pl->from_ns + muldiv_floor(diff, tau, len);
+		return pl->from_ns - muldiv_floor(-diff, tau, len);
+	} else {
+		double x = (double)tau / (double)len;
+		double rho = (double)pl->param[P_RAMP] / (double)len;
+		double g = clamp01(g_eval((int)pl->shape, x, rho));
+		return pl->from_ns + llround((double)diff * g);
+	}
+}
+
+/* The rate of UTC_SLS against T (ppm; negative: slower) at mono. */
+double lc__smear_plan_rate_ppm(const struct lc__smear_plan *pl, int64_t mono)
+{
+	int64_t len;
+	double x, rho;
+
+	if (mono < pl->start_mono || mono >= pl->end_mono)
+		return 0;
+	len = pl->end_mono - pl->start_mono;
+	x = (double)(mono - pl->start_mono) / (double)len;
+	rho = (double)pl->param[P_RAMP] / (double)len;
+	return -(double)(pl->to_ns - pl->from_ns) / (double)len *
+	       gd_eval((int)pl->shape, x, rho) * 1e6;
+}
+
+double lc__smear_plan_peak_ppm(const struct lc__smear_plan *pl)
+{
+	return (double)pl->param[P_PEAK] * 1e-6;
+}
+
+/* Fills *pl with a smear from `from` at `start` to `to` at `end` in the
+ * policy's shape, the quadratic's ramp re-solved for this window. Returns
+ * the peak rate in ppm, or -1 if the quadratic cannot fit under max. */
+static double make_plan(struct lc__smear_plan *pl,
+                        const struct lc_smear_policy *p, int64_t start,
+                        int64_t end, int64_t from, int64_t to)
+{
+	int64_t amount = to > from ? to - from : from - to;
+
+	lc__smear_plan_none(pl);
+	pl->start_mono = start;
+	pl->end_mono = end;
+	pl->from_ns = from;
+	pl->to_ns = to;
+	pl->shape = p->shape == LC_SMEAR_STEP ? LC_SMEAR_LINEAR : p->shape;
+	if (pl->shape == LC_SMEAR_QUADRATIC) {
+		pl->param[P_RAMP] = quad_ramp(end - start, amount,
+		                              p->max_rate_ppm);
+		if (pl->param[P_RAMP] < 0) {
+			/* no trapezoid fits under max: report its need */
+			pl->param[P_RAMP] = 0;
+			set_peak(pl);
+			return -1;
+		}
+	}
+	set_peak(pl);
+	return lc__smear_plan_peak_ppm(pl);
+}
+
+int lc__smear_plan_leap(struct lc__smear_plan *pl,
+                        const struct lc_smear_policy *p, int64_t leap_mono,
+                        int dir, int64_t now_mono, struct lc_error *err)
+{
+	const char *w = "<smear plan>";
+	struct lc__smear_plan np;
+	int64_t s, e, from = 0, to;
+	int active, unwinding;
+	double pk;
+	int rc;
+
+	rc = lc_smear_validate(p, err);
+	if (rc < 0)
+		return rc;
+	if (dir != 1 && dir != -1)
+		return lc__error(err, LC_EINVAL, w, 0,
+		                 "direction %d is neither +1 (insert) nor -1 "
+		                 "(delete)",
+		                 dir);
+	active = pl->start_mono != INT64_MAX && now_mono < pl->end_mono;
+	unwinding = (pl->flags & LC__SMEAR_UNWIND) != 0;
+	if (active && !unwinding) {
+		if (pl->param[P_LEAP] == leap_mono && pl->param[P_DIR] == dir)
+			return 0; /* this leap is already planned */
+		return lc__error(err, LC_EBUSY, w, 0,
+		                 "the smear of the previous leap runs until "
+		                 "mono %" PRId64 " ns; plan this one at the "
+		                 "first update at or after it",
+		                 pl->end_mono);
+	}
+	if (active && unwinding)
+		from = lc__smear_plan_offset(pl, now_mono);
+	if (now_mono > leap_mono)
+		return lc__error(err, LC_ERANGE, w, 0,
+		                 "armed %.9f s after the leap instant: too late "
+		                 "to smear it",
+		                 (double)(now_mono - leap_mono) / 1e9);
+	window_dir(p, dir, &s, &e);
+	s = lc__sat_add(leap_mono, s);
+	e = lc__sat_add(leap_mono, e);
+	to = dir * LC__NS;
+	if (now_mono <= s && from == 0) {
+		make_plan(&np, p, s, e, 0, to);
+	} else {
+		if (e <= now_mono)
+			return lc__error(err, LC_ERANGE, w, 0,
+			                 "armed after the smear window ended");
+		pk = make_plan(&np, p, now_mono, e, from, to);
+		if (pk < 0 || (p->max_rate_ppm > 0 &&
+		               lc__smear_plan_peak_ppm(&np) >
+		                       p->max_rate_ppm * (1 + 1e-12)))
+			return lc__error(
+			        err, LC_ERANGE, w, 0,
+			        "armed %.3f s into the window: finishing by its "
+			        "end needs %.6g ppm, more than max_rate %g ppm",
+			        (double)(now_mono - s) / 1e9,
+			        lc__smear_plan_peak_ppm(&np), p->max_rate_ppm);
+		if (to > from && lc__smear_plan_peak_ppm(&np) >= 1e6 * 0.999)
+			return lc__error(
+			        err, LC_ERANGE, w, 0,
+			        "armed %.3f s into the window: finishing by its "
+			        "end needs %.6g ppm, which would (nearly) stop "
+			        "the smeared clock",
+			        (double)(now_mono - s) / 1e9,
+			        lc__smear_plan_peak_ppm(&np));
+		if (now_mono > s)
+			np.flags |= LC__SMEAR_LATE;
+	}
+	np.param[P_LEAP] = leap_mono;
+	np.param[P_DIR] = dir;
+	*pl = np;
+	return 0;
+}
+
+int lc__smear_plan_settime(struct lc__smear_plan *pl,
+                           const struct lc_smear_policy *p,
+                           int64_t leap_mono, int dir, struct lc_error *err)
+{
+	struct lc__smear_plan np;
+	int64_t s, e;
+	int rc;
+
+	if (pl->flags & LC__SMEAR_UNWIND)
+		return 0; /* an unwind is relative to UTC: a step moves both */
+	rc = lc_smear_validate(p, err);
+	if (rc < 0)
+		return rc;
+	if (dir != 1 && dir != -1)
+		return lc__error(err, LC_EINVAL, "<smear plan>", 0,
+		                 "direction %d is neither +1 nor -1", dir);
+	window_dir(p, dir, &s, &e);
+	make_plan(&np, p, lc__sat_add(leap_mono, s), lc__sat_add(leap_mono, e),
+	          0, dir * LC__NS);
+	np.param[P_LEAP] = leap_mono;
+	np.param[P_DIR] = dir;
+	*pl = np;
+	return 0;
+}
+
+void lc__smear_plan_cancel(struct lc__smear_plan *pl,
+                           const struct lc_smear_policy *p, int64_t now_mono)
+{
+	struct lc__smear_plan np;
+	int64_t o, len;
+	double bound, gpk, rho = 0;
+	int travel;
+
+	if (pl->start_mono == INT64_MAX || (pl->flags & LC__SMEAR_UNWIND))
+		return; /* nothing to cancel, or already returning */
+	if (pl->param[P_DIR] != 0 && now_mono >= pl->param[P_LEAP])
+		return; /* the leap has happened: too late to cancel it */
+	o = lc__smear_plan_offset(pl, now_mono);
+	if (o == 0) {
+		lc__smear_plan_none(pl);
+		return;
+	}
+	/* The unwind moves the offset back to 0: the smeared clock runs the
+	 * other way, like part of a smear of the opposite direction, so the
+	 * bound is the policy's for that direction. */
+	travel = o > 0 ? -1 : 1;
+	bound = p != NULL && lc_smear_validate(p, NULL) == 0 ?
+	                policy_bound(p, travel) :
+	                lc__smear_plan_peak_ppm(pl);
+	if (!(bound > 0))
+		bound = 1;
+	if (pl->shape == LC_SMEAR_QUADRATIC)
+		rho = 0.5; /* the unwind is the triangle: no plateau needed */
+	gpk = gd_peak((int)pl->shape, rho);
+	/* len = |o| * g'max / bound, rounded up so the peak stays under it */
+	len = (int64_t)ceil((double)(o > 0 ? o : -o) * gpk / (bound * 1e-6));
+	if (len < 1)
+		len = 1;
+	lc__smear_plan_none(&np);
+	np.start_mono = now_mono;
+	np.end_mono = lc__sat_add(now_mono, len);
+	np.from_ns = o;
+	np.to_ns = 0;
+	np.shape = pl->shape;
+	np.param[P_RAMP] = pl->shape == LC_SMEAR_QUADRATIC ? len / 2 : 0;
+	np.flags = LC__SMEAR_UNWIND;
+	set_peak(&np);
+	*pl = np;
+}
+
+int64_t lc__smear_plan_mono_at(const struct lc__smear_plan *pl, int64_t base,
+                               int64_t target)
+{
+	int64_t lo_off = pl->from_ns < pl->to_ns ? pl->from_ns : pl->to_ns;
+	int64_t hi_off = pl->from_ns < pl->to_ns ? pl->to_ns : pl->from_ns;
+	int64_t t0, lo, hi;
+
+	/* f(m) = m + base - offset(m) is non-decreasing (the offset moves
+	 * at most 1 ns per ns where it grows) and offset is within
+	 * [lo_off, hi_off], so f(t0 + lo_off - 1) < target <= f(t0 + hi_off)
+	 * with t0 = target - base. Bisection on the discrete offset finds the
+	 * first such m exactly. */
+	if (__builtin_sub_overflow(target, base, &t0))
+		return base > 0 ? INT64_MIN : INT64_MAX;
+	lo = lc__sat_add(t0, lo_off - 1);
+	hi = lc__sat_add(t0, hi_off);
+	if (lo == INT64_MIN || hi == INT64_MAX)
+		return hi;
+	while (hi - lo > 1) {
+		int64_t mid = lo + (hi - lo) / 2;
+		if (mid + base - lc__smear_plan_offset(pl, mid) >= target)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The public pure functions: the nominal smear of one leap at t = 0         */
+/* ------------------------------------------------------------------------ */
+
+static int nominal(const struct lc_smear_policy *p, int dir,
+                   struct lc__smear_plan *pl)
+{
+	if (lc_smear_validate(p, NULL) < 0 || (dir != 1 && dir != -1)) {
+		lc__smear_plan_none(pl);
+		return -1;
+	}
+	return lc__smear_plan_settime(pl, p, 0, dir, NULL);
+}
+
+int64_t lc_smear_offset(const struct lc_smear_policy *p, int dir, int64_t t_ns)
+{
+	struct lc__smear_plan pl;
+
+	nominal(p, dir, &pl);
+	return lc__smear_plan_offset(&pl, t_ns);
+}
+
+double lc_smear_rate_ppm(const struct lc_smear_policy *p, int dir,
+                         int64_t t_ns)
+{
+	struct lc__smear_plan pl;
+
+	nominal(p, dir, &pl);
+	return lc__smear_plan_rate_ppm(&pl, t_ns);
+}
+
+void lc_smear_window_dir(const struct lc_smear_policy *p, int dir,
+                         int64_t *start_rel, int64_t *end_rel)
+{
+	int64_t s = 0, e = 0;
+
+	if (lc_smear_validate(p, NULL) == 0)
+		window_dir(p, dir >= 0 ? 1 : -1, &s, &e);
+	if (start_rel)
+		*start_rel = s;
+	if (end_rel)
+		*end_rel = e;
+}
+
+void lc_smear_window(const struct lc_smear_policy *p, int64_t *start_rel,
+                     int64_t *end_rel)
+{
+	lc_smear_window_dir(p, 1, start_rel, end_rel);
+}
+
+double lc_smear_peak_ppm(const struct lc_smear_policy *p, int dir)
+{
+	if (lc_smear_validate(p, NULL) < 0)
+		return 0;
+	return policy_peak(p, dir >= 0 ? 1 : -1);
+}
