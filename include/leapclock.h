@@ -385,26 +385,31 @@ int64_t lc_sim_true_ns_at(const lc_counter *c, uint64_t cycles);
 #define LC_TIME_WAIT 4
 #define LC_TIME_ERROR 5
 
-/* Mirrors Linux's struct timex field for field (longs as int64_t). */
+/* Mirrors Linux's struct timex field for field (longs as int64_t). What is
+ * rejected (LC_EINVAL/LC_EPERM, nothing changed), clamped or ignored is as
+ * Linux: see src/ntp.c. */
 struct lc_timex {
 	unsigned int modes;
-	int64_t offset;   /* ns if STA_NANO else us */
-	int64_t freq;     /* scaled ppm (2^-16 ppm) */
-	int64_t maxerror; /* us */
-	int64_t esterror; /* us */
-	int status;
-	int64_t constant;
-	int64_t precision; /* us */
-	int64_t tolerance; /* scaled ppm */
+	int64_t offset;   /* ns if STA_NANO else us; us for the singleshot
+	                   * modes (in: the new adjtime slew, out: the one
+	                   * still pending) */
+	int64_t freq;     /* scaled ppm (2^-16 ppm), clamped to +-500 ppm */
+	int64_t maxerror; /* us, clamped to 0..16e6; grows 500 us/s */
+	int64_t esterror; /* us, clamped to 0..16e6 */
+	int status;       /* LC_STA_*; LC_STA_RONLY bits cannot be set */
+	int64_t constant; /* PLL time constant (read back with the +4 Linux
+	                   * adds in us mode); ADJ_TAI: the TAI-UTC offset */
+	int64_t precision; /* us (read-only: 1) */
+	int64_t tolerance; /* scaled ppm (read-only: 32768000 = 500 ppm) */
 	struct {
 		int64_t tv_sec;
 		int64_t tv_usec; /* ns if STA_NANO (or ADJ_NANO for SETOFFSET) */
 	} time;
-	int64_t tick; /* us per tick */
-	int64_t ppsfreq, jitter;
+	int64_t tick; /* us per 1/100 s tick: 9000..11000 */
+	int64_t ppsfreq, jitter; /* PPS fields: always 0 (no PPS support) */
 	int shift;
 	int64_t stabil, jitcnt, calcnt, errcnt, stbcnt;
-	int tai;
+	int tai; /* TAI-UTC in seconds (read-only; set by ADJ_TAI) */
 };
 
 /* ------------------------------------------------------------------------ */
