@@ -1,0 +1,114 @@
+#!/bin/bash
+# cli_convert.sh BUILD_DIR SOURCE_DIR - `leapclock convert` end to end.
+# Expected values are derived by hand: 2016-12-31T23:59:60Z is POSIX
+# 1483228799 (repeated), TAI-UTC becomes 37 at 2017-01-01, so 23:59:60 is TAI
+# 1483228836 = 2017-01-01T00:00:36; GPS = TAI - 315964819 = 1167264017
+# (week 1930 = 1167264000, so 17 s into it); NTP = POSIX + 2208988800 =
+# 3692217599 = 0xdc12c4ff.
+set -u
+build=${1:?usage: cli_convert.sh BUILD_DIR SOURCE_DIR}
+src=${2:?usage: cli_convert.sh BUILD_DIR SOURCE_DIR}
+lc=$build/leapclock
+fails=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# A fixed table (tzdata 2026f, the 27 leaps) for every case: the system's
+# file may differ, be missing or be expired on the machine running the tests.
+builtin=$tmp/builtin.leapseconds
+cp "$src/tests/data/leapseconds.tzdata2026f" "$builtin"
+
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fails=$((fails + 1)); }
+
+# expect_line NAME PATTERN OUTPUT
+expect_line() {
+	if grep -qE -- "$2" <<<"$3"; then ok "$1"; else
+		bad "$1: no line matching '$2' in:"; echo "$3" | sed 's/^/    /'; fi
+}
+
+if [ ! -x "$lc" ]; then
+	echo "FAIL leapclock binary not built at $lc"
+	exit 1
+fi
+
+out=$("$lc" convert 2016-12-31T23:59:60Z --to tai,gps,unix,ntp --file "$builtin" 2>&1)
+rc=$?
+[ $rc -eq 0 ] && ok "example exits 0" || bad "example exits $rc"
+expect_line "23:59:60Z is TAI 2017-01-01T00:00:36" '^tai +2017-01-01T00:00:36 TAI +\(1483228836 s\)' "$out"
+expect_line "GPS 1167264017, week 1930 + 17 s" '^gps +1167264017 s +\(week 1930, 17 s of week\)' "$out"
+expect_line "Unix 1483228799, the repeated second" '^unix +1483228799 +\(repeated' "$out"
+expect_line "NTP 3692217599 = 0xdc12c4ff" '^ntp +era 0, 3692217599 s .*0xdc12c4ff00000000' "$out"
+if grep -q '^utc' <<<"$out"; then bad "--to lists only the scales asked for"; else ok "--to lists only the scales asked for"; fi
+
+# Every scale read back to UTC gives the same 23:59:60.
+for in in "1483228836 --from tai" "2017-01-01T00:00:36 TAI|--from tai" \
+	"1167264017 --from gps" "1930:17 --from gps" "0xdc12c4ff00000000" \
+	"0:3692217599 --from ntp"; do
+	if [[ $in == *"|"* ]]; then a=${in%%|*}; o=${in#*|}; else a=${in%% *}; o=${in#* }; [ "$o" = "$a" ] && o=""; fi
+	# shellcheck disable=SC2086
+	out=$("$lc" convert "$a" $o --to utc --file "$builtin" 2>&1)
+	expect_line "'$a' $o is 2016-12-31T23:59:60Z" '^utc +2016-12-31T23:59:60(\.0+)?Z' "$out"
+done
+# A bare POSIX number: the repeated second reads as 23:59:60 (CLOCK_TAI view).
+out=$("$lc" convert 1483228799.5 --to utc --file "$builtin" 2>&1)
+expect_line "POSIX 1483228799.5 -> 23:59:60.5Z" '^utc +2016-12-31T23:59:60\.5Z' "$out"
+out=$("$lc" convert 1483228800 --to utc,tai --file "$builtin" 2>&1)
+expect_line "POSIX 1483228800 -> 2017-01-01T00:00:00Z" '^utc +2017-01-01T00:00:00Z$' "$out"
+expect_line "... and TAI +37" '^tai +2017-01-01T00:00:37 TAI' "$out"
+
+# JSON: valid, one member per scale.
+if command -v python3 >/dev/null; then
+	"$lc" convert 2016-12-31T23:59:60.25Z --json --file "$builtin" >"$tmp/j" 2>"$tmp/e"
+	if python3 -m json.tool "$tmp/j" >/dev/null 2>&1; then ok "--json is valid JSON"; else
+		bad "--json is not valid JSON:"; cat "$tmp/j"; fi
+	keys=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(",".join(sorted(d)), d["tai"]["iso"], d["tai"]["seconds"], d["utc"]["leap_second"])' "$tmp/j" 2>&1)
+	[ "$keys" = "gps,ntp,tai,unix,utc 2017-01-01T00:00:36.25 1483228836.25 True" ] &&
+		ok "--json members and values" || bad "--json members and values: $keys"
+	"$lc" convert 1969-07-20T20:17:40Z --json --file "$builtin" >"$tmp/j" 2>"$tmp/e"
+	keys=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["tai"], d["gps"], d["unix"]["seconds"])' "$tmp/j" 2>&1)
+	[ "$keys" = "None None -14182940" ] && ok "--json before 1972: tai/gps null" ||
+		bad "--json before 1972: $keys"
+else
+	echo "skip --json checks: needs Debian package python3"
+fi
+
+# Bad input: exit 2 and a message naming the problem.
+check_err() { # NAME PATTERN ARGS...
+	local name=$1 pat=$2; shift 2
+	"$lc" convert "$@" >"$tmp/o" 2>"$tmp/e"
+	local rc=$?
+	if [ $rc -eq 2 ] && grep -qE -- "$pat" "$tmp/e"; then ok "$name"; else
+		bad "$name: rc $rc, stderr:"; sed 's/^/    /' "$tmp/e"; fi
+}
+check_err "no leap second on 2014-06-30" \
+	'no leap second was inserted at the end of 2014-06-30' \
+	2014-06-30T23:59:60Z --file "$builtin"
+check_err "month 13" 'month 13 out of range' 2016-13-01T00:00:00Z --file "$builtin"
+check_err "missing ':'" "expected ':' after hour at column 14" 2016-12-31T23 --file "$builtin"
+check_err "unknown --to scale" "unknown output scale 'bogus'" 2016-12-31T00:00:00Z --to tai,bogus
+check_err "unknown --from scale" "unknown input scale 'nope'" 1 --from nope
+check_err "TAI asked for before 1972" 'no tai time: before 1972-01-01' 1969-07-20T20:17:40Z --to tai --file "$builtin"
+check_err "bad Unix number" 'Unix seconds must be a decimal number' 12x --from unix
+check_err "missing TIME" 'missing TIME'
+check_err "GPS seconds-of-week range" 'seconds-of-week must be in' 1930:604800 --from gps
+
+# A deleted second in a table loaded with --file.
+cat >"$tmp/neg" <<'T'
+Leap	1972	Jun	30	23:59:60	+	S
+Leap	2030	Jun	30	23:59:59	-	S
+#expires 2000000000 (2033-05-18 03:33:20 UTC)
+T
+"$lc" convert 2030-06-30T23:59:58Z --file "$tmp/neg" --to tai >/dev/null 2>"$tmp/e"
+if [ $? -ne 0 ] && grep -q 'not implemented\|not supported\|parser not built' "$tmp/e"; then
+	echo "skip deleted second: the tzdata parser is not available"
+else
+	check_err "deleted 23:59:59 rejected" '2030-06-30 was deleted' 2030-06-30T23:59:59Z --file "$tmp/neg"
+	out=$("$lc" convert 2030-07-01T00:00:00Z --to tai --file "$tmp/neg" 2>&1)
+	expect_line "TAI-UTC back to 10 after the deletion" '^tai +2030-07-01T00:00:10 TAI' "$out"
+fi
+
+if [ $fails -ne 0 ]; then
+	echo "$fails failed"
+	exit 1
+fi
+echo "all passed"

@@ -1,0 +1,675 @@
+/*
+ * cmd_convert.c - `leapclock convert`: one instant on every time scale.
+ *
+ * The input is read on one scale into a `struct instant` (UTC with 23:59:60,
+ * POSIX ns and, from 1972 on, TAI ns), and each requested output scale prints
+ * itself from that. A scale is one row of `scales[]`: a name, a parser (NULL
+ * if it cannot be an input) and a printer that writes a text line or a JSON
+ * member. Adding a scale (say smeared UTC) is adding a row and, if it needs
+ * one, an option in `struct conv`.
+ */
+#include "cli.h"
+
+#include "internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define CMD "convert"
+#define TWO32 (INT64_C(1) << 32)
+#define GPS_WEEK_S INT64_C(604800)
+
+struct instant {
+	struct timespec utc; /* tv_nsec >= 1e9 inside 23:59:60 */
+	int64_t unix_ns;     /* POSIX: the inserted second repeats 23:59:59 */
+	int tai_rc;          /* 0 if tai_ns is valid, else why not (LC_E*) */
+	int64_t tai_ns;
+	int digits;          /* fraction digits to print (those of the input) */
+	int repeated;        /* the POSIX second is the repeated 23:59:59 */
+};
+
+struct conv {
+	const lc_leaptable *table;
+	struct instant in;
+	int json;
+	int first_member; /* JSON: no comma before the first member */
+};
+
+struct scale {
+	const char *name;
+	const char *help;
+	int needs_tai; /* cannot be printed before 1972 */
+	/* Reads `text` into c->in; 0, or an LC_E* with *err filled. */
+	int (*parse)(struct conv *c, const char *text, struct lc_error *err);
+	void (*print)(struct conv *c);
+};
+
+/* ---- numbers ------------------------------------------------------------- */
+
+/* "[-+]DIGITS[.DIGITS]" (1..9 fraction digits) to ns. */
+static int parse_decimal(const char *s, int64_t *ns, int *digits,
+                         struct lc_error *err, const char *what)
+{
+	const char *p = s;
+	int neg = 0, nd = 0, fd = 0;
+	int64_t sec = 0, frac = 0;
+
+	if (*p == '-' || *p == '+')
+		neg = *p++ == '-';
+	for (; *p >= '0' && *p <= '9'; p++, nd++) {
+		if (sec > (INT64_MAX / LC__NS - 9) / 10)
+			return lc__error(err, LC_ERANGE, s, 0,
+			                 "%s seconds out of range (about +-9.2e9 "
+			                 "s, years 1677..2262)", what);
+		sec = sec * 10 + (*p - '0');
+	}
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++, fd++) {
+			if (fd == 9)
+				return lc__error(err, LC_EPARSE, s, 0,
+				                 "%s fraction has more than 9 "
+				                 "digits", what);
+			frac = frac * 10 + (*p - '0');
+		}
+		if (fd == 0)
+			return lc__error(err, LC_EPARSE, s, 0,
+			                 "expected digits after '.' in %s seconds",
+			                 what);
+	}
+	if (nd == 0 || *p != '\0')
+		return lc__error(err, LC_EPARSE, s, 0,
+		                 "%s seconds must be a decimal number such as "
+		                 "1483228800.25", what);
+	*digits = fd;
+	for (; fd < 9; fd++)
+		frac *= 10;
+	*ns = (sec * LC__NS + frac) * (neg ? -1 : 1);
+	return 0;
+}
+
+/* Writes ns as signed decimal seconds with `digits` fraction digits
+ * (truncated towards zero; the input's own digits are always exact). */
+static const char *fmt_sec(int64_t ns, int digits, char *buf, size_t size)
+{
+	uint64_t u = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+	uint64_t frac = u % (uint64_t)LC__NS;
+
+	if (digits <= 0) {
+		snprintf(buf, size, "%s%" PRIu64, ns < 0 ? "-" : "",
+		         u / (uint64_t)LC__NS);
+		return buf;
+	}
+	for (int k = 9; k > digits; k--)
+		frac /= 10;
+	snprintf(buf, size, "%s%" PRIu64 ".%0*" PRIu64, ns < 0 ? "-" : "",
+	         u / (uint64_t)LC__NS, digits, frac);
+	return buf;
+}
+
+/* ---- filling the instant from each input scale ---------------------------- */
+
+/* From a UTC timespec (already checked against the table). */
+static void fill_from_utc(struct conv *c)
+{
+	struct instant *in = &c->in;
+	int64_t sec = (int64_t)in->utc.tv_sec;
+
+	in->unix_ns = sec * LC__NS + (int64_t)in->utc.tv_nsec % LC__NS;
+	in->repeated = lc_leaptable_leap_at(c->table, sec) == 1;
+	in->tai_rc = lc_tai_from_utc(c->table, &in->utc, &in->tai_ns);
+}
+
+/* From TAI ns. */
+static int fill_from_tai(struct conv *c, const char *text,
+                         struct lc_error *err)
+{
+	struct instant *in = &c->in;
+	int rc;
+
+	rc = lc_utc_from_tai(c->table, in->tai_ns, &in->utc);
+	if (rc == 0)
+		rc = lc_unix_from_tai(c->table, in->tai_ns, &in->unix_ns);
+	if (rc == LC_EBEFORE1972)
+		return lc__error(err, rc, text, 0,
+		                 "before 1972-01-01 TAI-UTC is not a whole "
+		                 "number of seconds; UTC and Unix are undefined "
+		                 "for this TAI instant");
+	if (rc < 0)
+		return lc__error(err, rc, text, 0, "%s", lc_strerror(rc));
+	in->tai_rc = 0;
+	in->repeated = lc_leaptable_leap_at(c->table, lc__fdiv(in->unix_ns,
+	                                                        LC__NS)) == 1;
+	return 0;
+}
+
+static int from_utc(struct conv *c, const char *text, struct lc_error *err)
+{
+	const char *dot = strpbrk(text, ".,");
+	int rc;
+
+	rc = lc_iso8601_parse(text, c->table, &c->in.utc, err);
+	if (rc < 0)
+		return rc;
+	c->in.digits = 0;
+	if (dot != NULL)
+		while (dot[1 + c->in.digits] >= '0' && dot[1 + c->in.digits] <= '9')
+			c->in.digits++;
+	fill_from_utc(c);
+	return 0;
+}
+
+static int from_unix(struct conv *c, const char *text, struct lc_error *err)
+{
+	struct instant *in = &c->in;
+	int64_t sec;
+	int rc;
+
+	rc = parse_decimal(text, &in->unix_ns, &in->digits, err, "Unix");
+	if (rc < 0)
+		return rc;
+	sec = lc__fdiv(in->unix_ns, LC__NS);
+	if (lc_leaptable_leap_at(c->table, sec) < 0)
+		return lc__error(err, LC_ENOTLEAP, text, 0,
+		                 "POSIX second %" PRId64 " is a deleted 23:59:59: "
+		                 "it never appears on a POSIX clock", sec);
+	in->tai_rc = lc_tai_from_unix(c->table, in->unix_ns, &in->tai_ns);
+	if (in->tai_rc == 0) {
+		/* The repeated second maps to 23:59:60 (see leapclock.h). */
+		rc = lc_utc_from_tai(c->table, in->tai_ns, &in->utc);
+		if (rc < 0)
+			return lc__error(err, rc, text, 0, "%s", lc_strerror(rc));
+	} else {
+		in->utc = lc__ns_to_ts(in->unix_ns);
+	}
+	in->repeated = lc_leaptable_leap_at(c->table, sec) == 1;
+	return 0;
+}
+
+/* TAI as seconds, or as the calendar text that `--to tai` prints
+ * ("2017-01-01T00:00:36 TAI", the " TAI" optional). */
+static int from_tai(struct conv *c, const char *text, struct lc_error *err)
+{
+	struct instant *in = &c->in;
+	int rc;
+
+	if (strchr(text, 'T') != NULL || strchr(text, 't') != NULL ||
+	    strchr(text, ' ') != NULL) {
+		char buf[96];
+		size_t n = strlen(text);
+		struct timespec ts;
+		const char *dot;
+
+		if (n >= 4 && strcasecmp(text + n - 4, " TAI") == 0)
+			n -= 4;
+		else if (n >= 3 && strcasecmp(text + n - 3, "TAI") == 0)
+			n -= 3;
+		if (n + 2 > sizeof(buf))
+			return lc__error(err, LC_EPARSE, text, 0,
+			                 "TAI date too long");
+		memcpy(buf, text, n);
+		buf[n] = 'Z';
+		buf[n + 1] = '\0';
+		/* TAI is uniform: no table, and no second 60. */
+		rc = lc_iso8601_parse(buf, NULL, &ts, err);
+		if (rc < 0) {
+			snprintf(err->where, sizeof(err->where), "%s", text);
+			return rc;
+		}
+		if (ts.tv_nsec >= LC__NS)
+			return lc__error(err, LC_EPARSE, text, 0,
+			                 "TAI has no second 60");
+		if (ts.tv_sec > INT64_MAX / LC__NS - 1 ||
+		    ts.tv_sec < INT64_MIN / LC__NS + 1)
+			return lc__error(err, LC_ERANGE, text, 0,
+			                 "TAI date out of range (years "
+			                 "1677..2262)");
+		in->tai_ns = lc__ts_to_ns(&ts);
+		in->digits = 0;
+		dot = strpbrk(buf, ".,");
+		if (dot != NULL)
+			while (dot[1 + in->digits] >= '0' &&
+			       dot[1 + in->digits] <= '9')
+				in->digits++;
+	} else {
+		rc = parse_decimal(text, &in->tai_ns, &in->digits, err, "TAI");
+		if (rc < 0)
+			return rc;
+	}
+	return fill_from_tai(c, text, err);
+}
+
+/* GPS as seconds since 1980-01-06, or WEEK:SECONDS-OF-WEEK. */
+static int from_gps(struct conv *c, const char *text, struct lc_error *err)
+{
+	const char *colon = strchr(text, ':');
+	int64_t gps_ns, sow_ns;
+	int rc;
+
+	if (colon != NULL) {
+		char *end;
+		long long week;
+
+		errno = 0;
+		week = strtoll(text, &end, 10);
+		if (end != colon || end == text || errno != 0 || week < 0 ||
+		    week > 15000)
+			return lc__error(err, LC_EPARSE, text, 0,
+			                 "GPS week must be a number 0..15000 "
+			                 "before the ':' (WEEK:SECONDS)");
+		rc = parse_decimal(colon + 1, &sow_ns, &c->in.digits, err,
+		                   "GPS seconds-of-week");
+		if (rc < 0) {
+			snprintf(err->where, sizeof(err->where), "%s", text);
+			return rc;
+		}
+		if (sow_ns < 0 || sow_ns >= GPS_WEEK_S * LC__NS)
+			return lc__error(err, LC_ERANGE, text, 0,
+			                 "GPS seconds-of-week must be in "
+			                 "[0, 604800)");
+		gps_ns = (int64_t)week * GPS_WEEK_S * LC__NS + sow_ns;
+	} else {
+		rc = parse_decimal(text, &gps_ns, &c->in.digits, err, "GPS");
+		if (rc < 0)
+			return rc;
+	}
+	if (gps_ns > INT64_MAX - LC_GPS_EPOCH_TAI * LC__NS)
+		return lc__error(err, LC_ERANGE, text, 0, "GPS time too large");
+	c->in.tai_ns = lc_tai_from_gps(gps_ns);
+	return fill_from_tai(c, text, err);
+}
+
+/* NTP: the 64-bit timestamp in hex (0x...), or ERA:SECONDS[.f], or
+ * SECONDS[.f] (era resolved by the nearest to now, as NTP does). */
+static int from_ntp(struct conv *c, const char *text, struct lc_error *err)
+{
+	struct instant *in = &c->in;
+	const char *colon = strchr(text, ':');
+	int64_t era = INT64_MIN, ns;
+	uint64_t ntp;
+	int rc;
+
+	if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+		char *end;
+
+		errno = 0;
+		ntp = strtoull(text + 2, &end, 16);
+		if (end == text + 2 || *end != '\0' || errno != 0 ||
+		    strlen(text + 2) > 16)
+			return lc__error(err, LC_EPARSE, text, 0,
+			                 "NTP timestamp must be at most 16 hex "
+			                 "digits after 0x");
+		in->digits = 9;
+		in->unix_ns = lc_unix_ns_from_ntp(ntp, (int64_t)time(NULL));
+	} else {
+		const char *num = text;
+
+		if (colon != NULL) {
+			char *end;
+
+			errno = 0;
+			era = strtoll(text, &end, 10);
+			if (end != colon || end == text || errno != 0 ||
+			    era < -2 || era > 2)
+				return lc__error(err, LC_EPARSE, text, 0,
+				                 "NTP era must be -2..2 before "
+				                 "the ':' (ERA:SECONDS)");
+			num = colon + 1;
+		}
+		rc = parse_decimal(num, &ns, &in->digits, err, "NTP");
+		if (rc < 0) {
+			snprintf(err->where, sizeof(err->where), "%s", text);
+			return rc;
+		}
+		if (ns < 0 || ns >= TWO32 * LC__NS)
+			return lc__error(err, LC_ERANGE, text, 0,
+			                 "NTP seconds must be in [0, 2^32)");
+		if (era != INT64_MIN) {
+			in->unix_ns = ns + (era * TWO32 - LC_NTP_UNIX_OFFSET) *
+			                           LC__NS;
+		} else {
+			ntp = (uint64_t)(ns / LC__NS) << 32;
+			in->unix_ns = lc_unix_ns_from_ntp(ntp, (int64_t)time(NULL)) +
+			              ns % LC__NS;
+		}
+	}
+	/* NTP counts POSIX seconds (it repeats the inserted one). */
+	{
+		char buf[40];
+		int d = in->digits;
+
+		fmt_sec(in->unix_ns, 9, buf, sizeof(buf));
+		rc = from_unix(c, buf, err);
+		in->digits = d;
+		if (rc < 0) {
+			snprintf(err->where, sizeof(err->where), "%s", text);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* ---- printing ------------------------------------------------------------ */
+
+static void member(struct conv *c, const char *name)
+{
+	if (c->json) {
+		printf("%s\n  ", c->first_member ? "" : ",");
+		lc_cli_json_str(stdout, name);
+		printf(": ");
+	} else {
+		printf("%-5s ", name);
+	}
+	c->first_member = 0;
+}
+
+static void print_utc(struct conv *c)
+{
+	char iso[64];
+
+	lc_iso8601_format(&c->in.utc, c->in.digits, iso, sizeof(iso));
+	member(c, "utc");
+	if (c->json) {
+		printf("{\"iso\": ");
+		lc_cli_json_str(stdout, iso);
+		printf(", \"leap_second\": %s}",
+		       c->in.utc.tv_nsec >= LC__NS ? "true" : "false");
+	} else {
+		printf("%s%s\n", iso,
+		       c->in.utc.tv_nsec >= LC__NS ? "  (inserted leap second)"
+		                                   : "");
+	}
+}
+
+static void print_unix(struct conv *c)
+{
+	char s[40];
+
+	fmt_sec(c->in.unix_ns, c->in.digits, s, sizeof(s));
+	member(c, "unix");
+	if (c->json)
+		printf("{\"seconds\": %s, \"repeated\": %s}", s,
+		       c->in.repeated ? "true" : "false");
+	else
+		printf("%s%s\n", s,
+		       c->in.repeated ? "  (repeated second: both 23:59:59 and "
+		                        "23:59:60 UTC read this)"
+		                      : "");
+}
+
+static void print_tai(struct conv *c)
+{
+	char iso[64], s[40];
+
+	lc_iso8601_format_scale(c->in.tai_ns, c->in.digits, iso, sizeof(iso));
+	fmt_sec(c->in.tai_ns, c->in.digits, s, sizeof(s));
+	member(c, "tai");
+	if (c->json) {
+		printf("{\"iso\": ");
+		lc_cli_json_str(stdout, iso);
+		printf(", \"seconds\": %s}", s);
+	} else {
+		printf("%s TAI  (%s s)\n", iso, s);
+	}
+}
+
+static void print_gps(struct conv *c)
+{
+	int64_t gps = lc_gps_from_tai(c->in.tai_ns);
+	int64_t week = lc__fdiv(gps, GPS_WEEK_S * LC__NS);
+	int64_t sow = lc__fmod(gps, GPS_WEEK_S * LC__NS);
+	char s[40], w[40];
+
+	fmt_sec(gps, c->in.digits, s, sizeof(s));
+	fmt_sec(sow, c->in.digits, w, sizeof(w));
+	member(c, "gps");
+	if (c->json)
+		printf("{\"seconds\": %s, \"week\": %" PRId64
+		       ", \"seconds_of_week\": %s}",
+		       s, week, w);
+	else
+		printf("%s s  (week %" PRId64 ", %s s of week)\n", s, week, w);
+}
+
+static void print_ntp(struct conv *c)
+{
+	uint64_t ntp = lc_ntp_from_unix_ns(c->in.unix_ns);
+	int64_t sec = lc__fdiv(c->in.unix_ns, LC__NS) + LC_NTP_UNIX_OFFSET;
+	int64_t era = lc__fdiv(sec, TWO32);
+	uint32_t frac = (uint32_t)(ntp & 0xffffffffu);
+	char f[40];
+
+	fmt_sec((int64_t)frac * LC__NS >> 32, 9, f, sizeof(f));
+	member(c, "ntp");
+	if (c->json)
+		printf("{\"era\": %" PRId64 ", \"seconds\": %" PRIu64
+		       ", \"fraction\": %" PRIu32
+		       ", \"timestamp\": \"0x%016" PRIx64 "\"}",
+		       era, ntp >> 32, frac, ntp);
+	else
+		printf("era %" PRId64 ", %" PRIu64 " s + 0x%08" PRIx32
+		       " (%s s)  0x%016" PRIx64 "\n",
+		       era, ntp >> 32, frac, f, ntp);
+}
+
+static const struct scale scales[] = {
+	{ "utc", "UTC with 23:59:60, ISO 8601 (2016-12-31T23:59:60Z)", 0,
+	  from_utc, print_utc },
+	{ "tai", "TAI: a date (2017-01-01T00:00:36 TAI) or seconds", 1,
+	  from_tai, print_tai },
+	{ "gps", "GPS seconds since 1980-01-06, or WEEK:SECONDS", 1,
+	  from_gps, print_gps },
+	{ "unix", "POSIX seconds (the inserted second repeats 23:59:59)", 0,
+	  from_unix, print_unix },
+	{ "ntp", "NTP: 0xTIMESTAMP, ERA:SECONDS or SECONDS (era nearest now)",
+	  0, from_ntp, print_ntp },
+};
+#define NSCALES (sizeof(scales) / sizeof(scales[0]))
+
+static const struct scale *find_scale(const char *name, size_t len)
+{
+	for (size_t i = 0; i < NSCALES; i++)
+		if (strlen(scales[i].name) == len &&
+		    strncasecmp(scales[i].name, name, len) == 0)
+			return &scales[i];
+	return NULL;
+}
+
+const char lc_cmd_convert_summary[] =
+	"convert an instant between UTC (23:59:60), Unix, TAI, GPS and NTP";
+
+void lc_cmd_convert_usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: leapclock convert TIME [--from SCALE] [--to SCALE,...] "
+	        "[--file LEAPFILE] [--json]\n\n"
+	        "Prints one instant on several time scales, using the leap "
+	        "table\n(--file, else the system's: see 'leapclock table').\n\n"
+	        "  --from SCALE   the scale of TIME (default: utc for a date, "
+	        "ntp for 0x...,\n                 unix for a number)\n"
+	        "  --to LIST      comma-separated scales to print, or 'all' "
+	        "(default)\n"
+	        "  --file FILE    leap-seconds.list or tzdata leapseconds "
+	        "file\n"
+	        "  --json         one JSON object with a member per scale\n\n"
+	        "scales:\n");
+	for (size_t i = 0; i < NSCALES; i++)
+		fprintf(out, "  %-6s %s\n", scales[i].name, scales[i].help);
+	fprintf(out,
+	        "\nTAI and GPS exist only from 1972-01-01 on (no integral "
+	        "TAI-UTC before).\nThe POSIX second of an inserted leap is read "
+	        "as the 23:59:60 (Linux's\nCLOCK_TAI convention).\n\n"
+	        "example: leapclock convert 2016-12-31T23:59:60Z --to "
+	        "tai,gps,unix,ntp\n");
+}
+
+/* "--opt VALUE" or "--opt=VALUE". */
+static int opt_value(int argc, char **argv, int *i, const char *opt,
+                     const char **val)
+{
+	size_t n = strlen(opt);
+
+	if (strncmp(argv[*i], opt, n) != 0)
+		return 0;
+	if (argv[*i][n] == '=') {
+		*val = argv[*i] + n + 1;
+		return 1;
+	}
+	if (argv[*i][n] != '\0')
+		return 0;
+	if (*i + 1 >= argc)
+		return -1;
+	*val = argv[++*i];
+	return 1;
+}
+
+static int looks_like_number(const char *s)
+{
+	if (*s == '-' || *s == '+')
+		s++;
+	return *s >= '0' && *s <= '9' && strspn(s, "0123456789.") == strlen(s);
+}
+
+int lc_cmd_convert(int argc, char **argv)
+{
+	const char *time_arg = NULL, *from = NULL, *to = "all", *file = NULL;
+	const struct scale *in_scale = NULL, *out[16];
+	size_t nout = 0;
+	struct conv c = { 0 };
+	struct lc_error err = { 0 };
+	lc_leaptable *t;
+	int rc, explicit_to, only_args = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = NULL;
+		int r = 0;
+
+		if (!only_args && strcmp(a, "--") == 0) {
+			only_args = 1;
+			continue;
+		}
+		if (!only_args && a[0] == '-' && a[1] != '\0' &&
+		    !looks_like_number(a)) {
+			if ((r = opt_value(argc, argv, &i, "--from", &v)) > 0)
+				from = v;
+			else if (r == 0 &&
+			         (r = opt_value(argc, argv, &i, "--to", &v)) > 0)
+				to = v;
+			else if (r == 0 && (r = opt_value(argc, argv, &i,
+			                                  "--file", &v)) > 0)
+				file = v;
+			else if (r == 0 && strcmp(a, "--json") == 0)
+				c.json = 1;
+			else if (r < 0)
+				return lc_cli_usage_error(CMD, "%s needs a value",
+				                          a);
+			else
+				return lc_cli_usage_error(CMD,
+				                          "unknown option '%s'",
+				                          a);
+			continue;
+		}
+		if (time_arg != NULL)
+			return lc_cli_usage_error(CMD,
+			                          "one TIME only ('%s' and '%s')",
+			                          time_arg, a);
+		time_arg = a;
+	}
+	if (time_arg == NULL)
+		return lc_cli_usage_error(CMD, "missing TIME (for example "
+		                               "2016-12-31T23:59:60Z)");
+
+	if (from != NULL) {
+		in_scale = find_scale(from, strlen(from));
+		if (in_scale == NULL || in_scale->parse == NULL)
+			return lc_cli_usage_error(CMD,
+			                          "unknown input scale '%s' (utc, "
+			                          "tai, gps, unix, ntp)",
+			                          from);
+	} else if (time_arg[0] == '0' &&
+	           (time_arg[1] == 'x' || time_arg[1] == 'X')) {
+		in_scale = find_scale("ntp", 3);
+	} else if (looks_like_number(time_arg)) {
+		in_scale = find_scale("unix", 4);
+	} else {
+		in_scale = find_scale("utc", 3);
+	}
+
+	explicit_to = strcasecmp(to, "all") != 0;
+	if (!explicit_to) {
+		for (size_t i = 0; i < NSCALES; i++)
+			out[nout++] = &scales[i];
+	} else {
+		for (const char *p = to;;) {
+			size_t len = strcspn(p, ",");
+			const struct scale *s = find_scale(p, len);
+
+			if (s == NULL)
+				return lc_cli_usage_error(
+					CMD,
+					"unknown output scale '%.*s' (utc, tai, "
+					"gps, unix, ntp, all)",
+					(int)len, p);
+			if (nout < sizeof(out) / sizeof(out[0]))
+				out[nout++] = s;
+			if (p[len] == '\0')
+				break;
+			p += len + 1;
+		}
+	}
+
+	t = lc_cli_load_table(CMD, file);
+	if (t == NULL)
+		return file != NULL ? LC_EXIT_USAGE : LC_EXIT_RUNTIME;
+	c.table = t;
+	c.first_member = 1;
+
+	rc = in_scale->parse(&c, time_arg, &err);
+	if (rc < 0) {
+		if (err.code == 0)
+			lc__error(&err, rc, time_arg, 0, "%s", lc_strerror(rc));
+		fprintf(stderr, "leapclock %s: %s time: ", CMD, in_scale->name);
+		{
+			char buf[600];
+			lc_error_format(&err, buf, sizeof(buf));
+			fprintf(stderr, "%s\n", buf);
+		}
+		lc_leaptable_free(t);
+		return LC_EXIT_USAGE;
+	}
+	/* Scales that need TAI-UTC: an error if asked for by name, else
+	 * reported as unavailable. */
+	if (c.in.tai_rc < 0 && explicit_to) {
+		for (size_t i = 0; i < nout; i++) {
+			if (out[i]->needs_tai) {
+				fprintf(stderr,
+				        "leapclock %s: %s: no %s time: %s\n", CMD,
+				        time_arg, out[i]->name,
+				        lc_strerror(c.in.tai_rc));
+				lc_leaptable_free(t);
+				return LC_EXIT_USAGE;
+			}
+		}
+	}
+
+	if (c.json)
+		printf("{");
+	for (size_t i = 0; i < nout; i++) {
+		if (out[i]->needs_tai && c.in.tai_rc < 0) {
+			member(&c, out[i]->name);
+			if (c.json)
+				printf("null");
+			else
+				printf("unavailable: %s\n",
+				       lc_strerror(c.in.tai_rc));
+			continue;
+		}
+		out[i]->print(&c);
+	}
+	if (c.json)
+		printf("\n}\n");
+	lc_leaptable_free(t);
+	return LC_EXIT_OK;
+}
