@@ -1,0 +1,444 @@
+/*
+ * clock.c - what each mode serves, from leapclock's timekeepers.
+ *
+ * One timekeeper per distinct mode: `utc` uses one without a smear, each
+ * `smear:PRESET` one with that preset as its UTC_SLS policy. All of them
+ * run on one counter (the host's monotonic clock or the TSC), take their
+ * leaps from the same table (LC_LEAP_FROM_TABLE, as chrony's leapsectz),
+ * and either follow the host's CLOCK_REALTIME (DESIGN.md section 7) or,
+ * with --pretend, start from the pretended instant and run on freely.
+ *
+ * Conventions (see leapclockd(8)):
+ *  - utc: the NTP timescale has no 23:59:60, so during an inserted second
+ *    the server sends the repeated 23:59:59 (what the Linux kernel's clock,
+ *    and hence ntpd and chronyd in their default leap modes, serve), with
+ *    the leap indicator still set: it stays set for the whole UTC day that
+ *    ends with the leap, including the leap second, and clears at
+ *    00:00:00 (chrony announces only on that day; ntpd clears the bits once
+ *    the leap is done).
+ *  - smear: UTC_SLS; the leap indicator is never set; the reading carries
+ *    the smear offset (served minus unsmeared NTP time) for the reference id.
+ */
+#include "leapclockd.h"
+
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * TODO(timekeeper): LD_USE_TIMEKEEPER selects leapclock's timekeeper
+ * (lc_tk_new/lc_gettime) as the time source. While src/timekeeper.c is not
+ * in the tree, the fallback below takes the time from the host's
+ * CLOCK_REALTIME (or, with --pretend, from CLOCK_MONOTONIC elapsed since the
+ * pretended TAI instant) and applies the leap table and the smear policy
+ * itself, in host_tai_now() and fallback_read() only.
+ */
+#ifndef LD_USE_TIMEKEEPER
+#define LD_USE_TIMEKEEPER 0
+#endif
+
+struct ld_source {
+	struct ld_clock *clock;
+	int smear;
+	char mode_name[48];
+	struct lc_smear_policy policy; /* must outlive tk */
+#if LD_USE_TIMEKEEPER
+	lc_timekeeper *tk;
+#endif
+	/* the leap indicator of the last UTC day asked about */
+	int64_t li_day;
+	uint64_t li_gen;
+	unsigned li;
+};
+
+struct ld_clock {
+	lc_leaptable *table;
+	uint64_t table_gen;
+	char leapfile[PATH_MAX];
+	lc_counter *counter;
+	int pretend;
+	int64_t pretend_tai_ns;  /* the TAI instant --pretend names */
+	int64_t pretend_mono_ns; /* host CLOCK_MONOTONIC when it was parsed */
+	struct ld_source *src[LD_MAX_LISTEN];
+	int nsrc;
+};
+
+static int64_t host_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return lc__ts_to_ns(&ts);
+}
+
+static int load_table(lc_leaptable *t, const char *path)
+{
+	struct lc_error err;
+	char msg[600];
+	int rc;
+
+	memset(&err, 0, sizeof(err));
+	if (path[0] != '\0')
+		rc = lc_leaptable_load_file(t, path, LC_LEAPFMT_AUTO, &err);
+	else
+		rc = lc_leaptable_load_system(t, &err);
+	if (rc < 0 || (path[0] == '\0' && err.code != 0)) {
+		lc_error_format(&err, msg, sizeof(msg));
+		ld_log(rc < 0 ? LD_LOG_ERR : LD_LOG_WARNING, "leap table: %s",
+		       msg);
+	}
+	if (rc >= 0) {
+		struct lc_leaptable_info info;
+		lc_leaptable_info(t, &info);
+		ld_log(LD_LOG_INFO, "leap table: %s, %zu rows%s", info.source,
+		       info.count,
+		       lc_leaptable_expired(t, host_ns(CLOCK_REALTIME) / LC__NS)
+		               ? " (EXPIRED: update it)"
+		               : "");
+	}
+	return rc < 0 ? -1 : 0;
+}
+
+int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg)
+{
+	struct ld_clock *c = calloc(1, sizeof(*c));
+	struct lc_error err;
+	int rc;
+
+	*out = NULL;
+	if (c == NULL)
+		return -1;
+	snprintf(c->leapfile, sizeof(c->leapfile), "%s", cfg->leapfile);
+	c->table = lc_leaptable_new();
+	if (c->table == NULL || load_table(c->table, c->leapfile) != 0)
+		goto fail;
+	c->table_gen = 1;
+
+	memset(&err, 0, sizeof(err));
+	if (strcmp(cfg->counter, "system") == 0)
+		rc = lc_counter_new_system(&c->counter, CLOCK_MONOTONIC);
+	else if (strcmp(cfg->counter, "tsc") == 0)
+		rc = lc_counter_new_tsc(&c->counter, &err);
+	else
+		rc = lc_counter_new_best(&c->counter);
+	if (rc < 0) {
+		ld_log(LD_LOG_ERR, "counter %s: %s %s", cfg->counter,
+		       lc_strerror(rc), err.msg);
+		goto fail;
+	}
+
+	if (cfg->pretend[0] != '\0') {
+		struct timespec utc;
+		char msg[600];
+
+		memset(&err, 0, sizeof(err));
+		rc = lc_iso8601_parse(cfg->pretend, c->table, &utc, &err);
+		if (rc == 0)
+			rc = lc_tai_from_utc(c->table, &utc, &c->pretend_tai_ns);
+		if (rc < 0) {
+			lc_error_format(&err, msg, sizeof(msg));
+			ld_log(LD_LOG_ERR, "--pretend '%s': %s (%s)",
+			       cfg->pretend, msg, lc_strerror(rc));
+			goto fail;
+		}
+		c->pretend = 1;
+		c->pretend_mono_ns = host_ns(CLOCK_MONOTONIC);
+		ld_log(LD_LOG_INFO, "pretending: the served time starts at %s",
+		       cfg->pretend);
+	}
+	*out = c;
+	return 0;
+fail:
+	ld_clock_free(c);
+	return -1;
+}
+
+void ld_clock_free(struct ld_clock *c)
+{
+	if (c == NULL)
+		return;
+	for (int i = 0; i < c->nsrc; i++) {
+#if LD_USE_TIMEKEEPER
+		lc_tk_free(c->src[i]->tk);
+#endif
+		free(c->src[i]);
+	}
+	lc_counter_free(c->counter);
+	lc_leaptable_free(c->table);
+	free(c);
+}
+
+/* The TAI instant --pretend serves now: the pretended instant plus the
+ * time elapsed since it was parsed, added on TAI (a uniform scale) so that
+ * it runs through a leap correctly. */
+static int64_t pretend_tai_now(const struct ld_clock *c)
+{
+	return c->pretend_tai_ns +
+	       (host_ns(CLOCK_MONOTONIC) - c->pretend_mono_ns);
+}
+
+#if LD_USE_TIMEKEEPER
+
+static int src_start(struct ld_clock *c, struct ld_source *s)
+{
+	struct lc_tk_config tc;
+	int rc;
+
+	lc_tk_config_init(&tc);
+	tc.table = c->table;
+	tc.leap_source = LC_LEAP_FROM_TABLE;
+	tc.initial_tai_offset = -1;
+	tc.smear = s->smear ? &s->policy : NULL;
+	tc.realtime_smeared = 0;
+	tc.follow_host = !c->pretend;
+	rc = lc_tk_new(&s->tk, c->counter, &tc);
+	if (rc == 0 && c->pretend) {
+		struct timespec ts = lc__ns_to_ts(pretend_tai_now(c));
+		rc = lc_settime(s->tk, LC_CLOCK_TAI, &ts);
+	}
+	if (rc == 0)
+		rc = lc_update(s->tk);
+	if (rc < 0) {
+		lc_tk_free(s->tk);
+		s->tk = NULL;
+	}
+	return rc;
+}
+
+static void src_utc(struct ld_source *s, struct timespec *ts)
+{
+	lc_gettime(s->tk, LC_CLOCK_UTC, ts);
+}
+
+/* REALTIME and UTC_SLS, REALTIME read first. */
+static void src_rt_sls(struct ld_source *s, int64_t *rt, int64_t *sls)
+{
+	*rt = lc_now_ns(s->tk, LC_CLOCK_REALTIME);
+	*sls = lc_now_ns(s->tk, LC_CLOCK_UTC_SLS);
+}
+
+static void src_update(struct ld_source *s)
+{
+	lc_update(s->tk);
+}
+
+#else /* the host-clock fallback (see the TODO at the top) */
+
+static int src_start(struct ld_clock *c, struct ld_source *s)
+{
+	(void)c;
+	(void)s;
+	return 0;
+}
+
+static int64_t host_tai_now(const struct ld_clock *c)
+{
+	int64_t tai;
+
+	if (c->pretend)
+		return pretend_tai_now(c);
+	if (lc_tai_from_unix(c->table, host_ns(CLOCK_REALTIME), &tai) < 0)
+		tai = host_ns(CLOCK_REALTIME) + 37 * LC__NS;
+	return tai;
+}
+
+static void src_utc(struct ld_source *s, struct timespec *ts)
+{
+	lc_utc_from_tai(s->clock->table, host_tai_now(s->clock), ts);
+}
+
+/* The smeared time around the leap `lp`, if `tai` is inside its window:
+ * UTC_SLS = T - offset, T the pre-leap timeline (TAI minus the TAI-UTC
+ * before the leap). The leap instant is the start of 23:59:60 (midnight
+ * - 1 s) for an insertion, midnight for a deletion. */
+static int smear_at(const struct ld_source *s, const struct lc_leap *lp,
+                    int64_t tai, int64_t *sls)
+{
+	int64_t midnight_tai = (lp->when + lp->tai_utc) * LC__NS;
+	int64_t leap_tai = midnight_tai - (lp->dir > 0 ? LC__NS : 0);
+	int64_t start, end, rel = tai - leap_tai;
+
+	lc_smear_window_dir(&s->policy, lp->dir, &start, &end);
+	if (rel < start || rel >= end)
+		return 0;
+	*sls = tai - (int64_t)(lp->tai_utc - lp->dir) * LC__NS -
+	       lc_smear_offset(&s->policy, lp->dir, rel);
+	return 1;
+}
+
+static void src_rt_sls(struct ld_source *s, int64_t *rt, int64_t *sls)
+{
+	const lc_leaptable *t = s->clock->table;
+	int64_t tai = host_tai_now(s->clock), sec;
+	struct lc_leap lp;
+
+	if (lc_unix_from_tai(t, tai, rt) < 0)
+		*rt = tai - 37 * LC__NS;
+	sec = lc__fdiv(*rt, LC__NS);
+	if (lc_leaptable_next(t, sec, &lp) == 0 && smear_at(s, &lp, tai, sls))
+		return;
+	if (lc_leaptable_prev(t, sec, &lp) == 0 && smear_at(s, &lp, tai, sls))
+		return;
+	*sls = *rt;
+}
+
+static void src_update(struct ld_source *s)
+{
+	(void)s;
+}
+
+#endif
+
+struct ld_source *ld_clock_source(struct ld_clock *c,
+                                  const struct ld_listen_cfg *l)
+{
+	struct ld_source *s;
+	struct lc_error err;
+	int rc;
+
+	for (int i = 0; i < c->nsrc; i++)
+		if (strcmp(c->src[i]->mode_name, l->mode_name) == 0)
+			return c->src[i];
+	if (c->nsrc >= LD_MAX_LISTEN)
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return NULL;
+	s->clock = c;
+	s->smear = l->smear;
+	s->li_day = INT64_MIN;
+	snprintf(s->mode_name, sizeof(s->mode_name), "%s", l->mode_name);
+	memset(&err, 0, sizeof(err));
+	if (s->smear) {
+		rc = lc_smear_preset(l->preset, 0, &s->policy, &err);
+		if (rc < 0) {
+			const char *const *names = lc_smear_preset_names();
+			char list[256] = "";
+			for (; names != NULL && *names != NULL; names++) {
+				strncat(list, " ", sizeof(list) - strlen(list) - 1);
+				strncat(list, *names, sizeof(list) - strlen(list) - 1);
+			}
+			ld_log(LD_LOG_ERR, "%s: unknown smear preset '%s' (known:%s)",
+			       l->text, l->preset, list);
+			free(s);
+			return NULL;
+		}
+	}
+	rc = src_start(c, s);
+	if (rc < 0) {
+		ld_log(LD_LOG_ERR, "%s: timekeeper: %s", l->text,
+		       lc_strerror(rc));
+		free(s);
+		return NULL;
+	}
+	c->src[c->nsrc++] = s;
+	return s;
+}
+
+/* LI for the UTC day containing POSIX second `sec`: announced only when
+ * that day ends with a leap (its last second is a 23:59:59 followed by
+ * 23:59:60, or a deleted 23:59:59). Cached per day and table. */
+static unsigned day_li(struct ld_source *s, int64_t sec)
+{
+	int64_t day = lc__fdiv(sec, LC_SECS_PER_DAY);
+
+	if (day != s->li_day || s->li_gen != s->clock->table_gen) {
+		int leap = lc_leaptable_leap_at(
+			s->clock->table, day * LC_SECS_PER_DAY + LC_SECS_PER_DAY - 1);
+		s->li = leap > 0 ? LD_LI_INSERT
+		                 : leap < 0 ? LD_LI_DELETE : LD_LI_NONE;
+		s->li_day = day;
+		s->li_gen = s->clock->table_gen;
+	}
+	return s->li;
+}
+
+void ld_source_read(struct ld_source *s, struct ld_reading *r)
+{
+	struct timespec ts;
+
+	if (!s->smear) {
+		int64_t nsec;
+
+		src_utc(s, &ts);
+		nsec = ts.tv_nsec;
+		/* 23:59:60.x (tv_nsec >= 1e9) goes out as the repeated
+		 * 23:59:59.x: NTP timestamps cannot say 23:59:60. */
+		if (nsec >= LC__NS)
+			nsec -= LC__NS;
+		r->unix_ns = (int64_t)ts.tv_sec * LC__NS + nsec;
+		r->li = day_li(s, (int64_t)ts.tv_sec);
+		r->smear_ns = 0;
+	} else {
+		int64_t rt, sls;
+
+		src_rt_sls(s, &rt, &sls);
+		r->unix_ns = sls;
+		r->li = LD_LI_NONE;
+		/* Both reads are a few tens of ns apart, REALTIME first, so
+		 * outside a smear this is a small non-negative number that
+		 * the caller treats as no smear (below 1 us). */
+		r->smear_ns = sls - rt;
+	}
+}
+
+void ld_clock_update(struct ld_clock *c)
+{
+	for (int i = 0; i < c->nsrc; i++)
+		src_update(c->src[i]);
+}
+
+int ld_clock_reload(struct ld_clock *c)
+{
+	lc_leaptable *fresh = lc_leaptable_new();
+	int rc;
+
+	/* Load into a scratch table first: the live one is only touched
+	 * when the file is known to be good. */
+	if (fresh == NULL)
+		return -1;
+	rc = load_table(fresh, c->leapfile);
+	lc_leaptable_free(fresh);
+	if (rc != 0) {
+		ld_log(LD_LOG_WARNING, "SIGHUP: keeping the leap table in use");
+		return -1;
+	}
+	if (load_table(c->table, c->leapfile) != 0)
+		return -1;
+	c->table_gen++;
+	ld_clock_update(c);
+	return 0;
+}
+
+const lc_leaptable *ld_clock_table(const struct ld_clock *c)
+{
+	return c->table;
+}
+
+int ld_clock_precision(struct ld_clock *c)
+{
+	int64_t best = INT64_MAX, prev, now;
+	int p;
+
+	/* chrony's way: the smallest step between successive readings
+	 * bounds how finely a timestamp can be taken. */
+	if (c->nsrc == 0)
+		return -20;
+	prev = (int64_t)lc_counter_read(c->counter);
+	for (int i = 0; i < 200; i++) {
+		now = (int64_t)lc_counter_read(c->counter);
+		if (now > prev && now - prev < best)
+			best = now - prev;
+		prev = now;
+	}
+	if (best == INT64_MAX)
+		best = 1000;
+	p = (int)ceil(log2((double)best / (double)lc_counter_freq(c->counter)));
+	if (p < -30)
+		p = -30;
+	if (p > -6)
+		p = -6;
+	return p;
+}

@@ -1,0 +1,138 @@
+/*
+ * leapclockd.h - what the daemon's modules share: the configuration, the
+ * time sources (one per served mode), the listening sockets and their
+ * counters, and logging.
+ *
+ *   main.c    command line, daemon life cycle, signals
+ *   config.c  the command line and the config file into struct ld_config
+ *   clock.c   leapclock timekeepers -> what a mode serves (time, LI, refid)
+ *   server.c  sockets, the receive/answer loop, rate limiting, statistics
+ *   ntp_packet.c  the wire format (pure; shared with fuzz and tests)
+ */
+#ifndef LEAPCLOCKD_H
+#define LEAPCLOCKD_H
+
+#include "leapclock.h"
+#include "ntp_packet.h"
+
+#include <limits.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#define LD_MAX_LISTEN 32
+#define LD_DEFAULT_PORT 123
+#define LD_DEFAULT_STATSFILE "/run/leapclockd/stats"
+#define LD_PRECISION_AUTO (-128)
+
+/* ---- logging (main.c) ---- */
+enum { LD_LOG_ERR = 3, LD_LOG_WARNING = 4, LD_LOG_INFO = 6, LD_LOG_DEBUG = 7 };
+void ld_log(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Logging to syslog (1) or stderr (0). */
+void ld_log_use_syslog(int on);
+
+/* ---- configuration (config.c) ---- */
+
+struct ld_listen_cfg {
+	char text[128];      /* ADDR:PORT=MODE as given */
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	int smear;           /* 0: utc, 1: smear */
+	char preset[32];     /* smear preset name */
+	char mode_name[48];  /* "utc" or "smear:NAME" */
+};
+
+struct ld_config {
+	struct ld_listen_cfg listen[LD_MAX_LISTEN];
+	int nlisten;
+	char leapfile[PATH_MAX]; /* "" = the system's table */
+	char pretend[80];        /* "" = serve the real time */
+	char statsfile[PATH_MAX];
+	char counter[16];        /* "best", "system", "tsc" */
+	int foreground;
+	int use_syslog;          /* -1: syslog unless foreground */
+	int stratum;             /* 1..15 */
+	int precision;           /* log2 s, or LD_PRECISION_AUTO */
+	int64_t root_delay_ns;
+	int64_t root_dispersion_ns;
+	uint32_t refid;
+	int ratelimit;           /* 0: off */
+	int rl_interval;         /* log2 s between requests on average */
+	int rl_burst;            /* requests allowed at once */
+};
+
+void ld_config_init(struct ld_config *c);
+/* Parses the command line into *c, reading a config file first if -c is
+ * given (the command line then overrides it; --listen adds to the file's
+ * listen lines). Returns 0, 1 if --help/--version was handled (exit 0), or
+ * -1 after printing an error (exit 2). */
+int ld_config_from_args(struct ld_config *c, int argc, char **argv);
+/* Reads a config file (leapclockd.conf(5)); -1 after printing an error. */
+int ld_config_read_file(struct ld_config *c, const char *path);
+/* Parses "ADDR:PORT=MODE" (ADDR as 1.2.3.4, [v6] or a bare v6 without a
+ * port; PORT optional); -1 with a message in msg. */
+int ld_config_parse_listen(const char *text, struct ld_listen_cfg *l,
+                           char *msg, size_t msgsize);
+/* Formats a socket address as "1.2.3.4:123" or "[::1]:123". */
+void ld_format_addr(const struct sockaddr *sa, char *buf, size_t size);
+
+/* ---- time sources (clock.c) ---- */
+
+/* What one mode serves at one instant. */
+struct ld_reading {
+	int64_t unix_ns;  /* the time served, on the POSIX/NTP scale */
+	unsigned li;      /* LD_LI_* */
+	int64_t smear_ns; /* served minus unsmeared NTP time (smear modes) */
+};
+
+struct ld_source;
+struct ld_clock;
+
+/* Creates the clock: the leap table (cfg->leapfile or the system's), the
+ * counter, and --pretend's start instant. -1 after logging an error. */
+int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg);
+void ld_clock_free(struct ld_clock *c);
+/* The source serving mode `l` (shared by listeners of the same mode). */
+struct ld_source *ld_clock_source(struct ld_clock *c,
+                                  const struct ld_listen_cfg *l);
+/* Reads a source now. */
+void ld_source_read(struct ld_source *s, struct ld_reading *r);
+/* Runs the timekeepers' update (call a few times a second). */
+void ld_clock_update(struct ld_clock *c);
+/* Reloads the leap table from its file; keeps the old table if the new is
+ * bad. Returns 0 or -1 (logged). */
+int ld_clock_reload(struct ld_clock *c);
+/* The table in use (for LI and information). */
+const lc_leaptable *ld_clock_table(const struct ld_clock *c);
+/* A measure of the clock's read precision as log2 seconds. */
+int ld_clock_precision(struct ld_clock *c);
+
+/* ---- the server (server.c) ---- */
+
+struct ld_counters {
+	uint64_t received;    /* datagrams */
+	uint64_t requests;    /* well-formed client requests */
+	uint64_t replies;     /* time replies sent */
+	uint64_t malformed;   /* dropped: short, bad length or version */
+	uint64_t control;     /* dropped: mode 6/7 */
+	uint64_t other_mode;  /* dropped: not a client request */
+	uint64_t ratelimited; /* requests over the client's rate */
+	uint64_t kod;         /* RATE kiss-o'-death replies sent */
+	uint64_t send_errors;
+};
+
+struct ld_server;
+
+int ld_server_new(struct ld_server **out, const struct ld_config *cfg,
+                  struct ld_clock *clock);
+void ld_server_free(struct ld_server *s);
+/* Flags the loop checks (set from signal handlers). */
+extern volatile sig_atomic_t ld_sig_term, ld_sig_hup, ld_sig_usr1;
+/* Runs until SIGTERM/SIGINT. Returns 0 or -1. */
+int ld_server_run(struct ld_server *s);
+/* Writes the statistics file now (and logs the counters if `log`). */
+void ld_server_dump_stats(struct ld_server *s, int log);
+
+#endif

@@ -1,0 +1,557 @@
+/*
+ * server.c - leapclockd's sockets and its receive/answer loop.
+ *
+ * One thread, one UDP socket per --listen, ppoll() over all of them and the
+ * signals. Datagrams are taken in batches (recvmmsg) with the kernel's
+ * receive timestamp (SO_TIMESTAMPNS); each is answered at once with its own
+ * sendmsg, the transmit timestamp read just before it.
+ *
+ * The kernel stamps a datagram with the host's CLOCK_REALTIME, which is not
+ * the time we serve (it may be off by a leap second, smeared, or, with
+ * --pretend, years away). What we use of it is the age of the datagram:
+ * the served receive timestamp is the served time now minus (host realtime
+ * now - kernel stamp). An age that is negative or over a second means the
+ * host clock stepped in between; then the served time now is used.
+ *
+ * Rate limiting is per client address with the generic cell rate algorithm
+ * (a token bucket kept as one "theoretical arrival time" per client): with
+ * T = 2^interval s and a burst of B, a request at `now` is allowed when
+ * max(tat, now) - now <= (B - 1) * T, and then tat = max(tat, now) + T.
+ * From rest that admits B requests at once and one per T after that. The
+ * table is a fixed hash table; a colliding new client takes the slot over
+ * (fresh state), so memory is bounded whatever the number of clients.
+ */
+#define _GNU_SOURCE /* recvmmsg, ppoll, struct in6_pktinfo */
+#include "leapclockd.h"
+
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BATCH 32
+#define RX_BUF 1024
+#define CTRL_BUF 256
+#define RL_SLOTS 16384 /* power of two */
+#define NO_SMEAR_BELOW_NS 1000
+
+volatile sig_atomic_t ld_sig_term, ld_sig_hup, ld_sig_usr1;
+
+struct listener {
+	struct ld_listen_cfg cfg;
+	char name[80]; /* the bound address */
+	int fd;
+	int wildcard;
+	struct ld_source *src;
+	struct ld_counters c;
+	unsigned last_li;
+	uint32_t last_refid;
+};
+
+struct rl_slot {
+	uint8_t key[17]; /* family, then 4 or 16 address bytes */
+	int64_t tat;     /* CLOCK_MONOTONIC ns */
+	int64_t kod_next;
+};
+
+struct ld_server {
+	const struct ld_config *cfg;
+	struct ld_clock *clock;
+	struct listener l[LD_MAX_LISTEN];
+	int nl;
+	struct ld_ntp_server params;
+	struct rl_slot *rl;
+	int64_t rl_period_ns;
+	int64_t rl_slack_ns;
+	int64_t kod_gap_ns;
+	int8_t kod_poll;
+	int64_t started_unix;
+	int stats_warned;
+	/* receive batch */
+	struct mmsghdr msgs[BATCH];
+	struct iovec iov[BATCH];
+	struct sockaddr_storage from[BATCH];
+	uint8_t buf[BATCH][RX_BUF];
+	union {
+		struct cmsghdr align;
+		uint8_t b[CTRL_BUF];
+	} ctrl[BATCH];
+};
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return lc__ts_to_ns(&ts);
+}
+
+static int is_wildcard(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)ss)->sin_addr.s_addr ==
+		       htonl(INADDR_ANY);
+	return memcmp(&((const struct sockaddr_in6 *)ss)->sin6_addr,
+	              &in6addr_any, sizeof(struct in6_addr)) == 0;
+}
+
+static int open_listener(struct listener *L)
+{
+	int one = 1, fd;
+	int fam = L->cfg.addr.ss_family;
+
+	fd = socket(fam, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		ld_log(LD_LOG_ERR, "%s: socket: %s", L->cfg.text, strerror(errno));
+		return -1;
+	}
+	if (fam == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) != 0)
+		ld_log(LD_LOG_WARNING,
+		       "%s: no kernel receive timestamps (%s): stamping on read",
+		       L->cfg.text, strerror(errno));
+	L->wildcard = is_wildcard(&L->cfg.addr);
+	if (L->wildcard) {
+		/* to answer from the address the request was sent to */
+		if (fam == AF_INET)
+			setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
+		else
+			setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one,
+			           sizeof(one));
+	}
+	if (bind(fd, (struct sockaddr *)&L->cfg.addr, L->cfg.addrlen) != 0) {
+		ld_log(LD_LOG_ERR, "%s: bind: %s", L->cfg.text, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	L->fd = fd;
+	ld_format_addr((struct sockaddr *)&L->cfg.addr, L->name, sizeof(L->name));
+	return 0;
+}
+
+int ld_server_new(struct ld_server **out, const struct ld_config *cfg,
+                  struct ld_clock *clock)
+{
+	struct ld_server *s = calloc(1, sizeof(*s));
+	int prec;
+
+	*out = NULL;
+	if (s == NULL)
+		return -1;
+	s->cfg = cfg;
+	s->clock = clock;
+	for (int i = 0; i < cfg->nlisten; i++) {
+		struct listener *L = &s->l[s->nl];
+		L->fd = -1;
+		L->cfg = cfg->listen[i];
+		L->src = ld_clock_source(clock, &L->cfg);
+		if (L->src == NULL || open_listener(L) != 0)
+			goto fail;
+		s->nl++;
+		ld_log(LD_LOG_INFO, "serving %s on %s/udp", L->cfg.mode_name,
+		       L->name);
+	}
+	prec = cfg->precision == LD_PRECISION_AUTO ? ld_clock_precision(clock)
+	                                           : cfg->precision;
+	s->params.stratum = (uint8_t)cfg->stratum;
+	s->params.precision = (int8_t)prec;
+	s->params.root_delay = ld_ntp_short_from_ns(cfg->root_delay_ns);
+	s->params.root_dispersion = ld_ntp_short_from_ns(cfg->root_dispersion_ns);
+	if (cfg->ratelimit) {
+		s->rl = calloc(RL_SLOTS, sizeof(*s->rl));
+		if (s->rl == NULL)
+			goto fail;
+		/* T = 2^interval s, interval in -8..12 */
+		s->rl_period_ns = cfg->rl_interval >= 0
+		                          ? LC__NS << cfg->rl_interval
+		                          : LC__NS >> -cfg->rl_interval;
+		s->rl_slack_ns = (int64_t)(cfg->rl_burst - 1) * s->rl_period_ns;
+		/* at most one kiss-o'-death per client per period, and per
+		 * second if the period is shorter */
+		s->kod_gap_ns = s->rl_period_ns > LC__NS ? s->rl_period_ns : LC__NS;
+		s->kod_poll = (int8_t)(cfg->rl_interval + 2 < 0 ? 0
+		                       : cfg->rl_interval + 2 > 17 ? 17
+		                       : cfg->rl_interval + 2);
+	}
+	s->started_unix = (int64_t)time(NULL);
+	for (int i = 0; i < BATCH; i++) {
+		s->iov[i].iov_base = s->buf[i];
+		s->iov[i].iov_len = RX_BUF;
+	}
+	*out = s;
+	return 0;
+fail:
+	ld_server_free(s);
+	return -1;
+}
+
+void ld_server_free(struct ld_server *s)
+{
+	if (s == NULL)
+		return;
+	for (int i = 0; i < s->nl; i++)
+		if (s->l[i].fd >= 0)
+			close(s->l[i].fd);
+	free(s->rl);
+	free(s);
+}
+
+/* 1 if the client at `sa` is over its rate; *kod set if it should get a
+ * kiss-o'-death this time. */
+static int rate_limited(struct ld_server *s, const struct sockaddr *sa,
+                        int64_t now, int *kod)
+{
+	uint8_t key[17] = { 0 };
+	uint32_t h = 2166136261u; /* FNV-1a */
+	struct rl_slot *e;
+	int64_t tat;
+
+	*kod = 0;
+	if (s->rl == NULL)
+		return 0;
+	key[0] = (uint8_t)sa->sa_family;
+	if (sa->sa_family == AF_INET)
+		memcpy(key + 1, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+	else
+		memcpy(key + 1, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+	for (size_t i = 0; i < sizeof(key); i++)
+		h = (h ^ key[i]) * 16777619u;
+	e = &s->rl[h & (RL_SLOTS - 1)];
+	if (memcmp(e->key, key, sizeof(key)) != 0) {
+		memcpy(e->key, key, sizeof(key));
+		e->tat = now;
+		e->kod_next = now;
+	}
+	tat = e->tat > now ? e->tat : now;
+	if (tat - now > s->rl_slack_ns) {
+		if (now >= e->kod_next) {
+			*kod = 1;
+			e->kod_next = now + s->kod_gap_ns;
+		}
+		return 1;
+	}
+	e->tat = tat + s->rl_period_ns;
+	return 0;
+}
+
+struct rx_meta {
+	int have_ts;
+	struct timespec kts;
+	int have_pi4, have_pi6;
+	struct in_pktinfo pi4;
+	struct in6_pktinfo pi6;
+};
+
+static void read_cmsgs(struct msghdr *mh, struct rx_meta *m)
+{
+	memset(m, 0, sizeof(*m));
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c != NULL;
+	     c = CMSG_NXTHDR(mh, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(struct timespec))) {
+			memcpy(&m->kts, CMSG_DATA(c), sizeof(m->kts));
+			m->have_ts = 1;
+		} else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO &&
+		           c->cmsg_len >= CMSG_LEN(sizeof(struct in_pktinfo))) {
+			memcpy(&m->pi4, CMSG_DATA(c), sizeof(m->pi4));
+			m->have_pi4 = 1;
+		} else if (c->cmsg_level == IPPROTO_IPV6 &&
+		           c->cmsg_type == IPV6_PKTINFO &&
+		           c->cmsg_len >= CMSG_LEN(sizeof(struct in6_pktinfo))) {
+			memcpy(&m->pi6, CMSG_DATA(c), sizeof(m->pi6));
+			m->have_pi6 = 1;
+		}
+	}
+}
+
+static void send_reply(struct listener *L, const struct ld_ntp_packet *p,
+                       const struct sockaddr *to, socklen_t tolen,
+                       const struct rx_meta *m, uint64_t *counter)
+{
+	uint8_t out[LD_NTP_HEADER_LEN];
+	union {
+		struct cmsghdr align;
+		uint8_t b[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+	} cb;
+	struct iovec iov = { out, sizeof(out) };
+	struct msghdr mh;
+
+	ld_ntp_encode(p, out);
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_name = (void *)to;
+	mh.msg_namelen = tolen;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	if (L->wildcard && (m->have_pi4 || m->have_pi6)) {
+		struct cmsghdr *c;
+
+		memset(&cb, 0, sizeof(cb));
+		mh.msg_control = cb.b;
+		c = (struct cmsghdr *)cb.b;
+		if (m->have_pi4) {
+			struct in_pktinfo pi;
+			memset(&pi, 0, sizeof(pi));
+			pi.ipi_spec_dst = m->pi4.ipi_addr;
+			c->cmsg_level = IPPROTO_IP;
+			c->cmsg_type = IP_PKTINFO;
+			c->cmsg_len = CMSG_LEN(sizeof(pi));
+			memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+			mh.msg_controllen = CMSG_SPACE(sizeof(pi));
+		} else {
+			c->cmsg_level = IPPROTO_IPV6;
+			c->cmsg_type = IPV6_PKTINFO;
+			c->cmsg_len = CMSG_LEN(sizeof(m->pi6));
+			memcpy(CMSG_DATA(c), &m->pi6, sizeof(m->pi6));
+			mh.msg_controllen = CMSG_SPACE(sizeof(m->pi6));
+		}
+	}
+	if (sendmsg(L->fd, &mh, 0) == (ssize_t)sizeof(out))
+		(*counter)++;
+	else
+		L->c.send_errors++;
+}
+
+static uint16_t port_of(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)sa)->sin_port);
+	return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
+}
+
+static void handle(struct ld_server *s, struct listener *L, int i,
+                   int64_t now_mono)
+{
+	struct msghdr *mh = &s->msgs[i].msg_hdr;
+	const struct sockaddr *from = (const struct sockaddr *)&s->from[i];
+	size_t len = s->msgs[i].msg_len;
+	struct ld_ntp_packet req, rep;
+	struct ld_reading a, b;
+	struct rx_meta m;
+	int64_t rx_ns;
+	uint32_t refid;
+	int kod;
+
+	L->c.received++;
+	switch (ld_ntp_parse(s->buf[i], len, &req)) {
+	case LD_NTP_ANSWER:
+		break;
+	case LD_NTP_MALFORMED:
+		L->c.malformed++;
+		return;
+	case LD_NTP_CONTROL:
+		L->c.control++;
+		return;
+	default:
+		L->c.other_mode++;
+		return;
+	}
+	if (mh->msg_namelen == 0 || port_of(from) == 0 ||
+	    (from->sa_family != AF_INET && from->sa_family != AF_INET6)) {
+		L->c.malformed++;
+		return;
+	}
+	L->c.requests++;
+	read_cmsgs(mh, &m);
+	if (rate_limited(s, from, now_mono, &kod)) {
+		L->c.ratelimited++;
+		if (kod) {
+			ld_ntp_make_kod(&req, s->kod_poll, &rep);
+			send_reply(L, &rep, from, mh->msg_namelen, &m, &L->c.kod);
+		}
+		return;
+	}
+
+	ld_source_read(L->src, &a);
+	rx_ns = a.unix_ns;
+	if (m.have_ts) {
+		struct timespec hnow;
+		int64_t age;
+
+		clock_gettime(CLOCK_REALTIME, &hnow);
+		age = lc__ts_to_ns(&hnow) - lc__ts_to_ns(&m.kts);
+		if (age >= 0 && age < LC__NS)
+			rx_ns -= age;
+	}
+	refid = s->cfg->refid;
+	if (a.smear_ns >= NO_SMEAR_BELOW_NS || a.smear_ns <= -NO_SMEAR_BELOW_NS)
+		refid = ld_ntp_smear_refid(a.smear_ns);
+	L->last_li = a.li;
+	L->last_refid = refid;
+	/* The reference timestamp: the served time's last whole second,
+	 * never after the receive timestamp. */
+	ld_ntp_make_reply(&req, &s->params, a.li, refid,
+	                  lc_ntp_from_unix_ns(lc__fdiv(rx_ns, LC__NS) * LC__NS),
+	                  lc_ntp_from_unix_ns(rx_ns), 0, &rep);
+	/* the transmit timestamp as late as we can: just before sendmsg */
+	ld_source_read(L->src, &b);
+	rep.tx_ts = lc_ntp_from_unix_ns(b.unix_ns);
+	send_reply(L, &rep, from, mh->msg_namelen, &m, &L->c.replies);
+}
+
+/* Reads up to `rounds` batches from one socket. */
+static void drain(struct ld_server *s, struct listener *L, int rounds)
+{
+	for (int r = 0; r < rounds; r++) {
+		int n;
+		int64_t now;
+
+		for (int i = 0; i < BATCH; i++) {
+			struct msghdr *mh = &s->msgs[i].msg_hdr;
+			memset(mh, 0, sizeof(*mh));
+			mh->msg_name = &s->from[i];
+			mh->msg_namelen = sizeof(s->from[i]);
+			mh->msg_iov = &s->iov[i];
+			mh->msg_iovlen = 1;
+			mh->msg_control = s->ctrl[i].b;
+			mh->msg_controllen = CTRL_BUF;
+			s->msgs[i].msg_len = 0;
+		}
+		n = recvmmsg(L->fd, s->msgs, BATCH, MSG_DONTWAIT, NULL);
+		if (n <= 0)
+			return;
+		now = mono_ns();
+		for (int i = 0; i < n; i++)
+			handle(s, L, i, now);
+		if (n < BATCH)
+			return;
+	}
+}
+
+static void write_stats(struct ld_server *s)
+{
+	char tmp[PATH_MAX + 8];
+	const char *path = s->cfg->statsfile;
+	struct lc_leaptable_info info;
+	FILE *f;
+
+	if (path[0] == '\0')
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (f == NULL && errno == ENOENT) {
+		/* create the last directory (as systemd's RuntimeDirectory) */
+		char dir[PATH_MAX];
+		char *slash;
+		snprintf(dir, sizeof(dir), "%s", path);
+		slash = strrchr(dir, '/');
+		if (slash != NULL && slash != dir) {
+			*slash = '\0';
+			mkdir(dir, 0755);
+			f = fopen(tmp, "w");
+		}
+	}
+	if (f == NULL) {
+		if (!s->stats_warned)
+			ld_log(LD_LOG_WARNING, "stats file %s: %s", tmp,
+			       strerror(errno));
+		s->stats_warned = 1;
+		return;
+	}
+	lc_leaptable_info(ld_clock_table(s->clock), &info);
+	fprintf(f, "# leapclockd statistics: read with 'leapclock server-stats'\n");
+	fprintf(f, "leapclockd-stats 1\n");
+	fprintf(f, "pid %ld\n", (long)getpid());
+	fprintf(f, "started %" PRId64 "\n", s->started_unix);
+	fprintf(f, "updated %" PRId64 "\n", (int64_t)time(NULL));
+	fprintf(f, "leaptable %s\n", info.source);
+	fprintf(f, "leaptable-expires %" PRId64 "\n", info.expires);
+	fprintf(f, "pretend %s\n", s->cfg->pretend[0] ? s->cfg->pretend : "-");
+	for (int i = 0; i < s->nl; i++) {
+		const struct listener *L = &s->l[i];
+		const struct ld_counters *c = &L->c;
+		fprintf(f,
+		        "listen %s %s received=%" PRIu64 " requests=%" PRIu64
+		        " replies=%" PRIu64 " malformed=%" PRIu64
+		        " control=%" PRIu64 " other_mode=%" PRIu64
+		        " ratelimited=%" PRIu64 " kod=%" PRIu64
+		        " send_errors=%" PRIu64 " li=%u refid=0x%08" PRIx32 "\n",
+		        L->name, L->cfg.mode_name, c->received, c->requests,
+		        c->replies, c->malformed, c->control, c->other_mode,
+		        c->ratelimited, c->kod, c->send_errors, L->last_li,
+		        L->last_refid);
+	}
+	if (fclose(f) != 0 || rename(tmp, path) != 0) {
+		if (!s->stats_warned)
+			ld_log(LD_LOG_WARNING, "stats file %s: %s", path,
+			       strerror(errno));
+		s->stats_warned = 1;
+		unlink(tmp);
+	}
+}
+
+void ld_server_dump_stats(struct ld_server *s, int log)
+{
+	write_stats(s);
+	if (!log)
+		return;
+	for (int i = 0; i < s->nl; i++) {
+		const struct ld_counters *c = &s->l[i].c;
+		ld_log(LD_LOG_INFO,
+		       "%s %s: received %" PRIu64 ", requests %" PRIu64
+		       ", replies %" PRIu64 ", malformed %" PRIu64
+		       ", control %" PRIu64 ", other modes %" PRIu64
+		       ", rate-limited %" PRIu64 " (kod %" PRIu64
+		       "), send errors %" PRIu64,
+		       s->l[i].name, s->l[i].cfg.mode_name, c->received,
+		       c->requests, c->replies, c->malformed, c->control,
+		       c->other_mode, c->ratelimited, c->kod, c->send_errors);
+	}
+}
+
+int ld_server_run(struct ld_server *s)
+{
+	struct pollfd pfd[LD_MAX_LISTEN];
+	sigset_t empty;
+	int64_t last_update = mono_ns(), last_stats = 0;
+
+	sigemptyset(&empty);
+	for (int i = 0; i < s->nl; i++) {
+		pfd[i].fd = s->l[i].fd;
+		pfd[i].events = POLLIN;
+	}
+	write_stats(s);
+	while (!ld_sig_term) {
+		struct timespec tmo = { 0, 250000000 };
+		int n = ppoll(pfd, (nfds_t)s->nl, &tmo, &empty);
+		int64_t now;
+
+		if (n < 0 && errno != EINTR) {
+			ld_log(LD_LOG_ERR, "ppoll: %s", strerror(errno));
+			return -1;
+		}
+		for (int i = 0; n > 0 && i < s->nl; i++)
+			if (pfd[i].revents & POLLIN)
+				drain(s, &s->l[i], 8);
+		now = mono_ns();
+		if (now - last_update >= 250000000) {
+			ld_clock_update(s->clock);
+			last_update = now;
+		}
+		if (now - last_stats >= LC__NS) {
+			write_stats(s);
+			last_stats = now;
+		}
+		if (ld_sig_hup) {
+			ld_sig_hup = 0;
+			ld_log(LD_LOG_INFO, "SIGHUP: reloading the leap table");
+			ld_clock_reload(s->clock);
+		}
+		if (ld_sig_usr1) {
+			ld_sig_usr1 = 0;
+			ld_server_dump_stats(s, 1);
+		}
+	}
+	ld_server_dump_stats(s, 1);
+	return 0;
+}
