@@ -102,10 +102,14 @@ static const char *fmt_sec(int64_t ns, int digits, char *buf, size_t size)
 		         u / (uint64_t)LC__NS);
 		return buf;
 	}
-	for (int k = 9; k > digits; k--)
-		frac /= 10;
-	snprintf(buf, size, "%s%" PRIu64 ".%0*" PRIu64, ns < 0 ? "-" : "",
-	         u / (uint64_t)LC__NS, digits, frac);
+	{
+		char f[24];
+
+		snprintf(f, sizeof(f), "%09" PRIu64, frac);
+		f[digits > 9 ? 9 : digits] = '\0';
+		snprintf(buf, size, "%s%" PRIu64 ".%s", ns < 0 ? "-" : "",
+		         u / (uint64_t)LC__NS, f);
+	}
 	return buf;
 }
 
