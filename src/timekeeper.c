@@ -1,0 +1,1310 @@
+/*
+ * timekeeper.c - the update ("tick"), the lock-free read path of every clock
+ * id, the exact leap, settime/adjtimex, and following the host.
+ *
+ * How it fits together (the snapshot layout and the latch are described in
+ * timekeeper.h):
+ *
+ *  - The writer state is a struct lc__tk_snap (`tk->s`) plus what readers do
+ *    not need (NTP state, mult rounding errors, the next second boundary to
+ *    process). Every writer operation takes `tk->lock`, first accumulates the
+ *    elapsed cycles exactly as readers compute them (accumulate()), then
+ *    processes the REALTIME second boundaries crossed since the last update
+ *    (catch_up()), then changes what it changes, re-arms the pending leap
+ *    (rearm()) and publishes both copies of the latch (publish()).
+ *
+ *  - Rate: MONOTONIC advances by `mult` (ns << shift per cycle) from the last
+ *    update on. The rate the NTP state machine asks for (lc__ntp_rate(), ns
+ *    << 32 per second) plus the host-following steer is kept as `mq`, the
+ *    ideal mult with 32 more fractional bits. Readers use an integer mult, so
+ *    the writer keeps the difference between the ideal and the published
+ *    progression (`err`, in shifted ns << 32) and publishes mult = floor(mq)
+ *    or floor(mq) + 1 by the sign of that error: Linux's ntp_error feedback
+ *    reduced to its core. The error stays within one mult unit times one
+ *    update interval and averages out; it is exactly 0 when mq is an integer
+ *    (a 1 GHz counter at the nominal rate). A new mult takes effect at the
+ *    update's counter value, after accumulating up to it with the old one, so
+ *    a rate change never makes a clock jump.
+ *
+ *  - The exact leap: rearm() puts the MONOTONIC instant of the next leap
+ *    boundary into the snapshot (leap_mono, and rt_slow for the hot path);
+ *    readers apply the leap themselves from that instant on. catch_up() later
+ *    "folds" it: it calls lc__ntp_second_overflow() once per POSIX second
+ *    boundary crossed, in order, at the MONOTONIC instant where that
+ *    boundary lay on the timeline readers saw, and moves offs_real by the
+ *    leap it returns; readers then see leap_folded = 1 and the same values.
+ *    So what a reader sees never depends on when lc_update() runs, and the
+ *    NTP state (TIME_INS -> TIME_OOP -> TIME_WAIT ...) is exact at every
+ *    writer operation, which runs the catch-up first.
+ *
+ *  - clock_was_set: the sequence is bumped by lc_settime, ADJ_SETOFFSET, a
+ *    TAI offset change (ADJ_TAI, the table) and a followed host step; for a
+ *    leap it moves at the exact instant of the leap (the start of 23:59:60 or
+ *    of the deleted 23:59:59): lc_clock_was_set_seq() adds the pending
+ *    leap once MONOTONIC has reached leap_mono, and the fold bumps the stored
+ *    value at the same time as it marks the leap folded, so the value read is
+ *    continuous and one higher from the leap instant on, updated or not.
+ */
+#include "timekeeper.h"
+
+#include "ntp.h"
+#include "smear.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The longest interval between updates that the 64-bit product covers.
+ * Longer intervals are still right (the 128-bit path). */
+#define MAX_UPDATE_SECS 600
+/* mult may grow this much above nominal (tick +10%, PLL phase slew up to
+ * 1/4 of 0.5 s per second, 500 ppm frequency, 500 ppm adjtime, follow
+ * steer): 1.5 covers it with margin; rates are clamped to it. */
+#define MULT_HEADROOM_NUM 3
+#define MULT_HEADROOM_DEN 2
+#define RATE_NOMINAL ((__int128)LC__NS << 32)
+#define PPB_RATE(ppb) ((__int128)(ppb) << 32) /* 1 ppb = 1 ns/s */
+#define FOLLOW_MAX_PPB 500000
+#define FOLLOW_LEAP_WINDOW (2 * 86400 * LC__NS)
+
+struct lc_timekeeper {
+	struct lc__tk_pub pub; /* must be first: the latch readers use */
+
+	pthread_mutex_t lock;
+	lc_counter *counter;
+	struct lc_tk_config cfg;
+	const lc_leaptable *table;
+	lc_leaptable *own_table;
+
+	struct lc__tk_snap s; /* the writer's current state */
+	struct lc__ntp ntp;
+	unsigned shift;
+	__int128 mq, raw_mq;   /* ideal mult << 32 */
+	__int128 err, raw_err; /* ideal - published, shifted ns << 32 */
+	int64_t next_sec;      /* the next POSIX second boundary to process */
+	int64_t plan_leap_mono; /* the leap the smear plan is for */
+
+	/* following the host */
+	struct lc_tk_host host;
+	int64_t steer_ppb, steer_i_ppb;
+	int64_t last_update_mono;
+};
+
+/* ---- mult/shift ---------------------------------------------------------- */
+
+static int floor_log2(uint64_t v)
+{
+	return 63 - __builtin_clzll(v);
+}
+
+/* The Linux clocks_calc_mult_shift() idea: the largest shift (at most 32)
+ * for which a delta of up to 2^maxbits cycles (>= MAX_UPDATE_SECS of the
+ * counter) times the largest mult we allow, plus the fraction, fits 64 bits:
+ *	2^maxbits * mult_nom(shift) * 3/2 + 2^shift < 2^64
+ * with mult_nom(shift) = 1e9 * 2^shift / freq. A larger shift gives a finer
+ * rate (one mult unit is 2^-shift ns per cycle). */
+static void choose_shift(uint64_t freq, unsigned *shift, unsigned *maxbits)
+{
+	unsigned __int128 maxc = (unsigned __int128)freq * MAX_UPDATE_SECS;
+	unsigned mb = (unsigned)floor_log2((uint64_t)maxc) + 1;
+	int s;
+
+	for (s = 32; s > 0; s--) {
+		unsigned __int128 m =
+			((unsigned __int128)LC__NS << s) / freq + 1;
+		unsigned __int128 top = (m * MULT_HEADROOM_NUM /
+		                         MULT_HEADROOM_DEN) << mb;
+		if (top + ((unsigned __int128)1 << s) <
+		    ((unsigned __int128)1 << 64))
+			break;
+	}
+	*shift = (unsigned)s;
+	*maxbits = mb;
+}
+
+/* Ideal mult << 32 for a rate in ns << 32 per second:
+ * mult = rate / 2^32 * 2^shift / freq, so mult << 32 = (rate << shift) /
+ * freq. rate < 2^63 and shift <= 32: the product fits 128 bits. */
+static __int128 rate_to_mq(const struct lc_timekeeper *tk, __int128 rate)
+{
+	return (rate << tk->shift) / (__int128)tk->counter->freq;
+}
+
+static uint64_t mq_to_mult(__int128 mq, __int128 err)
+{
+	/* floor(mq) when we are ahead of the ideal, +1 when behind. */
+	return (uint64_t)(mq >> 32) + (err > 0 ? 1 : 0);
+}
+
+static void set_rate(struct lc_timekeeper *tk)
+{
+	__int128 rate = (__int128)lc__ntp_rate(&tk->ntp) +
+	                PPB_RATE(tk->steer_ppb);
+	__int128 hi = RATE_NOMINAL * MULT_HEADROOM_NUM / MULT_HEADROOM_DEN;
+
+	/* Never slower than half the nominal rate, never beyond the
+	 * headroom the shift was chosen for. */
+	if (rate < RATE_NOMINAL / 2)
+		rate = RATE_NOMINAL / 2;
+	if (rate > hi)
+		rate = hi;
+	tk->mq = rate_to_mq(tk, rate);
+	tk->s.mult = mq_to_mult(tk->mq, tk->err);
+	tk->s.raw_mult = mq_to_mult(tk->raw_mq, tk->raw_err);
+}
+
+/* ---- accumulation -------------------------------------------------------- */
+
+/* Moves the base to `cycles` exactly as readers compute it, and accounts the
+ * difference from the ideal progression. */
+static void accumulate(struct lc_timekeeper *tk, uint64_t cycles)
+{
+	struct lc__tk_snap *s = &tk->s;
+	uint64_t delta = cycles - s->cycle_last;
+	unsigned __int128 t;
+	uint64_t mask = (UINT64_C(1) << tk->shift) - 1;
+
+	if ((int64_t)delta <= 0)
+		return;
+	t = (unsigned __int128)delta * s->mult + s->frac;
+	s->mono += (int64_t)(t >> tk->shift);
+	s->frac = (uint64_t)t & mask;
+	tk->err += (__int128)delta * tk->mq -
+	           ((__int128)delta * (__int128)s->mult << 32);
+
+	t = (unsigned __int128)delta * s->raw_mult + s->raw_frac;
+	s->raw_mono += (int64_t)(t >> tk->shift);
+	s->raw_frac = (uint64_t)t & mask;
+	tk->raw_err += (__int128)delta * tk->raw_mq -
+	               ((__int128)delta * (__int128)s->raw_mult << 32);
+	s->cycle_last = cycles;
+	/* Keep mult on the side of the ideal that pays the error back. */
+	s->mult = mq_to_mult(tk->mq, tk->err);
+	s->raw_mult = mq_to_mult(tk->raw_mq, tk->raw_err);
+}
+
+/* ---- the leap state -------------------------------------------------------- */
+
+static int table_mode(const struct lc_timekeeper *tk)
+{
+	return tk->cfg.leap_source == LC_LEAP_FROM_TABLE;
+}
+
+/* TAI-UTC from the table at REALTIME second `sec`; `in_repeat` says whether
+ * `sec` is the repeated (inserted) second rather than the first 23:59:59. */
+static int table_tai(const struct lc_timekeeper *tk, int64_t sec,
+                     int in_repeat, int32_t *tai)
+{
+	if (!in_repeat && lc_leaptable_leap_at(tk->table, sec) > 0)
+		sec--; /* the first 23:59:59 still has the old offset */
+	return lc_leaptable_tai_utc(tk->table, sec, tai);
+}
+
+/* LC_LEAP_FROM_TABLE: the status bits chrony's leapsectz mode would set
+ * before the boundary that begins POSIX second `secs`: STA_INS from the
+ * midnight that starts the last day before an insertion at W up to W itself
+ * (the boundary that inserts), STA_DEL from the midnight that starts the
+ * day of a deletion up to its deleted second; clear otherwise (which also
+ * lets TIME_WAIT return to TIME_OK after the leap). */
+static void table_arm(struct lc_timekeeper *tk, int64_t secs)
+{
+	struct lc_leap l;
+	int bits = 0;
+
+	if (lc_leaptable_next(tk->table, secs - 1, &l) == 0) {
+		if (l.dir > 0 && secs >= l.when - 86400 && secs <= l.when)
+			bits = LC_STA_INS;
+		else if (l.dir < 0 && secs >= l.when - 86400 &&
+		         secs <= l.when - 1)
+			bits = LC_STA_DEL;
+	}
+	tk->ntp.time_status =
+		(tk->ntp.time_status & ~(LC_STA_INS | LC_STA_DEL)) | bits;
+}
+
+/* Processes every REALTIME second boundary at or before `mono_now`, in
+ * order, one lc__ntp_second_overflow() call each, at the MONOTONIC instant
+ * where readers saw it. A returned leap is folded into offs_real (the TAI
+ * offset moves with it inside ntp, so offs_tai does not change). */
+static void catch_up(struct lc_timekeeper *tk, int64_t mono_now)
+{
+	struct lc__tk_snap *s = &tk->s;
+
+	for (;;) {
+		int64_t b = tk->next_sec * LC__NS - s->offs_real;
+		int leap;
+
+		if (b > mono_now)
+			break;
+		if (table_mode(tk))
+			table_arm(tk, tk->next_sec);
+		leap = lc__ntp_second_overflow(&tk->ntp, tk->next_sec);
+		if (leap != 0) {
+			/* Insertion (leap -1): REALTIME goes back to 23:59:59
+			 * at b; the next boundary is the same POSIX second
+			 * once more, one second later. Deletion (+1): it
+			 * jumps to 00:00:00 and the next boundary is the one
+			 * after that. Readers already applied this leap at b
+			 * (leap_mono == b): folding changes no reading. */
+			s->offs_real += leap * LC__NS;
+			s->leap_mono = b;
+			s->leap_dir = -leap;
+			s->leap_sec = tk->next_sec;
+			s->leap_folded = 1;
+			s->cws_seq++;
+		}
+		tk->next_sec += 1 + leap;
+	}
+	s->offs_tai = s->offs_real + (int64_t)tk->ntp.tai_offset * LC__NS;
+}
+
+static int plan_active(const struct lc__smear_plan *pl)
+{
+	return pl->start_mono != INT64_MAX;
+}
+
+/* Keeps the smear plan in step with the pending leap. */
+static void rearm_smear(struct lc_timekeeper *tk, int64_t mono_now)
+{
+	struct lc__tk_snap *s = &tk->s;
+	const struct lc_smear_policy *p = tk->cfg.smear;
+
+	if (p == NULL)
+		return;
+	if (plan_active(&s->plan) && mono_now >= s->plan.end_mono &&
+	    s->plan.to_ns == s->offs_sls - s->offs_real) {
+		/* Done: the smeared timeline has caught up with REALTIME. */
+		lc__smear_plan_none(&s->plan);
+		s->offs_sls = s->offs_real;
+		tk->plan_leap_mono = INT64_MAX;
+	}
+	if (s->leap_dir != 0 && !s->leap_folded) {
+		if (tk->plan_leap_mono != s->leap_mono &&
+		    (!plan_active(&s->plan) ||
+		     (s->plan.flags & LC__SMEAR_UNWIND))) {
+			struct lc__smear_plan pl = s->plan;
+
+			/* A new leap to smear (or one re-armed while a
+			 * cancelled one unwinds: start from scratch, which
+			 * the plan's LATE handling makes continuous only if
+			 * the unwind is done; rare enough). */
+			if (lc__smear_plan_leap(&pl, p, s->leap_mono,
+			                        (int)s->leap_dir, mono_now,
+			                        NULL) == 0) {
+				s->plan = pl;
+				s->offs_sls = s->offs_real;
+				tk->plan_leap_mono = s->leap_mono;
+			}
+		}
+	} else if (plan_active(&s->plan) &&
+	           !(s->plan.flags & LC__SMEAR_UNWIND) &&
+	           tk->plan_leap_mono != INT64_MAX &&
+	           !(s->leap_folded && s->leap_mono == tk->plan_leap_mono) &&
+	           s->offs_sls == s->offs_real) {
+		/* The leap the plan was for is no longer pending and was not
+		 * applied: cancelled. Unwind smoothly. */
+		lc__smear_plan_cancel(&s->plan, p, mono_now);
+		tk->plan_leap_mono = INT64_MAX;
+	}
+}
+
+/* Recomputes the pending leap from the NTP state (or the table) after any
+ * change, and the smear plan with it. */
+static void rearm(struct lc_timekeeper *tk, int64_t mono_now)
+{
+	struct lc__tk_snap *s = &tk->s;
+	int64_t when = INT64_MAX;
+	int dir = 0;
+
+	/* Keep an applied insertion in the snapshot while its second lasts
+	 * (UTC reads 23:59:60 from it). */
+	if (s->leap_folded && s->leap_dir > 0 &&
+	    mono_now < s->leap_mono + LC__NS)
+		goto smear;
+	if (table_mode(tk)) {
+		struct lc_leap l;
+		int64_t rt = mono_now + s->offs_real;
+
+		if (lc_leaptable_next(tk->table, lc__fdiv(rt, LC__NS), &l) == 0) {
+			dir = l.dir;
+			when = l.dir > 0 ? l.when : l.when - 1;
+		}
+	} else {
+		dir = lc__ntp_pending_leap(&tk->ntp, tk->next_sec, &when);
+	}
+	if (dir != 0 && when < INT64_MAX / LC__NS - 1) {
+		s->leap_mono = when * LC__NS - s->offs_real;
+		s->leap_dir = dir;
+		s->leap_sec = when;
+	} else {
+		s->leap_mono = INT64_MAX;
+		s->leap_dir = 0;
+		s->leap_sec = INT64_MAX;
+	}
+	s->leap_folded = 0;
+smear:
+	rearm_smear(tk, mono_now);
+}
+
+/* ---- publication ------------------------------------------------------------ */
+
+static void publish(struct lc_timekeeper *tk)
+{
+	struct lc__tk_pub *p = &tk->pub;
+	struct lc__tk_snap *s = &tk->s;
+	uint64_t w[LC__TK_WORDS];
+	uint64_t seq;
+
+	s->rt_slow = s->leap_mono;
+	if ((s->flags & LC__TKF_RT_SMEARED) && plan_active(&s->plan) &&
+	    s->plan.start_mono < s->rt_slow)
+		s->rt_slow = s->plan.start_mono;
+	memcpy(w, s, sizeof(w));
+
+	/* The latch: readers use copy[seq & 1]. Bump to odd (readers move to
+	 * copy 1, which holds the previous state), rewrite copy 0, bump to
+	 * even (readers move to copy 0, now new), rewrite copy 1. The
+	 * release fence after each bump orders it before the copy's stores,
+	 * so a reader that sees any new word of the copy it is reading also
+	 * sees the bump at its re-check and retries; the release store of
+	 * the bump publishes the copy just written. */
+	seq = atomic_load_explicit(&p->seq, memory_order_relaxed);
+	for (int k = 0; k < 2; k++) {
+		struct lc__tk_copy *c = &p->copy[(seq + 1 + (uint64_t)k) & 1 ? 0 : 1];
+
+		atomic_store_explicit(&p->seq, seq + 1 + (uint64_t)k,
+		                      memory_order_release);
+		atomic_thread_fence(memory_order_release);
+		for (size_t i = 0; i < LC__TK_WORDS; i++)
+			atomic_store_explicit(&c->w[i], w[i],
+			                      memory_order_relaxed);
+	}
+}
+
+/* ---- the writer's catch-up ------------------------------------------------ */
+
+static int64_t host_realtime(const struct lc_timekeeper *tk)
+{
+	struct timespec ts;
+
+	if (tk->cfg.host_realtime != NULL)
+		return tk->cfg.host_realtime(tk->cfg.host_arg);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return lc__ts_to_ns(&ts);
+}
+
+static void follow_host(struct lc_timekeeper *tk, int64_t mono_now);
+
+/* Brings the writer state to the counter's now: accumulate, process the
+ * crossed second boundaries. Returns MONOTONIC now. */
+static int64_t advance(struct lc_timekeeper *tk)
+{
+	uint64_t cycles = lc__counter_read(tk->counter);
+	int64_t mono;
+
+	accumulate(tk, cycles);
+	mono = tk->s.mono;
+	/* The base is exact at cycle_last (frac is below 1 ns). */
+	catch_up(tk, mono);
+	return mono;
+}
+
+/* The table's TAI-UTC at REALTIME `rt` (exact state), if table-driven. */
+static void sync_table_tai(struct lc_timekeeper *tk, int64_t mono_now)
+{
+	struct lc__tk_snap *s = &tk->s;
+	int64_t sec = lc__fdiv(mono_now + s->offs_real, LC__NS);
+	int in_repeat = s->leap_folded && s->leap_dir > 0 &&
+	                mono_now < s->leap_mono + LC__NS;
+	int32_t tai;
+
+	if (!(table_mode(tk) || tk->cfg.follow_host))
+		return;
+	if (table_tai(tk, sec, in_repeat, &tai) < 0)
+		return;
+	if (tai != tk->ntp.tai_offset) {
+		tk->ntp.tai_offset = tai;
+		s->offs_tai = s->offs_real + (int64_t)tai * LC__NS;
+		s->cws_seq++;
+	}
+}
+
+int lc_update(lc_timekeeper *tk)
+{
+	int64_t mono;
+
+	pthread_mutex_lock(&tk->lock);
+	mono = advance(tk);
+	sync_table_tai(tk, mono);
+	if (tk->cfg.follow_host)
+		follow_host(tk, mono);
+	set_rate(tk);
+	rearm(tk, mono);
+	publish(tk);
+	tk->last_update_mono = mono;
+	pthread_mutex_unlock(&tk->lock);
+	return 0;
+}
+
+/* ---- creation --------------------------------------------------------------- */
+
+void lc_tk_config_init(struct lc_tk_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->leap_source = LC_LEAP_FROM_ADJTIMEX;
+	cfg->initial_tai_offset = -1;
+#ifdef LC_DEFAULT_REALTIME_SMEARED
+	cfg->realtime_smeared = 1;
+#endif
+}
+
+int lc_tk_new(lc_timekeeper **out, lc_counter *counter,
+              const struct lc_tk_config *cfg)
+{
+	struct lc_tk_config def;
+	struct lc_timekeeper *tk;
+	struct lc__tk_snap *s;
+	unsigned maxbits;
+	uint64_t c0;
+	int64_t rt0;
+	int32_t tai = 0;
+
+	if (out == NULL || counter == NULL)
+		return LC_EINVAL;
+	if (cfg == NULL) {
+		lc_tk_config_init(&def);
+		cfg = &def;
+	}
+	if (cfg->leap_source != LC_LEAP_FROM_ADJTIMEX &&
+	    cfg->leap_source != LC_LEAP_FROM_TABLE)
+		return LC_EINVAL;
+	if (cfg->initial_tai_offset < -1 || cfg->initial_tai_offset > 100000)
+		return LC_EINVAL;
+	if (cfg->smear != NULL && lc_smear_validate(cfg->smear, NULL) < 0)
+		return LC_EINVAL;
+	if (cfg->realtime_smeared && cfg->smear == NULL &&
+	    !(cfg == &def))
+		return LC_EINVAL;
+	tk = aligned_alloc(64, (sizeof(*tk) + 63) / 64 * 64);
+	if (tk == NULL)
+		return LC_ENOMEM;
+	memset(tk, 0, sizeof(*tk));
+	tk->cfg = *cfg;
+	if (cfg->smear == NULL)
+		tk->cfg.realtime_smeared = 0;
+	if (tk->cfg.host_step_ns <= 0)
+		tk->cfg.host_step_ns = 1000000;
+	tk->counter = counter;
+	tk->pub.counter = counter;
+	if (cfg->table != NULL) {
+		tk->table = cfg->table;
+	} else {
+		tk->own_table = lc_leaptable_new();
+		if (tk->own_table == NULL) {
+			free(tk);
+			return LC_ENOMEM;
+		}
+		tk->table = tk->own_table;
+	}
+	pthread_mutex_init(&tk->lock, NULL);
+	choose_shift(counter->freq, &tk->shift, &maxbits);
+
+	s = &tk->s;
+	c0 = lc__counter_read(counter);
+	s->cycle_last = c0;
+	s->shift_max = tk->shift | (uint64_t)maxbits << 8;
+	/* MONOTONIC and MONOTONIC_RAW start at the counter's own value at
+	 * the nominal rate (the host's uptime for system and tsc; 0 for a
+	 * sim counter at true time 0). */
+	s->mono = (int64_t)((unsigned __int128)c0 * (uint64_t)LC__NS /
+	                    counter->freq);
+	s->raw_mono = s->mono;
+	if (counter->kind == LC_COUNTER_SIM && !cfg->follow_host)
+		rt0 = cfg->initial_realtime_ns + s->mono;
+	else
+		rt0 = host_realtime(tk);
+	s->offs_real = rt0 - s->mono;
+	s->offs_sls = s->offs_real;
+	s->offs_boot = 0;
+	s->flags = (tk->cfg.smear ? LC__TKF_SMEAR : 0) |
+	           (tk->cfg.realtime_smeared ? LC__TKF_RT_SMEARED : 0);
+	lc__smear_plan_none(&s->plan);
+	tk->plan_leap_mono = INT64_MAX;
+
+	lc__ntp_init(&tk->ntp);
+	if (cfg->initial_tai_offset >= 0)
+		tai = cfg->initial_tai_offset;
+	else if (table_tai(tk, lc__fdiv(rt0, LC__NS), 0, &tai) < 0)
+		tai = 0;
+	tk->ntp.tai_offset = tai;
+	s->offs_tai = s->offs_real + (int64_t)tai * LC__NS;
+	tk->next_sec = lc__fdiv(rt0, LC__NS) + 1;
+
+	tk->raw_mq = rate_to_mq(tk, RATE_NOMINAL);
+	set_rate(tk);
+	if (tk->cfg.follow_host)
+		tk->host.state = LC_HOST_AGREES;
+	rearm(tk, s->mono);
+	tk->last_update_mono = s->mono;
+	publish(tk);
+	*out = tk;
+	return 0;
+}
+
+void lc_tk_free(lc_timekeeper *tk)
+{
+	if (tk == NULL)
+		return;
+	pthread_mutex_destroy(&tk->lock);
+	lc_leaptable_free(tk->own_table);
+	free(tk);
+}
+
+lc_counter *lc_tk_counter(const lc_timekeeper *tk)
+{
+	return tk->counter;
+}
+
+/* ---- the default instance -------------------------------------------------- */
+
+static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+static lc_timekeeper *default_tk;
+static lc_leaptable *default_table;
+
+static void default_init(void)
+{
+	struct lc_tk_config cfg;
+	lc_counter *c;
+
+	default_table = lc_leaptable_new();
+	if (default_table == NULL)
+		return;
+	lc_leaptable_load_system(default_table, NULL);
+	if (lc_counter_new_best(&c) < 0)
+		return;
+	lc_tk_config_init(&cfg);
+	cfg.table = default_table;
+	cfg.leap_source = LC_LEAP_FROM_TABLE;
+	cfg.follow_host = 1;
+	if (lc_tk_new(&default_tk, c, &cfg) < 0) {
+		lc_counter_free(c);
+		default_tk = NULL;
+	}
+}
+
+lc_timekeeper *lc_default(void)
+{
+	pthread_once(&default_once, default_init);
+	return default_tk;
+}
+
+/* ---- readers -------------------------------------------------------------------- */
+
+/* The smeared timeline at `mono` (UTC_SLS), as ns. */
+static int64_t sls_at(const struct lc__tk_snap *s, int64_t mono)
+{
+	if (!plan_active(&s->plan))
+		return lc__tk_realtime_at(s, mono);
+	return mono + s->offs_sls - lc__smear_plan_offset(&s->plan, mono);
+}
+
+int64_t lc__tk_slow_rt(const lc_timekeeper *tk, int64_t *mono_out)
+{
+	struct lc__tk_snap s;
+	int64_t mono;
+
+	lc__tk_read_snap(tk, &s, &mono);
+	if (mono_out != NULL)
+		*mono_out = mono;
+	if ((s.flags & LC__TKF_RT_SMEARED) && plan_active(&s.plan))
+		return sls_at(&s, mono);
+	return lc__tk_realtime_at(&s, mono);
+}
+
+/* UTC as a timespec from a snapshot: 23:59:60 during an inserted second. */
+static struct timespec utc_at(const struct lc__tk_snap *s, int64_t mono)
+{
+	struct timespec ts;
+
+	if (s->leap_dir > 0 && mono >= s->leap_mono &&
+	    mono - s->leap_mono < LC__NS) {
+		ts.tv_sec = (time_t)(s->leap_sec - 1);
+		ts.tv_nsec = (long)(LC__NS + (mono - s->leap_mono));
+		return ts;
+	}
+	return lc__ns_to_ts(lc__tk_realtime_at(s, mono));
+}
+
+static struct timespec utc_sls_at(const struct lc__tk_snap *s, int64_t mono)
+{
+	if (plan_active(&s->plan))
+		return lc__ns_to_ts(sls_at(s, mono));
+	return utc_at(s, mono);
+}
+
+int lc__tk_clock_at(const struct lc__tk_snap *s, lc_clock_id id, int64_t mono,
+                    struct timespec *ts)
+{
+	switch (id) {
+	case LC_CLOCK_MONOTONIC:
+		*ts = lc__ns_to_ts(mono);
+		return 0;
+	case LC_CLOCK_BOOTTIME:
+		*ts = lc__ns_to_ts(mono + s->offs_boot);
+		return 0;
+	case LC_CLOCK_TAI:
+		*ts = lc__ns_to_ts(mono + s->offs_tai);
+		return 0;
+	case LC_CLOCK_REALTIME:
+		if ((s->flags & LC__TKF_RT_SMEARED) && plan_active(&s->plan))
+			*ts = lc__ns_to_ts(sls_at(s, mono));
+		else
+			*ts = lc__ns_to_ts(lc__tk_realtime_at(s, mono));
+		return 0;
+	case LC_CLOCK_UTC:
+		*ts = utc_at(s, mono);
+		return 0;
+	case LC_CLOCK_UTC_SLS:
+		*ts = utc_sls_at(s, mono);
+		return 0;
+	default:
+		return LC_EINVAL;
+	}
+}
+
+static int64_t read_raw(const lc_timekeeper *tk)
+{
+	const struct lc__tk_pub *p = lc__tk_pub(tk);
+	const struct lc__tk_copy *c;
+	uint64_t seq;
+	int64_t v;
+
+	do {
+		seq = lc__tk_read_begin(p, &c);
+		v = (int64_t)lc__tkw(c, LC__TKW(raw_mono)) +
+		    (int64_t)lc__cyc2ns(lc__counter_read(p->counter),
+		                        lc__tkw(c, LC__TKW(cycle_last)),
+		                        lc__tkw(c, LC__TKW(raw_mult)),
+		                        lc__tkw(c, LC__TKW(raw_frac)),
+		                        lc__tkw(c, LC__TKW(shift_max)));
+	} while (lc__tk_read_retry(p, seq));
+	return v;
+}
+
+/* MONOTONIC + the word at `off_word` of the snapshot (offs_tai, offs_boot). */
+static int64_t read_mono_plus(const lc_timekeeper *tk, size_t off_word)
+{
+	const struct lc__tk_pub *p = lc__tk_pub(tk);
+	const struct lc__tk_copy *c;
+	uint64_t seq;
+	int64_t v;
+
+	do {
+		seq = lc__tk_read_begin(p, &c);
+		v = lc__tk_mono_of(c, lc__counter_read(p->counter)) +
+		    (int64_t)lc__tkw(c, off_word);
+	} while (lc__tk_read_retry(p, seq));
+	return v;
+}
+
+static void read_slow_ts(const lc_timekeeper *tk, lc_clock_id id,
+                         struct timespec *ts)
+{
+	struct lc__tk_snap s;
+	int64_t mono;
+
+	lc__tk_read_snap(tk, &s, &mono);
+	lc__tk_clock_at(&s, id, mono, ts);
+}
+
+int lc_gettime(const lc_timekeeper *tk, lc_clock_id id, struct timespec *ts)
+{
+	int64_t v;
+
+	switch (id) {
+	case LC_CLOCK_REALTIME:
+		lc__tk_gettime_rt(tk, ts, 1);
+		return 0;
+	case LC_CLOCK_TAI:
+		lc__tk_ns_to_ts(read_mono_plus(tk, LC__TKW(offs_tai)), ts);
+		return 0;
+	case LC_CLOCK_MONOTONIC:
+		lc__tk_ns_to_ts(lc__tk_read_mono(tk), ts);
+		return 0;
+	case LC_CLOCK_UTC:
+		if (lc__tk_gettime_utc_fast(tk, ts))
+			return 0;
+		read_slow_ts(tk, id, ts);
+		return 0;
+	case LC_CLOCK_MONOTONIC_RAW:
+		v = read_raw(tk);
+		lc__tk_ns_to_ts(v, ts);
+		return 0;
+	case LC_CLOCK_BOOTTIME:
+		lc__tk_ns_to_ts(read_mono_plus(tk, LC__TKW(offs_boot)), ts);
+		return 0;
+	case LC_CLOCK_UTC_SLS:
+		read_slow_ts(tk, id, ts);
+		return 0;
+	default:
+		return LC_EINVAL;
+	}
+}
+
+int64_t lc_now_ns(const lc_timekeeper *tk, lc_clock_id id)
+{
+	struct timespec ts;
+
+	switch (id) {
+	case LC_CLOCK_REALTIME:
+		return lc__tk_read_rt(tk, 1);
+	case LC_CLOCK_TAI:
+		return read_mono_plus(tk, LC__TKW(offs_tai));
+	case LC_CLOCK_MONOTONIC:
+		return lc__tk_read_mono(tk);
+	case LC_CLOCK_MONOTONIC_RAW:
+		return read_raw(tk);
+	case LC_CLOCK_BOOTTIME:
+		return read_mono_plus(tk, LC__TKW(offs_boot));
+	default:
+		if (lc_gettime(tk, id, &ts) < 0)
+			return INT64_MIN;
+		return lc__ts_to_ns(&ts);
+	}
+}
+
+int lc_gettime_utc_tm(const lc_timekeeper *tk, struct lc_tm *tm)
+{
+	struct timespec ts;
+
+	lc_gettime(tk, LC_CLOCK_UTC, &ts);
+	return lc_utc_to_tm(&ts, tm);
+}
+
+uint64_t lc_clock_was_set_seq(const lc_timekeeper *tk)
+{
+	struct lc__tk_snap s;
+	int64_t mono;
+
+	lc__tk_read_snap(tk, &s, &mono);
+	/* A leap readers already apply counts from its exact instant. */
+	return s.cws_seq +
+	       (s.leap_dir != 0 && !s.leap_folded && mono >= s.leap_mono);
+}
+
+int lc_tk_next_leap(const lc_timekeeper *tk, int64_t *when, int *dir)
+{
+	struct lc__tk_snap s;
+	int64_t mono;
+
+	lc__tk_read_snap(tk, &s, &mono);
+	if (s.leap_dir == 0 || s.leap_folded || mono >= s.leap_mono)
+		return LC_ENOENT;
+	if (when != NULL)
+		*when = s.leap_dir > 0 ? s.leap_sec : s.leap_sec + 1;
+	if (dir != NULL)
+		*dir = (int)s.leap_dir;
+	return 0;
+}
+
+/* ---- inverses (timers) ---------------------------------------------------- */
+
+static int64_t ceil_div128(__int128 a, __int128 b)
+{
+	__int128 q = a / b;
+
+	if ((a % b != 0) && ((a < 0) == (b < 0)))
+		q++;
+	if (q > INT64_MAX)
+		return INT64_MAX;
+	if (q < INT64_MIN)
+		return INT64_MIN;
+	return (int64_t)q;
+}
+
+/* The counter delta k (from cycle_last, may be negative) at which
+ * base + ((k * mult + frac) >> shift) first reaches `target`. */
+static int64_t delta_at(int64_t base, uint64_t mult, uint64_t frac,
+                        unsigned shift, int64_t target)
+{
+	__int128 need = ((__int128)target - base) * ((__int128)1 << shift) -
+	                (__int128)frac;
+
+	return ceil_div128(need, (__int128)mult);
+}
+
+static int64_t mono_at_delta(const struct lc__tk_snap *s, int64_t k)
+{
+	unsigned shift = (unsigned)(s->shift_max & 0xff);
+	__int128 v = (__int128)k * (__int128)s->mult + (__int128)s->frac;
+
+	/* floor division by 2^shift, for negative k too */
+	return s->mono + (int64_t)(v >> shift);
+}
+
+/* First MONOTONIC instant at which REALTIME (exact leap) reads >= d:
+ * REALTIME is mono + before until leap_mono, mono + after from then on. */
+static int64_t rt_inverse(const struct lc__tk_snap *s, int64_t d)
+{
+	int64_t before = s->offs_real, after = s->offs_real, m;
+
+	if (s->leap_dir != 0) {
+		if (s->leap_folded)
+			before = s->offs_real + s->leap_dir * LC__NS;
+		else
+			after = s->offs_real - s->leap_dir * LC__NS;
+	}
+	m = lc__sat_add(d, -before);
+	if (m < s->leap_mono)
+		return m;
+	m = lc__sat_add(d, -after);
+	return m > s->leap_mono ? m : s->leap_mono;
+}
+
+static int64_t utc_inverse(const struct lc__tk_snap *s,
+                           const struct timespec *d)
+{
+	int64_t sec = (int64_t)d->tv_sec, nsec = (int64_t)d->tv_nsec;
+
+	if (nsec >= LC__NS) {
+		/* 23:59:60.x: exists only in the inserted second at hand;
+		 * elsewhere the first reading at or past it is the next
+		 * second's 00.000. */
+		if (s->leap_dir > 0 && sec == s->leap_sec - 1)
+			return s->leap_mono + (nsec - LC__NS);
+		return rt_inverse(s, (sec + 1) * LC__NS);
+	}
+	if (s->leap_dir > 0) {
+		int64_t before = s->offs_real, after;
+
+		if (s->leap_folded)
+			before += LC__NS;
+		after = before - LC__NS;
+		/* Readings before 00:00:00 of the leap come before it, all
+		 * later ones after the inserted second. */
+		if (sec < s->leap_sec)
+			return lc__sat_add(sec * LC__NS + nsec, -before);
+		return lc__sat_add(sec * LC__NS + nsec, -after);
+	}
+	return rt_inverse(s, sec * LC__NS + nsec);
+}
+
+int lc_tk_mono_at(const lc_timekeeper *tk, lc_clock_id id,
+                  const struct timespec *deadline, int64_t *mono_ns)
+{
+	struct lc__tk_snap s;
+	int64_t mono, d, k;
+	unsigned shift;
+
+	if (deadline == NULL || mono_ns == NULL || deadline->tv_nsec < 0 ||
+	    deadline->tv_nsec >= 2 * LC__NS ||
+	    (deadline->tv_nsec >= LC__NS && id != LC_CLOCK_UTC &&
+	     id != LC_CLOCK_UTC_SLS))
+		return LC_EINVAL;
+	if ((int64_t)deadline->tv_sec > INT64_MAX / LC__NS - 2 ||
+	    (int64_t)deadline->tv_sec < INT64_MIN / LC__NS + 2)
+		return LC_ERANGE;
+	lc__tk_read_snap(tk, &s, &mono);
+	d = lc__ts_to_ns(deadline);
+	shift = (unsigned)(s.shift_max & 0xff);
+	switch (id) {
+	case LC_CLOCK_MONOTONIC:
+		*mono_ns = d;
+		return 0;
+	case LC_CLOCK_BOOTTIME:
+		*mono_ns = lc__sat_add(d, -s.offs_boot);
+		return 0;
+	case LC_CLOCK_TAI:
+		*mono_ns = lc__sat_add(d, -s.offs_tai);
+		return 0;
+	case LC_CLOCK_MONOTONIC_RAW:
+		k = delta_at(s.raw_mono, s.raw_mult, s.raw_frac, shift, d);
+		*mono_ns = mono_at_delta(&s, k);
+		return 0;
+	case LC_CLOCK_REALTIME:
+		if ((s.flags & LC__TKF_RT_SMEARED) && plan_active(&s.plan))
+			*mono_ns = lc__smear_plan_mono_at(&s.plan, s.offs_sls, d);
+		else
+			*mono_ns = rt_inverse(&s, d);
+		return 0;
+	case LC_CLOCK_UTC_SLS:
+		if (plan_active(&s.plan)) {
+			if (deadline->tv_nsec >= LC__NS)
+				d = ((int64_t)deadline->tv_sec + 1) * LC__NS;
+			*mono_ns = lc__smear_plan_mono_at(&s.plan, s.offs_sls, d);
+			return 0;
+		}
+		/* no plan: UTC_SLS == UTC */
+		*mono_ns = utc_inverse(&s, deadline);
+		return 0;
+	case LC_CLOCK_UTC:
+		*mono_ns = utc_inverse(&s, deadline);
+		return 0;
+	default:
+		return LC_EINVAL;
+	}
+}
+
+int lc_tk_cycles_at(const lc_timekeeper *tk, int64_t mono_ns, uint64_t *cycles)
+{
+	struct lc__tk_snap s;
+	int64_t mono, k;
+
+	if (cycles == NULL)
+		return LC_EINVAL;
+	lc__tk_read_snap(tk, &s, &mono);
+	k = delta_at(s.mono, s.mult, s.frac, (unsigned)(s.shift_max & 0xff),
+	             mono_ns);
+	if (k < 0 && (uint64_t)-k > s.cycle_last)
+		*cycles = 0;
+	else if (k > 0 && (uint64_t)k > UINT64_MAX - s.cycle_last)
+		*cycles = UINT64_MAX;
+	else
+		*cycles = s.cycle_last + (uint64_t)k;
+	return 0;
+}
+
+/* ---- setting the time --------------------------------------------------------- */
+
+/* After any step of REALTIME: NTP cleared as Linux does, the next boundary
+ * recomputed, the smear plan dropped (a step is not smeared), TAI from the
+ * table where the table rules it, the step counted. */
+static void after_step(struct lc_timekeeper *tk, int64_t mono_now)
+{
+	struct lc__tk_snap *s = &tk->s;
+
+	lc__ntp_clear(&tk->ntp);
+	if (table_mode(tk) && (tk->ntp.time_state == LC_TIME_INS ||
+	                       tk->ntp.time_state == LC_TIME_DEL)) {
+		/* Linux keeps an armed state that then never fires (ref
+		 * 2.6); with the table in charge, start over from TIME_OK so
+		 * that the table re-arms at the next boundary. */
+		tk->ntp.time_state = LC_TIME_OK;
+		tk->ntp.next_leap_sec = INT64_MAX;
+	}
+	tk->next_sec = lc__fdiv(mono_now + s->offs_real, LC__NS) + 1;
+	lc__smear_plan_none(&s->plan);
+	tk->plan_leap_mono = INT64_MAX;
+	s->offs_sls = s->offs_real;
+	s->leap_folded = 0;
+	s->leap_dir = 0;
+	s->leap_mono = INT64_MAX;
+	s->cws_seq++;
+}
+
+/* Steps offs_real to `new_rt` at mono_now; TAI moves with REALTIME. */
+static void step_to(struct lc_timekeeper *tk, int64_t mono_now, int64_t new_rt)
+{
+	struct lc__tk_snap *s = &tk->s;
+
+	s->offs_real = new_rt - mono_now;
+	after_step(tk, mono_now);
+	sync_table_tai(tk, mono_now);
+	s->offs_tai = s->offs_real + (int64_t)tk->ntp.tai_offset * LC__NS;
+}
+
+int lc_settime(lc_timekeeper *tk, lc_clock_id id, const struct timespec *ts)
+{
+	struct lc__tk_snap *s = &tk->s;
+	int64_t mono, v, nsec;
+	int32_t tai;
+	int in_leap = 0, rc = 0;
+
+	if (ts == NULL || ts->tv_nsec < 0)
+		return LC_EINVAL;
+	nsec = (int64_t)ts->tv_nsec;
+	if (nsec >= LC__NS && !(id == LC_CLOCK_UTC && nsec < 2 * LC__NS))
+		return LC_EINVAL;
+	if ((int64_t)ts->tv_sec > INT64_MAX / LC__NS - 2 ||
+	    (int64_t)ts->tv_sec < 0)
+		return LC_EINVAL;
+	if (id != LC_CLOCK_REALTIME && id != LC_CLOCK_UTC &&
+	    id != LC_CLOCK_TAI)
+		return LC_EINVAL;
+	if (nsec >= LC__NS &&
+	    lc_leaptable_leap_at(tk->table, (int64_t)ts->tv_sec) <= 0)
+		return LC_ENOTLEAP;
+
+	pthread_mutex_lock(&tk->lock);
+	mono = advance(tk);
+	v = (int64_t)ts->tv_sec * LC__NS + nsec;
+	if (id == LC_CLOCK_TAI) {
+		if (table_mode(tk) || tk->cfg.follow_host) {
+			if (lc_leaptable_tai_utc_at_tai(tk->table,
+			                                lc__fdiv(v, LC__NS),
+			                                &tai, &in_leap) < 0) {
+				rc = LC_EINVAL;
+				goto out;
+			}
+		} else {
+			tai = tk->ntp.tai_offset;
+		}
+		if (in_leap)
+			nsec = lc__fmod(v, LC__NS) + LC__NS;
+		v -= (int64_t)tai * LC__NS;
+	} else if (nsec >= LC__NS) {
+		in_leap = 1;
+		nsec -= LC__NS;
+		v -= LC__NS;
+	}
+	if (v - mono < 0) { /* REALTIME may not be set below MONOTONIC */
+		rc = LC_EINVAL;
+		goto out;
+	}
+	step_to(tk, mono, v);
+	if (in_leap) {
+		/* Set inside an inserted second: it began `nsec` ago. The
+		 * state is as if the leap had just been applied there: the
+		 * repeated 23:59:59 on REALTIME, TIME_OOP until its end. */
+		int64_t w = lc__fdiv(v, LC__NS) + 1;
+
+		s->leap_mono = mono - lc__fmod(nsec, LC__NS);
+		s->leap_dir = 1;
+		s->leap_sec = w;
+		s->leap_folded = 1;
+		tk->ntp.time_state = LC_TIME_OOP;
+		tk->ntp.next_leap_sec = w;
+		tk->next_sec = w;
+		if (lc_leaptable_tai_utc(tk->table, w - 1, &tai) == 0) {
+			tk->ntp.tai_offset = tai;
+			s->offs_tai = s->offs_real + (int64_t)tai * LC__NS;
+		}
+	}
+	set_rate(tk);
+	rearm(tk, mono);
+	publish(tk);
+out:
+	pthread_mutex_unlock(&tk->lock);
+	return rc;
+}
+
+/* ---- adjtimex ------------------------------------------------------------------ */
+
+static int do_adjtimex(lc_timekeeper *tk, struct lc_timex *tx, int privileged)
+{
+	struct lc__tk_snap *s = &tk->s;
+	int64_t mono, rt, sec, nsec;
+	int tai_changed = 0, rc;
+	int32_t tai_before;
+
+	if (tx == NULL)
+		return LC_EFAULT;
+	rc = lc__ntp_validate(tx, privileged);
+	if (rc < 0)
+		return rc;
+
+	pthread_mutex_lock(&tk->lock);
+	/* The catch-up first, so that the state the call sees and returns
+	 * is the exact one at this instant. */
+	mono = advance(tk);
+	if (tx->modes & LC_ADJ_SETOFFSET) {
+		int64_t unit = (tx->modes & LC_ADJ_NANO) ? 1 : 1000, delta;
+
+		if (__builtin_mul_overflow(tx->time.tv_sec, LC__NS, &delta) ||
+		    __builtin_add_overflow(delta, tx->time.tv_usec * unit,
+		                           &delta) ||
+		    s->offs_real + delta < 0) {
+			/* Linux: EINVAL if REALTIME would be invalid or
+			 * below MONOTONIC; nothing changes. */
+			pthread_mutex_unlock(&tk->lock);
+			return LC_EINVAL;
+		}
+		s->offs_real += delta;
+		after_step(tk, mono);
+		sync_table_tai(tk, mono);
+		s->offs_tai = s->offs_real + (int64_t)tk->ntp.tai_offset * LC__NS;
+		/* keep a leap in its inserted second? A step ends it. */
+	}
+	/* REALTIME sampled once the offset is applied (Linux samples it
+	 * after timekeeping_inject_offset()). */
+	rt = lc__tk_realtime_at(s, mono);
+	sec = lc__fdiv(rt, LC__NS);
+	nsec = lc__fmod(rt, LC__NS);
+	tai_before = tk->ntp.tai_offset;
+	rc = lc__ntp_adjtimex(&tk->ntp, tx, sec, &tai_changed);
+	if (table_mode(tk) && tk->ntp.tai_offset != tai_before) {
+		/* The table owns TAI-UTC (chrony's leapsectz): ADJ_TAI is
+		 * read back but not applied. */
+		tk->ntp.tai_offset = tai_before;
+		tx->tai = tai_before;
+		tai_changed = 0;
+	}
+	if (tai_changed) {
+		s->offs_tai = s->offs_real + (int64_t)tk->ntp.tai_offset * LC__NS;
+		s->cws_seq++;
+	}
+	tx->time.tv_sec = sec;
+	tx->time.tv_usec = (tk->ntp.time_status & LC_STA_NANO) ? nsec
+	                                                       : nsec / 1000;
+	/* The read-path leap override of Linux 4.2 (ref 2.3), from the exact
+	 * state: after the catch-up the state machine has already moved at
+	 * the boundary, so these only fire if it has not. */
+	if (rc >= 0 && sec >= tk->ntp.next_leap_sec) {
+		if (tk->ntp.time_state == LC_TIME_INS &&
+		    (tk->ntp.time_status & LC_STA_INS)) {
+			rc = LC_TIME_OOP;
+			tx->tai++;
+			tx->time.tv_sec--;
+		}
+		if (tk->ntp.time_state == LC_TIME_DEL &&
+		    (tk->ntp.time_status & LC_STA_DEL)) {
+			rc = LC_TIME_WAIT;
+			tx->tai--;
+			tx->time.tv_sec++;
+		}
+		if (tk->ntp.time_state == LC_TIME_OOP &&
+		    sec == tk->ntp.next_leap_sec)
+			rc = LC_TIME_WAIT;
+	}
+	/* A new rate (frequency, tick, offset) applies from this instant. */
+	set_rate(tk);
+	rearm(tk, mono);
+	publish(tk);
+	pthread_mutex_unlock(&tk->lock);
+	return rc;
+}
+
+int lc_adjtimex(lc_timekeeper *tk, struct lc_timex *tx)
+{
+	return do_adjtimex(tk, tx, 1);
+}
+
+int lc_adjtimex_unprivileged(lc_timekeeper *tk, struct lc_timex *tx)
+{
+	return do_adjtimex(tk, tx, 0);
+}
+
+/* ---- following the host (DESIGN.md 7) ------------------------------------ */
+
+/* The value the host should show at REALTIME `rt` if it follows the
+ * declared smear: rt minus the smear offset (relative to the pre-leap
+ * timeline) around the nearest table leap. */
+static int64_t expected_host(const struct lc_timekeeper *tk, int64_t rt,
+                             int64_t mono_now)
+{
+	const struct lc__tk_snap *s = &tk->s;
+	const struct lc_smear_policy *p = tk->cfg.host_smear;
+	struct lc_leap prev, next;
+	int64_t sec = lc__fdiv(rt, LC__NS);
+	int in_repeat = s->leap_folded && s->leap_dir > 0 &&
+	                mono_now >= s->leap_mono &&
+	                mono_now < s->leap_mono + LC__NS;
+	int64_t pre, t_rel;
+
+	if (p == NULL)
+		return rt;
+	/* Relative time to the leap instant on the pre-leap timeline; the
+	 * smear offset is measured from that timeline (T), which reads one
+	 * second more than REALTIME after an insertion. */
+	if (lc_leaptable_next(tk->table, in_repeat ? sec - 1 : sec, &next) == 0 &&
+	    (next.when - (next.dir > 0 ? 0 : 1)) * LC__NS - rt <
+	            FOLLOW_LEAP_WINDOW) {
+		int64_t at = (next.dir > 0 ? next.when : next.when - 1) * LC__NS;
+
+		if (in_repeat)
+			pre = rt + LC__NS;
+		else
+			pre = rt;
+		t_rel = pre - at;
+		return pre - lc_smear_offset(p, next.dir, t_rel);
+	}
+	if (lc_leaptable_prev(tk->table, sec, &prev) == 0 &&
+	    rt - prev.when * LC__NS < FOLLOW_LEAP_WINDOW) {
+		int64_t at = (prev.dir > 0 ? prev.when : prev.when - 1) * LC__NS;
+
+		pre = rt + prev.dir * LC__NS;
+		t_rel = pre - at;
+		return pre - lc_smear_offset(p, prev.dir, t_rel);
+	}
+	return rt;
+}
+
+/* Within FOLLOW_LEAP_WINDOW of a table leap (on either side). */
+static int near_table_leap(const struct lc_timekeeper *tk, int64_t rt)
+{
+	struct lc_leap l;
+	int64_t sec = lc__fdiv(rt, LC__NS);
+
+	if (lc_leaptable_next(tk->table, sec, &l) == 0 &&
+	    l.when * LC__NS - rt <= FOLLOW_LEAP_WINDOW)
+		return 1;
+	if (lc_leaptable_next(tk->table, sec - 1, &l) == 0 &&
+	    l.when * LC__NS - rt <= FOLLOW_LEAP_WINDOW)
+		return 1;
+	if (lc_leaptable_prev(tk->table, sec, &l) == 0 &&
+	    rt - l.when * LC__NS <= FOLLOW_LEAP_WINDOW)
+		return 1;
+	return 0;
+}
+
+static void follow_host(struct lc_timekeeper *tk, int64_t mono_now)
+{
+	struct lc__tk_snap *s = &tk->s;
+	int64_t rt = lc__tk_realtime_at(s, mono_now);
+	int64_t h = host_realtime(tk);
+	int64_t d = h - expected_host(tk, rt, mono_now);
+	int64_t ad = d < 0 ? -d : d;
+	int64_t dt = mono_now - tk->last_update_mono;
+
+	tk->host.offset_ns = d;
+	if (ad <= tk->cfg.host_step_ns) {
+		/* Agreement: steer the rate to close the gap, a
+		 * proportional term removing it over max(2 s, 2 intervals)
+		 * and a slow integral one for a counter whose rate differs
+		 * from the host's (a TSC against the disciplined clock).
+		 * 1 ns per second is 1 ppb. */
+		int64_t horizon = dt * 2 > 2 * LC__NS ? dt * 2 : 2 * LC__NS;
+		int64_t p = (int64_t)((__int128)d * LC__NS / horizon);
+
+		if (dt > 0) {
+			tk->steer_i_ppb += (int64_t)((__int128)d * dt /
+			                             ((__int128)16 * LC__NS * horizon / LC__NS));
+			if (tk->steer_i_ppb > FOLLOW_MAX_PPB)
+				tk->steer_i_ppb = FOLLOW_MAX_PPB;
+			if (tk->steer_i_ppb < -FOLLOW_MAX_PPB)
+				tk->steer_i_ppb = -FOLLOW_MAX_PPB;
+		}
+		p += tk->steer_i_ppb;
+		if (p > FOLLOW_MAX_PPB)
+			p = FOLLOW_MAX_PPB;
+		if (p < -FOLLOW_MAX_PPB)
+			p = -FOLLOW_MAX_PPB;
+		tk->steer_ppb = p;
+		tk->host.state = LC_HOST_AGREES;
+	} else if (ad <= LC__NS + tk->cfg.host_step_ns &&
+	           near_table_leap(tk, rt)) {
+		/* The host's own leap handling: applied late, not at all, or
+		 * smeared without our knowing. We already applied the leap
+		 * at its exact instant; report, do not follow. */
+		tk->steer_ppb = tk->steer_i_ppb;
+		tk->host.state = LC_HOST_LEAP_OFF;
+	} else {
+		/* A step of the host clock (its administrator, or NTP):
+		 * follow it as a clock-was-set. */
+		s->offs_real += d;
+		after_step(tk, mono_now);
+		sync_table_tai(tk, mono_now);
+		s->offs_tai = s->offs_real + (int64_t)tk->ntp.tai_offset * LC__NS;
+		tk->steer_ppb = tk->steer_i_ppb;
+		tk->host.state = LC_HOST_STEPPED;
+		tk->host.steps++;
+		tk->host.offset_ns = 0;
+	}
+	tk->host.steer_ppb = tk->steer_ppb;
+}
+
+int lc_tk_host_status(const lc_timekeeper *tk, struct lc_tk_host *st)
+{
+	struct lc_timekeeper *w = (struct lc_timekeeper *)tk;
+
+	if (st == NULL)
+		return LC_EINVAL;
+	if (!tk->cfg.follow_host) {
+		memset(st, 0, sizeof(*st));
+		return LC_ENOENT;
+	}
+	pthread_mutex_lock(&w->lock);
+	*st = tk->host;
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}

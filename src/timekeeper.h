@@ -1,0 +1,345 @@
+/*
+ * timekeeper.h - the counter and the timekeeper's published snapshot, for the
+ * modules that read clocks on a hot path (the timer helper). Not public.
+ *
+ * Reading a clock is:
+ *
+ *	do {
+ *		seq = acquire-load(tk->seq);
+ *		c   = &tk->copy[seq & 1];
+ *		... relaxed-load the words needed from c ...
+ *		cycles = lc__counter_read(tk->counter);
+ *		... compute ...
+ *		acquire-fence;
+ *	} while (relaxed-load(tk->seq) != seq);
+ *
+ * which lc__tk_read_mono() and friends below wrap. The snapshot is a two-copy
+ * latch (Linux's tk_fast / NMI-safe clock): the writer bumps `seq` to odd and
+ * rewrites copy 0 while readers use copy 1, then bumps it to even and rewrites
+ * copy 1 while readers use copy 0. A reader therefore never waits for a writer
+ * that is in the middle of an update (it reads the other copy) and retries
+ * only if the sequence moved under it; it is async-signal-safe (a handler that
+ * interrupts the writer reads the copy the writer is not touching). Every word
+ * of a copy is an _Atomic uint64_t written and read with relaxed atomics, so
+ * there is no data race in the C11 sense (ThreadSanitizer sees none); the
+ * release stores/fences on `seq` and the acquire load/fence in the reader give
+ * the ordering. On x86-64 all of these are plain moves.
+ *
+ * The snapshot (struct lc__tk_snap, all 8-byte words; word index = offset / 8)
+ *
+ *  line 0, the hot line: everything a MONOTONIC, TAI or REALTIME read needs
+ *	cycle_last	counter value at the last update
+ *	mult		MONOTONIC ns per cycle << shift, at the current rate
+ *	frac		sub-ns part of MONOTONIC at cycle_last, << shift
+ *	mono		MONOTONIC ns at cycle_last (integral part)
+ *	offs_real	REALTIME = MONOTONIC + offs_real (before the exact leap)
+ *	offs_tai	TAI = MONOTONIC + offs_tai (never changes at a leap)
+ *	rt_slow		REALTIME/UTC reads with MONOTONIC >= rt_slow take the
+ *			slow path (the next or most recent leap boundary, or
+ *			the start of a smear when REALTIME is smeared;
+ *			INT64_MAX: never)
+ *	shift_max	bits 0..7: shift; bits 8..15: log2 of the largest
+ *			cycle delta the 64-bit product handles (a larger delta
+ *			takes the 128-bit path)
+ *
+ *	MONOTONIC(cycles) = mono + ((cycles - cycle_last) * mult + frac) >> shift
+ *
+ *  line 1 and on: the slow path
+ *	raw_mult, raw_frac, raw_mono	MONOTONIC_RAW, as above at the nominal
+ *			rate (same cycle_last and shift)
+ *	leap_mono	MONOTONIC instant of the next leap boundary (the start
+ *			of 23:59:60, or of the deleted 23:59:59), or of the
+ *			most recent one while its inserted second lasts;
+ *			INT64_MAX if none
+ *	leap_dir	+1 insertion, -1 deletion, 0 none
+ *	leap_sec	POSIX second at whose start the leap happens: the
+ *			00:00:00 after an insertion, the deleted 23:59:59
+ *	leap_folded	1 when offs_real already includes the leap (the
+ *			writer processed the boundary), 0 while readers apply
+ *			it themselves: REALTIME = MONO + offs_real - dir * 1 s
+ *			for MONO >= leap_mono
+ *	offs_sls	UTC_SLS = MONO + offs_sls - smear offset(MONO): the
+ *			pre-leap REALTIME offset the smear plan is relative to
+ *	offs_boot	BOOTTIME = MONO + offs_boot (0: a user-space process
+ *			does not see the host suspend; BOOTTIME == MONOTONIC)
+ *	flags		LC__TKF_*
+ *	cws_seq		clock-was-set sequence (the leap at leap_mono adds one
+ *			more once reached, see lc_clock_was_set_seq())
+ *	plan		the smear plan of UTC_SLS (struct lc__smear_plan)
+ */
+#ifndef LC_TIMEKEEPER_H
+#define LC_TIMEKEEPER_H
+
+#include "internal.h"
+#include "smear.h"
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+/* ---- counters (src/counter.c) -------------------------------------------- */
+
+struct lc_counter {
+	int kind;          /* enum lc_counter_kind */
+	clockid_t clk;     /* system: the host clock */
+	uint64_t freq;     /* nominal Hz */
+	int64_t ppb;       /* sim: actual rate error, parts per billion */
+	_Atomic int64_t true_ns; /* sim: the simulation's true time */
+};
+
+#if defined(__x86_64__)
+static inline uint64_t lc__rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	/* lfence keeps rdtsc from running ahead of the loads before it (the
+	 * snapshot), as the vDSO's rdtsc_ordered() does. */
+	__asm__ __volatile__("lfence\n\trdtsc" : "=a"(lo), "=d"(hi)::"memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+#endif
+
+uint64_t lc__counter_read_sim(const struct lc_counter *c);
+
+/* Reads the counter; inlined so that the hot read path has no call for the
+ * tsc counter. */
+static inline uint64_t lc__counter_read(const struct lc_counter *c)
+{
+	struct timespec ts;
+
+#if defined(__x86_64__)
+	if (lc__likely(c->kind == LC_COUNTER_TSC))
+		return lc__rdtsc();
+#endif
+	if (c->kind == LC_COUNTER_SYSTEM) {
+		clock_gettime(c->clk, &ts);
+		return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	}
+	return lc__counter_read_sim(c);
+}
+
+/* ---- the snapshot ------------------------------------------------------- */
+
+#define LC__TKF_RT_SMEARED 0x1 /* REALTIME reads the UTC_SLS timeline */
+#define LC__TKF_SMEAR 0x2      /* a smear policy is configured */
+
+struct lc__tk_snap {
+	/* line 0 */
+	uint64_t cycle_last;
+	uint64_t mult;
+	uint64_t frac;
+	int64_t mono;
+	int64_t offs_real;
+	int64_t offs_tai;
+	int64_t rt_slow;
+	uint64_t shift_max;
+	/* line 1 on */
+	uint64_t raw_mult;
+	uint64_t raw_frac;
+	int64_t raw_mono;
+	int64_t leap_mono;
+	int64_t leap_dir;
+	int64_t leap_sec;
+	int64_t leap_folded;
+	int64_t offs_sls;
+	int64_t offs_boot;
+	int64_t flags;
+	uint64_t cws_seq;
+	struct lc__smear_plan plan;
+};
+
+#define LC__TK_WORDS (sizeof(struct lc__tk_snap) / 8)
+#define LC__TKW(field) (offsetof(struct lc__tk_snap, field) / 8)
+
+struct lc__tk_copy {
+	_Alignas(64) _Atomic uint64_t w[LC__TK_WORDS];
+};
+
+/* The reader-visible part of a timekeeper: the latch. The rest of struct
+ * lc_timekeeper (writer state) follows it in timekeeper.c. */
+struct lc__tk_pub {
+	_Alignas(64) _Atomic uint64_t seq;
+	const struct lc_counter *counter;
+	struct lc__tk_copy copy[2];
+};
+
+/* The latch part of a timekeeper (it is the first member). */
+static inline const struct lc__tk_pub *lc__tk_pub(const lc_timekeeper *tk)
+{
+	return (const struct lc__tk_pub *)(const void *)tk;
+}
+
+static inline uint64_t lc__tkw(const struct lc__tk_copy *c, size_t i)
+{
+	return atomic_load_explicit(&c->w[i], memory_order_relaxed);
+}
+
+/* Reader side of the latch. */
+static inline uint64_t lc__tk_read_begin(const struct lc__tk_pub *p,
+                                         const struct lc__tk_copy **c)
+{
+	uint64_t seq = atomic_load_explicit(&p->seq, memory_order_acquire);
+
+	*c = &p->copy[seq & 1];
+	return seq;
+}
+
+static inline int lc__tk_read_retry(const struct lc__tk_pub *p, uint64_t seq)
+{
+	atomic_thread_fence(memory_order_acquire);
+	return atomic_load_explicit(&p->seq, memory_order_relaxed) != seq;
+}
+
+/* Copies a whole snapshot (slow paths). */
+static inline void lc__tk_load(const struct lc__tk_copy *c,
+                               struct lc__tk_snap *s)
+{
+	uint64_t w[LC__TK_WORDS];
+
+	for (size_t i = 0; i < LC__TK_WORDS; i++)
+		w[i] = lc__tkw(c, i);
+	__builtin_memcpy(s, w, sizeof(*s));
+}
+
+/* (cycles - last) * mult + frac, >> shift: the 64-bit product while delta
+ * is within 2^maxbits (chosen so that it cannot overflow), else 128-bit.
+ * A counter read behind `last` (a TSC a few cycles off between CPUs) counts
+ * as no time elapsed. */
+static inline uint64_t lc__cyc2ns(uint64_t cycles, uint64_t last,
+                                  uint64_t mult, uint64_t frac,
+                                  uint64_t shift_max)
+{
+	uint64_t delta = cycles - last;
+	unsigned shift = (unsigned)(shift_max & 0xff);
+
+	if (lc__unlikely(delta >> ((shift_max >> 8) & 0xff))) {
+		if ((int64_t)delta < 0)
+			delta = 0;
+		return (uint64_t)(((unsigned __int128)delta * mult + frac) >>
+		                  shift);
+	}
+	return (delta * mult + frac) >> shift;
+}
+
+/* MONOTONIC in ns from a copy and a counter value. */
+static inline int64_t lc__tk_mono_of(const struct lc__tk_copy *c,
+                                     uint64_t cycles)
+{
+	return (int64_t)lc__tkw(c, LC__TKW(mono)) +
+	       (int64_t)lc__cyc2ns(cycles, lc__tkw(c, LC__TKW(cycle_last)),
+	                           lc__tkw(c, LC__TKW(mult)),
+	                           lc__tkw(c, LC__TKW(frac)),
+	                           lc__tkw(c, LC__TKW(shift_max)));
+}
+
+/* MONOTONIC now, lock-free. */
+static inline int64_t lc__tk_read_mono(const lc_timekeeper *tk)
+{
+	const struct lc__tk_pub *p = lc__tk_pub(tk);
+	const struct lc__tk_copy *c;
+	uint64_t seq;
+	int64_t mono;
+
+	do {
+		seq = lc__tk_read_begin(p, &c);
+		mono = lc__tk_mono_of(c, lc__counter_read(p->counter));
+	} while (lc__tk_read_retry(p, seq));
+	return mono;
+}
+
+/* A consistent snapshot and the MONOTONIC instant it was read at (for
+ * modules that need several values from one instant, e.g. timers). */
+static inline void lc__tk_read_snap(const lc_timekeeper *tk,
+                                    struct lc__tk_snap *s, int64_t *mono)
+{
+	const struct lc__tk_pub *p = lc__tk_pub(tk);
+	const struct lc__tk_copy *c;
+	uint64_t seq;
+
+	do {
+		seq = lc__tk_read_begin(p, &c);
+		lc__tk_load(c, s);
+		*mono = s->mono + (int64_t)lc__cyc2ns(lc__counter_read(p->counter),
+		                                      s->cycle_last, s->mult,
+		                                      s->frac, s->shift_max);
+	} while (lc__tk_read_retry(p, seq));
+}
+
+/* REALTIME at MONOTONIC instant `mono` given a snapshot: the exact leap. */
+static inline int64_t lc__tk_realtime_at(const struct lc__tk_snap *s,
+                                         int64_t mono)
+{
+	int64_t rt = mono + s->offs_real;
+
+	if (mono >= s->leap_mono && !s->leap_folded)
+		rt -= s->leap_dir * LC__NS;
+	return rt;
+}
+
+/* Out of line (timekeeper.c): the REALTIME slow path (a leap or a smear at
+ * hand), and any clock at a MONOTONIC instant from a snapshot. */
+int64_t lc__tk_slow_rt(const lc_timekeeper *tk, int64_t *mono);
+int lc__tk_clock_at(const struct lc__tk_snap *s, lc_clock_id id, int64_t mono,
+                    struct timespec *ts);
+
+/* ns to timespec without a signed 64-bit division where ns >= 0 (always, for
+ * clocks after 1970): the unsigned division by a constant is a multiply. */
+static inline void lc__tk_ns_to_ts(int64_t ns, struct timespec *ts)
+{
+	if (lc__likely(ns >= 0)) {
+		ts->tv_sec = (time_t)((uint64_t)ns / 1000000000u);
+		ts->tv_nsec = (long)((uint64_t)ns % 1000000000u);
+	} else {
+		*ts = lc__ns_to_ts(ns);
+	}
+}
+
+/* REALTIME in ns. `leap_check` is a constant at each call site: 1 in the
+ * library; the benchmark builds a copy with 0 to measure what the one
+ * compare that gives the exact leap costs (with 0 the value is wrong at a
+ * leap: never use it elsewhere). */
+static inline int64_t lc__tk_read_rt(const lc_timekeeper *tk, int leap_check)
+{
+	const struct lc__tk_pub *p = lc__tk_pub(tk);
+	const struct lc__tk_copy *c;
+	uint64_t seq;
+	int64_t mono, rt;
+
+	do {
+		seq = lc__tk_read_begin(p, &c);
+		mono = lc__tk_mono_of(c, lc__counter_read(p->counter));
+		if (leap_check &&
+		    lc__unlikely(mono >= (int64_t)lc__tkw(c, LC__TKW(rt_slow))))
+			return lc__tk_slow_rt(tk, NULL);
+		rt = mono + (int64_t)lc__tkw(c, LC__TKW(offs_real));
+	} while (lc__tk_read_retry(p, seq));
+	return rt;
+}
+
+static inline void lc__tk_gettime_rt(const lc_timekeeper *tk,
+                                     struct timespec *ts, int leap_check)
+{
+	lc__tk_ns_to_ts(lc__tk_read_rt(tk, leap_check), ts);
+}
+
+/* UTC away from a leap is REALTIME; returns 0 when the slow path must
+ * decide (a leap or smear at hand). */
+static inline int lc__tk_gettime_utc_fast(const lc_timekeeper *tk,
+                                          struct timespec *ts)
+{
+	const struct lc__tk_pub *p = lc__tk_pub(tk);
+	const struct lc__tk_copy *c;
+	uint64_t seq;
+	int64_t mono, rt;
+
+	do {
+		seq = lc__tk_read_begin(p, &c);
+		mono = lc__tk_mono_of(c, lc__counter_read(p->counter));
+		if (lc__unlikely(mono >= (int64_t)lc__tkw(c, LC__TKW(rt_slow))))
+			return 0;
+		rt = mono + (int64_t)lc__tkw(c, LC__TKW(offs_real));
+	} while (lc__tk_read_retry(p, seq));
+	lc__tk_ns_to_ts(rt, ts);
+	return 1;
+}
+
+#endif /* LC_TIMEKEEPER_H */
