@@ -593,7 +593,16 @@ static int parse_iers(struct parser *ps)
 			            "the data hashes to %s", a, b);
 		}
 		ps->t->info.hash = LC_HASH_OK;
+	} else if (ps->updated_line != 0 || ps->expires_line != 0) {
+		/* Published lists carry #$, #@ and end with #h: without the
+		 * hash this one was cut short, perhaps inside its data. */
+		return perr(ps, LC_EPARSE, "truncated file: %s line %d but no "
+		            "#h line (a published list ends with its hash)",
+		            ps->updated_line ? "#$" : "#@",
+		            ps->updated_line ? ps->updated_line
+		                             : ps->expires_line);
 	} else {
+		/* A hand-made list of data lines only: accepted, reported. */
 		ps->t->info.hash = LC_HASH_MISSING;
 	}
 	return validate_rows(ps);
