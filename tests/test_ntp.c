@@ -8,6 +8,7 @@
 #include "ntp.h"
 
 #include <limits.h>
+#include <math.h>
 
 /* 2015-07-01 00:00:00 UTC: the midnight after the June 2015 leap (ref 2.2). */
 #define E INT64_C(1435708800)
@@ -1206,6 +1207,62 @@ static void test_status_and_return(void)
 	LC_EQ_INT(n.time_state, LC_TIME_WAIT);
 }
 
+/* Closes the loop the way an NTP daemon does, on a modelled oscillator that
+ * runs `err_ppm` fast: each second the clock advances (1 + err) times the
+ * second's length lc__ntp_rate() prescribes; every `poll` seconds the daemon
+ * measures the offset and passes its negation (us) with ADJ_OFFSET. Returns
+ * the largest |offset| (us) over the last `tail` seconds; *ppm gets the final
+ * frequency read back. */
+static double run_loop(double err_ppm, int status, int64_t poll,
+                       int64_t total, int64_t tail, double *ppm)
+{
+	struct lc__ntp n;
+	struct lc_timex tx;
+	const int64_t t0 = 1700000000;
+	double off_ns = 0, worst = 0;
+
+	lc__ntp_init(&n);
+	tx = mk(LC_ADJ_STATUS | LC_ADJ_TIMECONST);
+	tx.status = status;
+	tx.constant = 0; /* us mode: tc 4, a 16 s loop */
+	adjx(&n, &tx, 1, t0);
+	for (int64_t t = 1; t <= total; t++) {
+		lc__ntp_second_overflow(&n, t0 + t);
+		off_ns += (1 + err_ppm * 1e-6) *
+		                  ((double)lc__ntp_rate(&n) / 4294967296.0) -
+		          1e9;
+		if (t % poll == 0) {
+			tx = mk(LC_ADJ_OFFSET);
+			tx.offset = (int64_t)(-off_ns / 1000);
+			adjx(&n, &tx, 1, t0 + t);
+			*ppm = (double)tx.freq / 65536;
+		}
+		if (t > total - tail && fabs(off_ns / 1000) > worst)
+			worst = fabs(off_ns / 1000);
+	}
+	return worst;
+}
+
+/* issue 3 "PLL and FLL converge with a 50 ppm frequency error": the
+ * frequency must settle at -50 / 1.00005 = -49.9975 ppm (the correction is
+ * applied to the fast oscillator's seconds) and the offset near zero. PLL:
+ * 16 s polls at tc 4 (ref 4: gain 1/2^(2*(4+tc)) per s^2). FLL: STA_FLL with
+ * 512 s polls (> MINSEC), where the FLL term offset/secs/4 does the work. */
+static void test_loop_converges(void)
+{
+	double ppm = 0, worst;
+
+	worst = run_loop(50, LC_STA_PLL, 16, 20000, 5000, &ppm);
+	LC_EQ_DBL(ppm, -50 / 1.00005, 0.01);
+	LC_TRUE(worst < 2);
+	worst = run_loop(-50, LC_STA_PLL, 16, 20000, 5000, &ppm);
+	LC_EQ_DBL(ppm, 50 / 0.99995, 0.01);
+	LC_TRUE(worst < 2);
+	worst = run_loop(50, LC_STA_PLL | LC_STA_FLL, 512, 40000, 10000, &ppm);
+	LC_EQ_DBL(ppm, -50 / 1.00005, 0.01);
+	LC_TRUE(worst < 5);
+}
+
 int main(int argc, char **argv)
 {
 	lc_test_init(argc, argv);
@@ -1256,5 +1313,7 @@ int main(int argc, char **argv)
 	                               "unchanged");
 	LC_RUN(test_status_and_return, "read-only status bits, return value "
 	                               "per state and UNSYNC");
+	LC_RUN(test_loop_converges, "PLL and FLL converge on a 50 ppm "
+	                            "frequency error");
 	return lc_test_done();
 }
