@@ -127,7 +127,9 @@ enum lc_leap_format {
 enum lc_hash_status {
 	LC_HASH_NONE = 0,    /* the format has no hash (tzdata, built-in) */
 	LC_HASH_OK = 1,      /* the #h line matches the data */
-	LC_HASH_MISSING = 2  /* an IERS file without #h (accepted, reported) */
+	LC_HASH_MISSING = 2  /* an IERS list of data lines only, without #h
+	                      * (accepted, reported); one with #$ or #@ but
+	                      * no #h is rejected as truncated */
 };
 
 /* One row of the table: from `when` on, TAI-UTC is `tai_utc` seconds. */
@@ -152,10 +154,23 @@ void lc_leaptable_free(lc_leaptable *t);
 /* Replaces the table with the built-in data. */
 void lc_leaptable_reset_builtin(lc_leaptable *t);
 /* Loads a file (format LC_LEAPFMT_AUTO detects it). On any error the table
- * keeps what it held and *err says what is wrong with the file. */
+ * keeps what it held and *err says what is wrong with the file: its name,
+ * the line (0 when none) and the problem. LC_EPARSE: a malformed line or
+ * field, binary data (NUL, control bytes, invalid UTF-8), a truncated file
+ * (last line without newline, #h cut short or missing after #$/#@, no data,
+ * only the 1972 row), more than 1 MiB. LC_EHASH: the #h line does not match
+ * the SHA-1 of the #$ and #@ digits and the data lines' two numbers, as the
+ * file's header describes; the message gives both hashes. LC_ETABLE: dates
+ * not increasing, before 1972 or not a UTC midnight (tzdata: a leap at other
+ * than 23:59:60 +, 23:59:59 -), a first row other than 1972-01-01 with 10 s,
+ * a step other than +-1 s, more rows than the table holds, a rolling (R)
+ * tzdata leap. LC_ENOENT, LC_EPERM, LC_EIO: the file could not be read.
+ * tzdata's implied 1972-01-01 row is added, so both formats give the same
+ * rows; its Expires line is preferred to the #expires comment. */
 int lc_leaptable_load_file(lc_leaptable *t, const char *path, int format,
                            struct lc_error *err);
-/* As lc_leaptable_load_file, from memory; `name` labels errors. */
+/* As lc_leaptable_load_file, from memory; `name` labels errors (NULL:
+ * "<buffer>") and becomes the source. LC_EINVAL for LC_LEAPFMT_BUILTIN. */
 int lc_leaptable_load_buffer(lc_leaptable *t, const char *name,
                              const void *buf, size_t len, int format,
                              struct lc_error *err);
@@ -163,7 +178,10 @@ int lc_leaptable_load_buffer(lc_leaptable *t, const char *name,
  * /usr/share/zoneinfo/leap-seconds.list, then /usr/share/zoneinfo/leapseconds,
  * then the built-in one. A candidate that exists but is bad is an error
  * (reported in *err) and the search goes on; the return is 0 whenever some
- * source was loaded, the built-in one at worst. */
+ * source was loaded, the built-in one at worst. *err is cleared first, so
+ * err->code != 0 afterwards means a candidate was skipped (the first such
+ * problem; a set but missing $LEAPCLOCK_LEAPFILE counts, missing system
+ * files do not). */
 int lc_leaptable_load_system(lc_leaptable *t, struct lc_error *err);
 int lc_leaptable_info(const lc_leaptable *t, struct lc_leaptable_info *info);
 /* 1 if the table has expired at POSIX second `now`, 0 if not or unknown. */
