@@ -594,3 +594,28 @@ int lc__ntp_adjtimex(struct lc__ntp *n, struct lc_timex *tx, int64_t now_sec,
 	tx->stbcnt = 0;
 	return result;
 }
+
+int lc__ntp_read_leap(const struct lc__ntp *n, int64_t sec, int result,
+                      struct lc_timex *tx)
+{
+	/* Linux samples the time before taking the NTP state and shows the
+	 * leap on the edge, even if the tick that applies it runs a few ms
+	 * later (ref 2.3). It replaces any result, TIME_ERROR included. */
+	if (sec < n->next_leap_sec)
+		return result;
+	if (n->time_state == LC_TIME_INS && (n->time_status & LC_STA_INS)) {
+		/* inside the inserted second: 23:59:60 */
+		result = LC_TIME_OOP;
+		tx->tai++;
+		tx->time.tv_sec--;
+	}
+	if (n->time_state == LC_TIME_DEL && (n->time_status & LC_STA_DEL)) {
+		/* the deleted second: already 00:00:00 */
+		result = LC_TIME_WAIT;
+		tx->tai--;
+		tx->time.tv_sec++;
+	}
+	if (n->time_state == LC_TIME_OOP && sec == n->next_leap_sec)
+		result = LC_TIME_WAIT; /* 00:00:00, OOP not yet ended */
+	return result;
+}

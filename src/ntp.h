@@ -82,5 +82,15 @@ int64_t lc__ntp_rate(const struct lc__ntp *n);
  * moved to TIME_INS/DEL (it moves at that next boundary). */
 int lc__ntp_pending_leap(const struct lc__ntp *n, int64_t next_boundary_sec,
                          int64_t *when_sec);
+/* Optional: the adjtimex read path of Linux >= 4.2 (reference 2.3), for a
+ * timekeeper that has not yet run the boundary at which a leap applies.
+ * `sec` is REALTIME in POSIX seconds as the state machine's clock has it
+ * (no leap applied that second_overflow has not returned yet). If sec is at
+ * or past the armed leap: INS with STA_INS -> TIME_OOP, tx->tai + 1 and
+ * tx->time.tv_sec - 1; DEL with STA_DEL -> TIME_WAIT, tai - 1, tv_sec + 1;
+ * OOP and sec == the leap second -> TIME_WAIT. Returns the (possibly
+ * replaced) `result`; changes nothing in *n. */
+int lc__ntp_read_leap(const struct lc__ntp *n, int64_t sec, int result,
+                      struct lc_timex *tx);
 
 #endif

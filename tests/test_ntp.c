@@ -1263,6 +1263,69 @@ static void test_loop_converges(void)
 	LC_TRUE(worst < 5);
 }
 
+/* ref 2.3: the adjtimex read path shows the leap on its edge even before
+ * the boundary has been processed. */
+static void test_read_leap(void)
+{
+	struct lc__ntp n;
+	struct lc_timex tx;
+	int r;
+
+	lc__ntp_init(&n);
+	set_status(&n, LC_STA_INS);
+	lc__ntp_second_overflow(&n, E - 5);
+	/* 23:59:59: nothing to fix */
+	r = read_tx(&n, &tx);
+	tx.time.tv_sec = E - 1;
+	LC_EQ_INT(lc__ntp_read_leap(&n, E - 1, r, &tx), r);
+	LC_EQ_I64(tx.time.tv_sec, E - 1);
+	LC_EQ_INT(tx.tai, 0);
+	/* 00:00:00.001, the boundary E not yet run: 23:59:60, OOP, tai + 1,
+	 * even though the state machine's return is TIME_ERROR (UNSYNC from
+	 * maxerror) */
+	r = read_tx(&n, &tx);
+	LC_EQ_INT(r, LC_TIME_ERROR);
+	tx.time.tv_sec = E;
+	LC_EQ_INT(lc__ntp_read_leap(&n, E, r, &tx), LC_TIME_OOP);
+	LC_EQ_I64(tx.time.tv_sec, E - 1);
+	LC_EQ_INT(tx.tai, 1);
+	/* boundary E processed: the clock reads E-1 again, state OOP */
+	LC_EQ_INT(lc__ntp_second_overflow(&n, E), -1);
+	r = read_tx(&n, &tx);
+	tx.time.tv_sec = E - 1;
+	LC_EQ_INT(lc__ntp_read_leap(&n, E - 1, LC_TIME_OOP, &tx), LC_TIME_OOP);
+	LC_EQ_I64(tx.time.tv_sec, E - 1);
+	LC_EQ_INT(tx.tai, 1);
+	/* the real 00:00:00 before the OOP -> WAIT boundary ran */
+	tx.time.tv_sec = E;
+	LC_EQ_INT(lc__ntp_read_leap(&n, E, LC_TIME_OOP, &tx), LC_TIME_WAIT);
+	LC_EQ_I64(tx.time.tv_sec, E);
+	LC_EQ_INT(tx.tai, 1);
+	lc__ntp_second_overflow(&n, E);
+	LC_EQ_INT(lc__ntp_read_leap(&n, E, LC_TIME_WAIT, &tx), LC_TIME_WAIT);
+
+	/* deletion: at 23:59:59 unprocessed the read shows 00:00:00 */
+	lc__ntp_init(&n);
+	set_status(&n, LC_STA_DEL);
+	lc__ntp_second_overflow(&n, E - 5);
+	r = read_tx(&n, &tx);
+	tx.time.tv_sec = E - 1;
+	LC_EQ_INT(lc__ntp_read_leap(&n, E - 1, r, &tx), LC_TIME_WAIT);
+	LC_EQ_I64(tx.time.tv_sec, E);
+	LC_EQ_INT(tx.tai, -1);
+
+	/* cancelled (STA_INS cleared, state still INS): no fix-up */
+	lc__ntp_init(&n);
+	set_status(&n, LC_STA_INS);
+	lc__ntp_second_overflow(&n, E - 5);
+	set_status(&n, 0);
+	r = read_tx(&n, &tx);
+	tx.time.tv_sec = E;
+	LC_EQ_INT(lc__ntp_read_leap(&n, E, r, &tx), r);
+	LC_EQ_I64(tx.time.tv_sec, E);
+	LC_EQ_INT(tx.tai, 0);
+}
+
 int main(int argc, char **argv)
 {
 	lc_test_init(argc, argv);
@@ -1315,5 +1378,7 @@ int main(int argc, char **argv)
 	                               "per state and UNSYNC");
 	LC_RUN(test_loop_converges, "PLL and FLL converge on a 50 ppm "
 	                            "frequency error");
+	LC_RUN(test_read_leap, "adjtimex read path shows the leap on its "
+	                       "edge (ref 2.3)");
 	return lc_test_done();
 }
