@@ -20,40 +20,40 @@
 
 /* The constants of ref 1.1 (Linux's names, lower-cased prefix). */
 #define NTP_SCALE_SHIFT 32
-#define SHIFT_PLL 2
-#define SHIFT_FLL 2
-#define SHIFT_USEC 16
-#define MAXTC 10
-#define MINSEC 256
-#define MAXSEC 2048
-#define NSEC_PER_USEC INT64_C(1000)
-#define USEC_PER_SEC INT64_C(1000000)
-#define MAXPHASE INT64_C(500000000) /* ns */
-#define MAXFREQ INT64_C(500000)     /* ns/s = 500 ppm */
-#define MAXFREQ_SCALED (MAXFREQ << NTP_SCALE_SHIFT)
+#define SHIFT_PLL       2
+#define SHIFT_FLL       2
+#define SHIFT_USEC      16
+#define MAXTC           10
+#define MINSEC          256
+#define MAXSEC          2048
+#define NSEC_PER_USEC   INT64_C(1000)
+#define USEC_PER_SEC    INT64_C(1000000)
+#define MAXPHASE        INT64_C(500000000) /* ns */
+#define MAXFREQ         INT64_C(500000)    /* ns/s = 500 ppm */
+#define MAXFREQ_SCALED  (MAXFREQ << NTP_SCALE_SHIFT)
 /* 1 ppm in time_freq units: 1000 ns/s << 32 ... written for freq, which is
  * ppm << 16, so 1 unit of freq is (1000 << 32) >> 16 = 1000 << 16. */
-#define PPM_SCALE (NSEC_PER_USEC << (NTP_SCALE_SHIFT - SHIFT_USEC))
+#define PPM_SCALE           (NSEC_PER_USEC << (NTP_SCALE_SHIFT - SHIFT_USEC))
 #define PPM_SCALE_INV_SHIFT 19
 /* 2^51 / PPM_SCALE, rounded up: multiplying by it and shifting by 51 in all
  * divides by PPM_SCALE (to within one unit) without a 64-bit division. */
-#define PPM_SCALE_INV                                                    \
-	(((INT64_C(1) << (PPM_SCALE_INV_SHIFT + NTP_SCALE_SHIFT)) /      \
-	  PPM_SCALE) +                                                   \
+#define PPM_SCALE_INV                                                          \
+	(((INT64_C(1) << (PPM_SCALE_INV_SHIFT + NTP_SCALE_SHIFT)) /            \
+	  PPM_SCALE) +                                                         \
 	 1)
 #define NTP_PHASE_LIMIT ((MAXPHASE / NSEC_PER_USEC) << 5) /* 16e6 us */
-#define MAX_TICKADJ INT64_C(500)                          /* us per second */
-#define MAX_TICKADJ_SCALED                                               \
+#define MAX_TICKADJ     INT64_C(500)                      /* us per second */
+#define MAX_TICKADJ_SCALED                                                     \
 	(((MAX_TICKADJ * NSEC_PER_USEC) << NTP_SCALE_SHIFT) / LC__NTP_HZ)
 #define MAX_TAI_OFFSET 100000
-#define SECS_PER_DAY INT64_C(86400)
+#define SECS_PER_DAY   INT64_C(86400)
 #define USER_TICK_USEC (USEC_PER_SEC / LC__USER_HZ)
 
 /* The modes the kernel splits ADJ_OFFSET_SINGLESHOT (0x8001) and
  * ADJ_OFFSET_SS_READ (0xa001) into (ref 1.1). */
-#define ADJ_ADJTIME 0x8000u
+#define ADJ_ADJTIME        0x8000u
 #define ADJ_SINGLESHOT_BIT 0x0001u
-#define ADJ_READONLY 0x2000u /* the same bit as LC_ADJ_NANO */
+#define ADJ_READONLY       0x2000u /* the same bit as LC_ADJ_NANO */
 
 /* Linux's shift_right(): an arithmetic shift that rounds toward zero (it
  * negates, shifts, negates), unlike >> on a negative value, which floors. */
@@ -76,6 +76,17 @@ static int64_t asr_floor(int64_t x, int s)
 static int64_t shl_wrap(int64_t x, int s)
 {
 	return (int64_t)((uint64_t)x << s);
+}
+
+/* a + b and a * b, wrapping as the kernel's arithmetic does. */
+static int64_t add_wrap(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static int64_t mul_wrap(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a * (uint64_t)b);
 }
 
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
@@ -196,7 +207,8 @@ int lc__ntp_second_overflow(struct lc__ntp *n, int64_t secs)
 		break;
 	case LC_TIME_DEL:
 		if (!(n->time_status & LC_STA_DEL)) {
-			/* DEL -> OK: STA_DEL cleared before the leap: cancel. */
+			/* DEL -> OK: STA_DEL cleared before the leap: cancel.
+			 */
 			n->next_leap_sec = INT64_MAX;
 			n->time_state = LC_TIME_OK;
 		} else if (secs == n->next_leap_sec) {
@@ -260,9 +272,9 @@ int lc__ntp_second_overflow(struct lc__ntp *n, int64_t secs)
 		n->time_adjust += MAX_TICKADJ;
 		n->tick_length -= MAX_TICKADJ_SCALED;
 	} else if (n->time_adjust != 0) {
-		n->tick_length += shl_wrap(n->time_adjust * NSEC_PER_USEC /
-		                                   LC__NTP_HZ,
-		                           NTP_SCALE_SHIFT);
+		n->tick_length +=
+		    shl_wrap(n->time_adjust * NSEC_PER_USEC / LC__NTP_HZ,
+		             NTP_SCALE_SHIFT);
 		n->time_adjust = 0;
 	}
 	return leap;
@@ -406,7 +418,7 @@ static void adj_status(struct lc__ntp *n, int status, int64_t now_sec)
 /* ntp_update_offset(): the PLL/FLL update of ref 4. */
 static void update_offset(struct lc__ntp *n, int64_t offset, int64_t now_sec)
 {
-	int64_t secs, freq_adj, tc = n->time_constant;
+	int64_t secs, freq_adj, pll, tc = n->time_constant;
 
 	if (!(n->time_status & LC_STA_PLL))
 		return; /* ignored without STA_PLL */
@@ -431,10 +443,11 @@ static void update_offset(struct lc__ntp *n, int64_t offset, int64_t now_sec)
 	 * zero. |offset| <= 5e8 so offset << 30 < 5.4e17. */
 	n->time_status &= ~LC_STA_MODE;
 	freq_adj = 0;
-	if (secs >= MINSEC && ((n->time_status & LC_STA_FLL) || secs > MAXSEC)) {
+	if (secs >= MINSEC &&
+	    ((n->time_status & LC_STA_FLL) || secs > MAXSEC)) {
 		n->time_status |= LC_STA_MODE;
-		freq_adj = offset * (INT64_C(1) << (NTP_SCALE_SHIFT - SHIFT_FLL)) /
-		           secs;
+		freq_adj = offset *
+		           (INT64_C(1) << (NTP_SCALE_SHIFT - SHIFT_FLL)) / secs;
 	}
 
 	/* PLL term: offset * secs / 2^(2 * (SHIFT_PLL + 2 + tc)) ns/s, with
@@ -447,12 +460,9 @@ static void update_offset(struct lc__ntp *n, int64_t offset, int64_t now_sec)
 	 * as it does in the kernel, and the clamp below bounds the result. */
 	if (secs > (INT64_C(1) << (SHIFT_PLL + 1 + tc)))
 		secs = INT64_C(1) << (SHIFT_PLL + 1 + tc);
-	freq_adj = (int64_t)((uint64_t)freq_adj +
-	                     (uint64_t)shl_wrap(
-	                             (int64_t)((uint64_t)offset * (uint64_t)secs),
-	                             NTP_SCALE_SHIFT -
-	                                     2 * (SHIFT_PLL + 2 + (int)tc)));
-	freq_adj = (int64_t)((uint64_t)freq_adj + (uint64_t)n->time_freq);
+	pll = shl_wrap(mul_wrap(offset, secs),
+	               NTP_SCALE_SHIFT - 2 * (SHIFT_PLL + 2 + (int)tc));
+	freq_adj = add_wrap(add_wrap(freq_adj, pll), n->time_freq);
 	n->time_freq = clamp64(freq_adj, -MAXFREQ_SCALED, MAXFREQ_SCALED);
 
 	/* The phase to slew, per tick: (offset << 32) / HZ, toward zero.
@@ -553,8 +563,8 @@ int lc__ntp_adjtimex(struct lc__ntp *n, struct lc_timex *tx, int64_t now_sec,
 		 * that some 5.x/6.x kernels cast to u32 before dividing,
 		 * mangling negative offsets (which versions: UNVERIFIED); we
 		 * treat that as the bug it was and do not reproduce it. */
-		tx->offset = shift_right(n->time_offset * LC__NTP_HZ,
-		                         NTP_SCALE_SHIFT);
+		tx->offset =
+		    shift_right(n->time_offset * LC__NTP_HZ, NTP_SCALE_SHIFT);
 		if (!(n->time_status & LC_STA_NANO))
 			tx->offset /= NSEC_PER_USEC;
 	}
@@ -573,7 +583,7 @@ int lc__ntp_adjtimex(struct lc__ntp *n, struct lc_timex *tx, int64_t now_sec,
 	 * (time_freq >> 19) * PPM_SCALE_INV >> 32, the last shift toward
 	 * zero. |time_freq >> 19| <= 2^32 and PPM_SCALE_INV < 2^26: fits. */
 	tx->freq = shift_right(asr_floor(n->time_freq, PPM_SCALE_INV_SHIFT) *
-	                               PPM_SCALE_INV,
+	                           PPM_SCALE_INV,
 	                       NTP_SCALE_SHIFT);
 	tx->maxerror = n->time_maxerror;
 	tx->esterror = n->time_esterror;

@@ -24,8 +24,8 @@
 
 #include "internal.h"
 
-#define LC__NTP_HZ 1000 /* the modelled HZ (Linux's NTP_INTERVAL_FREQ) */
-#define LC__USER_HZ 100 /* tick_usec is in units of 1/USER_HZ */
+#define LC__NTP_HZ  1000 /* the modelled HZ (Linux's NTP_INTERVAL_FREQ) */
+#define LC__USER_HZ 100  /* tick_usec is in units of 1/USER_HZ */
 
 struct lc__ntp {
 	int time_state;        /* LC_TIME_OK .. LC_TIME_ERROR */

@@ -11,7 +11,7 @@
 #include <math.h>
 
 /* 2015-07-01 00:00:00 UTC: the midnight after the June 2015 leap (ref 2.2). */
-#define E INT64_C(1435708800)
+#define E              INT64_C(1435708800)
 #define ONE_SEC_SCALED (INT64_C(1000000000) << 32) /* 1 s in ns << 32 */
 
 /* What the timekeeper does for lc_adjtimex (ntp.h contract 1), minus the
@@ -131,7 +131,7 @@ static void test_insert_sequence(void)
 	LC_EQ_INT(s.state, LC_TIME_OOP);
 	LC_EQ_INT(s.tai, 1);
 	LC_EQ_I64(xtime, E - 1); /* 23:59:59 again (23:59:60) */
-	s = tick(&n, &xtime); /* the real 00:00:00 */
+	s = tick(&n, &xtime);    /* the real 00:00:00 */
 	LC_EQ_I64(s.secs, E);
 	LC_EQ_INT(s.ret, 0);
 	LC_EQ_INT(s.state, LC_TIME_WAIT);
@@ -270,10 +270,10 @@ static void test_next_leap_vectors(void)
 	static const struct {
 		int64_t secs, ins, del;
 	} v[] = {
-		{1435708790, 1435708800, 1435708799},
-		{1435708800, 1435795200, 1435795199},
-		{1435708799, 1435708800, 1435795199},
-		{1435622400, 1435708800, 1435708799},
+	    {1435708790, 1435708800, 1435708799},
+	    {1435708800, 1435795200, 1435795199},
+	    {1435708799, 1435708800, 1435795199},
+	    {1435622400, 1435708800, 1435708799},
 	};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		struct lc__ntp n;
@@ -424,18 +424,18 @@ static void test_freq_roundtrip(void)
 	static const struct {
 		int64_t in, time_freq, out;
 	} v[] = {
-		{1, 65536000, 1},
-		{-1, -65536000, -1},
-		{-1000, -65536000000, -1000},
-		{65536, 4294967296000, 65536},
-		{-65536, -4294967296000, -65536},
-		{100 * 65536, 429496729600000, 6553600},
-		{-100 * 65536, -429496729600000, -6553600},
-		{499 * 65536, 2143188680704000, 32702464},
-		{-499 * 65536, -2143188680704000, -32702464},
-		{550 * 65536, 2147483648000000, 32768000},
-		{-550 * 65536, -2147483648000000, -32768000},
-		{1000 * 65536, 2147483648000000, 32768000},
+	    {1, 65536000, 1},
+	    {-1, -65536000, -1},
+	    {-1000, -65536000000, -1000},
+	    {65536, 4294967296000, 65536},
+	    {-65536, -4294967296000, -65536},
+	    {100 * 65536, 429496729600000, 6553600},
+	    {-100 * 65536, -429496729600000, -6553600},
+	    {499 * 65536, 2143188680704000, 32702464},
+	    {-499 * 65536, -2143188680704000, -32702464},
+	    {550 * 65536, 2147483648000000, 32768000},
+	    {-550 * 65536, -2147483648000000, -32768000},
+	    {1000 * 65536, 2147483648000000, 32768000},
 	};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		struct lc__ntp n;
@@ -471,8 +471,8 @@ static void test_freq_roundtrip_random(void)
 
 /* ref 4 "Tick length": a second is tick_usec * USER_HZ us + time_freq. With
  * 1 ppm (65536) that is 1,000,001,000 ns; with tick 10100 us it is 1.01e9
- * ns; with tick 9000 and -1 ppm (-1000 ns/s) 899,999,000 ns. All divide by HZ exactly,
- * so rate == the second's length << 32. */
+ * ns; with tick 9000 and -1 ppm (-1000 ns/s) 899,999,000 ns. All divide by HZ
+ * exactly, so rate == the second's length << 32. */
 static void test_rate_from_freq_and_tick(void)
 {
 	struct lc__ntp n;
@@ -502,14 +502,14 @@ static void test_rate_from_freq_and_tick(void)
 }
 
 struct pll_case {
-	int64_t off;     /* us */
-	int64_t secs;    /* since the last update */
-	int tc;          /* internal time constant */
-	int fll;         /* STA_FLL requested */
-	int64_t freq;    /* expected time_freq */
+	int64_t off;  /* us */
+	int64_t secs; /* since the last update */
+	int tc;       /* internal time constant */
+	int fll;      /* STA_FLL requested */
+	int64_t freq; /* expected time_freq */
 	int64_t readback;
-	int mode;        /* expected STA_MODE */
-	int64_t toff;    /* expected time_offset */
+	int mode;     /* expected STA_MODE */
+	int64_t toff; /* expected time_offset */
 };
 
 /* Runs one PLL update: STA_PLL switched on at T0 (time_reftime = T0), the
@@ -551,23 +551,22 @@ static void run_pll_case(const struct pll_case *c)
 static void test_pll_vectors(void)
 {
 	static const struct pll_case v[] = {
-		{1000, 64, 2, 0, 33554432000000, 512000, 0, 4294967296000},
-		{1000, 64, 6, 0, 262144000000, 4000, 0, 4294967296000},
-		{1000, 4096, 6, 0, 2359296000000, 36000, 1, 4294967296000},
-		{-1000, 16, 2, 0, -16777216000000, -256000, 0, -4294967296000},
-		{500000, 64, 2, 0, 2147483648000000, 32768000, 0,
-		 2147483648000000},
-		{1000, 300, 2, 0, 33554432000000, 512000, 0, 4294967296000},
-		/* FLL on request */
-		{1000, 300, 2, 1, 37133571413333, 566613, 1, 4294967296000},
-		/* STA_FLL but secs < MINSEC (256): PLL only; at 256: FLL */
-		{1000, 255, 2, 1, 33554432000000, 512000, 0, 4294967296000},
-		{1000, 256, 2, 1, 33554432000000 + 4194304000000, 576000, 1,
-		 4294967296000},
-		/* no STA_FLL: FLL only when secs > MAXSEC (2048) */
-		{1000, 2048, 2, 0, 33554432000000, 512000, 0, 4294967296000},
-		{1000, 2049, 2, 0, 33554432000000 + 524032124938, 519996, 1,
-		 4294967296000},
+	    {1000, 64, 2, 0, 33554432000000, 512000, 0, 4294967296000},
+	    {1000, 64, 6, 0, 262144000000, 4000, 0, 4294967296000},
+	    {1000, 4096, 6, 0, 2359296000000, 36000, 1, 4294967296000},
+	    {-1000, 16, 2, 0, -16777216000000, -256000, 0, -4294967296000},
+	    {500000, 64, 2, 0, 2147483648000000, 32768000, 0, 2147483648000000},
+	    {1000, 300, 2, 0, 33554432000000, 512000, 0, 4294967296000},
+	    /* FLL on request */
+	    {1000, 300, 2, 1, 37133571413333, 566613, 1, 4294967296000},
+	    /* STA_FLL but secs < MINSEC (256): PLL only; at 256: FLL */
+	    {1000, 255, 2, 1, 33554432000000, 512000, 0, 4294967296000},
+	    {1000, 256, 2, 1, 33554432000000 + 4194304000000, 576000, 1,
+	     4294967296000},
+	    /* no STA_FLL: FLL only when secs > MAXSEC (2048) */
+	    {1000, 2048, 2, 0, 33554432000000, 512000, 0, 4294967296000},
+	    {1000, 2049, 2, 0, 33554432000000 + 524032124938, 519996, 1,
+	     4294967296000},
 	};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		run_pll_case(&v[i]);
@@ -647,7 +646,7 @@ static void test_slew_remainders(void)
 	const int64_t t0 = 1700000000;
 	/* time_freq after the update is the first PLL vector */
 	const int64_t base_rate =
-	        ((INT64_C(1000000000) << 32) + 33554432000000) / 1000 * 1000;
+	    ((INT64_C(1000000000) << 32) + 33554432000000) / 1000 * 1000;
 
 	for (int sign = 1; sign >= -1; sign -= 2) {
 		lc__ntp_init(&n);
@@ -675,9 +674,9 @@ static void test_slew_remainders(void)
 				applied_scaled = lc__ntp_rate(&n) - base_rate;
 			} else {
 				int64_t neg_base =
-				        ((INT64_C(1000000000) << 32) -
-				         33554432000000) /
-				        1000 * 1000;
+				    ((INT64_C(1000000000) << 32) -
+				     33554432000000) /
+				    1000 * 1000;
 				applied_scaled = neg_base - lc__ntp_rate(&n);
 			}
 			/* toward zero: >> on the magnitude */
@@ -834,13 +833,12 @@ static void test_validate_setoffset(void)
 	for (int nano = 0; nano <= 1; nano++) {
 		const int64_t unit = nano ? 1000000000 : 1000000;
 		const unsigned int modes =
-		        LC_ADJ_SETOFFSET | (nano ? LC_ADJ_NANO : 0);
+		    LC_ADJ_SETOFFSET | (nano ? LC_ADJ_NANO : 0);
 		/* +(unit-1), -(unit-1) = {-1, 1}, -(unit+1) = {-2, unit-1},
 		 * +-5 s, +-5.5 s */
 		const int64_t ok[][2] = {
-		        {0, unit - 1}, {-1, 1},  {-2, unit - 1},
-		        {5, 0},        {-5, 0},  {5, unit / 2},
-		        {-6, unit / 2}, {0, 0},
+		    {0, unit - 1}, {-1, 1},       {-2, unit - 1}, {5, 0},
+		    {-5, 0},       {5, unit / 2}, {-6, unit / 2}, {0, 0},
 		};
 		const int64_t bad[] = {-1, unit, 2 * unit, -unit};
 		struct lc_timex tx;
@@ -880,10 +878,9 @@ static void test_validate_setoffset(void)
 static void test_validate_perm_and_tick(void)
 {
 	static const unsigned int bits[] = {
-	        LC_ADJ_OFFSET,   LC_ADJ_FREQUENCY, LC_ADJ_MAXERROR,
-	        LC_ADJ_ESTERROR, LC_ADJ_STATUS,    LC_ADJ_TIMECONST,
-	        LC_ADJ_TAI,      LC_ADJ_SETOFFSET, LC_ADJ_MICRO,
-	        LC_ADJ_NANO,     LC_ADJ_TICK,
+	    LC_ADJ_OFFSET, LC_ADJ_FREQUENCY, LC_ADJ_MAXERROR, LC_ADJ_ESTERROR,
+	    LC_ADJ_STATUS, LC_ADJ_TIMECONST, LC_ADJ_TAI,      LC_ADJ_SETOFFSET,
+	    LC_ADJ_MICRO,  LC_ADJ_NANO,      LC_ADJ_TICK,
 	};
 	struct lc_timex tx;
 
@@ -985,8 +982,8 @@ static void test_timeconst(void)
 {
 	static const int64_t us[][2] = {{-5, 4}, {0, 4},  {2, 6},
 	                                {6, 10}, {7, 10}, {100, 10}};
-	static const int64_t ns[][2] = {{-1, 0}, {0, 0}, {3, 3},
-	                                {10, 10}, {11, 10}};
+	static const int64_t ns[][2] = {
+	    {-1, 0}, {0, 0}, {3, 3}, {10, 10}, {11, 10}};
 	struct lc__ntp n;
 	struct lc_timex tx;
 
@@ -1089,10 +1086,9 @@ static void test_clear(void)
 	 * own update of 300 us over 64 s (capped to 32) at tc 2:
 	 * 3e5 * 32 << 20 = 10,066,329,600,000 */
 	LC_EQ_I64(n.time_freq, 4294967296000 + 10066329600000);
-	LC_EQ_I64(lc__ntp_rate(&n),
-	          ((INT64_C(1000000000) << 32) + 4294967296000 +
-	           10066329600000) /
-	                  1000 * 1000);
+	LC_EQ_I64(lc__ntp_rate(&n), ((INT64_C(1000000000) << 32) +
+	                             4294967296000 + 10066329600000) /
+	                                1000 * 1000);
 }
 
 /* ref 1.2 "Everything else is clamped": rejected input changes nothing, in
@@ -1106,20 +1102,19 @@ static void test_invalid_unchanged(void)
 		int expect;
 	};
 	static const struct bad v[] = {
-		{LC_ADJ_TICK | LC_ADJ_STATUS, 1, 8999, 0, 0, LC_EINVAL},
-		{LC_ADJ_TICK | LC_ADJ_FREQUENCY, 1, 11001, 65536, 0, LC_EINVAL},
-		{LC_ADJ_FREQUENCY | LC_ADJ_STATUS, 1, 0, LONG_MAX, 0, LC_EINVAL},
-		{LC_ADJ_FREQUENCY, 1, 0, LONG_MIN, 0, LC_EINVAL},
-		{LC_ADJ_SETOFFSET | LC_ADJ_STATUS, 1, 0, 0, -1, LC_EINVAL},
-		{LC_ADJ_SETOFFSET, 1, 0, 0, 1000000, LC_EINVAL},
-		{LC_ADJ_SETOFFSET | LC_ADJ_NANO, 1, 0, 0, 1000000000,
-		 LC_EINVAL},
-		{0x8000, 1, 0, 0, 0, LC_EINVAL},
-		{0x8000 | LC_ADJ_STATUS, 1, 0, 0, 0, LC_EINVAL},
-		{LC_ADJ_OFFSET_SINGLESHOT, 0, 0, 0, 0, LC_EPERM},
-		{LC_ADJ_STATUS, 0, 0, 0, 0, LC_EPERM},
-		{LC_ADJ_TAI, 0, 0, 0, 0, LC_EPERM},
-		{LC_ADJ_OFFSET_SS_READ | LC_ADJ_SETOFFSET, 0, 0, 0, 0, LC_EPERM},
+	    {LC_ADJ_TICK | LC_ADJ_STATUS, 1, 8999, 0, 0, LC_EINVAL},
+	    {LC_ADJ_TICK | LC_ADJ_FREQUENCY, 1, 11001, 65536, 0, LC_EINVAL},
+	    {LC_ADJ_FREQUENCY | LC_ADJ_STATUS, 1, 0, LONG_MAX, 0, LC_EINVAL},
+	    {LC_ADJ_FREQUENCY, 1, 0, LONG_MIN, 0, LC_EINVAL},
+	    {LC_ADJ_SETOFFSET | LC_ADJ_STATUS, 1, 0, 0, -1, LC_EINVAL},
+	    {LC_ADJ_SETOFFSET, 1, 0, 0, 1000000, LC_EINVAL},
+	    {LC_ADJ_SETOFFSET | LC_ADJ_NANO, 1, 0, 0, 1000000000, LC_EINVAL},
+	    {0x8000, 1, 0, 0, 0, LC_EINVAL},
+	    {0x8000 | LC_ADJ_STATUS, 1, 0, 0, 0, LC_EINVAL},
+	    {LC_ADJ_OFFSET_SINGLESHOT, 0, 0, 0, 0, LC_EPERM},
+	    {LC_ADJ_STATUS, 0, 0, 0, 0, LC_EPERM},
+	    {LC_ADJ_TAI, 0, 0, 0, 0, LC_EPERM},
+	    {LC_ADJ_OFFSET_SS_READ | LC_ADJ_SETOFFSET, 0, 0, 0, 0, LC_EPERM},
 	};
 	struct lc__ntp n, snap;
 	struct lc_timex tx, txsnap;
@@ -1213,8 +1208,8 @@ static void test_status_and_return(void)
  * measures the offset and passes its negation (us) with ADJ_OFFSET. Returns
  * the largest |offset| (us) over the last `tail` seconds; *ppm gets the final
  * frequency read back. */
-static double run_loop(double err_ppm, int status, int64_t poll,
-                       int64_t total, int64_t tail, double *ppm)
+static double run_loop(double err_ppm, int status, int64_t poll, int64_t total,
+                       int64_t tail, double *ppm)
 {
 	struct lc__ntp n;
 	struct lc_timex tx;
@@ -1229,7 +1224,7 @@ static double run_loop(double err_ppm, int status, int64_t poll,
 	for (int64_t t = 1; t <= total; t++) {
 		lc__ntp_second_overflow(&n, t0 + t);
 		off_ns += (1 + err_ppm * 1e-6) *
-		                  ((double)lc__ntp_rate(&n) / 4294967296.0) -
+		              ((double)lc__ntp_rate(&n) / 4294967296.0) -
 		          1e9;
 		if (t % poll == 0) {
 			tx = mk(LC_ADJ_OFFSET);
