@@ -18,7 +18,7 @@
 #include <limits.h>
 #include <string.h>
 
-/* The constants of ref 1.1 (Linux's names, lower-cased prefix). */
+/* The constants of ref 1.1, under Linux's names (local to this file). */
 #define NTP_SCALE_SHIFT 32
 #define SHIFT_PLL       2
 #define SHIFT_FLL       2
@@ -31,12 +31,14 @@
 #define MAXPHASE        INT64_C(500000000) /* ns */
 #define MAXFREQ         INT64_C(500000)    /* ns/s = 500 ppm */
 #define MAXFREQ_SCALED  (MAXFREQ << NTP_SCALE_SHIFT)
-/* 1 ppm in time_freq units: 1000 ns/s << 32 ... written for freq, which is
- * ppm << 16, so 1 unit of freq is (1000 << 32) >> 16 = 1000 << 16. */
+/* time_freq per unit of freq: freq is ppm << 16, and 1 ppm is 1000 ns/s,
+ * 1000 << 32 in time_freq; one unit of freq is therefore (1000 << 32) >> 16
+ * = 1000 << 16 = 65,536,000. */
 #define PPM_SCALE           (NSEC_PER_USEC << (NTP_SCALE_SHIFT - SHIFT_USEC))
 #define PPM_SCALE_INV_SHIFT 19
-/* 2^51 / PPM_SCALE, rounded up: multiplying by it and shifting by 51 in all
- * divides by PPM_SCALE (to within one unit) without a 64-bit division. */
+/* 2^51 / PPM_SCALE + 1 = 34,359,739: (x >> 19) * PPM_SCALE_INV >> 32
+ * divides x by PPM_SCALE without a 64-bit division; it is exact for every
+ * time_freq that ADJ_FREQUENCY can set (see test_freq_roundtrip_random). */
 #define PPM_SCALE_INV                                                          \
 	(((INT64_C(1) << (PPM_SCALE_INV_SHIFT + NTP_SCALE_SHIFT)) /            \
 	  PPM_SCALE) +                                                         \
@@ -207,8 +209,8 @@ int lc__ntp_second_overflow(struct lc__ntp *n, int64_t secs)
 		break;
 	case LC_TIME_DEL:
 		if (!(n->time_status & LC_STA_DEL)) {
-			/* DEL -> OK: STA_DEL cleared before the leap: cancel.
-			 */
+			/* DEL -> OK: STA_DEL cleared before the leap:
+			 * cancelled, nothing is deleted. */
 			n->next_leap_sec = INT64_MAX;
 			n->time_state = LC_TIME_OK;
 		} else if (secs == n->next_leap_sec) {
@@ -282,8 +284,10 @@ int lc__ntp_second_overflow(struct lc__ntp *n, int64_t secs)
 
 int64_t lc__ntp_rate(const struct lc__ntp *n)
 {
-	/* HZ ticks of tick_length each. Bounded by ~4.73e18 (see
-	 * update_frequency) plus at most 500 ppm of slew: fits int64. */
+	/* HZ ticks of tick_length each: the base (<= ~4.73e18, see
+	 * update_frequency), plus the phase slew (at most a quarter of
+	 * MAXPHASE, 1.25e8 ns, in one second: ~5.4e17) and 500 us of adjtime
+	 * (~2.1e15): below 5.3e18, so int64 holds it. */
 	return n->tick_length * LC__NTP_HZ;
 }
 
