@@ -499,6 +499,26 @@ static void test_rate_from_freq_and_tick(void)
 	tx.freq = -65536;
 	adjx(&n, &tx, 1, E);
 	LC_EQ_I64(lc__ntp_rate(&n), INT64_C(899999000) << 32);
+
+	/* the fastest second there can be: tick 11000 us (1.1e9 ns) + 500 ppm
+	 * (5e5 ns) + a quarter of MAXPHASE at tc 0 (1.25e8 ns) + 500 us of
+	 * adjtime = 1,226,000,000 ns; << 32 that is 5.27e18, still an int64
+	 * (UBSan would flag an overflow). The offset is given in the same
+	 * second as PLL goes on, so the PLL term is 0 (secs = 0). */
+	lc__ntp_init(&n);
+	tx = mk(LC_ADJ_STATUS | LC_ADJ_NANO | LC_ADJ_TIMECONST | LC_ADJ_TICK |
+	        LC_ADJ_FREQUENCY | LC_ADJ_OFFSET);
+	tx.status = LC_STA_PLL;
+	tx.constant = 0;
+	tx.tick = 11000;
+	tx.freq = 500 * 65536;
+	tx.offset = 500000000;
+	LC_GE_INT(adjx(&n, &tx, 1, E), 0);
+	tx = mk(LC_ADJ_OFFSET_SINGLESHOT);
+	tx.offset = 1000000;
+	adjx(&n, &tx, 1, E);
+	lc__ntp_second_overflow(&n, E + 1);
+	LC_EQ_I64(lc__ntp_rate(&n), INT64_C(1226000000) << 32);
 }
 
 struct pll_case {
