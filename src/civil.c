@@ -209,7 +209,8 @@ int lc_tai_from_utc(const lc_leaptable *t, const struct timespec *utc,
 	 */
 	if (lc_leaptable_leap_at(t, sec) == 1)
 		off -= 1;
-	if (sec > NS_SEC_MAX - 2 * off - 2 || sec < -NS_SEC_MAX)
+	/* (sec + off) * 1e9 + tv_nsec (< 2e9) must fit in int64_t. */
+	if (sec > NS_SEC_MAX - 1 - off || sec < -NS_SEC_MAX)
 		return LC_ERANGE;
 	*tai_ns = (sec + off) * LC__NS + (int64_t)utc->tv_nsec;
 	return 0;
@@ -226,15 +227,10 @@ int lc_utc_from_tai(const lc_leaptable *t, int64_t tai_ns,
 	rc = lc_leaptable_tai_utc_at_tai(t, tai_sec, &off, &in_leap);
 	if (rc < 0)
 		return rc;
-	if (in_leap) {
-		/* TAI when + off - 1 is 23:59:60: tv_sec of 23:59:59 (when -
-		 * 1 = tai_sec - off), tv_nsec + 1e9. */
-		utc->tv_sec = (time_t)(tai_sec - off);
-		utc->tv_nsec = (long)(frac + LC__NS);
-	} else {
-		utc->tv_sec = (time_t)(tai_sec - off);
-		utc->tv_nsec = (long)frac;
-	}
+	/* Inside 23:59:60 (TAI when + off - 1, off the new offset), tai_sec -
+	 * off is when - 1, the tv_sec of 23:59:59, and tv_nsec gets + 1e9. */
+	utc->tv_sec = (time_t)(tai_sec - off);
+	utc->tv_nsec = (long)(in_leap ? frac + LC__NS : frac);
 	return 0;
 }
 
