@@ -1341,6 +1341,65 @@ static void test_read_leap(void)
 	LC_EQ_INT(tx.tai, 0);
 }
 
+/* ref 5 adjtick at the module level: eight ticks from -10% to +7.5% of
+ * 10000 us with STA_PLL, offset = freq = 0. Each reads back as set, and each
+ * second is then exactly tick * USER_HZ us long: the drift against the
+ * nominal rate is tick / 10000 - 1, over 15 s as over one. */
+static void test_adjtick(void)
+{
+	for (int64_t tick = 9000; tick <= 10750; tick += 250) {
+		struct lc__ntp n;
+		struct lc_timex tx;
+		__int128 sum = 0;
+
+		lc__ntp_init(&n);
+		tx = mk(LC_ADJ_STATUS | LC_ADJ_OFFSET | LC_ADJ_FREQUENCY |
+		        LC_ADJ_TICK);
+		tx.status = LC_STA_PLL;
+		tx.tick = tick;
+		LC_GE_INT(adjx(&n, &tx, 1, E), 0);
+		LC_EQ_I64(tx.tick, tick);
+		LC_EQ_I64(tx.offset, 0);
+		LC_EQ_I64(tx.freq, 0);
+		for (int i = 1; i <= 15; i++) {
+			lc__ntp_second_overflow(&n, E + i);
+			sum += lc__ntp_rate(&n);
+		}
+		LC_TRUE(sum == (__int128)15 * ((tick * 100000) << 32));
+		tx = mk(0);
+		adjx(&n, &tx, 0, E + 15);
+		LC_EQ_I64(tx.tick, tick);
+		LC_EQ_I64(tx.offset, 0);
+		LC_EQ_I64(tx.freq, 0);
+	}
+}
+
+/* ref 5 leapcrash at the module level: ADJ_STATUS = STA_INS repeated many
+ * times within every second across the leap changes nothing: one insertion,
+ * the same state sequence, TAI-UTC + 1 once. */
+static void test_leapcrash(void)
+{
+	struct lc__ntp n;
+	int64_t xtime = E - 3;
+	int leaps = 0;
+	struct step s;
+
+	lc__ntp_init(&n);
+	while (xtime < E + 2) {
+		for (int k = 0; k < 100; k++)
+			LC_GE_INT(set_status(&n, LC_STA_INS), 0);
+		s = tick(&n, &xtime);
+		if (s.ret != 0) {
+			leaps++;
+			LC_EQ_I64(s.secs, E);
+			LC_EQ_INT(s.ret, -1);
+		}
+	}
+	LC_EQ_INT(leaps, 1);
+	LC_EQ_INT(n.tai_offset, 1);
+	LC_EQ_INT(n.time_state, LC_TIME_WAIT);
+}
+
 int main(int argc, char **argv)
 {
 	lc_test_init(argc, argv);
@@ -1395,5 +1454,9 @@ int main(int argc, char **argv)
 	                            "frequency error");
 	LC_RUN(test_read_leap, "adjtimex read path shows the leap on its "
 	                       "edge (ref 2.3)");
+	LC_RUN(test_adjtick, "adjtick: eight ticks read back and set the "
+	                     "length of the second exactly");
+	LC_RUN(test_leapcrash, "leapcrash: STA_INS spammed across the leap "
+	                       "inserts once");
 	return lc_test_done();
 }
