@@ -92,6 +92,16 @@ check_err "bad Unix number" 'Unix seconds must be a decimal number' 12x --from u
 check_err "missing TIME" 'missing TIME'
 check_err "GPS seconds-of-week range" 'seconds-of-week must be in' 1930:604800 --from gps
 
+# Past the table's expiry: answer plus a warning, exit 0 (tzdata 2025b's
+# list expired on 2026-06-28).
+out=$("$lc" convert 2030-01-01T00:00:00Z --to tai --file "$src/tests/data/leap-seconds.list.tzdata2025b" 2>"$tmp/e")
+rc=$?
+expect_line "after expiry: still answers (TAI-UTC 37)" '^tai +2030-01-01T00:00:37 TAI' "$out"
+if [ $rc -eq 0 ] && grep -q 'after the expiry of the leap table.*2026-06-28' "$tmp/e"; then
+	ok "after expiry: warns, exit 0"; else bad "after expiry: rc $rc, stderr: $(cat "$tmp/e")"; fi
+"$lc" convert 2020-01-01T00:00:00Z --to tai --file "$src/tests/data/leap-seconds.list.tzdata2025b" >/dev/null 2>"$tmp/e"
+if [ -s "$tmp/e" ]; then bad "before expiry: no warning expected: $(cat "$tmp/e")"; else ok "before expiry: no warning"; fi
+
 # A deleted second in a table loaded with --file.
 cat >"$tmp/neg" <<'T'
 Leap	1972	Jun	30	23:59:60	+	S

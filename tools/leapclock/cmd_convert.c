@@ -481,6 +481,29 @@ static const struct scale *find_scale(const char *name, size_t len)
 	return NULL;
 }
 
+/* An instant past the table's expiry may miss leaps announced since: say so
+ * (the answer is still printed; it is the best the table knows). */
+static void warn_expiry(const struct conv *c, const char *time_arg)
+{
+	struct lc_leaptable_info info;
+	struct timespec ts;
+	char when[40];
+
+	if (lc_leaptable_info(c->table, &info) < 0 ||
+	    info.expires == INT64_MIN ||
+	    lc__fdiv(c->in.unix_ns, LC__NS) < info.expires)
+		return;
+	ts.tv_sec = (time_t)info.expires;
+	ts.tv_nsec = 0;
+	if (lc_iso8601_format(&ts, 0, when, sizeof(when)) < 0)
+		snprintf(when, sizeof(when), "%" PRId64, info.expires);
+	fprintf(stderr,
+	        "leapclock %s: warning: %s is after the expiry of the leap "
+	        "table (%s, expires %s): leap seconds announced later are "
+	        "not in it\n",
+	        CMD, time_arg, info.source, when);
+}
+
 const char lc_cmd_convert_summary[] =
 	"convert an instant between UTC (23:59:60), Unix, TAI, GPS and NTP";
 
@@ -643,6 +666,7 @@ int lc_cmd_convert(int argc, char **argv)
 		lc_leaptable_free(t);
 		return LC_EXIT_USAGE;
 	}
+	warn_expiry(&c, time_arg);
 	/* Scales that need TAI-UTC: an error if asked for by name, else
 	 * reported as unavailable. */
 	if (c.in.tai_rc < 0 && explicit_to) {
