@@ -1,0 +1,485 @@
+/*
+ * cmd_server_stats.c - `leapclock server-stats`: what leapclockd is doing.
+ *
+ * Three views:
+ *  - the counters that leapclockd writes to its stats file (default
+ *    /run/leapclockd/stats, once a second and on SIGUSR1);
+ *  - --refid ID: decodes a reference id: a 254.x.y.z smear id (NTPsec's
+ *    format, which leapclockd uses) to its offset in seconds, a
+ *    127.127.1.255 (chrony's smoothing id), or a 4-character code;
+ *  - --query ADDR[:PORT]: sends NTP client requests to a server and decodes
+ *    each answer (leap indicator, stratum, refid with the smear offset,
+ *    timestamps, offset and delay against this host's CLOCK_REALTIME).
+ *
+ * The packet code is leapclockd's own (tools/leapclockd/ntp_packet.c).
+ */
+#include "cli.h"
+
+#include "internal.h"
+
+#include "../leapclockd/ntp_packet.c"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define CMD "server-stats"
+#define DEFAULT_STATS "/run/leapclockd/stats"
+
+const char lc_cmd_server_stats_summary[] =
+	"leapclockd's counters; decode a smear refid; query an NTP server";
+
+void lc_cmd_server_stats_usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: leapclock server-stats [--file PATH] [--json]\n"
+	        "       leapclock server-stats --refid ID\n"
+	        "       leapclock server-stats --query ADDR[:PORT] [--count N] [--json]\n"
+	        "\n"
+	        "Without --refid or --query, prints the counters leapclockd writes to its\n"
+	        "stats file (default " DEFAULT_STATS "; leapclockd --stats-file), one row\n"
+	        "per listening address: datagrams received, client requests, replies,\n"
+	        "malformed, control (mode 6/7), other modes, rate-limited, RATE kisses\n"
+	        "sent, send errors, and the last leap indicator and reference id served.\n"
+	        "\n"
+	        "--refid ID decodes a reference id given as a.b.c.d, 0xHEX or up to four\n"
+	        "characters: 254.x.y.z is a leap smear in progress (NTPsec's format: a\n"
+	        "signed fixed-point offset with 22 fraction bits, served time minus\n"
+	        "unsmeared time); 127.127.1.255 is chrony smoothing its time.\n"
+	        "\n"
+	        "--query sends N (default 1) NTPv4 client requests to ADDR (IPv4, or IPv6\n"
+	        "in brackets; port 123 by default), one after the other, and prints each\n"
+	        "answer with its offset and delay against this host's CLOCK_REALTIME.\n"
+	        "Exit status 1 if any request went unanswered within a second.\n");
+}
+
+/* ---- reference ids ------------------------------------------------------- */
+
+/* A sentence about a refid, for humans. */
+static void describe_refid(uint32_t refid, unsigned stratum, char *buf,
+                           size_t size)
+{
+	int64_t ns;
+	char txt[5];
+
+	if (ld_ntp_smear_refid_decode(refid, &ns) == 0) {
+		snprintf(buf, size,
+		         "254.%u.%u.%u: leap smear in progress, offset %s%" PRId64
+		         ".%09" PRId64 " s",
+		         (refid >> 16) & 255, (refid >> 8) & 255, refid & 255,
+		         ns < 0 ? "-" : "+", (ns < 0 ? -ns : ns) / 1000000000,
+		         (ns < 0 ? -ns : ns) % 1000000000);
+		return;
+	}
+	if (refid == UINT32_C(0x7f7f01ff)) {
+		snprintf(buf, size,
+		         "127.127.1.255: chrony smoothing its time (offset not encoded)");
+		return;
+	}
+	for (int i = 0; i < 4; i++) {
+		unsigned char ch = (unsigned char)(refid >> (24 - 8 * i));
+		txt[i] = (char)ch;
+		if (ch != 0 && (ch < 0x20 || ch > 0x7e))
+			txt[0] = '\0';
+	}
+	txt[4] = '\0';
+	if (txt[0] != '\0' && (stratum <= 1 || refid == LD_KISS_RATE)) {
+		snprintf(buf, size, "%s%s", txt,
+		         stratum == 0 ? " (kiss code)" : "");
+		return;
+	}
+	snprintf(buf, size, "%u.%u.%u.%u", refid >> 24, (refid >> 16) & 255,
+	         (refid >> 8) & 255, refid & 255);
+}
+
+static int parse_refid_arg(const char *s, uint32_t *out)
+{
+	struct in_addr a;
+	char *end;
+
+	if (inet_pton(AF_INET, s, &a) == 1) {
+		*out = ntohl(a.s_addr);
+		return 0;
+	}
+	if (strncmp(s, "0x", 2) == 0 || strncmp(s, "0X", 2) == 0) {
+		unsigned long long v;
+		errno = 0;
+		v = strtoull(s + 2, &end, 16);
+		if (errno || *end != '\0' || end == s + 2 || v > 0xffffffffULL)
+			return -1;
+		*out = (uint32_t)v;
+		return 0;
+	}
+	if (*s == '\0' || strlen(s) > 4)
+		return -1;
+	*out = 0;
+	for (size_t i = 0; i < 4; i++)
+		*out |= (uint32_t)(unsigned char)(i < strlen(s) ? s[i] : 0)
+		        << (24 - 8 * i);
+	return 0;
+}
+
+/* ---- the stats file -------------------------------------------------------- */
+
+static const char *const counter_names[] = {
+	"received", "requests", "replies", "malformed", "control",
+	"other_mode", "ratelimited", "kod", "send_errors", "li", "refid",
+};
+#define NCOUNTERS (sizeof(counter_names) / sizeof(counter_names[0]))
+
+static int show_stats(const char *path, int json)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	int64_t pid = 0, updated = 0, started = 0;
+	char leaptable[512] = "?", pretend[128] = "-";
+	int nrows = 0, ok = 0;
+	struct row {
+		char addr[80], mode[64];
+		uint64_t v[NCOUNTERS];
+	} rows[64];
+
+	if (f == NULL) {
+		fprintf(stderr, "leapclock %s: %s: %s (is leapclockd running? "
+		        "see its --stats-file)\n", CMD, path, strerror(errno));
+		return LC_EXIT_RUNTIME;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (strncmp(line, "leapclockd-stats ", 17) == 0)
+			ok = 1;
+		else if (strncmp(line, "pid ", 4) == 0)
+			pid = strtoll(line + 4, NULL, 10);
+		else if (strncmp(line, "updated ", 8) == 0)
+			updated = strtoll(line + 8, NULL, 10);
+		else if (strncmp(line, "started ", 8) == 0)
+			started = strtoll(line + 8, NULL, 10);
+		else if (strncmp(line, "leaptable ", 10) == 0)
+			snprintf(leaptable, sizeof(leaptable), "%.500s", line + 10);
+		else if (strncmp(line, "pretend ", 8) == 0)
+			snprintf(pretend, sizeof(pretend), "%.100s", line + 8);
+		else if (strncmp(line, "listen ", 7) == 0 && nrows < 64) {
+			struct row *r = &rows[nrows];
+			char *save = NULL, *tok;
+			int field = 0;
+
+			memset(r, 0, sizeof(*r));
+			for (tok = strtok_r(line + 7, " ", &save); tok != NULL;
+			     tok = strtok_r(NULL, " ", &save), field++) {
+				char *eq = strchr(tok, '=');
+				if (field == 0) {
+					snprintf(r->addr, sizeof(r->addr), "%s", tok);
+					continue;
+				}
+				if (field == 1) {
+					snprintf(r->mode, sizeof(r->mode), "%s", tok);
+					continue;
+				}
+				if (eq == NULL)
+					continue;
+				*eq = '\0';
+				for (size_t k = 0; k < NCOUNTERS; k++)
+					if (strcmp(tok, counter_names[k]) == 0)
+						r->v[k] = strtoull(eq + 1, NULL, 0);
+			}
+			nrows++;
+		}
+	}
+	fclose(f);
+	if (!ok) {
+		fprintf(stderr, "leapclock %s: %s is not a leapclockd stats file\n",
+		        CMD, path);
+		return LC_EXIT_RUNTIME;
+	}
+	if (json) {
+		printf("{\"pid\":%" PRId64 ",\"started\":%" PRId64
+		       ",\"updated\":%" PRId64 ",\"leaptable\":",
+		       pid, started, updated);
+		lc_cli_json_str(stdout, leaptable);
+		printf(",\"pretend\":");
+		lc_cli_json_str(stdout, pretend);
+		printf(",\"listen\":[");
+		for (int i = 0; i < nrows; i++) {
+			int64_t ns;
+			printf("%s{\"address\":", i ? "," : "");
+			lc_cli_json_str(stdout, rows[i].addr);
+			printf(",\"mode\":");
+			lc_cli_json_str(stdout, rows[i].mode);
+			for (size_t k = 0; k < NCOUNTERS; k++)
+				printf(",\"%s\":%" PRIu64, counter_names[k],
+				       rows[i].v[k]);
+			if (ld_ntp_smear_refid_decode((uint32_t)rows[i].v[10], &ns) == 0)
+				printf(",\"smear_offset_ns\":%" PRId64, ns);
+			printf("}");
+		}
+		printf("]}\n");
+		return LC_EXIT_OK;
+	}
+	printf("leapclockd pid %" PRId64 ", up %" PRId64 " s, counters from %" PRId64
+	       " s ago; leap table %s%s%s\n",
+	       pid, updated - started, (int64_t)time(NULL) - updated, leaptable,
+	       strcmp(pretend, "-") ? "; pretending from " : "",
+	       strcmp(pretend, "-") ? pretend : "");
+	printf("%-24s %-14s %9s %9s %9s %9s %7s %7s %9s %7s %6s %2s  %s\n",
+	       "address", "mode", "received", "requests", "replies",
+	       "malformed", "control", "other", "ratelimit", "kod", "errors",
+	       "li", "refid");
+	for (int i = 0; i < nrows; i++) {
+		char desc[128];
+		describe_refid((uint32_t)rows[i].v[10], 1, desc, sizeof(desc));
+		printf("%-24s %-14s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
+		       " %7" PRIu64 " %7" PRIu64 " %9" PRIu64 " %7" PRIu64
+		       " %6" PRIu64 " %2" PRIu64 "  %s\n",
+		       rows[i].addr, rows[i].mode, rows[i].v[0], rows[i].v[1],
+		       rows[i].v[2], rows[i].v[3], rows[i].v[4], rows[i].v[5],
+		       rows[i].v[6], rows[i].v[7], rows[i].v[8], rows[i].v[9],
+		       rows[i].v[1] ? desc : "-");
+	}
+	return LC_EXIT_OK;
+}
+
+/* ---- querying a server ----------------------------------------------------- */
+
+static int parse_server(const char *s, struct sockaddr_storage *ss,
+                        socklen_t *len)
+{
+	char host[80];
+	const char *port_s = NULL;
+	unsigned long port = 123;
+
+	memset(ss, 0, sizeof(*ss));
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+		if (close == NULL || (size_t)(close - s - 1) >= sizeof(host))
+			return -1;
+		memcpy(host, s + 1, (size_t)(close - s - 1));
+		host[close - s - 1] = '\0';
+		if (close[1] == ':')
+			port_s = close + 2;
+		else if (close[1] != '\0')
+			return -1;
+	} else {
+		const char *colon = strchr(s, ':');
+		size_t n = colon && !strchr(colon + 1, ':') ? (size_t)(colon - s)
+		                                            : strlen(s);
+		if (n >= sizeof(host))
+			return -1;
+		memcpy(host, s, n);
+		host[n] = '\0';
+		if (n < strlen(s))
+			port_s = s + n + 1;
+	}
+	if (port_s != NULL) {
+		char *end;
+		port = strtoul(port_s, &end, 10);
+		if (*port_s == '\0' || *end != '\0' || port == 0 || port > 65535)
+			return -1;
+	}
+	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)ss)->sin_addr) == 1) {
+		((struct sockaddr_in *)ss)->sin_family = AF_INET;
+		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
+		*len = sizeof(struct sockaddr_in);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &((struct sockaddr_in6 *)ss)->sin6_addr) == 1) {
+		((struct sockaddr_in6 *)ss)->sin6_family = AF_INET6;
+		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
+		*len = sizeof(struct sockaddr_in6);
+		return 0;
+	}
+	return -1;
+}
+
+static int64_t host_realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return lc__ts_to_ns(&ts);
+}
+
+static void fmt_ntp(uint64_t ntp, int64_t pivot_sec, char *buf, size_t size)
+{
+	struct timespec ts;
+
+	if (ntp == 0) {
+		snprintf(buf, size, "0");
+		return;
+	}
+	ts = lc__ns_to_ts(lc_unix_ns_from_ntp(ntp, pivot_sec));
+	if (lc_iso8601_format(&ts, 9, buf, size) < 0)
+		snprintf(buf, size, "0x%016" PRIx64, ntp);
+}
+
+static const char *li_name(unsigned li)
+{
+	static const char *const n[] = { "no-leap", "add-leap", "del-leap",
+		                         "unsync" };
+	return n[li & 3];
+}
+
+static int query(const char *server, int count, int json)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int fd, failures = 0;
+
+	if (parse_server(server, &ss, &sl) != 0)
+		return lc_cli_usage_error(CMD, "--query '%s': expected ADDR[:PORT] "
+		                          "(IPv6 as [ADDR]:PORT)", server);
+	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, sl) != 0) {
+		fprintf(stderr, "leapclock %s: %s: %s\n", CMD, server,
+		        strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return LC_EXIT_RUNTIME;
+	}
+	for (int i = 0; i < count; i++) {
+		struct ld_ntp_packet req, rep;
+		uint8_t out[LD_NTP_HEADER_LEN], in[512];
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		int64_t t1, t4, t2, t3, pivot, offset, delay;
+		uint64_t tx;
+		ssize_t n;
+		char desc[128], rx_s[64], tx_s[64], ref_s[64];
+
+		memset(&req, 0, sizeof(req));
+		req.version = 4;
+		req.mode = LD_MODE_CLIENT;
+		req.poll = 6;
+		t1 = host_realtime_ns();
+		/* a unique transmit timestamp: the low bits count requests */
+		tx = (lc_ntp_from_unix_ns(t1) & ~UINT64_C(0xffff)) |
+		     (uint64_t)(i & 0xffff);
+		req.tx_ts = tx;
+		ld_ntp_encode(&req, out);
+		if (send(fd, out, sizeof(out), 0) != (ssize_t)sizeof(out)) {
+			fprintf(stderr, "leapclock %s: send: %s\n", CMD,
+			        strerror(errno));
+			failures++;
+			continue;
+		}
+		for (;;) {
+			if (poll(&pfd, 1, 1000) <= 0) {
+				n = -1;
+				break;
+			}
+			n = recv(fd, in, sizeof(in), 0);
+			t4 = host_realtime_ns();
+			if (n < 0)
+				break;
+			ld_ntp_parse(in, (size_t)n, &rep);
+			if (n >= LD_NTP_HEADER_LEN && rep.org_ts == tx)
+				break; /* ours; anything else is stale */
+		}
+		if (n < 0) {
+			if (json)
+				printf("{\"server\":\"%s\",\"timeout\":true}\n", server);
+			else
+				printf("%s: no answer within 1 s\n", server);
+			failures++;
+			continue;
+		}
+		pivot = t1 / LC__NS;
+		t2 = lc_unix_ns_from_ntp(rep.rx_ts, pivot);
+		t3 = lc_unix_ns_from_ntp(rep.tx_ts, pivot);
+		/* RFC 5905: offset = ((T2 - T1) + (T3 - T4)) / 2,
+		 * delay = (T4 - T1) - (T3 - T2) */
+		offset = ((t2 - t1) + (t3 - t4)) / 2;
+		delay = (t4 - t1) - (t3 - t2);
+		describe_refid(rep.refid, rep.stratum, desc, sizeof(desc));
+		fmt_ntp(rep.rx_ts, pivot, rx_s, sizeof(rx_s));
+		fmt_ntp(rep.tx_ts, pivot, tx_s, sizeof(tx_s));
+		fmt_ntp(rep.ref_ts, pivot, ref_s, sizeof(ref_s));
+		if (json) {
+			int64_t sm;
+			printf("{\"server\":");
+			lc_cli_json_str(stdout, server);
+			printf(",\"leap\":\"%s\",\"li\":%u,\"version\":%u,\"mode\":%u,"
+			       "\"stratum\":%u,\"poll\":%d,\"precision\":%d,"
+			       "\"root_delay_ns\":%" PRId64 ",\"root_dispersion_ns\":%" PRId64
+			       ",\"refid\":\"0x%08" PRIx32 "\",\"kiss\":%s",
+			       li_name(rep.li), rep.li, rep.version, rep.mode,
+			       rep.stratum, rep.poll, rep.precision,
+			       ld_ntp_short_to_ns(rep.root_delay),
+			       ld_ntp_short_to_ns(rep.root_dispersion), rep.refid,
+			       rep.stratum == 0 ? "true" : "false");
+			if (ld_ntp_smear_refid_decode(rep.refid, &sm) == 0)
+				printf(",\"smear_offset_ns\":%" PRId64, sm);
+			printf(",\"reference\":\"%s\",\"receive\":\"%s\",\"transmit\":\"%s\","
+			       "\"offset_ns\":%" PRId64 ",\"delay_ns\":%" PRId64 "}\n",
+			       ref_s, rx_s, tx_s, offset, delay);
+		} else {
+			printf("%s: %s, version %u, mode %u, stratum %u, poll %d, "
+			       "precision %d\n", server, li_name(rep.li),
+			       rep.version, rep.mode, rep.stratum, rep.poll,
+			       rep.precision);
+			printf("  refid %s\n", desc);
+			printf("  reference %s, receive %s, transmit %s\n", ref_s,
+			       rx_s, tx_s);
+			printf("  offset %+.9f s, delay %.9f s (against this host's clock)\n",
+			       (double)offset / 1e9, (double)delay / 1e9);
+		}
+		fflush(stdout);
+	}
+	close(fd);
+	return failures ? LC_EXIT_FAIL : LC_EXIT_OK;
+}
+
+int lc_cmd_server_stats(int argc, char **argv)
+{
+	const char *file = DEFAULT_STATS, *refid_s = NULL, *server = NULL;
+	int json = 0, count = 1;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--json") == 0) {
+			json = 1;
+		} else if ((strcmp(a, "--file") == 0 || strcmp(a, "-f") == 0) &&
+		           i + 1 < argc) {
+			file = argv[++i];
+		} else if (strcmp(a, "--refid") == 0 && i + 1 < argc) {
+			refid_s = argv[++i];
+		} else if (strcmp(a, "--query") == 0 && i + 1 < argc) {
+			server = argv[++i];
+		} else if (strcmp(a, "--count") == 0 && i + 1 < argc) {
+			char *end;
+			long v = strtol(argv[++i], &end, 10);
+			if (*end != '\0' || v < 1 || v > 100000)
+				return lc_cli_usage_error(CMD, "--count: 1..100000");
+			count = (int)v;
+		} else {
+			return lc_cli_usage_error(CMD, "unexpected argument '%s'", a);
+		}
+	}
+	if (refid_s != NULL) {
+		uint32_t r;
+		char desc[128];
+		int64_t ns;
+
+		if (parse_refid_arg(refid_s, &r) != 0)
+			return lc_cli_usage_error(CMD, "--refid '%s': expected a.b.c.d, "
+			                          "0xHEX or 1-4 characters", refid_s);
+		if (json) {
+			printf("{\"refid\":\"0x%08" PRIx32 "\"", r);
+			if (ld_ntp_smear_refid_decode(r, &ns) == 0)
+				printf(",\"smear_offset_ns\":%" PRId64, ns);
+			printf("}\n");
+		} else {
+			describe_refid(r, 1, desc, sizeof(desc));
+			printf("%s\n", desc);
+		}
+		return LC_EXIT_OK;
+	}
+	if (server != NULL)
+		return query(server, count, json);
+	return show_stats(file, json);
+}
