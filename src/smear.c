@@ -36,13 +36,16 @@
 /* Arithmetic                                                                */
 /* ------------------------------------------------------------------------ */
 
-/* floor(a * b / c) for 0 <= a, 0 <= b, 0 < c, when the result fits (it does
- * here: b <= c or a <= 1e9). The product needs up to ~2^110. */
-static int64_t muldiv_floor(int64_t a, int64_t b, int64_t c)
+/* ceil(a * b / c) for 0 <= a, 0 <= b, 0 < c, when the result fits (it does
+ * here: b <= c). The product needs up to ~2^110. Rounding up (away from 0
+ * for the offset's magnitude) makes an instant where the ideal offset is a
+ * whole ns the first to show its smeared reading, so the inverse returns it
+ * exactly (rounding down would make the ns before it read the same). */
+static int64_t muldiv_ceil(int64_t a, int64_t b, int64_t c)
 {
 #if defined(__SIZEOF_INT128__)
 	unsigned __int128 p = (unsigned __int128)(uint64_t)a * (uint64_t)b;
-	return (int64_t)(p / (uint64_t)c);
+	return (int64_t)(p / (uint64_t)c) + (p % (uint64_t)c != 0);
 #else
 	/* Exact without a 128-bit type: the 128-bit product from 32-bit
 	 * limbs, then schoolbook binary long division by c. */
@@ -65,7 +68,7 @@ static int64_t muldiv_floor(int64_t a, int64_t b, int64_t c)
 				q |= (uint64_t)1 << i;
 		}
 	}
-	return (int64_t)q;
+	return (int64_t)q + (r != 0);
 #endif
 }
 
@@ -470,10 +473,10 @@ int64_t lc__smear_plan_offset(const struct lc__smear_plan *pl, int64_t mono)
 	tau = mono - pl->start_mono;
 	diff = pl->to_ns - pl->from_ns;
 	if (pl->shape == LC_SMEAR_LINEAR || pl->shape == LC_SMEAR_STEP) {
-		/* exact: from + sign * floor(|diff| * tau / len) */
+		/* exact: from + sign * ceil(|diff| * tau / len) */
 		if (diff >= 0)
-			return pl->from_ns + muldiv_floor(diff, tau, len);
-		return pl->from_ns - muldiv_floor(-diff, tau, len);
+			return pl->from_ns + muldiv_ceil(diff, tau, len);
+		return pl->from_ns - muldiv_ceil(-diff, tau, len);
 	} else {
 		double x = (double)tau / (double)len;
 		double rho = (double)pl->param[P_RAMP] / (double)len;
@@ -710,10 +713,9 @@ int64_t lc__smear_plan_mono_at(const struct lc__smear_plan *pl, int64_t base,
 static int nominal(const struct lc_smear_policy *p, int dir,
                    struct lc__smear_plan *pl)
 {
-	if (lc_smear_validate(p, NULL) < 0 || (dir != 1 && dir != -1)) {
-		lc__smear_plan_none(pl);
+	lc__smear_plan_none(pl);
+	if (lc_smear_validate(p, NULL) < 0 || (dir != 1 && dir != -1))
 		return -1;
-	}
 	return lc__smear_plan_settime(pl, p, 0, dir, NULL);
 }
 
