@@ -1,0 +1,449 @@
+/*
+ * cmd_simulate.c - `leapclock simulate`: the reproducer (src/sim.c). With no
+ * arguments it runs the 2015 scenario on every model at HZ=1000 and with
+ * NOHZ and prints the summary table; --trace prints a reader's readings in
+ * the 2015 report's format; --json the summary as data.
+ */
+#include "cli.h"
+
+#include "internal.h"
+#include "sim.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CMD "simulate"
+#define MAXRUNS 64
+
+const char lc_cmd_simulate_summary[] =
+	"simulate how kernels (and leapclock) handle a leap second";
+
+void lc_cmd_simulate_usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: leapclock simulate [--model M[,M...]]... [--scenario S]\n"
+	        "         [--leap DATE] [--hz N] [--nohz] [--seed N] [--json] "
+	        "[--trace]\n"
+	        "         [--reader busy|idle] [--read-cost NS] "
+	        "[--timer-latency NS]\n"
+	        "         [--nohz-max NS] [--timers N] [--readers N]\n\n"
+	        "A deterministic discrete-event simulation of one machine "
+	        "through a leap second,\nfor each model, and a summary line "
+	        "per model and tick setting.\n\n"
+	        "models (default: all):\n"
+	        "  legacy        Linux before 4.2: the tick applies the leap; "
+	        "timers fire early\n"
+	        "  linux-4.2     Linux 4.2+: timers look before they leap; "
+	        "readers still stale\n"
+	        "  force-tick    the 2015 workaround on legacy: NOHZ off "
+	        "23:59:58-00:00:01,\n"
+	        "                absolute REALTIME timers due at the leap made "
+	        "relative\n"
+	        "  slew-all      smearing through the NTP frequency: the whole "
+	        "clock slows\n"
+	        "  exact         leapclock's timekeeper: every read path exact\n"
+	        "  smear:PRESET  leapclock with REALTIME on the smeared clock "
+	        "(default google)\n"
+	        "scenarios: reproducer (default; 2015-06-30, one busy reader, "
+	        "one absolute\n"
+	        "  REALTIME timer for 00:00:00), timers (random timers on every "
+	        "clock, many\n"
+	        "  readers), delete (timers, for a leap deletion)\n\n"
+	        "  --leap DATE    the day that ends with the leap (2015-06-30), "
+	        "or its\n"
+	        "                 23:59:60 / the midnight after, or POSIX "
+	        "seconds of that midnight\n"
+	        "  --hz N         tick rate (default 1000); without --nohz and "
+	        "--hz both\n"
+	        "                 HZ=1000 and NOHZ are shown\n"
+	        "  --nohz         the tick stops while the CPU is idle\n"
+	        "  --seed N       tick phases and the random scenarios "
+	        "(default 1)\n"
+	        "  --trace        reader 0's CLOCK_REALTIME around the leap, one "
+	        "model\n"
+	        "  --json         an array, one object per model and setting\n"
+	        "  --reader idle  reader 0 sleeps on the timer, then spins (the "
+	        "2015 program)\n\n"
+	        "See leapclock-simulate(1) and docs/simulator.md.\n");
+}
+
+struct opts {
+	struct lc__sim_config base;
+	struct lc__sim_config models[LC__SIM_NMODELS * 4];
+	int nmodels;
+	int hz_given, nohz_given, json, trace;
+};
+
+static int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 0);
+	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int add_models(struct opts *o, const char *list)
+{
+	char buf[256], *tok, *save = NULL;
+
+	if (strlen(list) >= sizeof(buf))
+		return lc_cli_usage_error(CMD, "--model: list too long");
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		struct lc__sim_config c = o->base;
+		if (o->nmodels >= (int)(sizeof(o->models) / sizeof(o->models[0])))
+			return lc_cli_usage_error(CMD, "too many models");
+		if (lc__sim_model_parse(tok, &c) < 0)
+			return lc_cli_usage_error(CMD, "unknown model '%s'", tok);
+		o->models[o->nmodels++] = c;
+	}
+	return 0;
+}
+
+/* --leap: "2015-06-30" (the day that ends with the leap), an ISO 8601
+ * instant at that day's 23:59:59/23:59:60 or the following midnight, or
+ * POSIX seconds of the midnight. */
+static int parse_leap(const char *s, int64_t *midnight)
+{
+	struct lc_error err = { 0 };
+	struct timespec ts;
+	lc_leaptable *t;
+	int64_t v, y;
+	int mo, d, n = 0, rc;
+
+	if (parse_i64(s, 0, INT64_C(253402300800), &v) == 0) {
+		*midnight = v;
+		return v % 86400 == 0 ? 0 : -1;
+	}
+	if (sscanf(s, "%" SCNd64 "-%d-%d%n", &y, &mo, &d, &n) == 3 &&
+	    s[n] == '\0') {
+		if (mo < 1 || mo > 12 || d < 1 || d > 31)
+			return -1;
+		*midnight = (lc_days_from_civil(y, mo, d) + 1) * 86400;
+		return 0;
+	}
+	t = lc_leaptable_new();
+	if (t == NULL)
+		return -1;
+	rc = lc_iso8601_parse(s, t, &ts, &err);
+	lc_leaptable_free(t);
+	if (rc < 0)
+		return -1;
+	if (ts.tv_nsec >= 1000000000L)
+		v = (int64_t)ts.tv_sec + 1; /* 23:59:60 */
+	else if (ts.tv_nsec == 0 && (int64_t)ts.tv_sec % 86400 == 0)
+		v = (int64_t)ts.tv_sec;
+	else if ((int64_t)ts.tv_sec % 86400 == 86399)
+		v = (int64_t)ts.tv_sec + 1;
+	else
+		return -1;
+	*midnight = v;
+	return 0;
+}
+
+static void fmt_ms(char *buf, size_t size, int64_t ns)
+{
+	if (ns < 0)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.3f", (double)ns / 1e6);
+}
+
+static void fmt_count(char *buf, size_t size, int64_t n)
+{
+	if (n < 0)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%" PRId64, n);
+}
+
+static void print_heading(const struct lc__sim_config *c)
+{
+	char day[40];
+	int64_t y;
+	int m, d;
+
+	lc_civil_from_days(c->leap_midnight / 86400 - 1, &y, &m, &d);
+	snprintf(day, sizeof(day), "%04" PRId64 "-%02d-%02d", y, m, d);
+	printf("leapclock simulate: scenario %s, a leap second %s at the end "
+	       "of %s (seed %" PRIu64 ")\n",
+	       lc__sim_scenario_name(c->scenario),
+	       c->scenario == LC__SIM_DELETE ? "deleted (23:59:59 skipped)"
+	                                     : "inserted (23:59:60)",
+	       day, c->seed);
+	if (c->scenario == LC__SIM_REPRODUCER)
+		printf("One machine per row: time starts 5 s before the leap; "
+		       "one absolute CLOCK_REALTIME timer\nfor 00:00:00; one "
+		       "reader spinning on clock_gettime (%" PRId64 " ns a "
+		       "call).\n", c->read_cost_ns);
+	else
+		printf("One machine per row: %d absolute timers per clock id "
+		       "due around the leap, some\narmed in its last ms, "
+		       "relative MONOTONIC timers, %d readers.\n",
+		       c->ntimers, c->nreaders);
+	printf("\n"
+	       "  early    timers fired before their own clock read their "
+	       "deadline: count, largest (ms)\n"
+	       "  late     largest lateness of a timer (ms)\n"
+	       "  stale    longest a reader kept reading CLOCK_REALTIME >= "
+	       "0.5 s off: the time past\n"
+	       "           midnight before the leap was applied, or the "
+	       "deleted 23:59:59 (ms)\n"
+	       "  back     backward steps a reader saw on REALTIME / UTC "
+	       "(23:59:60 order) /\n"
+	       "           MONOTONIC, RAW and BOOTTIME / TAI (- : no such "
+	       "clock)\n"
+	       "  TAI err  largest |CLOCK_TAI - true TAI| (ms); '!' if TAI "
+	       "jumped\n"
+	       "  smear    largest rate of the smeared CLOCK_REALTIME (ppm)\n"
+	       "  applied  kernels: the leap took effect this long after its "
+	       "true instant (ms)\n"
+	       "  NOHZ     the tick stops only on an idle CPU: with a busy "
+	       "reader it runs anyway\n\n");
+	printf("%-14s %-12s %5s %9s %8s %8s %13s %9s %6s %8s\n", "model",
+	       "tick", "early", "(max ms)", "late", "stale", "back rt/utc/m/tai",
+	       "TAI err", "smear", "applied");
+}
+
+static void print_row(const struct lc__sim_result *r)
+{
+	char tick[24], maxe[24], late[24], stale[24], back[112], tai[24],
+	        smear[24], appl[24], b[4][24];
+	int64_t mono = r->backsteps[LC_CLOCK_MONOTONIC];
+
+	snprintf(tick, sizeof(tick), "HZ=%d%s", r->hz, r->nohz ? " NOHZ" : "");
+	if (!r->available) {
+		printf("%-14s %-12s  not available: %s\n", r->model, tick,
+		       r->note);
+		return;
+	}
+	if (r->backsteps[LC_CLOCK_MONOTONIC_RAW] > mono)
+		mono = r->backsteps[LC_CLOCK_MONOTONIC_RAW];
+	if (r->backsteps[LC_CLOCK_BOOTTIME] > mono)
+		mono = r->backsteps[LC_CLOCK_BOOTTIME];
+	fmt_ms(maxe, sizeof(maxe), r->early_fires ? r->max_early_ns : -1);
+	fmt_ms(late, sizeof(late), r->max_late_ns);
+	fmt_ms(stale, sizeof(stale), r->stale_read_ns);
+	fmt_count(b[0], sizeof(b[0]), r->backsteps[LC_CLOCK_REALTIME]);
+	fmt_count(b[1], sizeof(b[1]), r->backsteps[LC_CLOCK_UTC]);
+	fmt_count(b[2], sizeof(b[2]), mono);
+	fmt_count(b[3], sizeof(b[3]), r->backsteps[LC_CLOCK_TAI]);
+	snprintf(back, sizeof(back), "%s/%s/%s/%s", b[0], b[1], b[2], b[3]);
+	snprintf(tai, sizeof(tai), "%.3f%s", (double)r->max_tai_error_ns / 1e6,
+	         r->tai_continuous ? "" : "!");
+	snprintf(smear, sizeof(smear), "%.2f", r->max_smear_rate_ppm);
+	fmt_ms(appl, sizeof(appl), r->leap_applied_after_ns);
+	printf("%-14s %-12s %5" PRId64 " %9s %8s %8s %13s %9s %6s %8s\n",
+	       r->model, tick, r->early_fires, maxe, late, stale, back, tai,
+	       smear, appl);
+}
+
+static void print_json(const struct lc__sim_result *r, int first)
+{
+	static const char *const names[LC_CLOCK_COUNT] = {
+		"monotonic_raw", "monotonic", "boottime", "tai",
+		"realtime",      "utc",       "utc_sls",
+	};
+
+	printf("%s\n  {\"model\": ", first ? "" : ",");
+	lc_cli_json_str(stdout, r->model);
+	printf(", \"scenario\": \"%s\", \"hz\": %d, \"nohz\": %s, "
+	       "\"leap\": \"%s\", \"available\": %s",
+	       lc__sim_scenario_name(r->scenario), r->hz,
+	       r->nohz ? "true" : "false", r->dir > 0 ? "insert" : "delete",
+	       r->available ? "true" : "false");
+	if (!r->available) {
+		printf(", \"note\": ");
+		lc_cli_json_str(stdout, r->note);
+		printf("}");
+		return;
+	}
+	printf(",\n   \"timers\": %" PRId64 ", \"fired\": %" PRId64
+	       ", \"early_fires\": %" PRId64 ", \"max_early_ns\": %" PRId64
+	       ", \"max_late_ns\": %" PRId64 ",\n   \"stale_read_ns\": %" PRId64
+	       ", \"stale_reads\": %" PRId64 ",\n   \"backsteps\": {",
+	       r->timers, r->fired, r->early_fires, r->max_early_ns,
+	       r->max_late_ns, r->stale_read_ns, r->stale_reads);
+	for (int c = 0; c < LC_CLOCK_COUNT; c++) {
+		printf("%s\"%s\": ", c ? ", " : "", names[c]);
+		if (r->backsteps[c] < 0)
+			printf("null");
+		else
+			printf("%" PRId64, r->backsteps[c]);
+	}
+	printf("},\n   \"tai_continuous\": %s, \"max_tai_error_ns\": %" PRId64
+	       ", \"max_smear_rate_ppm\": %.3f, \"leap_applied_after_ns\": ",
+	       r->tai_continuous ? "true" : "false", r->max_tai_error_ns,
+	       r->max_smear_rate_ppm);
+	if (r->leap_applied_after_ns < 0)
+		printf("null");
+	else
+		printf("%" PRId64, r->leap_applied_after_ns);
+	printf("}");
+}
+
+int lc_cmd_simulate(int argc, char **argv)
+{
+	struct opts *o = calloc(1, sizeof(*o));
+	const char *model_args[32];
+	int nmodel_args = 0, rc = LC_EXIT_OK, first = 1;
+	int64_t v;
+
+	if (o == NULL) {
+		fprintf(stderr, "leapclock %s: out of memory\n", CMD);
+		return LC_EXIT_RUNTIME;
+	}
+	lc__sim_config_init(&o->base);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		int takes = 1;
+
+		if (strcmp(a, "--json") == 0) {
+			o->json = 1;
+			takes = 0;
+		} else if (strcmp(a, "--trace") == 0) {
+			o->trace = 1;
+			takes = 0;
+		} else if (strcmp(a, "--nohz") == 0) {
+			o->nohz_given = 1;
+			o->base.nohz = 1;
+			takes = 0;
+		} else if (val == NULL) {
+			rc = lc_cli_usage_error(CMD, "unknown option or missing "
+			                        "value: '%s'", a);
+			goto out;
+		} else if (strcmp(a, "--model") == 0) {
+			if (nmodel_args < 32)
+				model_args[nmodel_args++] = val;
+		} else if (strcmp(a, "--scenario") == 0) {
+			if (lc__sim_scenario_parse(val, &o->base.scenario) < 0) {
+				rc = lc_cli_usage_error(CMD, "unknown scenario "
+				                        "'%s' (reproducer, timers, "
+				                        "delete)", val);
+				goto out;
+			}
+		} else if (strcmp(a, "--leap") == 0) {
+			if (parse_leap(val, &o->base.leap_midnight) < 0) {
+				rc = lc_cli_usage_error(CMD, "--leap: '%s' is not "
+				                        "a day (2015-06-30), its "
+				                        "23:59:60 or the midnight "
+				                        "after", val);
+				goto out;
+			}
+		} else if (strcmp(a, "--hz") == 0) {
+			if (parse_i64(val, 1, 10000, &v) < 0) {
+				rc = lc_cli_usage_error(CMD, "--hz: '%s' is not "
+				                        "in 1..10000", val);
+				goto out;
+			}
+			o->base.hz = (int)v;
+			o->hz_given = 1;
+		} else if (strcmp(a, "--seed") == 0) {
+			if (parse_i64(val, 0, INT64_MAX, &v) < 0) {
+				rc = lc_cli_usage_error(CMD, "--seed: '%s' is not "
+				                        "a number", val);
+				goto out;
+			}
+			o->base.seed = (uint64_t)v;
+		} else if (strcmp(a, "--reader") == 0) {
+			if (strcmp(val, "busy") == 0)
+				o->base.reader_mode = LC__SIM_READER_BUSY;
+			else if (strcmp(val, "idle") == 0)
+				o->base.reader_mode = LC__SIM_READER_IDLE;
+			else {
+				rc = lc_cli_usage_error(CMD, "--reader: busy or "
+				                        "idle, not '%s'", val);
+				goto out;
+			}
+		} else if (strcmp(a, "--read-cost") == 0 ||
+		           strcmp(a, "--timer-latency") == 0 ||
+		           strcmp(a, "--nohz-max") == 0 ||
+		           strcmp(a, "--timers") == 0 ||
+		           strcmp(a, "--readers") == 0) {
+			if (parse_i64(val, 0, INT64_C(1) << 40, &v) < 0) {
+				rc = lc_cli_usage_error(CMD, "%s: '%s' is not a "
+				                        "number", a, val);
+				goto out;
+			}
+			if (strcmp(a, "--read-cost") == 0)
+				o->base.read_cost_ns = v;
+			else if (strcmp(a, "--timer-latency") == 0)
+				o->base.timer_latency_ns = v;
+			else if (strcmp(a, "--nohz-max") == 0)
+				o->base.nohz_max_ns = v;
+			else if (strcmp(a, "--timers") == 0)
+				o->base.ntimers = (int)(v > 10000 ? 10001 : v);
+			else
+				o->base.nreaders = (int)(v > 64 ? 65 : v);
+		} else {
+			rc = lc_cli_usage_error(CMD, "unknown option '%s'", a);
+			goto out;
+		}
+		i += takes;
+	}
+	for (int i = 0; i < nmodel_args; i++) {
+		rc = add_models(o, model_args[i]);
+		if (rc != 0)
+			goto out;
+	}
+	if (nmodel_args == 0)
+		add_models(o, "legacy,linux-4.2,force-tick,slew-all,exact,"
+		              "smear:google");
+	if (o->trace && o->nmodels != 1) {
+		if (nmodel_args != 0) {
+			rc = lc_cli_usage_error(CMD, "--trace shows one model: "
+			                        "give one --model");
+			goto out;
+		}
+		o->nmodels = 1; /* legacy, the 2015 trace */
+	}
+	if (!o->json && !o->trace)
+		print_heading(&o->base);
+	if (o->json)
+		printf("[");
+	for (int m = 0; m < o->nmodels; m++) {
+		/* settings: the given one, else HZ=1000 and NOHZ */
+		int nset = (o->hz_given || o->nohz_given || o->trace) ? 1 : 2;
+		for (int k = 0; k < nset; k++) {
+			struct lc__sim_config c = o->base;
+			struct lc__sim_result r;
+			struct lc_error err = { 0 };
+			c.model = o->models[m].model;
+			memcpy(c.preset, o->models[m].preset, sizeof(c.preset));
+			if (nset == 2)
+				c.nohz = k;
+			c.trace = o->trace ? stdout : NULL;
+			if (lc__sim_run(&c, &r, &err) < 0) {
+				if (o->json)
+					printf("]\n");
+				lc_cli_print_error(CMD, &err);
+				rc = err.code == LC_ENOMEM ? LC_EXIT_RUNTIME
+				                           : LC_EXIT_USAGE;
+				goto out;
+			}
+			if (o->json) {
+				print_json(&r, first);
+				first = 0;
+			} else if (o->trace) {
+				printf("\n");
+				print_heading(&c);
+				print_row(&r);
+			} else {
+				print_row(&r);
+			}
+		}
+	}
+	if (o->json)
+		printf("\n]\n");
+out:
+	free(o);
+	return rc;
+}
