@@ -1,0 +1,929 @@
+/*
+ * cmd_smear.c - `leapclock smear`: the smear of one leap second under a
+ * policy or preset, as a table, CSV, JSON and an SVG chart; --compare draws
+ * several presets on one chart.
+ *
+ * Time on the x axis is SI time relative to the leap instant (the start of
+ * 23:59:60, or of the skipped 23:59:59), in the pre-leap continuous count T
+ * that smear.c uses. Two offsets are printed: `offset` is how far UTC-SLS
+ * is behind T (0 to 1000 ms for an insertion: the smear itself), and
+ * `utc_diff` is UTC-SLS - UTC as clock readings (23:59:60 counted as the
+ * second after 23:59:59), which jumps where UTC itself jumps (at midnight).
+ */
+#include "cli.h"
+
+#include "internal.h"
+#include "smear.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CMD "smear"
+#define NS LC__NS
+#define MAXP 16
+
+const char lc_cmd_smear_summary[] =
+	"print and draw a leap smear (offset, rate) for a preset or policy";
+
+void lc_cmd_smear_usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: leapclock smear [--preset P | --window DUR --shape S "
+	        "--placement PL\n"
+	        "                       [--max-rate PPM]] [--leap DATE] "
+	        "[--delete] [--step DUR]\n"
+	        "                       [--range FROM,TO] [--csv FILE] [--svg "
+	        "FILE] [--json]\n"
+	        "       leapclock smear --compare P1,P2,... [--leap DATE] "
+	        "[--delete] [...]\n\n"
+	        "Prints how a smeared clock (UTC-SLS) runs around one leap "
+	        "second: its offset\n(ms behind the leap-free count, and "
+	        "UTC-SLS - UTC) and its rate (ppm,\nnegative = slower) at "
+	        "every step, and writes them as CSV and as an SVG chart.\n\n"
+	        "options:\n"
+	        "  --preset P       google (default), ntpd, chrony, fbclock, "
+	        "utc-sls, minute,\n"
+	        "                   cosine, windows; --window overrides the "
+	        "window of ntpd\n"
+	        "                   (7200..86400 s) and cosine\n"
+	        "  --window DUR     window length: 86400, 1000s, 20h, 90m, 2d, "
+	        "500ms\n"
+	        "  --shape S        linear, cosine, quadratic (rate ramps up "
+	        "and down) or step\n"
+	        "  --placement PL   ending (ends at midnight), centred "
+	        "(midnight +- DUR/2 on\n"
+	        "                   a UTC clock), starting (starts at "
+	        "midnight)\n"
+	        "  --max-rate PPM   bound on the rate; for quadratic, its "
+	        "plateau\n"
+	        "  --leap DATE      the day the leap ends (YYYY-MM-DD) or a "
+	        "time in it;\n"
+	        "                   default 2016-12-31\n"
+	        "  --delete         a deleted second instead of an inserted "
+	        "one\n"
+	        "  --step DUR       sampling step of the table and CSV "
+	        "(default: ~50 rows)\n"
+	        "  --range FROM,TO  time span relative to the leap (DUR, may be "
+	        "negative);\n"
+	        "                   default: the window(s) and 5%% either "
+	        "side\n"
+	        "  --csv FILE       write the samples as CSV ('-': stdout)\n"
+	        "  --svg FILE       write a chart of offset and rate against "
+	        "time ('-': stdout)\n"
+	        "  --compare LIST   several presets (comma-separated, or "
+	        "'all') on one chart\n"
+	        "  --json           print JSON instead of the table\n"
+	        "  -h, --help       this help\n\n"
+	        "exit status: 0 ok, 2 usage or invalid policy, 3 cannot write "
+	        "a file.\nSee leapclock-smear(1) for every preset, its source "
+	        "and the edge cases.\n");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Parsing                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* "86400", "1000s", "20h", "90m", "2d", "500ms", "10us", "5ns", "-2h". */
+static int parse_dur(const char *s, int64_t *out)
+{
+	char *end;
+	double v;
+	double mul = 1e9;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno != 0 || !isfinite(v))
+		return -1;
+	if (*end == '\0' || strcmp(end, "s") == 0)
+		mul = 1e9;
+	else if (strcmp(end, "ms") == 0)
+		mul = 1e6;
+	else if (strcmp(end, "us") == 0)
+		mul = 1e3;
+	else if (strcmp(end, "ns") == 0)
+		mul = 1;
+	else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
+		mul = 60e9;
+	else if (strcmp(end, "h") == 0)
+		mul = 3600e9;
+	else if (strcmp(end, "d") == 0)
+		mul = 86400e9;
+	else
+		return -1;
+	v *= mul;
+	if (fabs(v) > 9e18)
+		return -1;
+	*out = (int64_t)llround(v);
+	return 0;
+}
+
+static int lookup(const char *s, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* The POSIX second of the midnight ending the leap's day. */
+static int parse_leap(const char *s, const lc_leaptable *t, int64_t *M,
+                      struct lc_error *err)
+{
+	struct timespec ts;
+	char buf[64];
+	int rc;
+
+	if (strlen(s) == 10 && s[4] == '-' && s[7] == '-') {
+		snprintf(buf, sizeof(buf), "%sT00:00:00Z", s);
+		s = buf;
+	}
+	rc = lc_iso8601_parse(s, t, &ts, err);
+	if (rc < 0)
+		return rc;
+	*M = (lc__fdiv((int64_t)ts.tv_sec, 86400) + 1) * 86400;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sampling                                                                  */
+/* ------------------------------------------------------------------------ */
+
+struct curve {
+	struct lc_smear_policy p;
+	struct lc__smear_plan pl; /* nominal, leap at L */
+	int64_t s, e;             /* window relative to the leap */
+};
+
+struct ctx {
+	struct curve c[MAXP];
+	int n;
+	int dir;
+	int64_t M, L; /* midnight (POSIX s); leap instant on T (ns) */
+	int64_t lo, hi, step;
+};
+
+static double off_ms(const struct curve *c, int64_t T)
+{
+	return (double)lc__smear_plan_offset(&c->pl, T) / 1e6;
+}
+
+/* UTC-SLS - UTC as readings: UTC = T before the leap instant, T during
+ * 23:59:60 (counted as the second after 23:59:59), T - dir s after
+ * midnight. */
+static double diff_ms(const struct ctx *x, const struct curve *c, int64_t T)
+{
+	int64_t midnight = x->L + (x->dir > 0 ? NS : 0);
+	int64_t utc = T < midnight ? T : T - x->dir * NS;
+
+	return (double)(T - lc__smear_plan_offset(&c->pl, T) - utc) / 1e6;
+}
+
+static double rate_ppm(const struct curve *c, int64_t T)
+{
+	return lc__smear_plan_rate_ppm(&c->pl, T);
+}
+
+/* "YYYY-MM-DDThh:mm:ss.sssZ" of the UTC instant at T. */
+static void fmt_T(const struct ctx *x, int64_t T, char *buf, size_t n)
+{
+	struct timespec ts;
+
+	if (T < x->L) {
+		ts = lc__ns_to_ts(T);
+	} else if (x->dir > 0 && T < x->L + NS) {
+		ts.tv_sec = (time_t)(x->M - 1);
+		ts.tv_nsec = (long)(T - (x->M - 1) * NS);
+	} else {
+		ts = lc__ns_to_ts(T - x->dir * NS);
+	}
+	if (lc_iso8601_format(&ts, 3, buf, n) < 0)
+		snprintf(buf, n, "?");
+}
+
+static const char *shape_names[] = { "linear", "cosine", "quadratic",
+	                             "step" };
+static const char *placement_names[] = { "ending", "centred", "starting" };
+
+static void describe(FILE *out, const struct ctx *x, const struct curve *c)
+{
+	char a[64], b[64];
+
+	fmt_T(x, x->L + c->s, a, sizeof(a));
+	fmt_T(x, x->L + c->e, b, sizeof(b));
+	fprintf(out,
+	        "%s: %s, %s, window %.9g s (%.9g SI s: %s to %s), "
+	        "peak %.6g ppm%s\n",
+	        c->p.name, shape_names[c->p.shape],
+	        placement_names[c->p.placement], (double)c->p.window_ns / 1e9,
+	        (double)(c->e - c->s) / 1e9, a, b,
+	        lc_smear_peak_ppm(&c->p, x->dir),
+	        c->p.max_rate_ppm > 0 ? " (max_rate set)" : "");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Output: table, CSV, JSON                                                  */
+/* ------------------------------------------------------------------------ */
+
+static int64_t first_row(const struct ctx *x)
+{
+	return lc__fdiv(x->lo + x->step - 1, x->step) * x->step;
+}
+
+static void print_table(FILE *out, const struct ctx *x)
+{
+	char when[64];
+
+	fprintf(out, "leap: %s second at the end of ",
+	        x->dir > 0 ? "inserted" : "deleted");
+	fmt_T(x, (x->M - 1) * NS, when, sizeof(when));
+	fprintf(out, "%.10s\n", when);
+	for (int i = 0; i < x->n; i++)
+		describe(out, x, &x->c[i]);
+	fprintf(out, "\n%-25s %14s", "UTC", "t-leap (s)");
+	for (int i = 0; i < x->n; i++)
+		if (x->n == 1)
+			fprintf(out, " %12s %14s %12s", "offset (ms)",
+			        "SLS-UTC (ms)", "rate (ppm)");
+		else
+			fprintf(out, " %9.9s(ms) %9.9s(ppm)", x->c[i].p.name,
+			        x->c[i].p.name);
+	fputc('\n', out);
+	for (int64_t t = first_row(x); t <= x->hi; t += x->step) {
+		int64_t T = x->L + t;
+
+		fmt_T(x, T, when, sizeof(when));
+		fprintf(out, "%-25s %14.3f", when, (double)t / 1e9);
+		for (int i = 0; i < x->n; i++) {
+			const struct curve *c = &x->c[i];
+			if (x->n == 1)
+				fprintf(out, " %12.3f %14.3f %12.4f",
+				        off_ms(c, T), diff_ms(x, c, T),
+				        rate_ppm(c, T));
+			else
+				fprintf(out, " %13.3f %14.4f", off_ms(c, T),
+				        rate_ppm(c, T));
+		}
+		fputc('\n', out);
+	}
+}
+
+static void print_csv(FILE *out, const struct ctx *x)
+{
+	char when[64];
+
+	fprintf(out, "t_rel_s,utc");
+	for (int i = 0; i < x->n; i++) {
+		if (x->n == 1)
+			fprintf(out, ",offset_ms,utc_diff_ms,rate_ppm");
+		else
+			fprintf(out, ",%s_offset_ms,%s_utc_diff_ms,%s_rate_ppm",
+			        x->c[i].p.name, x->c[i].p.name, x->c[i].p.name);
+	}
+	fputc('\n', out);
+	for (int64_t t = first_row(x); t <= x->hi; t += x->step) {
+		int64_t T = x->L + t;
+
+		fmt_T(x, T, when, sizeof(when));
+		fprintf(out, "%.9f,%s", (double)t / 1e9, when);
+		for (int i = 0; i < x->n; i++)
+			fprintf(out, ",%.6f,%.6f,%.6f", off_ms(&x->c[i], T),
+			        diff_ms(x, &x->c[i], T), rate_ppm(&x->c[i], T));
+		fputc('\n', out);
+	}
+}
+
+static void print_json(FILE *out, const struct ctx *x)
+{
+	char when[64];
+
+	fmt_T(x, x->L, when, sizeof(when));
+	fprintf(out, "{\"leap\":");
+	lc_cli_json_str(out, when);
+	fprintf(out, ",\"direction\":%d,\"policies\":[", x->dir);
+	for (int i = 0; i < x->n; i++) {
+		const struct curve *c = &x->c[i];
+		fprintf(out, "%s{\"name\":", i ? "," : "");
+		lc_cli_json_str(out, c->p.name);
+		fprintf(out,
+		        ",\"shape\":\"%s\",\"placement\":\"%s\","
+		        "\"window_s\":%.9f,\"window_si_s\":%.9f,"
+		        "\"start_rel_s\":%.9f,\"end_rel_s\":%.9f,"
+		        "\"max_rate_ppm\":%.9g,\"peak_ppm\":%.9g,"
+		        "\"offset_at_leap_ms\":%.6f}",
+		        shape_names[c->p.shape], placement_names[c->p.placement],
+		        (double)c->p.window_ns / 1e9, (double)(c->e - c->s) / 1e9,
+		        (double)c->s / 1e9, (double)c->e / 1e9, c->p.max_rate_ppm,
+		        lc_smear_peak_ppm(&c->p, x->dir), off_ms(c, x->L));
+	}
+	fprintf(out, "],\"samples\":[");
+	for (int64_t t = first_row(x), k = 0; t <= x->hi; t += x->step, k++) {
+		int64_t T = x->L + t;
+		fmt_T(x, T, when, sizeof(when));
+		fprintf(out, "%s{\"t_rel_s\":%.9f,\"utc\":\"%s\"", k ? "," : "",
+		        (double)t / 1e9, when);
+		for (int i = 0; i < x->n; i++)
+			fprintf(out,
+			        ",\"%s\":{\"offset_ms\":%.6f,\"utc_diff_ms\":%.6f,"
+			        "\"rate_ppm\":%.6f}",
+			        x->c[i].p.name, off_ms(&x->c[i], T),
+			        diff_ms(x, &x->c[i], T), rate_ppm(&x->c[i], T));
+		fputc('}', out);
+	}
+	fprintf(out, "]}\n");
+}
+
+/* ------------------------------------------------------------------------ */
+/* SVG                                                                       */
+/* ------------------------------------------------------------------------ */
+
+static const char *const colours[] = { "#1f77b4", "#d62728", "#2ca02c",
+	                               "#9467bd", "#ff7f0e", "#8c564b",
+	                               "#e377c2", "#17becf" };
+
+/* A "nice" tick step for a span, about `want` ticks. */
+static double nice_step(double span, int want)
+{
+	double raw = span / want, p = pow(10, floor(log10(raw))), m = raw / p;
+
+	if (m < 1.5)
+		return p;
+	if (m < 3.5)
+		return 2 * p;
+	if (m < 7.5)
+		return 5 * p;
+	return 10 * p;
+}
+
+struct panel {
+	double x0, y0, w, h;     /* plot area, px */
+	double tmin, tmax;       /* hours */
+	double vmin, vmax;       /* value (linear or log10) */
+	int logy;
+};
+
+static double px(const struct panel *p, double hours)
+{
+	return p->x0 + (hours - p->tmin) / (p->tmax - p->tmin) * p->w;
+}
+
+static double py(const struct panel *p, double v)
+{
+	if (p->logy)
+		v = log10(v < 1e-300 ? 1e-300 : v);
+	if (v < p->vmin)
+		v = p->vmin;
+	if (v > p->vmax)
+		v = p->vmax;
+	return p->y0 + p->h - (v - p->vmin) / (p->vmax - p->vmin) * p->h;
+}
+
+static void tick_label(char *buf, size_t n, double v)
+{
+	if (fabs(v) < 1e-12)
+		v = 0;
+	snprintf(buf, n, "%g", v);
+}
+
+static void axes(FILE *o, const struct panel *p, const char *ylabel,
+                 int show_x_label)
+{
+	double st = nice_step(p->tmax - p->tmin, 8), v;
+	char lab[32];
+
+	fprintf(o,
+	        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+	        "fill=\"#ffffff\" stroke=\"#444444\"/>\n",
+	        p->x0, p->y0, p->w, p->h);
+	for (v = ceil(p->tmin / st) * st; v <= p->tmax + 1e-9; v += st) {
+		double x = px(p, v);
+		tick_label(lab, sizeof(lab), v);
+		fprintf(o,
+		        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		        "stroke=\"#e0e0e0\"/>\n",
+		        x, p->y0, x, p->y0 + p->h);
+		fprintf(o,
+		        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" "
+		        "text-anchor=\"middle\">%s</text>\n",
+		        x, p->y0 + p->h + 16, lab);
+	}
+	if (p->logy) {
+		for (int e = (int)ceil(p->vmin); e <= (int)floor(p->vmax); e++) {
+			double y = py(p, pow(10, e));
+			fprintf(o,
+			        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			        "y2=\"%.1f\" stroke=\"#e0e0e0\"/>\n",
+			        p->x0, y, p->x0 + p->w, y);
+			fprintf(o,
+			        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" "
+			        "text-anchor=\"end\">%g</text>\n",
+			        p->x0 - 6, y + 4, pow(10, e));
+		}
+	} else {
+		double sv = nice_step(p->vmax - p->vmin, 6);
+		for (v = ceil(p->vmin / sv) * sv; v <= p->vmax + 1e-9 * sv;
+		     v += sv) {
+			double y = py(p, v);
+			tick_label(lab, sizeof(lab), v);
+			fprintf(o,
+			        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			        "y2=\"%.1f\" stroke=\"#e0e0e0\"/>\n",
+			        p->x0, y, p->x0 + p->w, y);
+			fprintf(o,
+			        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" "
+			        "text-anchor=\"end\">%s</text>\n",
+			        p->x0 - 6, y + 4, lab);
+		}
+	}
+	/* the leap instant */
+	if (p->tmin <= 0 && p->tmax >= 0)
+		fprintf(o,
+		        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		        "stroke=\"#888888\" stroke-dasharray=\"4 3\"/>\n",
+		        px(p, 0), p->y0, px(p, 0), p->y0 + p->h);
+	fprintf(o,
+	        "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" "
+	        "font-size=\"13\" text-anchor=\"middle\">%s</text>\n",
+	        p->x0 - 58, p->y0 + p->h / 2, ylabel);
+	if (show_x_label)
+		fprintf(o,
+		        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\" "
+		        "text-anchor=\"middle\">time relative to the leap "
+		        "second (hours; dashed line: start of the leap "
+		        "second)</text>\n",
+		        p->x0 + p->w / 2, p->y0 + p->h + 36);
+}
+
+/* Sample instants for the chart: a uniform grid plus each window's edges
+ * (and a ns either side), so kinks and short windows are drawn. */
+static int64_t *chart_times(const struct ctx *x, size_t *n)
+{
+	size_t cap = 2000 + (size_t)x->n * 8, k = 0;
+	int64_t *t = malloc(cap * sizeof(*t));
+
+	if (t == NULL)
+		return NULL;
+	for (int i = 0; i <= 1600; i++)
+		t[k++] = x->lo + (int64_t)((double)(x->hi - x->lo) * i / 1600);
+	for (int i = 0; i < x->n; i++) {
+		int64_t e[4] = { x->c[i].s, x->c[i].e,
+			         (x->c[i].s + x->c[i].e) / 2, 0 };
+		for (int j = 0; j < 4; j++)
+			for (int d = -1; d <= 1; d++)
+				if (e[j] + d >= x->lo && e[j] + d <= x->hi &&
+				    k < cap)
+					t[k++] = e[j] + d;
+	}
+	/* insertion sort is fine for ~2000 mostly sorted values */
+	for (size_t i = 1; i < k; i++) {
+		int64_t v = t[i];
+		size_t j = i;
+		while (j > 0 && t[j - 1] > v) {
+			t[j] = t[j - 1];
+			j--;
+		}
+		t[j] = v;
+	}
+	*n = k;
+	return t;
+}
+
+static void xml_text(FILE *o, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", o);
+		else if (*s == '>')
+			fputs("&gt;", o);
+		else if (*s == '&')
+			fputs("&amp;", o);
+		else
+			fputc(*s, o);
+	}
+}
+
+static int write_svg(FILE *o, const struct ctx *x)
+{
+	const double W = 960, H = 640;
+	struct panel po, pr;
+	size_t n;
+	int64_t *ts = chart_times(x, &n);
+	double rmax = 0, rmin = 0, peakmin = INFINITY;
+	char day[64], title[256];
+
+	if (ts == NULL)
+		return -1;
+	for (int i = 0; i < x->n; i++) {
+		double pk = lc_smear_peak_ppm(&x->c[i].p, x->dir);
+		if (pk > rmax)
+			rmax = pk;
+		if (pk < peakmin)
+			peakmin = pk;
+	}
+	po.x0 = pr.x0 = 90;
+	po.w = pr.w = W - 90 - 30;
+	po.tmin = pr.tmin = (double)x->lo / 3.6e12;
+	po.tmax = pr.tmax = (double)x->hi / 3.6e12;
+	po.y0 = 70;
+	po.h = 220;
+	pr.y0 = 340;
+	pr.h = 200;
+	po.logy = 0;
+	po.vmin = x->dir > 0 ? 0 : -1000;
+	po.vmax = x->dir > 0 ? 1000 : 0;
+	/* one policy: the signed rate, linear; several: |rate| on a log
+	 * scale when their peaks differ by more than 20x */
+	pr.logy = x->n > 1 && rmax / peakmin > 20;
+	if (pr.logy) {
+		pr.vmin = floor(log10(peakmin)) - 1;
+		pr.vmax = ceil(log10(rmax * 1.5));
+	} else if (x->dir > 0) {
+		rmin = -rmax * 1.1;
+		pr.vmin = rmin;
+		pr.vmax = rmax * 0.1 + 1e-9;
+	} else {
+		pr.vmin = -rmax * 0.1 - 1e-9;
+		pr.vmax = rmax * 1.1;
+	}
+	fmt_T(x, (x->M - 1) * NS, day, sizeof(day));
+	snprintf(title, sizeof(title), "Leap smear of the %s second at the end of %.10s UTC",
+	         x->dir > 0 ? "inserted" : "deleted", day);
+	fprintf(o,
+	        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+	        "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+	        "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
+	        "<title>",
+	        W, H, W, H);
+	xml_text(o, title);
+	fprintf(o, "</title>\n<rect width=\"100%%\" height=\"100%%\" "
+	           "fill=\"#fafafa\"/>\n");
+	fprintf(o,
+	        "<text x=\"%.1f\" y=\"30\" font-size=\"18\" "
+	        "font-weight=\"bold\" text-anchor=\"middle\">",
+	        W / 2);
+	xml_text(o, title);
+	fprintf(o, "</text>\n");
+	fprintf(o,
+	        "<text x=\"%.1f\" y=\"50\" font-size=\"12\" fill=\"#555555\" "
+	        "text-anchor=\"middle\">offset: how far the smeared clock "
+	        "is behind a clock without the leap; rate: its speed "
+	        "relative to SI seconds</text>\n",
+	        W / 2);
+	axes(o, &po, x->dir > 0 ? "offset behind (ms)" : "offset (ms, ahead)",
+	     0);
+	axes(o, &pr,
+	     pr.logy ? "|rate| (ppm, log scale)" :
+	               (x->dir > 0 ? "rate (ppm, negative = slow)" :
+	                             "rate (ppm, positive = fast)"),
+	     1);
+	for (int i = 0; i < x->n; i++) {
+		const struct curve *c = &x->c[i];
+		const char *col = colours[i % 8];
+
+		fprintf(o, "<polyline fill=\"none\" stroke=\"%s\" "
+		           "stroke-width=\"2\" points=\"", col);
+		for (size_t k = 0; k < n; k++)
+			fprintf(o, "%.2f,%.2f ", px(&po, (double)ts[k] / 3.6e12),
+			        py(&po, off_ms(c, x->L + ts[k])));
+		fprintf(o, "\"/>\n");
+		fprintf(o, "<polyline fill=\"none\" stroke=\"%s\" "
+		           "stroke-width=\"2\" points=\"", col);
+		for (size_t k = 0; k < n; k++) {
+			double r = rate_ppm(c, x->L + ts[k]);
+			fprintf(o, "%.2f,%.2f ", px(&pr, (double)ts[k] / 3.6e12),
+			        py(&pr, pr.logy ? fabs(r) : r));
+		}
+		fprintf(o, "\"/>\n");
+	}
+	/* legend, in the offset panel's top left */
+	fprintf(o,
+	        "<rect x=\"%.1f\" y=\"%.1f\" width=\"330\" height=\"%d\" "
+	        "fill=\"#ffffff\" fill-opacity=\"0.9\" stroke=\"#bbbbbb\"/>\n",
+	        po.x0 + 10, po.y0 + 8, 8 + 18 * x->n);
+	for (int i = 0; i < x->n; i++) {
+		const struct curve *c = &x->c[i];
+		double y = po.y0 + 24 + 18 * i;
+		char lab[160];
+
+		snprintf(lab, sizeof(lab), "%s: %s, %s, %.6g s, peak %.4g ppm",
+		         c->p.name, shape_names[c->p.shape],
+		         placement_names[c->p.placement],
+		         (double)(c->e - c->s) / 1e9,
+		         lc_smear_peak_ppm(&c->p, x->dir));
+		fprintf(o,
+		        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		        "stroke=\"%s\" stroke-width=\"3\"/>\n",
+		        po.x0 + 18, y - 4, po.x0 + 40, y - 4, colours[i % 8]);
+		fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">",
+		        po.x0 + 46, y);
+		xml_text(o, lab);
+		fprintf(o, "</text>\n");
+	}
+	fprintf(o, "</svg>\n");
+	free(ts);
+	(void)rmin;
+	return ferror(o) ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The command                                                               */
+/* ------------------------------------------------------------------------ */
+
+static FILE *open_out(const char *path)
+{
+	if (strcmp(path, "-") == 0)
+		return stdout;
+	return fopen(path, "w");
+}
+
+static int close_out(FILE *f)
+{
+	if (f == stdout)
+		return fflush(f);
+	return fclose(f);
+}
+
+enum { OPT_PRESET = 256, OPT_WINDOW, OPT_SHAPE, OPT_PLACEMENT, OPT_MAXRATE,
+       OPT_LEAP, OPT_DELETE, OPT_STEP, OPT_RANGE, OPT_CSV, OPT_SVG,
+       OPT_COMPARE, OPT_JSON };
+
+int lc_cmd_smear(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "preset", required_argument, NULL, OPT_PRESET },
+		{ "window", required_argument, NULL, OPT_WINDOW },
+		{ "shape", required_argument, NULL, OPT_SHAPE },
+		{ "placement", required_argument, NULL, OPT_PLACEMENT },
+		{ "max-rate", required_argument, NULL, OPT_MAXRATE },
+		{ "leap", required_argument, NULL, OPT_LEAP },
+		{ "delete", no_argument, NULL, OPT_DELETE },
+		{ "step", required_argument, NULL, OPT_STEP },
+		{ "range", required_argument, NULL, OPT_RANGE },
+		{ "csv", required_argument, NULL, OPT_CSV },
+		{ "svg", required_argument, NULL, OPT_SVG },
+		{ "compare", required_argument, NULL, OPT_COMPARE },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct ctx x;
+	const char *preset = NULL, *leap = NULL, *csv = NULL, *svg = NULL;
+	const char *compare = NULL, *range = NULL;
+	int64_t window = 0, step = 0;
+	int shape = -1, placement = -1, json = 0, custom = 0, o;
+	double max_rate = -1;
+	struct lc_error err = { 0 };
+	lc_leaptable *t;
+	char names[MAXP][32];
+	int nnames = 0;
+
+	memset(&x, 0, sizeof(x));
+	x.dir = 1;
+	optind = 1;
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		char *end;
+		switch (o) {
+		case OPT_PRESET:
+			preset = optarg;
+			break;
+		case OPT_WINDOW:
+			if (parse_dur(optarg, &window) < 0 || window <= 0)
+				return lc_cli_usage_error(
+				        CMD, "--window: '%s' is not a positive "
+				             "duration (e.g. 86400, 20h, 1000s)",
+				        optarg);
+			break;
+		case OPT_SHAPE:
+			shape = lookup(optarg, shape_names, 4);
+			if (shape < 0)
+				return lc_cli_usage_error(
+				        CMD, "--shape: unknown shape '%s' "
+				             "(linear, cosine, quadratic, step)",
+				        optarg);
+			custom = 1;
+			break;
+		case OPT_PLACEMENT:
+			placement = lookup(optarg, placement_names, 3);
+			if (placement < 0 && strcmp(optarg, "centered") == 0)
+				placement = LC_SMEAR_CENTRED;
+			if (placement < 0)
+				return lc_cli_usage_error(
+				        CMD, "--placement: unknown placement '%s' "
+				             "(ending, centred, starting)",
+				        optarg);
+			custom = 1;
+			break;
+		case OPT_MAXRATE:
+			errno = 0;
+			max_rate = strtod(optarg, &end);
+			if (*end != '\0' || errno || !(max_rate >= 0))
+				return lc_cli_usage_error(
+				        CMD, "--max-rate: '%s' is not a rate in "
+				             "ppm >= 0",
+				        optarg);
+			break;
+		case OPT_LEAP:
+			leap = optarg;
+			break;
+		case OPT_DELETE:
+			x.dir = -1;
+			break;
+		case OPT_STEP:
+			if (parse_dur(optarg, &step) < 0 || step <= 0)
+				return lc_cli_usage_error(
+				        CMD, "--step: '%s' is not a positive "
+				             "duration",
+				        optarg);
+			break;
+		case OPT_RANGE:
+			range = optarg;
+			break;
+		case OPT_CSV:
+			csv = optarg;
+			break;
+		case OPT_SVG:
+			svg = optarg;
+			break;
+		case OPT_COMPARE:
+			compare = optarg;
+			break;
+		case OPT_JSON:
+			json = 1;
+			break;
+		case 'h':
+			lc_cmd_smear_usage(stdout);
+			return 0;
+		default:
+			return lc_cli_usage_error(CMD, "unknown or incomplete "
+			                               "option '%s'",
+			                          argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return lc_cli_usage_error(CMD, "unexpected argument '%s'",
+		                          argv[optind]);
+	if (compare != NULL && (preset != NULL || custom))
+		return lc_cli_usage_error(CMD, "--compare draws presets: do "
+		                               "not combine it with --preset, "
+		                               "--shape or --placement");
+	if (preset != NULL && custom)
+		return lc_cli_usage_error(CMD, "--preset and --shape/--placement "
+		                               "are exclusive");
+
+	/* the policies */
+	if (compare != NULL) {
+		const char *s = strcmp(compare, "all") == 0 ? NULL : compare;
+		if (s == NULL) {
+			for (const char *const *nm = lc_smear_preset_names();
+			     *nm && nnames < MAXP; nm++)
+				snprintf(names[nnames++], 32, "%s", *nm);
+		} else {
+			while (*s) {
+				size_t len = strcspn(s, ",");
+				if (len == 0 || len >= 32 || nnames >= MAXP)
+					return lc_cli_usage_error(
+					        CMD, "--compare: bad list '%s'",
+					        compare);
+				memcpy(names[nnames], s, len);
+				names[nnames++][len] = '\0';
+				s += len + (s[len] == ',');
+			}
+		}
+		for (int i = 0; i < nnames; i++) {
+			if (lc_smear_preset(names[i], 0, &x.c[i].p, &err) < 0) {
+				lc_cli_print_error(CMD, &err);
+				return LC_EXIT_USAGE;
+			}
+		}
+		x.n = nnames;
+	} else if (custom) {
+		struct lc_smear_policy *p = &x.c[0].p;
+		if (shape < 0 || placement < 0 || window <= 0)
+			return lc_cli_usage_error(CMD, "a custom policy needs "
+			                               "--window, --shape and "
+			                               "--placement");
+		snprintf(p->name, sizeof(p->name), "custom");
+		p->shape = shape;
+		p->placement = placement;
+		p->window_ns = window;
+		p->max_rate_ppm = max_rate > 0 ? max_rate : 0;
+		if (lc_smear_validate(p, &err) < 0) {
+			lc_cli_print_error(CMD, &err);
+			return LC_EXIT_USAGE;
+		}
+		x.n = 1;
+	} else {
+		struct lc_smear_policy *p = &x.c[0].p;
+		if (lc_smear_preset(preset ? preset : "google", window, p,
+		                    &err) < 0) {
+			lc_cli_print_error(CMD, &err);
+			return LC_EXIT_USAGE;
+		}
+		if (max_rate >= 0) {
+			p->max_rate_ppm = max_rate;
+			if (lc_smear_validate(p, &err) < 0) {
+				lc_cli_print_error(CMD, &err);
+				return LC_EXIT_USAGE;
+			}
+		}
+		x.n = 1;
+	}
+
+	/* the leap */
+	t = lc_leaptable_new();
+	if (t == NULL) {
+		fprintf(stderr, "leapclock %s: out of memory\n", CMD);
+		return LC_EXIT_RUNTIME;
+	}
+	x.M = INT64_C(1483228800); /* 2017-01-01: after 2016-12-31 23:59:60 */
+	if (leap != NULL && parse_leap(leap, t, &x.M, &err) < 0) {
+		lc_cli_print_error(CMD, &err);
+		lc_leaptable_free(t);
+		return LC_EXIT_USAGE;
+	}
+	lc_leaptable_free(t);
+	x.L = (x.dir > 0 ? x.M : x.M - 1) * NS;
+	x.lo = INT64_MAX;
+	x.hi = INT64_MIN;
+	for (int i = 0; i < x.n; i++) {
+		struct curve *c = &x.c[i];
+		lc_smear_window_dir(&c->p, x.dir, &c->s, &c->e);
+		lc__smear_plan_settime(&c->pl, &c->p, x.L, x.dir, NULL);
+		if (c->s < x.lo)
+			x.lo = c->s;
+		if (c->e > x.hi)
+			x.hi = c->e;
+	}
+	{
+		int64_t pad = (x.hi - x.lo) / 20;
+		if (pad < NS)
+			pad = NS;
+		x.lo -= pad;
+		x.hi += pad;
+	}
+	if (range != NULL) {
+		char a[64];
+		const char *comma = strchr(range, ',');
+		size_t la = comma ? (size_t)(comma - range) : 0;
+		if (comma == NULL || la >= sizeof(a))
+			return lc_cli_usage_error(CMD, "--range: expected "
+			                               "FROM,TO (e.g. -2h,2h)");
+		memcpy(a, range, la);
+		a[la] = '\0';
+		if (parse_dur(a, &x.lo) < 0 || parse_dur(comma + 1, &x.hi) < 0 ||
+		    x.hi <= x.lo)
+			return lc_cli_usage_error(CMD, "--range: '%s' is not "
+			                               "FROM,TO with FROM < TO",
+			                          range);
+	}
+	x.step = step;
+	if (x.step == 0) {
+		/* about 50 rows at a round step */
+		x.step = (int64_t)(nice_step((double)(x.hi - x.lo) / 1e9, 50) *
+		                   1e9);
+		if (x.step < 1)
+			x.step = 1;
+	}
+	if ((x.hi - x.lo) / x.step > 10000000)
+		return lc_cli_usage_error(CMD, "--step: %.9g s gives more than "
+		                               "10 million rows",
+		                          (double)x.step / 1e9);
+
+	if (csv != NULL) {
+		FILE *f = open_out(csv);
+		if (f == NULL) {
+			fprintf(stderr, "leapclock %s: %s: %s\n", CMD, csv,
+			        strerror(errno));
+			return LC_EXIT_RUNTIME;
+		}
+		print_csv(f, &x);
+		if (close_out(f) != 0)
+			return LC_EXIT_RUNTIME;
+	}
+	if (svg != NULL) {
+		FILE *f = open_out(svg);
+		if (f == NULL) {
+			fprintf(stderr, "leapclock %s: %s: %s\n", CMD, svg,
+			        strerror(errno));
+			return LC_EXIT_RUNTIME;
+		}
+		if (write_svg(f, &x) < 0 || close_out(f) != 0) {
+			fprintf(stderr, "leapclock %s: %s: write failed\n",
+			        CMD, svg);
+			return LC_EXIT_RUNTIME;
+		}
+	}
+	if ((csv != NULL && strcmp(csv, "-") == 0) ||
+	    (svg != NULL && strcmp(svg, "-") == 0))
+		return 0;
+	if (json)
+		print_json(stdout, &x);
+	else
+		print_table(stdout, &x);
+	return 0;
+}
