@@ -122,7 +122,8 @@ int lc__heap_reserve(struct lc__heap *h, size_t n)
 	struct lc__heap_ent *v;
 	size_t cap;
 
-	if (n > UINT32_MAX / 2 - LC__HEAP0)
+	/* at most 2^30 entries, so that 4k - 8 never wraps in 32 bits */
+	if (n > (UINT32_C(1) << 30) - 64)
 		return LC_ENOMEM;
 	if (n + LC__HEAP0 <= h->cap)
 		return 0;
@@ -257,6 +258,27 @@ static struct utc_leap utc_leap_of(lc_timekeeper *tk)
 	return lp;
 }
 
+/* The leap for arithmetic on keys a and b: the armed one, or, while an
+ * inserted second is in progress (the timekeeper no longer reports it as
+ * next), the one that a reading inside 23:59:60 proves. */
+static struct utc_leap utc_leap_for(lc_timekeeper *tk, int64_t a, int64_t b)
+{
+	struct utc_leap lp = utc_leap_of(tk);
+
+	if (lp.dir == 0) {
+		if (a != INT64_MAX && a != INT64_MIN &&
+		    lc__fmod(a, UTC_SCALE) >= LC__NS) {
+			lp.when = lc__fdiv(a, UTC_SCALE) + 1;
+			lp.dir = 1;
+		} else if (b != INT64_MAX && b != INT64_MIN &&
+		           lc__fmod(b, UTC_SCALE) >= LC__NS) {
+			lp.when = lc__fdiv(b, UTC_SCALE) + 1;
+			lp.dir = 1;
+		}
+	}
+	return lp;
+}
+
 static int64_t utc_lin(int64_t key, struct utc_leap lp)
 {
 	int64_t s = lc__fdiv(key, UTC_SCALE), n = lc__fmod(key, UTC_SCALE);
@@ -317,7 +339,7 @@ static void ready_unlink(struct lc_loop *l, struct lc__timer *t)
 	else
 		l->rtail = t->rprev;
 	t->rnext = t->rprev = NULL;
-	t->state &= ~LC__T_READY;
+	t->state &= ~(LC__T_READY | LC__T_CANCELLED);
 }
 
 static void cos_push(struct lc_loop *l, struct lc__timer *t)
@@ -388,10 +410,13 @@ static int moved(int64_t then, int64_t now, int64_t tol)
 }
 
 /* Was the clock of COS timer t set since it was armed? (leapclock.h) */
-static int clock_was_set_for(const struct lc__timer *t, int64_t real,
+static int clock_was_set_for(const struct lc_loop *l,
+                             const struct lc__timer *t, int64_t real,
                              int64_t tai, int64_t spread)
 {
-	int64_t tol = t->offs_spread + spread;
+	/* each sample is exact to within its spread; the loop keeps the
+	 * largest one seen at arming time */
+	int64_t tol = l->offs_spread + spread;
 	int r = moved(t->offs_real, real, tol), a = moved(t->offs_tai, tai, tol);
 
 	switch (t->clock) {
@@ -443,10 +468,18 @@ static void cancel_set_timers(struct lc_loop *l)
 	struct lc__timer *t, *next;
 
 	sample_offsets(l->tk, &real, &tai, &spread);
+	if (spread > l->offs_spread)
+		l->offs_spread = spread;
 	for (t = l->chead; t != NULL; t = next) {
 		next = t->cnext;
-		if (!clock_was_set_for(t, real, tai, spread))
+		if (!clock_was_set_for(l, t, real, tai, spread)) {
+			/* judge each event on its own: a leap (REALTIME only)
+			 * and a later ADJ_TAI (TAI only) are not a step of
+			 * both, so the reference moves to what was just read */
+			t->offs_real = real;
+			t->offs_tai = tai;
 			continue;
+		}
 		cos_unlink(l, t);
 		lc__heap_remove(&l->base[t->clock], t);
 		t->state &= ~LC__T_INHEAP;
@@ -454,9 +487,9 @@ static void cancel_set_timers(struct lc_loop *l)
 		 * timerfd drops its ticks */
 		if (t->state & LC__T_READY)
 			ready_unlink(l, t);
-		t->pend_status = LC_ECANCELED;
 		t->pend_overrun = 0;
 		ready_push(l, t);
+		t->state |= LC__T_CANCELLED;
 	}
 }
 
@@ -474,7 +507,7 @@ static void advance_periodic(struct lc_loop *l, struct lc__timer *t,
 	int64_t d = t->key, n = now, k, next, since;
 
 	if (t->clock == LC_CLOCK_UTC) {
-		lp = utc_leap_of(l->tk);
+		lp = utc_leap_for(l->tk, d, now);
 		d = utc_lin(d, lp);
 		n = utc_lin(now, lp);
 	}
@@ -486,6 +519,149 @@ static void advance_periodic(struct lc_loop *l, struct lc__timer *t,
 		next = INT64_MAX;
 	t->pend_overrun = k - 1;
 	t->key = t->clock == LC_CLOCK_UTC ? utc_from_lin(next, lp) : next;
+}
+
+/*
+ * Bulk expiry. Popping k due timers one at a time costs k sifts of log4(n)
+ * levels, each level a cache miss once the heap outgrows the cache. When at
+ * least a quarter of a base is due (a burst: a step of the clock, a loop
+ * that slept, a benchmark), it is cheaper to take them all at once:
+ * partition the array into due and not due (one sequential pass), sort the
+ * due entries by (key, seq) (the order the pops would have given), hand
+ * them out, and rebuild the heap from what is left (Floyd's bottom-up
+ * heapify, O(n)). Both paths deliver the same timers in the same order.
+ */
+#define BULK_MIN 64u
+
+/* Due entries, counted by a walk of the due part of the tree (closed
+ * upwards: a due node's parent is due); stops at `limit`. */
+static uint32_t count_due(const struct lc__heap *h, int64_t now,
+                          uint32_t limit)
+{
+	uint32_t stack[128], cnt = 0;
+	int sp = 0;
+
+	if (h->n <= LC__HEAP0 || h->v[LC__HEAP0].key > now)
+		return 0;
+	stack[sp++] = LC__HEAP0;
+	while (sp > 0) {
+		uint32_t k = stack[--sp], c = first_child(k);
+		if (++cnt >= limit)
+			return cnt;
+		/* depth <= 16 for 2^30 entries, at most 3 siblings waiting
+		 * per level plus 4 children: the stack never exceeds 64 */
+		for (uint32_t i = c; i < c + 4 && i < h->n; i++)
+			if (h->v[i].key <= now)
+				stack[sp++] = i;
+	}
+	return cnt;
+}
+
+static void swap_ent(struct lc__heap_ent *a, struct lc__heap_ent *b)
+{
+	struct lc__heap_ent x = *a;
+	*a = *b;
+	*b = x;
+}
+
+/* Quicksort (Hoare partition around the middle element) by (key, seq),
+ * insertion sort below 16; recursion on the smaller side only. */
+static void sort_ents(struct lc__heap_ent *a, size_t n)
+{
+	while (n > 16) {
+		struct lc__heap_ent p = a[n / 2];
+		ptrdiff_t i = -1, j = (ptrdiff_t)n;
+		for (;;) {
+			do
+				i++;
+			while (ent_less(&a[i], &p));
+			do
+				j--;
+			while (ent_less(&p, &a[j]));
+			if (i >= j)
+				break;
+			swap_ent(&a[i], &a[j]);
+		}
+		/* [0, j] and [j + 1, n), both non-empty */
+		if ((size_t)j + 1 < n - (size_t)j - 1) {
+			sort_ents(a, (size_t)j + 1);
+			a += j + 1;
+			n -= (size_t)j + 1;
+		} else {
+			sort_ents(a + j + 1, n - (size_t)j - 1);
+			n = (size_t)j + 1;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct lc__heap_ent x = a[i];
+		size_t j = i;
+		while (j > 0 && ent_less(&x, &a[j - 1])) {
+			a[j] = a[j - 1];
+			j--;
+		}
+		a[j] = x;
+	}
+}
+
+/* The common part of both paths for due timer t, already out of the heap
+ * array's order (idx stale): returns 1 if it stays queued (periodic). */
+static int take_due(struct lc_loop *l, struct lc__timer *t, int64_t now)
+{
+	int stays = 0;
+
+	if (t->state & LC__T_READY) {
+		/* still undelivered: count it as missed */
+		ready_unlink(l, t);
+		t->pend_overrun++;
+	} else {
+		t->pend_overrun = 0;
+	}
+	if (t->interval > 0) {
+		int64_t prev = t->pend_overrun;
+		advance_periodic(l, t, now);
+		t->pend_overrun += prev;
+		t->seq = ++l->seq;
+		stays = 1;
+	} else {
+		if (on_cos_list(t))
+			cos_unlink(l, t);
+		t->state &= ~LC__T_INHEAP;
+		t->idx = 0;
+	}
+	ready_push(l, t);
+	return stays;
+}
+
+static size_t bulk_expire(struct lc_loop *l, struct lc__heap *h, int64_t now)
+{
+	struct lc__heap_ent *v = h->v;
+	uint32_t lo = LC__HEAP0, n = h->n, i = lo, j = n, k, w;
+
+	while (i < j) {
+		if (v[i].key <= now)
+			i++;
+		else
+			swap_ent(&v[i], &v[--j]);
+	}
+	k = i - lo;
+	sort_ents(v + lo, k);
+	w = lo;
+	for (uint32_t e = lo; e < lo + k; e++) {
+		struct lc__timer *t = v[e].t;
+		if (take_due(l, t, now)) {
+			v[w].key = t->key;
+			v[w].t = t;
+			w++;
+		}
+	}
+	memmove(v + w, v + lo + k, (size_t)(n - lo - k) * sizeof(*v));
+	h->n = w + (n - lo - k);
+	for (uint32_t e = lo; e < h->n; e++)
+		v[e].t->idx = e;
+	if (h->n > lo + 1)
+		for (uint32_t e = parent(h->n - 1); e >= lo; e--)
+			sift_down(h, e);
+	return k;
 }
 
 size_t lc__expire_locked(struct lc_loop *l)
@@ -511,28 +687,16 @@ size_t lc__expire_locked(struct lc_loop *l)
 		/* The guard: the clock's own reading decides, never a
 		 * conversion. A head not yet due stays queued. */
 		now = lc__base_now(l->tk, c);
+		if (lc__heap_count(h) >= BULK_MIN &&
+		    count_due(h, now, lc__heap_count(h) / 4) >=
+		            lc__heap_count(h) / 4) {
+			moved_n += bulk_expire(l, h, now);
+			continue;
+		}
 		while ((t = lc__heap_top(h)) != NULL && t->key <= now) {
 			lc__heap_remove(h, t);
-			if (t->state & LC__T_READY) {
-				/* still undelivered: count it as missed */
-				ready_unlink(l, t);
-				t->pend_overrun++;
-			} else {
-				t->pend_overrun = 0;
-			}
-			t->pend_status = 0;
-			if (t->interval > 0) {
-				int64_t prev = t->pend_overrun;
-				advance_periodic(l, t, now);
-				t->pend_overrun += prev;
-				t->seq = ++l->seq;
+			if (take_due(l, t, now))
 				lc__heap_insert(h, t); /* fits: just removed */
-			} else {
-				if (on_cos_list(t))
-					cos_unlink(l, t);
-				t->state &= ~LC__T_INHEAP;
-			}
-			ready_push(l, t);
 			moved_n++;
 		}
 	}
@@ -547,12 +711,11 @@ int lc__run_ready_locked(struct lc_loop *l, int honour_stop)
 		struct lc__timer *t = l->rhead;
 		lc_timer_cb cb = t->cb;
 		void *data = t->data;
-		int status = t->pend_status;
+		int status = (t->state & LC__T_CANCELLED) ? LC_ECANCELED : 0;
 
 		ready_unlink(l, t);
 		t->overrun = t->pend_overrun;
 		t->pend_overrun = 0;
-		t->pend_status = 0;
 		n++;
 		lc__loop_unlock(l);
 		cb((lc_timer *)(void *)t, status, data);
@@ -605,7 +768,7 @@ static int start_common(struct lc__timer *t, int flags, int64_t abs_key,
 	if (!(flags & LC_TIMER_ABSTIME)) {
 		int64_t now = lc__base_now(l->tk, (int)t->clock);
 		if (t->clock == LC_CLOCK_UTC) {
-			struct utc_leap lp = utc_leap_of(l->tk);
+			struct utc_leap lp = utc_leap_for(l->tk, now, now);
 			key = utc_from_lin(lc__sat_add(utc_lin(now, lp), rel_ns),
 			                   lp);
 		} else {
@@ -617,7 +780,6 @@ static int start_common(struct lc__timer *t, int flags, int64_t abs_key,
 	t->flags = (uint32_t)flags;
 	t->seq = ++l->seq;
 	t->pend_overrun = 0;
-	t->pend_status = 0;
 	r = lc__heap_insert(&l->base[t->clock], t);
 	if (r < 0) {
 		lc__loop_unlock(l);
@@ -629,8 +791,10 @@ static int start_common(struct lc__timer *t, int flags, int64_t abs_key,
 			l->cos_set_seq = lc_clock_was_set_seq(l->tk);
 			lc__cos_refresh_locked(l, 1);
 		}
-		sample_offsets(l->tk, &t->offs_real, &t->offs_tai,
-		               &t->offs_spread);
+		int64_t spread;
+		sample_offsets(l->tk, &t->offs_real, &t->offs_tai, &spread);
+		if (spread > l->offs_spread)
+			l->offs_spread = spread;
 		cos_push(l, t);
 	}
 	if (t->idx == LC__HEAP0)
@@ -730,7 +894,7 @@ int lc_timer_remaining(lc_timer *t, struct timespec *left)
 	now = lc__base_now(l->tk, (int)p->clock);
 	d = key;
 	if (p->clock == LC_CLOCK_UTC) {
-		struct utc_leap lp = utc_leap_of(l->tk);
+		struct utc_leap lp = utc_leap_for(l->tk, key, now);
 		d = utc_lin(key, lp);
 		now = utc_lin(now, lp);
 	}

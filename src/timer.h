@@ -25,26 +25,27 @@
 /* Timer states (lc__timer.state bits) */
 #define LC__T_INHEAP 0x1u /* queued in its base */
 #define LC__T_READY 0x2u  /* on the ready list, callback pending */
+#define LC__T_CANCELLED 0x4u /* the pending delivery is LC_ECANCELED */
 
 struct lc__timer {
+	/* line 0: everything starting, stopping and expiring touch */
 	int64_t key;          /* deadline in the base's key space */
-	int64_t interval;     /* ns on the timer's clock; 0: one-shot */
 	uint64_t seq;         /* start order, for ties */
-	int64_t overrun;      /* overruns of the last delivered expiry */
-	int64_t pend_overrun; /* overruns of the pending (ready) expiry */
-	int64_t offs_real;    /* REALTIME - MONOTONIC when armed (COS) */
-	int64_t offs_tai;     /* TAI - MONOTONIC when armed (COS) */
-	int64_t offs_spread;  /* uncertainty of the two offsets (ns) */
 	struct lc_loop *loop;
-	lc_timer_cb cb;
-	void *data;
+	int64_t interval;     /* ns on the timer's clock; 0: one-shot */
 	struct lc__timer *rnext, *rprev; /* ready list */
-	struct lc__timer *cnext, *cprev; /* cancel-on-set list */
 	uint32_t idx;   /* heap index (>= LC__HEAP0), 0 when not queued */
 	uint32_t clock; /* lc_clock_id */
 	uint32_t flags; /* LC_TIMER_* it was started with */
-	uint32_t state; /* LC__T_* */
-	int32_t pend_status; /* 0 or LC_ECANCELED for the pending delivery */
+	uint32_t state; /* LC__T_*, LC__T_CANCELLED for the pending delivery */
+	/* line 1: delivery and cancel-on-set */
+	lc_timer_cb cb;
+	void *data;
+	int64_t overrun;      /* overruns of the last delivered expiry */
+	int64_t pend_overrun; /* overruns of the pending (ready) expiry */
+	struct lc__timer *cnext, *cprev; /* cancel-on-set list */
+	int64_t offs_real;    /* REALTIME - MONOTONIC when armed (COS) */
+	int64_t offs_tai;     /* TAI - MONOTONIC when armed (COS) */
 };
 
 _Static_assert(sizeof(struct lc__timer) <= sizeof(struct lc_timer),
@@ -86,6 +87,7 @@ struct lc_loop {
 	uint64_t cos_set_seq; /* clock-was-set sequence last checked */
 	int64_t cos_leap_mono; /* check again at this MONOTONIC instant */
 	int64_t cos_leap_when; /* the leap cos_leap_mono was computed for */
+	int64_t offs_spread;   /* largest spread of an offset sample (ns) */
 	int cos_leap_dir;
 	uint64_t guard_rearms; /* heads found not due when converted due */
 	/* real driver */

@@ -1,0 +1,625 @@
+/* test_timers.c - timers on the simulated counter: the checks of Linux's
+ * nanosleep and set-timer-lat selftests on every clock id, the leap-second
+ * semantics of DESIGN.md invariant 2 (REALTIME, UTC 23:59:60, TAI, deleted
+ * seconds, smears), CANCEL_ON_SET, overruns, ties, re-arming from callbacks
+ * and clamping.
+ *
+ * Independent expectations: the sim counter runs at 1 GHz with no error and
+ * no NTP frequency is set, so every clock advances exactly as MONOTONIC
+ * except where a leap, a smear or a settime moves it; the expected MONOTONIC
+ * instant of each firing is derived from the scenario by hand (comments).
+ */
+#include "lc_test.h"
+#include "timer.h"
+
+#define NS LC_NSEC_PER_SEC
+#define MS INT64_C(1000000)
+
+static lc_counter *cnt;
+static lc_timekeeper *tk;
+static lc_loop *loop;
+static int64_t E; /* 2026-07-01 00:00:00 UTC, POSIX seconds */
+
+static int setup(int64_t realtime0_ns, const struct lc_smear_policy *smear)
+{
+	struct lc_tk_config cfg;
+
+	lc_tk_config_init(&cfg);
+	cfg.initial_realtime_ns = realtime0_ns;
+	cfg.smear = smear;
+	if (lc_counter_new_sim(&cnt, 1000000000, 0) < 0)
+		return -1;
+	if (lc_tk_new(&tk, cnt, &cfg) < 0)
+		return -1;
+	return lc_loop_new(&loop, tk, 0);
+}
+
+static void teardown(void)
+{
+	lc_loop_free(loop);
+	lc_tk_free(tk);
+	lc_counter_free(cnt);
+	loop = NULL;
+	tk = NULL;
+	cnt = NULL;
+}
+
+static int64_t mono(void)
+{
+	return lc_now_ns(tk, LC_CLOCK_MONOTONIC);
+}
+
+static int arm_leap(int status)
+{
+	struct lc_timex tx;
+
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = LC_ADJ_STATUS;
+	tx.status = status;
+	if (lc_adjtimex(tk, &tx) < 0)
+		return -1;
+	return lc_update(tk);
+}
+
+/* (sec, nsec) order of two readings in the UTC convention */
+static int ts_cmp(const struct timespec *a, const struct timespec *b)
+{
+	if (a->tv_sec != b->tv_sec)
+		return a->tv_sec < b->tv_sec ? -1 : 1;
+	return (a->tv_nsec > b->tv_nsec) - (a->tv_nsec < b->tv_nsec);
+}
+
+#define MAXF 64
+struct rec {
+	int n;
+	int early;               /* firings where the clock read < deadline */
+	struct timespec dl;      /* current deadline (advanced by the test) */
+	int64_t interval;        /* to advance dl on periodic firings */
+	int64_t mono[MAXF];
+	int status[MAXF];
+	int64_t overrun[MAXF];
+	struct timespec clk[MAXF];
+	int rearm_rel_ns;        /* >0: re-arm relative from the callback */
+	int stop_self;
+};
+
+static void rec_cb(lc_timer *t, int status, void *data)
+{
+	struct rec *r = data;
+	struct timespec now;
+
+	lc_gettime(tk, lc_timer_clock(t), &now);
+	if (r->n < MAXF) {
+		r->mono[r->n] = mono();
+		r->status[r->n] = status;
+		r->overrun[r->n] = lc_timer_overrun(t);
+		r->clk[r->n] = now;
+	}
+	if (status == 0 && ts_cmp(&now, &r->dl) < 0)
+		r->early++;
+	if (status == 0 && r->interval > 0) {
+		/* the next deadline, as the test computes it */
+		int64_t k = 1 + lc_timer_overrun(t);
+		int64_t ns = (int64_t)r->dl.tv_nsec + k * r->interval;
+		r->dl.tv_sec += (time_t)(ns / NS);
+		r->dl.tv_nsec = (long)(ns % NS);
+	}
+	r->n++;
+	if (r->rearm_rel_ns > 0)
+		lc_timer_start_ns(t, 0, r->rearm_rel_ns, 0);
+	if (r->stop_self)
+		lc_timer_stop(t);
+}
+
+static struct timespec ts_of(int64_t ns)
+{
+	return lc__ns_to_ts(ns);
+}
+
+/* ---- selftest counterparts ------------------------------------------------ */
+
+/* set-timer-lat: every clock, ABS/REL x periodic (five expiries) /
+ * one-shot (exactly one). Here periods of 100 ms; no leap, so every clock
+ * runs with MONOTONIC and the k-th expiry is at start + k * period. */
+static void test_set_timer_lat_all_clocks(void)
+{
+	LC_EQ_INT(setup((E - 1000) * NS, NULL), 0);
+	for (int id = 0; id < LC_CLOCK_COUNT; id++) {
+		for (int abs = 0; abs < 2; abs++) {
+			for (int periodic = 0; periodic < 2; periodic++) {
+				lc_timer t;
+				struct rec r;
+				struct timespec now, val, iv;
+				int64_t m0 = mono(), p = 100 * MS;
+
+				memset(&r, 0, sizeof(r));
+				lc_gettime(tk, (lc_clock_id)id, &now);
+				LC_EQ_INT(lc_timer_init(loop, &t, (lc_clock_id)id,
+				                        rec_cb, &r), 0);
+				r.dl = now;
+				r.dl.tv_nsec += (long)p;
+				if (r.dl.tv_nsec >= NS) {
+					r.dl.tv_sec++;
+					r.dl.tv_nsec -= NS;
+				}
+				val = abs ? r.dl : ts_of(p);
+				iv = ts_of(periodic ? p : 0);
+				r.interval = periodic ? p : 0;
+				LC_EQ_INT(lc_timer_start(&t, abs ? LC_TIMER_ABSTIME : 0,
+				                         &val, &iv), 0);
+				lc_loop_run_sim(loop, m0 + 5 * p + p / 2);
+				lc_timer_stop(&t);
+				LC_EQ_INT(r.early, 0);
+				LC_EQ_INT(r.n, periodic ? 5 : 1);
+				for (int k = 0; k < r.n; k++) {
+					LC_EQ_I64(r.mono[k], m0 + (k + 1) * p);
+					LC_EQ_I64(r.overrun[k], 0);
+					LC_EQ_INT(r.status[k], 0);
+				}
+			}
+		}
+	}
+	teardown();
+}
+
+/* nanosleep: durations 10 ns .. 1 s (x100 steps) on every clock, REL and
+ * ABS: ends exactly at start + d (never before). */
+static void test_nanosleep_all_clocks(void)
+{
+	LC_EQ_INT(setup((E - 1000) * NS, NULL), 0);
+	for (int id = 0; id < LC_CLOCK_COUNT; id++) {
+		for (int64_t d = 10; d <= NS; d *= 100) {
+			for (int abs = 0; abs < 2; abs++) {
+				lc_timer t;
+				struct rec r;
+				struct timespec now, val;
+				int64_t m0 = mono();
+
+				memset(&r, 0, sizeof(r));
+				lc_gettime(tk, (lc_clock_id)id, &now);
+				r.dl = ts_of(lc__ts_to_ns(&now) + d);
+				val = abs ? r.dl : ts_of(d);
+				lc_timer_init(loop, &t, (lc_clock_id)id, rec_cb, &r);
+				LC_EQ_INT(lc_timer_start(&t, abs ? LC_TIMER_ABSTIME : 0,
+				                         &val, NULL), 0);
+				lc_loop_run_sim(loop, m0 + 2 * d + 1000);
+				LC_EQ_INT(r.n, 1);
+				LC_EQ_INT(r.early, 0);
+				LC_EQ_I64(r.mono[0], m0 + d);
+			}
+		}
+	}
+	teardown();
+}
+
+/* ---- leaps ----------------------------------------------------------------- */
+
+/*
+ * Insertion at the end of 2026-06-30. REALTIME starts at E - 10 s at
+ * MONOTONIC m0. The inserted second occupies MONOTONIC [m0 + 10, m0 + 11) s:
+ * REALTIME reads E-1 .. E-1+0.999 a second time, UTC reads 23:59:60.x, TAI
+ * goes on. So (all offsets from m0):
+ *   REALTIME E-0.001 -> 9.999; REALTIME E -> 11 (after the repeat), one
+ *   second and 1 ms later; REALTIME E-0.5 armed at 10.2 (in the repeat,
+ *   where it reads E-0.8) -> 10.5; UTC 23:59:60.5 -> 10.5; UTC E -> 11;
+ *   TAI (E + L) -> 10 where L = TAI-UTC before the leap; TAI E+L+1 -> 11.
+ */
+static void test_insertion(void)
+{
+	struct rec r[8];
+	lc_timer t[8];
+	int64_t m0, L;
+	struct timespec d;
+
+	memset(r, 0, sizeof(r));
+	LC_EQ_INT(setup((E - 10) * NS, NULL), 0);
+	m0 = mono();
+	L = (lc_now_ns(tk, LC_CLOCK_TAI) - lc_now_ns(tk, LC_CLOCK_REALTIME)) / NS;
+	LC_EQ_INT(arm_leap(LC_STA_INS), 0);
+	lc_timer_init(loop, &t[0], LC_CLOCK_REALTIME, rec_cb, &r[0]);
+	lc_timer_init(loop, &t[1], LC_CLOCK_REALTIME, rec_cb, &r[1]);
+	lc_timer_init(loop, &t[2], LC_CLOCK_UTC, rec_cb, &r[2]);
+	lc_timer_init(loop, &t[3], LC_CLOCK_UTC, rec_cb, &r[3]);
+	lc_timer_init(loop, &t[4], LC_CLOCK_TAI, rec_cb, &r[4]);
+	lc_timer_init(loop, &t[5], LC_CLOCK_TAI, rec_cb, &r[5]);
+	lc_timer_init(loop, &t[6], LC_CLOCK_REALTIME, rec_cb, &r[6]);
+	r[0].dl = ts_of(E * NS - MS);
+	r[1].dl = ts_of(E * NS);
+	r[2].dl.tv_sec = (time_t)(E - 1);
+	r[2].dl.tv_nsec = 1500000000;
+	r[3].dl = ts_of(E * NS);
+	r[4].dl = ts_of((E + L) * NS);
+	r[5].dl = ts_of((E + L + 1) * NS);
+	r[6].dl = ts_of(E * NS - NS / 2);
+	for (int i = 0; i < 6; i++)
+		LC_EQ_INT(lc_timer_start(&t[i], LC_TIMER_ABSTIME, &r[i].dl, NULL),
+		          0);
+	lc_loop_run_sim(loop, m0 + 10 * NS + 200 * MS);
+	/* inside 23:59:60: REALTIME reads E-1+0.2 */
+	lc_gettime(tk, LC_CLOCK_REALTIME, &d);
+	LC_EQ_I64(lc__ts_to_ns(&d), (E - 1) * NS + 200 * MS);
+	LC_EQ_INT(lc_timer_start(&t[6], LC_TIMER_ABSTIME, &r[6].dl, NULL), 0);
+	lc_loop_run_sim(loop, m0 + 20 * NS);
+	for (int i = 0; i < 7; i++) {
+		LC_EQ_INT(r[i].n, 1);
+		LC_EQ_INT(r[i].early, 0);
+	}
+	LC_EQ_I64(r[0].mono[0] - m0, 9999 * MS);
+	LC_EQ_I64(r[1].mono[0] - m0, 11 * NS);
+	LC_EQ_I64(r[1].mono[0] - r[0].mono[0], NS + MS);
+	LC_EQ_I64(r[2].mono[0] - m0, 10500 * MS);
+	LC_EQ_I64(r[2].clk[0].tv_nsec, 1500000000); /* read 23:59:60.5 */
+	LC_EQ_I64(r[3].mono[0] - m0, 11 * NS);
+	LC_EQ_I64(r[4].mono[0] - m0, 10 * NS);
+	LC_EQ_I64(r[5].mono[0] - m0, 11 * NS);
+	LC_EQ_I64(r[6].mono[0] - m0, 10500 * MS);
+	teardown();
+}
+
+/* Periodic timers across the insertion: REALTIME adds its period on its own
+ * reading (as Linux's CLOCK_REALTIME timers do), so a 1 s period from
+ * 23:59:58.5 fires at 8.5, 9.5 and then 00:00:00.5 = 11.5 (a 2 s gap);
+ * UTC counts the inserted second: 8.5, 9.5, 10.5 (23:59:60.5), 11.5. */
+static void test_periodic_across_insertion(void)
+{
+	struct rec r[2];
+	lc_timer t[2];
+	struct timespec iv = {1, 0};
+	int64_t m0;
+
+	memset(r, 0, sizeof(r));
+	LC_EQ_INT(setup((E - 10) * NS, NULL), 0);
+	m0 = mono();
+	LC_EQ_INT(arm_leap(LC_STA_INS), 0);
+	lc_timer_init(loop, &t[0], LC_CLOCK_REALTIME, rec_cb, &r[0]);
+	lc_timer_init(loop, &t[1], LC_CLOCK_UTC, rec_cb, &r[1]);
+	r[0].dl = r[1].dl = ts_of(E * NS - 1500 * MS);
+	LC_EQ_INT(lc_timer_start(&t[0], LC_TIMER_ABSTIME, &r[0].dl, &iv), 0);
+	LC_EQ_INT(lc_timer_start(&t[1], LC_TIMER_ABSTIME, &r[1].dl, &iv), 0);
+	lc_loop_run_sim(loop, m0 + 11 * NS + 600 * MS);
+	LC_EQ_INT(r[0].n, 3);
+	LC_EQ_I64(r[0].mono[0] - m0, 8500 * MS);
+	LC_EQ_I64(r[0].mono[1] - m0, 9500 * MS);
+	LC_EQ_I64(r[0].mono[2] - m0, 11500 * MS);
+	LC_EQ_INT(r[1].n, 4);
+	LC_EQ_I64(r[1].mono[0] - m0, 8500 * MS);
+	LC_EQ_I64(r[1].mono[1] - m0, 9500 * MS);
+	LC_EQ_I64(r[1].mono[2] - m0, 10500 * MS);
+	LC_EQ_I64(r[1].clk[2].tv_nsec, 1500000000);
+	LC_EQ_I64(r[1].mono[3] - m0, 11500 * MS);
+	for (int i = 0; i < r[1].n; i++)
+		LC_EQ_I64(r[1].overrun[i], 0);
+	LC_EQ_INT(r[0].early + r[1].early, 0);
+	teardown();
+}
+
+/* Deletion: 23:59:59 of 2026-06-30 is skipped; REALTIME jumps from E-1 to E
+ * at m0 + 9 s. A REALTIME or UTC timer at 23:59:59.5 fires at the jump;
+ * TAI is continuous (TAI E-1+L at 9 s). */
+static void test_deletion(void)
+{
+	struct rec r[3];
+	lc_timer t[3];
+	int64_t m0, L;
+
+	memset(r, 0, sizeof(r));
+	LC_EQ_INT(setup((E - 10) * NS, NULL), 0);
+	m0 = mono();
+	L = (lc_now_ns(tk, LC_CLOCK_TAI) - lc_now_ns(tk, LC_CLOCK_REALTIME)) / NS;
+	LC_EQ_INT(arm_leap(LC_STA_DEL), 0);
+	lc_timer_init(loop, &t[0], LC_CLOCK_REALTIME, rec_cb, &r[0]);
+	lc_timer_init(loop, &t[1], LC_CLOCK_UTC, rec_cb, &r[1]);
+	lc_timer_init(loop, &t[2], LC_CLOCK_TAI, rec_cb, &r[2]);
+	r[0].dl = r[1].dl = ts_of(E * NS - NS / 2);
+	r[2].dl = ts_of((E - 1 + L) * NS + 1);
+	for (int i = 0; i < 3; i++)
+		LC_EQ_INT(lc_timer_start(&t[i], LC_TIMER_ABSTIME, &r[i].dl, NULL),
+		          0);
+	lc_loop_run_sim(loop, m0 + 20 * NS);
+	for (int i = 0; i < 3; i++) {
+		LC_EQ_INT(r[i].n, 1);
+		LC_EQ_INT(r[i].early, 0);
+	}
+	LC_EQ_I64(r[0].mono[0] - m0, 9 * NS);
+	LC_EQ_I64(lc__ts_to_ns(&r[0].clk[0]), E * NS); /* read 00:00:00 */
+	LC_EQ_I64(r[1].mono[0] - m0, 9 * NS);
+	LC_EQ_I64(r[2].mono[0] - m0, 9 * NS + 1);
+	teardown();
+}
+
+/* UTC_SLS follows the smear: with the 1000 s UTC-SLS preset ending at the
+ * leap, a UTC_SLS timer at E - 500 fires when the smeared clock reads it,
+ * i.e. at the first ns t (from m0) with (E - 1000 + t) - smear(t) >= E - 500
+ * where smear() is lc_smear_offset() relative to the leap instant
+ * m0 + 1000 s; the reference solves it by bisection on that function. */
+static void test_smear_follows(void)
+{
+	struct lc_smear_policy pol;
+	struct rec r[2];
+	lc_timer t[2];
+	int64_t m0, lo, hi, target = 500 * NS;
+
+	memset(r, 0, sizeof(r));
+	LC_EQ_INT(lc_smear_preset("utc-sls", 0, &pol, NULL), 0);
+	LC_EQ_INT(setup((E - 1000) * NS, &pol), 0);
+	m0 = mono();
+	LC_EQ_INT(arm_leap(LC_STA_INS), 0);
+	lc_timer_init(loop, &t[0], LC_CLOCK_UTC_SLS, rec_cb, &r[0]);
+	lc_timer_init(loop, &t[1], LC_CLOCK_UTC, rec_cb, &r[1]);
+	r[0].dl = r[1].dl = ts_of((E - 500) * NS);
+	LC_EQ_INT(lc_timer_start(&t[0], LC_TIMER_ABSTIME, &r[0].dl, NULL), 0);
+	LC_EQ_INT(lc_timer_start(&t[1], LC_TIMER_ABSTIME, &r[1].dl, NULL), 0);
+	lc_loop_run_sim(loop, m0 + 1100 * NS);
+	LC_EQ_INT(r[0].n, 1);
+	LC_EQ_INT(r[1].n, 1);
+	LC_EQ_INT(r[0].early, 0);
+	LC_EQ_I64(r[1].mono[0] - m0, 500 * NS);
+	/* reference: smallest t with t - smear(t - 1000 s) >= 500 s */
+	lo = 0;
+	hi = 1000 * NS;
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+		if (mid - lc_smear_offset(&pol, 1, mid - 1000 * NS) >= target)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	LC_GT_I64(lo, 500 * NS); /* the smeared clock is behind: later */
+	LC_EQ_I64(r[0].mono[0] - m0, lo);
+	teardown();
+}
+
+/* ---- CANCEL_ON_SET ---------------------------------------------------------- */
+
+static void test_cancel_on_set(void)
+{
+	struct rec r[6];
+	lc_timer t[6];
+	lc_clock_id ids[6] = {LC_CLOCK_REALTIME, LC_CLOCK_TAI, LC_CLOCK_UTC,
+	                      LC_CLOCK_UTC_SLS, LC_CLOCK_REALTIME,
+	                      LC_CLOCK_MONOTONIC};
+	struct timespec far, now;
+	int64_t m0;
+
+	memset(r, 0, sizeof(r));
+	LC_EQ_INT(setup((E - 10) * NS, NULL), 0);
+	m0 = mono();
+	LC_EQ_INT(arm_leap(LC_STA_INS), 0);
+	for (int i = 0; i < 6; i++) {
+		lc_timer_init(loop, &t[i], ids[i], rec_cb, &r[i]);
+		lc_gettime(tk, ids[i], &now);
+		far = now;
+		far.tv_sec += 1000;
+		r[i].dl = far;
+	}
+	/* flags: CANCEL_ON_SET only with ABSTIME, not on MONOTONIC */
+	LC_EQ_INT(lc_timer_start(&t[5], LC_TIMER_ABSTIME | LC_TIMER_CANCEL_ON_SET,
+	                         &r[5].dl, NULL), LC_EINVAL);
+	LC_EQ_INT(lc_timer_start(&t[0], LC_TIMER_CANCEL_ON_SET, &r[5].dl, NULL),
+	          LC_EINVAL);
+	for (int i = 0; i < 4; i++)
+		LC_EQ_INT(lc_timer_start(&t[i],
+		                         LC_TIMER_ABSTIME | LC_TIMER_CANCEL_ON_SET,
+		                         &r[i].dl, NULL), 0);
+	/* a plain absolute REALTIME timer is not cancelled */
+	LC_EQ_INT(lc_timer_start(&t[4], LC_TIMER_ABSTIME, &r[4].dl, NULL), 0);
+	LC_EQ_I64(lc_loop_next_deadline(loop), m0 + 10 * NS); /* the leap */
+	/* the leap: only REALTIME's COS timer is cancelled, at its instant */
+	lc_loop_run_sim(loop, m0 + 12 * NS);
+	LC_EQ_INT(r[0].n, 1);
+	LC_EQ_INT(r[0].status[0], LC_ECANCELED);
+	LC_EQ_I64(r[0].mono[0] - m0, 10 * NS);
+	LC_FALSE(lc_timer_active(&t[0]));
+	for (int i = 1; i < 5; i++)
+		LC_EQ_INT(r[i].n, 0);
+	/* ADJ_TAI: only TAI */
+	{
+		struct lc_timex tx;
+		memset(&tx, 0, sizeof(tx));
+		tx.modes = LC_ADJ_TAI;
+		tx.constant = 50;
+		LC_GE_INT(lc_adjtimex(tk, &tx), 0);
+	}
+	lc_loop_run_sim(loop, m0 + 13 * NS);
+	LC_EQ_INT(r[1].n, 1);
+	LC_EQ_INT(r[1].status[0], LC_ECANCELED);
+	LC_EQ_I64(r[1].mono[0] - m0, 12 * NS); /* when it was set */
+	LC_EQ_INT(r[2].n + r[3].n + r[4].n, 0);
+	/* settime: UTC and UTC_SLS (both REALTIME and TAI step) */
+	LC_EQ_INT(lc_timer_start(&t[0], LC_TIMER_ABSTIME | LC_TIMER_CANCEL_ON_SET,
+	                         &r[0].dl, NULL), 0);
+	lc_gettime(tk, LC_CLOCK_REALTIME, &now);
+	now.tv_sec += 100;
+	LC_EQ_INT(lc_settime(tk, LC_CLOCK_REALTIME, &now), 0);
+	lc_loop_run_sim(loop, m0 + 14 * NS);
+	LC_EQ_INT(r[0].n, 2);
+	LC_EQ_INT(r[0].status[1], LC_ECANCELED);
+	LC_EQ_INT(r[2].n, 1);
+	LC_EQ_INT(r[2].status[0], LC_ECANCELED);
+	LC_EQ_INT(r[3].n, 1);
+	LC_EQ_INT(r[3].status[0], LC_ECANCELED);
+	LC_EQ_I64(r[2].mono[0] - m0, 13 * NS);
+	LC_EQ_INT(r[4].n, 0); /* the plain one stays armed */
+	LC_TRUE(lc_timer_active(&t[4]));
+	teardown();
+}
+
+/* A step forward: the periodic REALTIME timer's missed periods are counted
+ * as overruns; a one-shot whose deadline was stepped over fires at once. */
+static void test_step_overruns(void)
+{
+	struct rec r[2];
+	lc_timer t[2];
+	struct timespec now, iv = {1, 0};
+	int64_t m0;
+
+	memset(r, 0, sizeof(r));
+	LC_EQ_INT(setup((E - 1000) * NS, NULL), 0);
+	m0 = mono();
+	lc_timer_init(loop, &t[0], LC_CLOCK_REALTIME, rec_cb, &r[0]);
+	lc_timer_init(loop, &t[1], LC_CLOCK_REALTIME, rec_cb, &r[1]);
+	r[0].dl = ts_of((E - 999) * NS);
+	r[0].interval = NS;
+	r[1].dl = ts_of((E - 990) * NS);
+	LC_EQ_INT(lc_timer_start(&t[0], LC_TIMER_ABSTIME, &r[0].dl, &iv), 0);
+	LC_EQ_INT(lc_timer_start(&t[1], LC_TIMER_ABSTIME, &r[1].dl, NULL), 0);
+	lc_loop_run_sim(loop, m0 + 1500 * MS); /* fires at 1 s */
+	LC_EQ_INT(r[0].n, 1);
+	/* REALTIME now reads E-998.5; step it to E-988.25: periods due at
+	 * E-998 .. E-989 have passed: one expiry now plus 9 overruns */
+	now = ts_of((E - 988) * NS - 250 * MS);
+	LC_EQ_INT(lc_settime(tk, LC_CLOCK_REALTIME, &now), 0);
+	lc_loop_run_sim(loop, m0 + 1500 * MS + 1);
+	LC_EQ_INT(r[0].n, 2);
+	LC_EQ_I64(r[0].overrun[1], 9);
+	LC_EQ_INT(r[1].n, 1);
+	LC_EQ_I64(r[1].mono[0], m0 + 1500 * MS);
+	/* next period: E-988 -> 250 ms later */
+	lc_loop_run_sim(loop, m0 + 1750 * MS);
+	LC_EQ_INT(r[0].n, 3);
+	LC_EQ_I64(r[0].mono[2], m0 + 1750 * MS);
+	LC_EQ_I64(r[0].overrun[2], 0);
+	/* a step back: the next deadline (E-987) is now 10 s of reading away */
+	now = ts_of((E - 997) * NS);
+	LC_EQ_INT(lc_settime(tk, LC_CLOCK_REALTIME, &now), 0);
+	lc_loop_run_sim(loop, m0 + 1750 * MS + 10 * NS);
+	LC_EQ_INT(r[0].n, 4);
+	LC_EQ_I64(r[0].mono[3], m0 + 1750 * MS + 10 * NS);
+	LC_EQ_INT(r[0].early, 0);
+	teardown();
+}
+
+/* ---- queue semantics through the API --------------------------------------- */
+
+static int order[8], norder;
+static void order_cb(lc_timer *t, int status, void *data)
+{
+	(void)t;
+	(void)status;
+	order[norder++] = (int)(intptr_t)data;
+}
+
+static void test_ties_and_rearm(void)
+{
+	lc_timer t[4], self;
+	struct rec r;
+	int64_t m0;
+	struct timespec left;
+
+	LC_EQ_INT(setup((E - 1000) * NS, NULL), 0);
+	m0 = mono();
+	/* started in the order 2, 0, 3, 1 with one deadline */
+	int st[4] = {2, 0, 3, 1};
+	for (int i = 0; i < 4; i++)
+		lc_timer_init(loop, &t[i], LC_CLOCK_MONOTONIC, order_cb,
+		              (void *)(intptr_t)i);
+	for (int i = 0; i < 4; i++)
+		lc_timer_start_ns(&t[st[i]], LC_TIMER_ABSTIME, m0 + NS, 0);
+	norder = 0;
+	lc_loop_run_sim(loop, m0 + 2 * NS);
+	LC_EQ_INT(norder, 4);
+	for (int i = 0; i < 4; i++)
+		LC_EQ_INT(order[i], st[i]);
+
+	/* a timer that re-arms itself for "now" fires once per pass */
+	memset(&r, 0, sizeof(r));
+	r.rearm_rel_ns = 1; /* re-armed 1 ns later each time */
+	lc_timer_init(loop, &self, LC_CLOCK_MONOTONIC, rec_cb, &r);
+	lc_timer_start_ns(&self, LC_TIMER_ABSTIME, mono() - 5, 0);
+	LC_EQ_INT(lc_loop_expire(loop), 1);
+	LC_EQ_INT(r.n, 1);
+	LC_TRUE(lc_timer_active(&self));
+	LC_EQ_INT(lc_loop_expire(loop), 0); /* not due: 1 ns later */
+	m0 = mono();
+	lc_loop_run_sim(loop, m0 + 10);
+	LC_EQ_INT(r.n, 11); /* m0+1 .. m0+10 */
+	LC_EQ_INT(lc_timer_remaining(&self, &left), 0);
+	LC_EQ_I64(lc__ts_to_ns(&left), 1);
+	LC_EQ_INT(lc_timer_stop(&self), 1);
+	LC_EQ_INT(lc_timer_stop(&self), 0);
+	LC_EQ_INT(lc_timer_remaining(&self, &left), LC_ENOENT);
+
+	/* stop from its own callback: a periodic timer ends */
+	memset(&r, 0, sizeof(r));
+	r.stop_self = 1;
+	lc_timer_start_ns(&self, 0, 10, 10);
+	lc_loop_run_sim(loop, mono() + 100);
+	LC_EQ_INT(r.n, 1);
+	LC_FALSE(lc_timer_active(&self));
+	LC_EQ_U64(lc_loop_count(loop), 0);
+	teardown();
+}
+
+static void test_clamp_and_args(void)
+{
+	lc_timer t;
+	struct rec r;
+	struct timespec v = {0, 0}, left, dl;
+
+	memset(&r, 0, sizeof(r));
+	LC_EQ_INT(setup((E - 1000) * NS, NULL), 0);
+	lc_timer_init(loop, &t, LC_CLOCK_REALTIME, rec_cb, &r);
+	/* a relative value that would overflow is clamped, never fires */
+	LC_EQ_INT(lc_timer_start_ns(&t, 0, INT64_MAX, 0), 0);
+	LC_EQ_INT(lc_timer_deadline(&t, &dl), 0);
+	LC_EQ_I64(lc__ts_to_ns(&dl), INT64_MAX);
+	LC_EQ_I64(lc_loop_next_deadline(loop), INT64_MAX);
+	lc_loop_run_sim(loop, mono() + 10 * NS);
+	LC_EQ_INT(r.n, 0);
+	LC_EQ_INT(lc_timer_remaining(&t, &left), 0);
+	LC_GT_I64(lc__ts_to_ns(&left), INT64_C(1) << 62);
+	/* periodic with a huge interval: the next deadline clamps */
+	LC_EQ_INT(lc_timer_start_ns(&t, 0, 5, INT64_MAX), 0);
+	lc_loop_run_sim(loop, mono() + 10);
+	LC_EQ_INT(r.n, 1);
+	LC_EQ_INT(lc_timer_deadline(&t, &dl), 0);
+	LC_EQ_I64(lc__ts_to_ns(&dl), INT64_MAX);
+	/* bad arguments */
+	v.tv_nsec = NS;
+	LC_EQ_INT(lc_timer_start(&t, LC_TIMER_ABSTIME, &v, NULL), LC_EINVAL);
+	v.tv_nsec = -1;
+	LC_EQ_INT(lc_timer_start(&t, 0, &v, NULL), LC_EINVAL);
+	v.tv_nsec = 0;
+	v.tv_sec = -1;
+	LC_EQ_INT(lc_timer_start(&t, 0, &v, NULL), LC_EINVAL);
+	LC_EQ_INT(lc_timer_start(&t, 0x100, &v, NULL), LC_EINVAL);
+	LC_EQ_INT(lc_timer_init(loop, &t, LC_CLOCK_COUNT, rec_cb, NULL),
+	          LC_EINVAL);
+	/* UTC takes tv_nsec up to 2e9 - 1, only for absolute deadlines */
+	lc_timer_init(loop, &t, LC_CLOCK_UTC, rec_cb, &r);
+	v.tv_sec = 1;
+	v.tv_nsec = 1999999999;
+	LC_EQ_INT(lc_timer_start(&t, LC_TIMER_ABSTIME, &v, NULL), 0);
+	LC_EQ_INT(lc_timer_start(&t, 0, &v, NULL), LC_EINVAL);
+	v.tv_nsec = 2000000000;
+	LC_EQ_INT(lc_timer_start(&t, LC_TIMER_ABSTIME, &v, NULL), LC_EINVAL);
+	lc_timer_stop(&t);
+	LC_EQ_INT((int)lc_loop_run(loop, LC_RUN_NOWAIT), LC_EINVAL); /* sim */
+	teardown();
+}
+
+int main(int argc, char **argv)
+{
+	lc_test_init(argc, argv);
+	E = lc_days_from_civil(2026, 7, 1) * LC_SECS_PER_DAY;
+	LC_RUN(test_set_timer_lat_all_clocks,
+	       "set-timer-lat: 7 clocks x ABS/REL x 5-expiry periodic/one-shot, exact, never early");
+	LC_RUN(test_nanosleep_all_clocks,
+	       "nanosleep: 7 clocks x 10ns..1s x ABS/REL end exactly at the target");
+	LC_RUN(test_insertion,
+	       "insertion: REALTIME 00:00:00 fires after the repeated 23:59:59, UTC 23:59:60.5, TAI");
+	LC_RUN(test_periodic_across_insertion,
+	       "periods across an insertion: REALTIME on its reading, UTC counts 23:59:60");
+	LC_RUN(test_deletion,
+	       "deletion: timers at 23:59:59.5 fire at the jump; TAI continuous");
+	LC_RUN(test_smear_follows,
+	       "UTC_SLS timers fire when the smeared clock reads the deadline");
+	LC_RUN(test_cancel_on_set,
+	       "CANCEL_ON_SET: leap cancels REALTIME only, ADJ_TAI TAI only, settime all");
+	LC_RUN(test_step_overruns,
+	       "steps: overruns counted, stepped-over one-shot fires at once, step back waits");
+	LC_RUN(test_ties_and_rearm,
+	       "ties in start order; self re-arming cannot starve; stop from callback");
+	LC_RUN(test_clamp_and_args, "overflow clamps; invalid arguments rejected");
+	return lc_test_done();
+}
