@@ -644,8 +644,10 @@ int lc_tk_cycles_at(const lc_timekeeper *tk, int64_t mono_ns, uint64_t *cycles);
  *   UTC, UTC_SLS: when both REALTIME and TAI step (lc_settime, ADJ_SETOFFSET);
  *             never at a leap, never by a smear, not by ADJ_TAI alone.
  * Changes are detected when lc_clock_was_set_seq() moves and at the armed
- * leap's instant; steps smaller than the spread of two back-to-back clock
- * reads (0 on a simulated counter, tens of ns on a real one) go unnoticed.
+ * leap's instant (the loop wakes there), and each such event is judged on
+ * its own (a leap, then an ADJ_TAI, is not a step of both). Steps smaller
+ * than the spread of two back-to-back clock reads (0 on a simulated
+ * counter, tens of ns on a real one) go unnoticed.
  * On MONOTONIC_RAW, MONOTONIC and BOOTTIME the flag is LC_EINVAL.
  *
  * Thread safety: a loop serialises its operations on a mutex (unless created
@@ -658,10 +660,12 @@ int lc_tk_cycles_at(const lc_timekeeper *tk, int64_t mono_ns, uint64_t *cycles);
  * running on the loop's thread may still be running (as with POSIX timers).
  * One thread at a time runs a loop (lc_loop_run*, lc_loop_expire).
  *
- * Memory: a timer is caller-allocated (struct lc_timer, below); the queue
- * holds 16 bytes per armed timer in a 4-ary heap array that grows by
- * doubling (never shrinks; lc_loop_reserve() presizes it). Starting or
- * stopping a timer never allocates once the array is large enough.
+ * Memory: a timer is caller-allocated (struct lc_timer, 128 bytes); the
+ * queue holds 16 bytes per armed timer in a 4-ary heap array that grows by
+ * doubling (never shrinks; lc_loop_reserve() presizes it), so at most 32
+ * bytes per timer in the loop: 10 million timers take 1.28 GB of the
+ * caller's plus at most 320 MB of queue. Starting or stopping a timer never
+ * allocates once the array is large enough; expiry never allocates.
  */
 typedef struct lc_loop lc_loop;
 typedef struct lc_timer lc_timer;
@@ -674,9 +678,7 @@ typedef void (*lc_timer_cb)(lc_timer *t, int status, void *data);
 /* Embed it (like uv_timer_t): its size is part of the ABI, its fields are
  * private and may change meaning in any release. */
 struct lc_timer {
-	int64_t priv_i64[8];
-	void *priv_ptr[8];
-	uint32_t priv_u32[6];
+	int64_t priv[16]; /* 128 bytes */
 };
 
 /* lc_timer_start flags */
@@ -709,8 +711,8 @@ int lc_timer_init(lc_loop *loop, lc_timer *t, lc_clock_id id, lc_timer_cb cb,
  * expire in the order they were started. LC_EINVAL on a bad argument. */
 int lc_timer_start(lc_timer *t, int flags, const struct timespec *value,
                    const struct timespec *interval);
-/* The same in ns (for UTC, value_ns of an absolute deadline is
- * tv_sec * 1e9 + tv_nsec of the UTC convention). */
+/* The same in ns. An absolute UTC value_ns is read as a timespec with
+ * tv_nsec < 1e9, so it cannot name 23:59:60: use lc_timer_start for that. */
 int lc_timer_start_ns(lc_timer *t, int flags, int64_t value_ns,
                       int64_t interval_ns);
 /* Disarms; returns 1 if the timer was armed (or expired and not yet
