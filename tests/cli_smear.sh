@@ -1,0 +1,116 @@
+#!/bin/bash
+# cli_smear.sh BUILD_DIR SOURCE_DIR - `leapclock smear`: the google preset's
+# published figures in the output, CSV rows and values, well-formed SVG,
+# --compare of every preset, and usage errors (exit 2 with a message).
+set -u
+B=${1:?build dir}
+LC="$B/leapclock"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+
+if [ ! -x "$LC" ]; then
+	echo "skip cli_smear: $LC not built"
+	exit 77
+fi
+if ! command -v python3 >/dev/null; then
+	echo "skip cli_smear: needs Debian package python3"
+	exit 77
+fi
+
+# 1. google: 11.5739 ppm (1/86,401 s), noon to noon, 0.5 s in the leap second
+out=$("$LC" smear --preset google --step 1h) || bad "google exits 0"
+echo "$out" | grep -q "peak 11.5739 ppm" && ok "google peak 11.5739 ppm" || bad "google peak rate in: $out"
+echo "$out" | grep -q "86401 SI s: 2016-12-31T12:00:00.000Z to 2017-01-01T12:00:00.000Z" &&
+	ok "google window noon to noon, 86,401 SI s" || bad "google window"
+# at the start of 23:59:60 the smeared clock is 43,200/86,401 s behind
+echo "$out" | grep -E "^2016-12-31T23:59:60.000Z +0.000 +499.994 +-499.994 +-11.5739$" >/dev/null &&
+	ok "google at 23:59:60: 499.994 ms behind" || bad "google row at the leap"
+
+# 2. CSV: rows are the multiples of --step inside the span, values derived
+"$LC" smear --preset utc-sls --step 10s --range -1000s,10s --csv "$T/u.csv" >/dev/null ||
+	bad "utc-sls csv exits 0"
+python3 - "$T/u.csv" <<'PY' && ok "utc-sls CSV: 102 rows, 999/1000 rate, 1 ms per s" || bad "utc-sls CSV"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+# t = -1000, -990, ..., +10: 102 rows
+assert len(rows) == 102, len(rows)
+for r in rows:
+    t = float(r["t_rel_s"]); off = float(r["offset_ms"]); rate = float(r["rate_ppm"])
+    # window [-999, +1] s around the start of 23:59:60: 1 ms more per s
+    want = 0.0 if t <= -999 else (1000.0 if t >= 1 else (t + 999) * 1.0)
+    assert abs(off - want) < 1e-6, (t, off, want)
+    assert abs(rate - (-1000.0 if -999 <= t < 1 else 0.0)) < 1e-6, (t, rate)
+assert rows[100]["utc"] == "2016-12-31T23:59:60.000Z", rows[100]["utc"]
+PY
+
+# 3. JSON parses and carries the figures
+"$LC" smear --preset chrony --json >"$T/c.json" || bad "chrony json exits 0"
+python3 - "$T/c.json" <<'PY' && ok "chrony JSON: 62,500 s, 32 ppm peak" || bad "chrony JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["policies"][0]
+assert p["name"] == "chrony" and abs(p["window_si_s"] - 62500) < 1e-9
+assert abs(p["peak_ppm"] - 32) < 1e-9 and p["start_rel_s"] == 1.0
+assert len(d["samples"]) > 40
+PY
+
+# 4. SVG well-formed, with title, axes labels, a legend and curves
+"$LC" smear --preset google --svg "$T/g.svg" >/dev/null || bad "google svg exits 0"
+"$LC" smear --compare all --svg "$T/all.svg" >/dev/null || bad "compare all exits 0"
+"$LC" smear --compare google,utc-sls --delete --svg "$T/del.svg" >/dev/null || bad "compare --delete exits 0"
+python3 - "$T/g.svg" "$T/all.svg" "$T/del.svg" <<'PY' && ok "SVGs are well-formed with labels, legend and one offset+rate curve per preset" || bad "SVG content"
+import sys, xml.etree.ElementTree as E
+ns = "{http://www.w3.org/2000/svg}"
+for path, n in zip(sys.argv[1:], (1, 8, 2)):
+    root = E.parse(path).getroot()
+    assert root.tag == ns + "svg"
+    texts = " ".join("".join(t.itertext()) for t in root.iter(ns + "text"))
+    for needle in ("Leap smear", "hours", "ppm", "ms"):
+        assert needle in texts, (path, needle)
+    lines = root.findall(ns + "polyline")
+    assert len(lines) == 2 * n, (path, len(lines))
+    for pl in lines:
+        pts = pl.get("points").split()
+        assert len(pts) > 1000
+        ys = {p.split(",")[1] for p in pts}
+        assert len(ys) > 1, path  # the curve is not flat
+PY
+grep -q "windows: step" "$T/all.svg" && grep -q "chrony: quadratic" "$T/all.svg" &&
+	ok "compare legend names every preset" || bad "compare legend"
+
+# 5. custom policy and preset window override
+"$LC" smear --window 2h --shape cosine --placement centred --step 30m | grep -q "custom: cosine, centred, window 7200 s" &&
+	ok "custom policy" || bad "custom policy"
+"$LC" smear --preset ntpd --window 7200 | grep -q "ntpd: linear, ending, window 7200 s" &&
+	ok "ntpd window override" || bad "ntpd window"
+"$LC" smear --preset google --leap 2015-06-30 --step 12h | grep -q "2015-06-30T23:59:60.000Z" &&
+	ok "--leap DATE" || bad "--leap DATE"
+
+# 6. usage errors: exit 2 with a message
+expect2() {
+	local what=$1 needle=$2; shift 2
+	local err rc
+	err=$("$LC" smear "$@" 2>&1 >/dev/null); rc=$?
+	if [ $rc -eq 2 ] && echo "$err" | grep -q -- "$needle"; then
+		ok "error: $what"
+	else
+		bad "error: $what (rc $rc: $err)"
+	fi
+}
+expect2 "unknown preset" "unknown preset 'nope'" --preset nope
+expect2 "bad window" "--window" --window -5 --shape linear --placement ending
+expect2 "too short window" "too short" --window 1s --shape linear --placement ending
+expect2 "unknown shape" "unknown shape 'square'" --shape square
+expect2 "unknown placement" "unknown placement" --placement middle
+expect2 "fixed preset window" "fixed window" --preset google --window 2h
+expect2 "ntpd range" "7200..86400" --preset ntpd --window 1h
+expect2 "max rate too small" "too small" --preset google --max-rate 5
+expect2 "bad compare" "unknown preset 'x'" --compare google,x
+expect2 "bad option" "unknown or incomplete option" --frobnicate
+expect2 "bad leap date" "leap\|month\|date\|time" --leap 2016-13-45
+expect2 "bad range" "--range" --range 5h,1h
+
+exit $fail
