@@ -204,6 +204,15 @@ static void fmt_T(const struct ctx *x, int64_t T, char *buf, size_t n)
 		snprintf(buf, n, "?");
 }
 
+/* "YYYY-MM-DD..." of the day the leap ends. */
+static void day_of(const struct ctx *x, char *buf, size_t n)
+{
+	struct timespec ts = lc__ns_to_ts((x->M - 1) * NS);
+
+	if (lc_iso8601_format(&ts, 0, buf, n) < 0)
+		snprintf(buf, n, "?");
+}
+
 static const char *shape_names[] = { "linear", "cosine", "quadratic",
 	                             "step" };
 static const char *placement_names[] = { "ending", "centred", "starting" };
@@ -239,7 +248,7 @@ static void print_table(FILE *out, const struct ctx *x)
 
 	fprintf(out, "leap: %s second at the end of ",
 	        x->dir > 0 ? "inserted" : "deleted");
-	fmt_T(x, (x->M - 1) * NS, when, sizeof(when));
+	day_of(x, when, sizeof(when));
 	fprintf(out, "%.10s\n", when);
 	for (int i = 0; i < x->n; i++)
 		describe(out, x, &x->c[i]);
@@ -388,6 +397,7 @@ static void tick_label(char *buf, size_t n, double v)
 	snprintf(buf, n, "%g", v);
 }
 
+/* show_x_label: 0 none, +1 / -1 the x label for an insertion / deletion */
 static void axes(FILE *o, const struct panel *p, const char *ylabel,
                  int show_x_label)
 {
@@ -419,8 +429,8 @@ static void axes(FILE *o, const struct panel *p, const char *ylabel,
 			        p->x0, y, p->x0 + p->w, y);
 			fprintf(o,
 			        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" "
-			        "text-anchor=\"end\">%g</text>\n",
-			        p->x0 - 6, y + 4, pow(10, e));
+			        "text-anchor=\"end\">%.*f</text>\n",
+			        p->x0 - 6, y + 4, e < 0 ? -e : 0, pow(10, e));
 		}
 	} else {
 		double sv = nice_step(p->vmax - p->vmin, 6);
@@ -448,13 +458,14 @@ static void axes(FILE *o, const struct panel *p, const char *ylabel,
 	        "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" "
 	        "font-size=\"13\" text-anchor=\"middle\">%s</text>\n",
 	        p->x0 - 58, p->y0 + p->h / 2, ylabel);
-	if (show_x_label)
+	if (show_x_label != 0)
 		fprintf(o,
 		        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\" "
 		        "text-anchor=\"middle\">time relative to the leap "
-		        "second (hours; dashed line: start of the leap "
+		        "second (hours; dashed line: start of the %s "
 		        "second)</text>\n",
-		        p->x0 + p->w / 2, p->y0 + p->h + 36);
+		        p->x0 + p->w / 2, p->y0 + p->h + 36,
+		        show_x_label > 0 ? "inserted" : "deleted");
 }
 
 /* Sample instants for the chart: a uniform grid plus each window's edges
@@ -507,7 +518,8 @@ static void xml_text(FILE *o, const char *s)
 
 static int write_svg(FILE *o, const struct ctx *x)
 {
-	const double W = 960, H = 640;
+	const double W = 960;
+	double H = 600 + 18.0 * ((x->n + 1) / 2) + 30;
 	struct panel po, pr;
 	size_t n;
 	int64_t *ts = chart_times(x, &n);
@@ -548,7 +560,7 @@ static int write_svg(FILE *o, const struct ctx *x)
 		pr.vmin = -rmax * 0.1 - 1e-9;
 		pr.vmax = rmax * 1.1;
 	}
-	fmt_T(x, (x->M - 1) * NS, day, sizeof(day));
+	day_of(x, day, sizeof(day));
 	snprintf(title, sizeof(title), "Leap smear of the %s second at the end of %.10s UTC",
 	         x->dir > 0 ? "inserted" : "deleted", day);
 	fprintf(o,
@@ -579,7 +591,7 @@ static int write_svg(FILE *o, const struct ctx *x)
 	     pr.logy ? "|rate| (ppm, log scale)" :
 	               (x->dir > 0 ? "rate (ppm, negative = slow)" :
 	                             "rate (ppm, positive = fast)"),
-	     1);
+	     x->dir);
 	for (int i = 0; i < x->n; i++) {
 		const struct curve *c = &x->c[i];
 		const char *col = colours[i % 8];
@@ -599,29 +611,38 @@ static int write_svg(FILE *o, const struct ctx *x)
 		}
 		fprintf(o, "\"/>\n");
 	}
-	/* legend, in the offset panel's top left */
-	fprintf(o,
-	        "<rect x=\"%.1f\" y=\"%.1f\" width=\"330\" height=\"%d\" "
-	        "fill=\"#ffffff\" fill-opacity=\"0.9\" stroke=\"#bbbbbb\"/>\n",
-	        po.x0 + 10, po.y0 + 8, 8 + 18 * x->n);
-	for (int i = 0; i < x->n; i++) {
-		const struct curve *c = &x->c[i];
-		double y = po.y0 + 24 + 18 * i;
-		char lab[160];
-
-		snprintf(lab, sizeof(lab), "%s: %s, %s, %.6g s, peak %.4g ppm",
-		         c->p.name, shape_names[c->p.shape],
-		         placement_names[c->p.placement],
-		         (double)(c->e - c->s) / 1e9,
-		         lc_smear_peak_ppm(&c->p, x->dir));
+	/* legend, below the charts: two columns */
+	{
+		int rows = (x->n + 1) / 2;
+		double ly = pr.y0 + pr.h + 52;
 		fprintf(o,
-		        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-		        "stroke=\"%s\" stroke-width=\"3\"/>\n",
-		        po.x0 + 18, y - 4, po.x0 + 40, y - 4, colours[i % 8]);
-		fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">",
-		        po.x0 + 46, y);
-		xml_text(o, lab);
-		fprintf(o, "</text>\n");
+		        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+		        "height=\"%d\" fill=\"#ffffff\" stroke=\"#bbbbbb\"/>\n",
+		        po.x0, ly, po.w, 10 + 18 * rows);
+		for (int i = 0; i < x->n; i++) {
+			const struct curve *c = &x->c[i];
+			double lx = po.x0 + 10 + (x->n > 1 ? (i % 2) * po.w / 2 : 0);
+			double y = ly + 18 + 18 * (x->n > 1 ? i / 2 : i);
+			char lab[160];
+
+			snprintf(lab, sizeof(lab),
+			         "%s: %s, %s, %.6g SI s, peak %.4g ppm",
+			         c->p.name, shape_names[c->p.shape],
+			         placement_names[c->p.placement],
+			         (double)(c->e - c->s) / 1e9,
+			         lc_smear_peak_ppm(&c->p, x->dir));
+			fprintf(o,
+			        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			        "y2=\"%.1f\" stroke=\"%s\" "
+			        "stroke-width=\"3\"/>\n",
+			        lx, y - 4, lx + 22, y - 4, colours[i % 8]);
+			fprintf(o,
+			        "<text x=\"%.1f\" y=\"%.1f\" "
+			        "font-size=\"12\">",
+			        lx + 28, y);
+			xml_text(o, lab);
+			fprintf(o, "</text>\n");
+		}
 	}
 	fprintf(o, "</svg>\n");
 	free(ts);
