@@ -18,10 +18,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(c)                                                         \
-	do {                                                             \
-		if (!(c))                                                \
-			abort();                                         \
+#define CHECK(c)                                                               \
+	do {                                                                   \
+		if (!(c))                                                      \
+			abort();                                               \
 	} while (0)
 
 static int same_table(const struct lc_leaptable *a,
@@ -29,7 +29,8 @@ static int same_table(const struct lc_leaptable *a,
 {
 	return a->count == b->count &&
 	       memcmp(a->rows, b->rows, a->count * sizeof(a->rows[0])) == 0 &&
-	       a->info.format == b->info.format && a->info.hash == b->info.hash &&
+	       a->info.format == b->info.format &&
+	       a->info.hash == b->info.hash &&
 	       a->info.updated == b->info.updated &&
 	       a->info.expires == b->info.expires &&
 	       strcmp(a->info.source, b->info.source) == 0;
@@ -61,7 +62,8 @@ static void check_table(const lc_leaptable *t, const char *name)
 
 	CHECK(lc_leaptable_info(t, &info) == 0);
 	CHECK(info.count == n && n >= 2 && n <= LC__LEAP_MAX);
-	CHECK(info.format == LC_LEAPFMT_IERS || info.format == LC_LEAPFMT_TZDATA);
+	CHECK(info.format == LC_LEAPFMT_IERS ||
+	      info.format == LC_LEAPFMT_TZDATA);
 	CHECK(info.format == LC_LEAPFMT_IERS ? info.hash != LC_HASH_NONE
 	                                     : info.hash == LC_HASH_NONE);
 	CHECK(strcmp(info.source, name) == 0);
@@ -106,8 +108,8 @@ static void check_table(const lc_leaptable *t, const char *name)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const int formats[] = { LC_LEAPFMT_AUTO, LC_LEAPFMT_IERS,
-		                       LC_LEAPFMT_TZDATA };
+	static const int formats[] = {LC_LEAPFMT_AUTO, LC_LEAPFMT_IERS,
+	                              LC_LEAPFMT_TZDATA};
 	static lc_leaptable *t;
 	static struct lc_leaptable before;
 

@@ -32,7 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define START_1972 INT64_C(63072000) /* 1972-01-01T00:00:00Z */
+#define START_1972    INT64_C(63072000) /* 1972-01-01T00:00:00Z */
 #define START_TAI_UTC 10
 /* Nothing after 9999-12-31 is accepted: it keeps every sum of a date and an
  * offset far from overflow, and no real table goes there. */
@@ -57,9 +57,9 @@ int64_t lc__leap_days_from_civil(int64_t year, int mon, int mday)
 {
 	int64_t y = year - (mon <= 2);
 	int64_t era = lc__fdiv(y, 400);
-	int64_t yoe = y - era * 400;                   /* 0..399 */
-	int64_t mp = (mon + 9) % 12;                   /* March = 0 */
-	int64_t doy = (153 * mp + 2) / 5 + mday - 1;   /* 0..365 */
+	int64_t yoe = y - era * 400;                 /* 0..399 */
+	int64_t mp = (mon + 9) % 12;                 /* March = 0 */
+	int64_t doy = (153 * mp + 2) / 5 + mday - 1; /* 0..365 */
 	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
 
 	return era * 146097 + doe - 719468;
@@ -74,7 +74,7 @@ void lc__leap_civil(int64_t unix_sec, int64_t *year, int *mon, int *mday,
 	int64_t days = lc__fdiv(unix_sec, LC_SECS_PER_DAY);
 	int64_t z = days + 719468;
 	int64_t era = lc__fdiv(z, 146097);
-	int64_t doe = z - era * 146097;                        /* 0..146096 */
+	int64_t doe = z - era * 146097; /* 0..146096 */
 	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
 	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100); /* 0..365 */
 	int64_t mp = (5 * doy + 2) / 153;                      /* March = 0 */
@@ -93,8 +93,8 @@ static int is_leap_year(int64_t y)
 
 static int days_in_month(int64_t y, int m)
 {
-	static const int len[12] = { 31, 28, 31, 30, 31, 30,
-		                     31, 31, 30, 31, 30, 31 };
+	static const int len[12] = {31, 28, 31, 30, 31, 30,
+	                            31, 31, 30, 31, 30, 31};
 
 	return m == 2 && is_leap_year(y) ? 29 : len[m - 1];
 }
@@ -123,13 +123,13 @@ struct parser {
 	const char *name;
 	const char *buf;
 	size_t len;
-	size_t pos;   /* start of the next line */
-	int lineno;   /* of the line last returned */
+	size_t pos; /* start of the next line */
+	int lineno; /* of the line last returned */
 	struct lc_error *err;
-	struct lc_leaptable *t;    /* the temporary being filled */
-	int lines[LC__LEAP_MAX];   /* line of each row (0: synthesised) */
-	int hash_line;             /* the #h line, 0 if none */
-	uint32_t hash_file[5];     /* the #h words */
+	struct lc_leaptable *t;  /* the temporary being filled */
+	int lines[LC__LEAP_MAX]; /* line of each row (0: synthesised) */
+	int hash_line;           /* the #h line, 0 if none */
+	uint32_t hash_file[5];   /* the #h words */
 	struct lc__sha1 sha;
 	int updated_line, expires_line;
 };
@@ -173,7 +173,8 @@ static struct span next_field(struct span *s, int stop_hash)
 	}
 	f.p = s->p;
 	f.n = 0;
-	while (f.n < s->n && !is_space(f.p[f.n]) && !(stop_hash && f.p[f.n] == '#'))
+	while (f.n < s->n && !is_space(f.p[f.n]) &&
+	       !(stop_hash && f.p[f.n] == '#'))
 		f.n++;
 	s->p += f.n;
 	s->n -= f.n;
@@ -236,8 +237,8 @@ static int parse_uint(struct span f, int64_t max, int64_t *out)
 	return 0;
 }
 
-static int perr(struct parser *ps, int code, const char *fmt, ...)
-	LC__PRINTF(3, 4);
+LC__PRINTF(3, 4)
+static int perr(struct parser *ps, int code, const char *fmt, ...);
 
 static int perr(struct parser *ps, int code, const char *fmt, ...)
 {
@@ -324,22 +325,26 @@ static int check_text(struct parser *ps)
 		if (c == '\n') {
 			line++;
 		} else if (c == 0) {
-			return perr(ps, LC_EPARSE,
-			            "NUL byte at offset %zu: binary data, not a "
-			            "leap-second file", i);
+			return perr(
+			    ps, LC_EPARSE,
+			    "NUL byte at offset %zu: binary data, not a "
+			    "leap-second file",
+			    i);
 		} else if (c == '\r' && i + 1 < ps->len && b[i + 1] == '\n') {
 			/* CR-LF */
 		} else if ((c < 0x20 && c != '\t') || c == 0x7f) {
 			return perr(ps, LC_EPARSE,
 			            "control byte 0x%02x at offset %zu: binary "
-			            "data, not a leap-second file", c, i);
+			            "data, not a leap-second file",
+			            c, i);
 		} else if (c >= 0x80) {
 			size_t n = utf8_len(b + i, ps->len - i);
 			if (n == 0)
 				return perr(ps, LC_EPARSE,
 				            "byte 0x%02x at offset %zu is not "
 				            "UTF-8 text: binary data, not a "
-				            "leap-second file", c, i);
+				            "leap-second file",
+				            c, i);
 			i += n - 1;
 		}
 	}
@@ -404,26 +409,29 @@ static int validate_rows(struct parser *ps)
 			continue;
 		}
 		if (r->when <= r[-1].when)
-			return perr(ps, LC_ETABLE,
-			            "date %s is not after the previous row's %s "
-			            "(line %d): dates must increase",
-			            fmt_date(r->when, d1),
-			            fmt_date(r[-1].when, d2), ps->lines[i - 1]);
+			return perr(
+			    ps, LC_ETABLE,
+			    "date %s is not after the previous row's %s "
+			    "(line %d): dates must increase",
+			    fmt_date(r->when, d1), fmt_date(r[-1].when, d2),
+			    ps->lines[i - 1]);
 		if (r->when % LC_SECS_PER_DAY != 0)
 			return perr(ps, LC_ETABLE,
 			            "%" PRId64 " (%s) is not 00:00:00 UTC: a "
 			            "leap second must end a UTC day",
 			            r->when, fmt_date(r->when, d1));
 		if (r->dir != 1 && r->dir != -1)
-			return perr(ps, LC_ETABLE,
-			            "TAI-UTC steps from %" PRId32 " to %" PRId32
-			            " s: a leap second changes it by exactly 1 s",
-			            r[-1].tai_utc, r->tai_utc);
+			return perr(
+			    ps, LC_ETABLE,
+			    "TAI-UTC steps from %" PRId32 " to %" PRId32
+			    " s: a leap second changes it by exactly 1 s",
+			    r[-1].tai_utc, r->tai_utc);
 	}
 	/* Both formats agree on this: tzdata has no Leap line to give. */
 	if (t->count < 2) {
 		ps->lineno = ps->lines[0];
-		return perr(ps, LC_EPARSE, "only the 1972-01-01 row and no leap "
+		return perr(ps, LC_EPARSE,
+		            "only the 1972-01-01 row and no leap "
 		            "second: truncated or not a leap-second file");
 	}
 	ps->lineno = 0;
@@ -444,14 +452,18 @@ static int iers_stamp(struct parser *ps, struct span rest, const char *what,
 	int rc;
 
 	if (*seen_line != 0)
-		return perr(ps, LC_EPARSE, "a second %s line (the first is "
-		            "line %d)", what, *seen_line);
+		return perr(ps, LC_EPARSE,
+		            "a second %s line (the first is "
+		            "line %d)",
+		            what, *seen_line);
 	rc = need_uint(ps, f, what, WHEN_MAX + LC_NTP_UNIX_OFFSET, &ntp);
 	if (rc < 0)
 		return rc;
 	if (!span_empty(rest))
-		return perr(ps, LC_EPARSE, "%s: unexpected %s after the NTP "
-		            "seconds", what, quote(rest, q));
+		return perr(ps, LC_EPARSE,
+		            "%s: unexpected %s after the NTP "
+		            "seconds",
+		            what, quote(rest, q));
 	lc__sha1_update(&ps->sha, f.p, f.n);
 	*seen_line = ps->lineno;
 	*out = ntp - LC_NTP_UNIX_OFFSET;
@@ -466,8 +478,10 @@ static int iers_hash_line(struct parser *ps, struct span rest)
 	int k;
 
 	if (ps->hash_line != 0)
-		return perr(ps, LC_EPARSE, "a second #h line (the first is "
-		            "line %d)", ps->hash_line);
+		return perr(ps, LC_EPARSE,
+		            "a second #h line (the first is "
+		            "line %d)",
+		            ps->hash_line);
 	for (k = 0;; k++) {
 		struct span f = next_field(&rest, 0);
 		uint32_t v = 0;
@@ -475,11 +489,15 @@ static int iers_hash_line(struct parser *ps, struct span rest)
 		if (f.n == 0)
 			break;
 		if (k == 5)
-			return perr(ps, LC_EPARSE, "#h: more than the five "
-			            "words of a SHA-1: %s", quote(f, q));
+			return perr(ps, LC_EPARSE,
+			            "#h: more than the five "
+			            "words of a SHA-1: %s",
+			            quote(f, q));
 		if (f.n > 8)
-			return perr(ps, LC_EPARSE, "#h: word %d %s is longer "
-			            "than 8 hex digits", k + 1, quote(f, q));
+			return perr(ps, LC_EPARSE,
+			            "#h: word %d %s is longer "
+			            "than 8 hex digits",
+			            k + 1, quote(f, q));
 		for (size_t i = 0; i < f.n; i++) {
 			char c = f.p[i];
 			int d;
@@ -490,16 +508,19 @@ static int iers_hash_line(struct parser *ps, struct span rest)
 			else if (c >= 'A' && c <= 'F')
 				d = c - 'A' + 10;
 			else
-				return perr(ps, LC_EPARSE, "#h: word %d %s is "
-				            "not hexadecimal", k + 1,
-				            quote(f, q));
+				return perr(ps, LC_EPARSE,
+				            "#h: word %d %s is "
+				            "not hexadecimal",
+				            k + 1, quote(f, q));
 			v = v << 4 | (uint32_t)d;
 		}
 		ps->hash_file[k] = v;
 	}
 	if (k < 5)
-		return perr(ps, LC_EPARSE, "#h: %d of the 5 words of the SHA-1 "
-		            "(truncated file?)", k);
+		return perr(ps, LC_EPARSE,
+		            "#h: %d of the 5 words of the SHA-1 "
+		            "(truncated file?)",
+		            k);
 	ps->hash_line = ps->lineno;
 	return 0;
 }
@@ -524,22 +545,27 @@ static int iers_data_line(struct parser *ps, struct span rest)
 		rest.n--;
 	}
 	if (rest.n > 0 && *rest.p != '#')
-		return perr(ps, LC_EPARSE, "unexpected %s after TAI-UTC "
-		            "(a comment starts with '#')", quote(rest, q));
+		return perr(ps, LC_EPARSE,
+		            "unexpected %s after TAI-UTC "
+		            "(a comment starts with '#')",
+		            quote(rest, q));
 	lc__sha1_update(&ps->sha, f1.p, f1.n);
 	lc__sha1_update(&ps->sha, f2.p, f2.n);
 	/* The step is checked in validate_rows; dir records it here (off and
 	 * the previous value are both at most 100000, so no overflow). */
-	return add_row(ps, ntp - LC_NTP_UNIX_OFFSET, (int32_t)off,
-	               ps->t->count == 0
-	                       ? 0
-	                       : (int)(off - ps->t->rows[ps->t->count - 1].tai_utc));
+	return add_row(
+	    ps, ntp - LC_NTP_UNIX_OFFSET, (int32_t)off,
+	    ps->t->count == 0
+	        ? 0
+	        : (int)(off - ps->t->rows[ps->t->count - 1].tai_utc));
 }
 
 static void hex_words(const uint32_t w[5], char buf[48])
 {
-	snprintf(buf, 48, "%08" PRIx32 " %08" PRIx32 " %08" PRIx32
-	         " %08" PRIx32 " %08" PRIx32, w[0], w[1], w[2], w[3], w[4]);
+	snprintf(buf, 48,
+	         "%08" PRIx32 " %08" PRIx32 " %08" PRIx32 " %08" PRIx32
+	         " %08" PRIx32,
+	         w[0], w[1], w[2], w[3], w[4]);
 }
 
 static int parse_iers(struct parser *ps)
@@ -549,14 +575,16 @@ static int parse_iers(struct parser *ps)
 
 	lc__sha1_init(&ps->sha);
 	while (next_line(ps, &line)) {
-		struct span rest = { line.p + 2, line.n >= 2 ? line.n - 2 : 0 };
+		struct span rest = {line.p + 2, line.n >= 2 ? line.n - 2 : 0};
 
 		if (starts_with(line, "#$"))
-			rc = iers_stamp(ps, rest, "#$ (last update)",
-			                &ps->updated_line, &ps->t->info.updated);
+			rc =
+			    iers_stamp(ps, rest, "#$ (last update)",
+			               &ps->updated_line, &ps->t->info.updated);
 		else if (starts_with(line, "#@"))
-			rc = iers_stamp(ps, rest, "#@ (expiry)",
-			                &ps->expires_line, &ps->t->info.expires);
+			rc =
+			    iers_stamp(ps, rest, "#@ (expiry)",
+			               &ps->expires_line, &ps->t->info.expires);
 		else if (starts_with(line, "#h"))
 			rc = iers_hash_line(ps, rest);
 		else if (line.n > 0 && line.p[0] == '#')
@@ -571,7 +599,8 @@ static int parse_iers(struct parser *ps)
 			return rc;
 	}
 	if (ps->t->count == 0)
-		return perr(ps, LC_EPARSE, "no data lines (NTP-seconds TAI-UTC): "
+		return perr(ps, LC_EPARSE,
+		            "no data lines (NTP-seconds TAI-UTC): "
 		            "truncated or not a leap-seconds.list file");
 	/* The hash first: a damaged file is reported as damaged even when the
 	 * damage also breaks the table's rules. */
@@ -589,14 +618,17 @@ static int parse_iers(struct parser *ps)
 			ps->lineno = ps->hash_line;
 			hex_words(ps->hash_file, a);
 			hex_words(mine, b);
-			return perr(ps, LC_EHASH, "hash mismatch: #h says %s, "
-			            "the data hashes to %s", a, b);
+			return perr(ps, LC_EHASH,
+			            "hash mismatch: #h says %s, "
+			            "the data hashes to %s",
+			            a, b);
 		}
 		ps->t->info.hash = LC_HASH_OK;
 	} else if (ps->updated_line != 0 || ps->expires_line != 0) {
 		/* Published lists carry #$, #@ and end with #h: without the
 		 * hash this one was cut short, perhaps inside its data. */
-		return perr(ps, LC_EPARSE, "truncated file: %s line %d but no "
+		return perr(ps, LC_EPARSE,
+		            "truncated file: %s line %d but no "
 		            "#h line (a published list ends with its hash)",
 		            ps->updated_line ? "#$" : "#@",
 		            ps->updated_line ? ps->updated_line
@@ -615,9 +647,9 @@ static int parse_iers(struct parser *ps)
 static int parse_month(struct span f)
 {
 	static const char *const names[12] = {
-		"january", "february", "march", "april", "may", "june",
-		"july", "august", "september", "october", "november", "december"
-	};
+	    "january",   "february", "march",    "april",
+	    "may",       "june",     "july",     "august",
+	    "september", "october",  "november", "december"};
 
 	/* zic's abbreviations of at least three letters, any case */
 	if (f.n < 3)
@@ -667,8 +699,9 @@ static int tz_date(struct parser *ps, struct span *rest, int64_t *day_start)
 	if (rc < 0)
 		return rc;
 	if (d < 1 || d > days_in_month(y, m))
-		return perr(ps, LC_EPARSE, "DAY %s does not exist in %.*s %"
-		            PRId64, quote(fd, q), (int)fm.n, fm.p, y);
+		return perr(ps, LC_EPARSE,
+		            "DAY %s does not exist in %.*s %" PRId64,
+		            quote(fd, q), (int)fm.n, fm.p, y);
 	*day_start = lc__leap_days_from_civil(y, m, (int)d) * LC_SECS_PER_DAY;
 	return 0;
 }
@@ -706,7 +739,8 @@ static int tz_leap(struct parser *ps, struct span rest)
 	if (fr.n == 0)
 		return perr(ps, LC_EPARSE, "R/S (S for stationary) is missing");
 	if (span_is(fr, "R"))
-		return perr(ps, LC_ETABLE, "a rolling (R) leap second is a "
+		return perr(ps, LC_ETABLE,
+		            "a rolling (R) leap second is a "
 		            "local-time one: only stationary (S) leaps define "
 		            "UTC");
 	if (!span_is(fr, "S"))
@@ -720,11 +754,13 @@ static int tz_leap(struct parser *ps, struct span rest)
 	 * holds from the next 00:00:00. */
 	if ((dir > 0 && !(h == 23 && m == 59 && s == 60)) ||
 	    (dir < 0 && !(h == 23 && m == 59 && s == 59)))
-		return perr(ps, LC_ETABLE, "a leap at %s %s: a leap second "
+		return perr(ps, LC_ETABLE,
+		            "a leap at %s %s: a leap second "
 		            "must end a UTC day (+ at 23:59:60, - at 23:59:59)",
 		            quote(ft, q), quote(fc, q2));
 	if (day + LC_SECS_PER_DAY <= START_1972)
-		return perr(ps, LC_ETABLE, "a leap on %s, before 1972-01-01: "
+		return perr(ps, LC_ETABLE,
+		            "a leap on %s, before 1972-01-01: "
 		            "UTC had no leap seconds then",
 		            fmt_date(day, d1));
 	return add_row(ps, day + LC_SECS_PER_DAY,
@@ -740,8 +776,10 @@ static int tz_expires(struct parser *ps, struct span rest, int *seen)
 	char q[64];
 
 	if (*seen != 0)
-		return perr(ps, LC_EPARSE, "a second Expires line (the first "
-		            "is line %d)", *seen);
+		return perr(ps, LC_EPARSE,
+		            "a second Expires line (the first "
+		            "is line %d)",
+		            *seen);
 	rc = tz_date(ps, &rest, &day);
 	if (rc < 0)
 		return rc;
@@ -769,8 +807,10 @@ static int tz_stamp(struct parser *ps, struct span rest, const char *what,
 	int rc;
 
 	if (*seen_line != 0)
-		return perr(ps, LC_EPARSE, "a second %s line (the first is "
-		            "line %d)", what, *seen_line);
+		return perr(ps, LC_EPARSE,
+		            "a second %s line (the first is "
+		            "line %d)",
+		            what, *seen_line);
 	rc = need_uint(ps, f, what, WHEN_MAX, &v);
 	if (rc < 0)
 		return rc;
@@ -820,7 +860,8 @@ static int parse_tzdata(struct parser *ps)
 		} else if (span_is(kw, "Expires")) {
 			rc = tz_expires(ps, rest, &expires_kw);
 		} else {
-			rc = perr(ps, LC_EPARSE, "unexpected %s: a leapseconds "
+			rc = perr(ps, LC_EPARSE,
+			          "unexpected %s: a leapseconds "
 			          "file has only Leap and Expires lines",
 			          quote(kw, q));
 		}
@@ -828,7 +869,8 @@ static int parse_tzdata(struct parser *ps)
 			return rc;
 	}
 	if (leaps == 0)
-		return perr(ps, LC_EPARSE, "no Leap lines: truncated or not a "
+		return perr(ps, LC_EPARSE,
+		            "no Leap lines: truncated or not a "
 		            "tzdata leapseconds file");
 	/* The Expires line is what zic reads; the comment is its copy. */
 	if (!expires_kw)
@@ -864,12 +906,15 @@ static int detect(struct parser *ps)
 			return LC_LEAPFMT_IERS;
 		if (span_is(f, "Leap") || span_is(f, "Expires"))
 			return LC_LEAPFMT_TZDATA;
-		return perr(ps, LC_EPARSE, "%s starts neither a "
+		return perr(ps, LC_EPARSE,
+		            "%s starts neither a "
 		            "leap-seconds.list data line nor a tzdata Leap "
-		            "line", quote(f, q));
+		            "line",
+		            quote(f, q));
 	}
 	ps->lineno = 0;
-	return perr(ps, LC_EPARSE, "no data: only comments and blank lines "
+	return perr(ps, LC_EPARSE,
+	            "no data: only comments and blank lines "
 	            "(truncated, or not a leap-second file)");
 }
 
@@ -879,9 +924,8 @@ static void rewind_parser(struct parser *ps)
 	ps->lineno = 0;
 }
 
-int lc_leaptable_load_buffer(lc_leaptable *t, const char *name,
-                             const void *buf, size_t len, int format,
-                             struct lc_error *err)
+int lc_leaptable_load_buffer(lc_leaptable *t, const char *name, const void *buf,
+                             size_t len, int format, struct lc_error *err)
 {
 	struct parser *ps;
 	int rc;
@@ -890,12 +934,15 @@ int lc_leaptable_load_buffer(lc_leaptable *t, const char *name,
 		name = "<buffer>";
 	if (format != LC_LEAPFMT_AUTO && format != LC_LEAPFMT_IERS &&
 	    format != LC_LEAPFMT_TZDATA)
-		return lc__error(err, LC_EINVAL, name, 0, "format %d cannot be "
-		                 "loaded: use AUTO, IERS or TZDATA", format);
+		return lc__error(err, LC_EINVAL, name, 0,
+		                 "format %d cannot be "
+		                 "loaded: use AUTO, IERS or TZDATA",
+		                 format);
 	if (buf == NULL && len > 0)
 		return lc__error(err, LC_EFAULT, name, 0, "no buffer");
 	if (len > FILE_MAX)
-		return lc__error(err, LC_EPARSE, name, 0, "%zu bytes: too "
+		return lc__error(err, LC_EPARSE, name, 0,
+		                 "%zu bytes: too "
 		                 "large for a leap-second file (at most %d)",
 		                 len, FILE_MAX);
 	ps = calloc(1, sizeof(*ps));
@@ -1020,8 +1067,8 @@ int lc__leaptable_load_system_paths(struct lc_leaptable *t,
 		}
 	}
 	for (size_t i = 0; paths != NULL && paths[i] != NULL; i++) {
-		int rc = lc_leaptable_load_file(t, paths[i], LC_LEAPFMT_AUTO,
-		                                &e);
+		int rc =
+		    lc_leaptable_load_file(t, paths[i], LC_LEAPFMT_AUTO, &e);
 		if (rc == 0)
 			return 0;
 		if (rc != LC_ENOENT && err != NULL && err->code == 0)
@@ -1034,9 +1081,9 @@ int lc__leaptable_load_system_paths(struct lc_leaptable *t,
 int lc_leaptable_load_system(lc_leaptable *t, struct lc_error *err)
 {
 	static const char *const paths[] = {
-		"/usr/share/zoneinfo/leap-seconds.list",
-		"/usr/share/zoneinfo/leapseconds",
-		NULL,
+	    "/usr/share/zoneinfo/leap-seconds.list",
+	    "/usr/share/zoneinfo/leapseconds",
+	    NULL,
 	};
 
 	return lc__leaptable_load_system_paths(t, paths, err);

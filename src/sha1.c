@@ -39,7 +39,8 @@ static void sha1_block(uint32_t h[5], const uint8_t *blk)
 
 		if (t >= 16) {
 			w[t & 15] = rol32(w[(t - 3) & 15] ^ w[(t - 8) & 15] ^
-			                  w[(t - 14) & 15] ^ w[t & 15], 1);
+			                      w[(t - 14) & 15] ^ w[t & 15],
+			                  1);
 		}
 		if (t < 20) {
 			f = (b & c) | (~b & d); /* Ch */
@@ -70,8 +71,8 @@ static void sha1_block(uint32_t h[5], const uint8_t *blk)
 
 void lc__sha1_init(struct lc__sha1 *s)
 {
-	static const uint32_t h0[5] = { 0x67452301, 0xefcdab89, 0x98badcfe,
-		                        0x10325476, 0xc3d2e1f0 };
+	static const uint32_t h0[5] = {0x67452301, 0xefcdab89, 0x98badcfe,
+	                               0x10325476, 0xc3d2e1f0};
 
 	memcpy(s->h, h0, sizeof(h0));
 	s->len = 0;
@@ -109,7 +110,7 @@ void lc__sha1_final(struct lc__sha1 *s, uint8_t digest[20])
 	/* Padding (5.1.1): a 1 bit, zeros up to 56 mod 64 bytes, then the
 	 * message length in bits as a 64-bit big-endian number. */
 	uint64_t bits = s->len * 8;
-	uint8_t pad[72] = { 0x80 };
+	uint8_t pad[72] = {0x80};
 	size_t padlen = (s->used < 56 ? 56 : 120) - s->used;
 
 	for (int i = 0; i < 8; i++)

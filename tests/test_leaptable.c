@@ -7,63 +7,62 @@
  * dates in clear), from the IERS list of leap dates, or from Python's
  * calendar.timegm / hashlib where noted, never from this code's output.
  */
-#include "leaptable_impl.h"
 #include "lc_test.h"
+#include "leaptable_impl.h"
 
 #include <errno.h>
 #include <sys/stat.h>
 
-#define DATA LC_TEST_DATA_DIR "/"
+#define DATA       LC_TEST_DATA_DIR "/"
 #define IERS_2025B DATA "leap-seconds.list.tzdata2025b"
 #define IERS_2026F DATA "leap-seconds.list.tzdata2026f"
-#define TZ_2025B DATA "leapseconds.tzdata2025b"
-#define TZ_2026F DATA "leapseconds.tzdata2026f"
+#define TZ_2025B   DATA "leapseconds.tzdata2025b"
+#define TZ_2026F   DATA "leapseconds.tzdata2026f"
 
 /* POSIX seconds from Python's calendar.timegm. */
-#define T_1972 INT64_C(63072000)         /* 1972-01-01 */
-#define T_1972_07 INT64_C(78796800)      /* 1972-07-01 */
-#define T_1973 INT64_C(94694400)         /* 1973-01-01 */
-#define T_1974 INT64_C(126230400)        /* 1974-01-01 */
-#define T_2015_07 INT64_C(1435708800)    /* 2015-07-01 */
-#define T_2017 INT64_C(1483228800)       /* 2017-01-01 */
-#define T_2025_07_07 INT64_C(1751846400) /* 2025-07-07 */
-#define T_2026_06_28 INT64_C(1782604800) /* 2026-06-28 */
+#define T_1972              INT64_C(63072000)   /* 1972-01-01 */
+#define T_1972_07           INT64_C(78796800)   /* 1972-07-01 */
+#define T_1973              INT64_C(94694400)   /* 1973-01-01 */
+#define T_1974              INT64_C(126230400)  /* 1974-01-01 */
+#define T_2015_07           INT64_C(1435708800) /* 2015-07-01 */
+#define T_2017              INT64_C(1483228800) /* 2017-01-01 */
+#define T_2025_07_07        INT64_C(1751846400) /* 2025-07-07 */
+#define T_2026_06_28        INT64_C(1782604800) /* 2026-06-28 */
 #define T_2026_07_06_074457 INT64_C(1783323897)
-#define T_2026_12_03 INT64_C(1796256000) /* 2026-12-03 */
-#define T_2027_06_28 INT64_C(1814140800) /* 2027-06-28 */
+#define T_2026_12_03        INT64_C(1796256000) /* 2026-12-03 */
+#define T_2027_06_28        INT64_C(1814140800) /* 2027-06-28 */
 
 /* The 27 leap seconds, as IERS Bulletin C lists them (the day that ends
  * with 23:59:60). */
 static const struct {
 	int y, m, d;
 } leap_days[27] = {
-	{ 1972, 6, 30 },  { 1972, 12, 31 }, { 1973, 12, 31 }, { 1974, 12, 31 },
-	{ 1975, 12, 31 }, { 1976, 12, 31 }, { 1977, 12, 31 }, { 1978, 12, 31 },
-	{ 1979, 12, 31 }, { 1981, 6, 30 },  { 1982, 6, 30 },  { 1983, 6, 30 },
-	{ 1985, 6, 30 },  { 1987, 12, 31 }, { 1989, 12, 31 }, { 1990, 12, 31 },
-	{ 1992, 6, 30 },  { 1993, 6, 30 },  { 1994, 6, 30 },  { 1995, 12, 31 },
-	{ 1997, 6, 30 },  { 1998, 12, 31 }, { 2005, 12, 31 }, { 2008, 12, 31 },
-	{ 2012, 6, 30 },  { 2015, 6, 30 },  { 2016, 12, 31 },
+    {1972, 6, 30},  {1972, 12, 31}, {1973, 12, 31}, {1974, 12, 31},
+    {1975, 12, 31}, {1976, 12, 31}, {1977, 12, 31}, {1978, 12, 31},
+    {1979, 12, 31}, {1981, 6, 30},  {1982, 6, 30},  {1983, 6, 30},
+    {1985, 6, 30},  {1987, 12, 31}, {1989, 12, 31}, {1990, 12, 31},
+    {1992, 6, 30},  {1993, 6, 30},  {1994, 6, 30},  {1995, 12, 31},
+    {1997, 6, 30},  {1998, 12, 31}, {2005, 12, 31}, {2008, 12, 31},
+    {2012, 6, 30},  {2015, 6, 30},  {2016, 12, 31},
 };
 
 /* A table with a deletion, in both formats. The #h was computed with
  * Python's hashlib over "3692217600" "3992312697" and the rows' numbers. */
 static const char neg_iers[] =
-	"# synthetic list with a negative leap second\n"
-	"#$\t3692217600\n"
-	"#@\t3992312697\n"
-	"2272060800\t10\t# 1 Jan 1972\n"
-	"2287785600\t11\t# 1 Jul 1972\n"
-	"2303683200\t10\t# 1 Jan 1973 (23:59:59 of 1972-12-31 deleted)\n"
-	"2335219200\t11\t# 1 Jan 1974\n"
-	"#h\t76e56c33 50a5572e 8220bb0d 45316a83 16728d52\n";
-static const char neg_tz[] =
-	"# the same, tzdata style\n"
-	"Leap\t1972\tJun\t30\t23:59:60\t+\tS\n"
-	"Leap\t1972\tDec\t31\t23:59:59\t-\tS\n"
-	"Leap\t1973\tDec\t31\t23:59:60\t+\tS\n"
-	"#updated 1483228800 (2017-01-01 00:00:00 UTC)\n"
-	"#expires 1783323897 (2026-07-06 07:44:57 UTC)\n";
+    "# synthetic list with a negative leap second\n"
+    "#$\t3692217600\n"
+    "#@\t3992312697\n"
+    "2272060800\t10\t# 1 Jan 1972\n"
+    "2287785600\t11\t# 1 Jul 1972\n"
+    "2303683200\t10\t# 1 Jan 1973 (23:59:59 of 1972-12-31 deleted)\n"
+    "2335219200\t11\t# 1 Jan 1974\n"
+    "#h\t76e56c33 50a5572e 8220bb0d 45316a83 16728d52\n";
+static const char neg_tz[] = "# the same, tzdata style\n"
+                             "Leap\t1972\tJun\t30\t23:59:60\t+\tS\n"
+                             "Leap\t1972\tDec\t31\t23:59:59\t-\tS\n"
+                             "Leap\t1973\tDec\t31\t23:59:60\t+\tS\n"
+                             "#updated 1483228800 (2017-01-01 00:00:00 UTC)\n"
+                             "#expires 1783323897 (2026-07-06 07:44:57 UTC)\n";
 
 /* ---------------------------------------------------------------------- */
 
@@ -145,8 +144,8 @@ static int64_t day_of(int y, int m, int d)
  * month lengths. */
 static void test_calendar(void)
 {
-	static const int mlen[12] = { 31, 28, 31, 30, 31, 30,
-		                      31, 31, 30, 31, 30, 31 };
+	static const int mlen[12] = {31, 28, 31, 30, 31, 30,
+	                             31, 31, 30, 31, 30, 31};
 	/* 1600-01-01 is 135140 days before 1970-01-01 (Python: date
 	 * arithmetic). */
 	int64_t days = -135140;
@@ -187,7 +186,8 @@ static void check_debian_rows(const lc_leaptable *t)
 		LC_EQ_INT(lc_leaptable_get(t, (size_t)i + 1, &r), 0);
 		/* the row starts at the 00:00:00 after the leap's day */
 		LC_EQ_I64(r.when, day_of(leap_days[i].y, leap_days[i].m,
-		                         leap_days[i].d) + 86400);
+		                         leap_days[i].d) +
+		                      86400);
 		LC_EQ_INT(r.tai_utc, 11 + i);
 		LC_EQ_INT(r.dir, 1);
 	}
@@ -195,8 +195,8 @@ static void check_debian_rows(const lc_leaptable *t)
 
 static void test_debian_files(void)
 {
-	static const char *const files[4] = { IERS_2025B, TZ_2025B, IERS_2026F,
-		                              TZ_2026F };
+	static const char *const files[4] = {IERS_2025B, TZ_2025B, IERS_2026F,
+	                                     TZ_2026F};
 	lc_leaptable *t[4], *builtin = lc_leaptable_new();
 	struct lc_leaptable_info info;
 	struct lc_error err;
@@ -207,11 +207,12 @@ static void test_debian_files(void)
 		LC_TRUE(t[i] != NULL);
 		memset(&err, 0, sizeof(err));
 		LC_EQ_INT(lc_leaptable_load_file(t[i], files[i],
-		                                 LC_LEAPFMT_AUTO, &err), 0);
+		                                 LC_LEAPFMT_AUTO, &err),
+		          0);
 		lc_leaptable_info(t[i], &info);
 		LC_EQ_STR(info.source, files[i]);
-		LC_EQ_INT(info.format, i % 2 ? LC_LEAPFMT_TZDATA
-		                             : LC_LEAPFMT_IERS);
+		LC_EQ_INT(info.format,
+		          i % 2 ? LC_LEAPFMT_TZDATA : LC_LEAPFMT_IERS);
 		LC_EQ_INT(info.hash, i % 2 ? LC_HASH_NONE : LC_HASH_OK);
 		LC_EQ_I64((int64_t)info.count, 28);
 		check_debian_rows(t[i]);
@@ -220,7 +221,8 @@ static void test_debian_files(void)
 		LC_EQ_INT(lc_leaptable_load_file(t[i], files[i],
 		                                 i % 2 ? LC_LEAPFMT_TZDATA
 		                                       : LC_LEAPFMT_IERS,
-		                                 &err), 0);
+		                                 &err),
+		          0);
 		check_debian_rows(t[i]);
 		LC_BAIL();
 	}
@@ -245,22 +247,23 @@ static void test_debian_files(void)
 /* The tzdata Expires line (uncommented) is read; it wins over #expires. */
 static void test_tzdata_expires_line(void)
 {
-	static const char f[] =
-		"Leap 1972 Jun 30 23:59:60 + S\n"
-		"Expires 2027 Jun 28 00:00:00\n"
-		"#expires 1 (1970)\n";
+	static const char f[] = "Leap 1972 Jun 30 23:59:60 + S\n"
+	                        "Expires 2027 Jun 28 00:00:00\n"
+	                        "#expires 1 (1970)\n";
 	static const char g[] = "Leap 1972 June 30 23:59:60 + S\n";
 	lc_leaptable *t = lc_leaptable_new();
 	struct lc_leaptable_info info;
 	struct lc_error err;
 
 	LC_EQ_INT(lc_leaptable_load_buffer(t, "f", f, sizeof(f) - 1,
-	                                   LC_LEAPFMT_AUTO, &err), 0);
+	                                   LC_LEAPFMT_AUTO, &err),
+	          0);
 	lc_leaptable_info(t, &info);
 	LC_EQ_I64(info.expires, T_2027_06_28);
 	LC_EQ_I64(info.updated, INT64_MIN);
 	LC_EQ_INT(lc_leaptable_load_buffer(t, "g", g, sizeof(g) - 1,
-	                                   LC_LEAPFMT_TZDATA, &err), 0);
+	                                   LC_LEAPFMT_TZDATA, &err),
+	          0);
 	lc_leaptable_info(t, &info);
 	LC_EQ_I64(info.expires, INT64_MIN);
 	LC_EQ_I64((int64_t)info.count, 2);
@@ -295,10 +298,11 @@ static void hashed_positions(const char *buf, size_t len, char *mark)
 			for (size_t k = i; k <= e && k < len; k++)
 				mark[k] = 2;
 			for (int f = 0; f < fields; f++) {
-				while (j < e && (buf[j] == ' ' || buf[j] == '\t'))
+				while (j < e &&
+				       (buf[j] == ' ' || buf[j] == '\t'))
 					j++;
-				while (j < e && buf[j] != ' ' && buf[j] != '\t' &&
-				       buf[j] != '#')
+				while (j < e && buf[j] != ' ' &&
+				       buf[j] != '\t' && buf[j] != '#')
 					mark[j++] = 1;
 			}
 		}
@@ -319,7 +323,8 @@ static void test_one_char_changes(void)
 	mark = malloc(len);
 	LC_TRUE(buf != NULL && mark != NULL);
 	LC_EQ_INT(lc_leaptable_load_buffer(ref, "orig", orig, len,
-	                                   LC_LEAPFMT_IERS, &err), 0);
+	                                   LC_LEAPFMT_IERS, &err),
+	          0);
 	hashed_positions(orig, len, mark);
 	for (size_t i = 0; i < len; i++) {
 		char c = orig[i], subs[2];
@@ -353,8 +358,10 @@ static void test_one_char_changes(void)
 			if (rc == 0) {
 				/* only a comment changed: same data */
 				if (mark[i] == 1 || !same_data(t, ref))
-					LC_T_FAIL_("change at offset %zu (k %d) "
-					           "accepted", i, k);
+					LC_T_FAIL_(
+					    "change at offset %zu (k %d) "
+					    "accepted",
+					    i, k);
 				LC_BAIL();
 				continue;
 			}
@@ -400,128 +407,128 @@ struct bad_case {
 };
 
 static const struct bad_case bad_cases[] = {
-	{ "IERS malformed TAI-UTC field",
-	  "2272060800 10\n2287785600 1l\n", 0, LC_LEAPFMT_AUTO, LC_EPARSE, 2,
-	  "field 2 (TAI-UTC seconds): '1l' is not a decimal number" },
-	{ "IERS malformed NTP field",
-	  "2272060800 10\n22877856O0 11\n", 0, LC_LEAPFMT_IERS, LC_EPARSE, 2,
-	  "field 1 (NTP seconds)" },
-	{ "IERS missing TAI-UTC", "2272060800 10\n2287785600\n", 0,
-	  LC_LEAPFMT_IERS, LC_EPARSE, 2, "field 2 (TAI-UTC seconds) is missing" },
-	{ "IERS text after TAI-UTC", "2272060800 10\n2287785600 11 x\n", 0,
-	  LC_LEAPFMT_IERS, LC_EPARSE, 2, "unexpected 'x'" },
-	{ "IERS out-of-range number",
-	  "2272060800 10\n99999999999999999999999 11\n", 0, LC_LEAPFMT_IERS,
-	  LC_EPARSE, 2, "out of range" },
-	{ "IERS malformed #$", "#$ 12x\n2272060800 10\n2287785600 11\n", 0,
-	  LC_LEAPFMT_AUTO, LC_EPARSE, 1, "#$ (last update)" },
-	{ "IERS second #@",
-	  "#@ 3992312697\n#@ 3992312697\n2272060800 10\n", 0, LC_LEAPFMT_AUTO,
-	  LC_EPARSE, 2, "a second #@" },
-	{ "IERS #h not hex",
-	  "2272060800 10\n2287785600 11\n#h 1 2 3 4 g\n", 0, LC_LEAPFMT_IERS,
-	  LC_EPARSE, 3, "not hexadecimal" },
-	{ "IERS bad hash", NULL, 0, LC_LEAPFMT_AUTO, LC_EHASH, 8,
-	  "#h says 76e56c34 50a5572e 8220bb0d 45316a83 16728d52, the data "
-	  "hashes to 76e56c33 50a5572e 8220bb0d 45316a83 16728d52" },
-	{ "IERS non-increasing dates",
-	  "2272060800 10\n2303683200 11\n2287785600 12\n", 0, LC_LEAPFMT_AUTO,
-	  LC_ETABLE, 3, "dates must increase" },
-	{ "IERS repeated date",
-	  "2272060800 10\n2287785600 11\n2287785600 12\n", 0, LC_LEAPFMT_AUTO,
-	  LC_ETABLE, 3, "not after the previous row's 1972-07-01 (line 2)" },
-	{ "IERS step of 2 s", "2272060800 10\n2287785600 12\n", 0,
-	  LC_LEAPFMT_AUTO, LC_ETABLE, 2, "steps from 10 to 12 s" },
-	{ "IERS step of 0 s", "2272060800 10\n2287785600 10\n", 0,
-	  LC_LEAPFMT_AUTO, LC_ETABLE, 2, "steps from 10 to 10 s" },
-	{ "IERS leap not at the end of a day",
-	  "2272060800 10\n2287785601 11\n", 0, LC_LEAPFMT_AUTO, LC_ETABLE, 2,
-	  "must end a UTC day" },
-	{ "IERS date before 1972", "2240524800 10\n2272060800 11\n", 0,
-	  LC_LEAPFMT_AUTO, LC_ETABLE, 1, "1971-01-01 is before 1972-01-01" },
-	{ "IERS first row not 1972", "2524521600 19\n2571782400 20\n", 0,
-	  LC_LEAPFMT_AUTO, LC_ETABLE, 1, "the first row is 1980-01-01" },
-	{ "IERS 1972 row not 10 s", "2272060800 11\n2287785600 12\n", 0,
-	  LC_LEAPFMT_AUTO, LC_ETABLE, 1, "TAI-UTC on 1972-01-01 is 11 s" },
-	{ "IERS only the start row", "2272060800 10\n", 0, LC_LEAPFMT_AUTO,
-	  LC_EPARSE, 1, "only the 1972-01-01 row" },
-	{ "IERS cut mid-line", "2272060800 10\n2287785600 1", 0,
-	  LC_LEAPFMT_AUTO, LC_EPARSE, 2, "truncated file" },
-	{ "IERS hash missing after the data",
-	  "#$ 3992312697\n#@ 4023129600\n2272060800 10\n2287785600 11\n", 0,
-	  LC_LEAPFMT_AUTO, LC_EPARSE, 4, "truncated file: #$ line 1 but no #h" },
-	{ "IERS #h cut short",
-	  "2272060800 10\n2287785600 11\n#h 76e56c33 50a5572e\n", 0,
-	  LC_LEAPFMT_AUTO, LC_EPARSE, 3, "2 of the 5 words" },
-	{ "IERS comments only", "# leap-seconds.list\n#\n\n", 0,
-	  LC_LEAPFMT_IERS, LC_EPARSE, 3, "no data lines" },
-	{ "tzdata bad month", "Leap 1972 Jnu 30 23:59:60 + S\n", 0,
-	  LC_LEAPFMT_AUTO, LC_EPARSE, 1, "MONTH 'Jnu' is not a month name" },
-	{ "tzdata day that does not exist",
-	  "Leap 1972 Jun 30 23:59:60 + S\nLeap 1973 Feb 29 23:59:60 + S\n", 0,
-	  LC_LEAPFMT_AUTO, LC_EPARSE, 2, "DAY '29' does not exist in Feb 1973" },
-	{ "tzdata bad time", "Leap 1972 Jun 30 23:59:6O + S\n", 0,
-	  LC_LEAPFMT_AUTO, LC_EPARSE, 1, "is not HH:MM:SS" },
-	{ "tzdata bad CORR", "Leap 1972 Jun 30 23:59:60 * S\n", 0,
-	  LC_LEAPFMT_AUTO, LC_EPARSE, 1, "CORR '*' is not + or -" },
-	{ "tzdata missing R/S", "Leap 1972 Jun 30 23:59:60 +\n", 0,
-	  LC_LEAPFMT_AUTO, LC_EPARSE, 1, "R/S (S for stationary) is missing" },
-	{ "tzdata rolling leap", "Leap 1972 Jun 30 23:59:60 + R\n", 0,
-	  LC_LEAPFMT_AUTO, LC_ETABLE, 1, "rolling (R)" },
-	{ "tzdata extra field", "Leap 1972 Jun 30 23:59:60 + S S\n", 0,
-	  LC_LEAPFMT_AUTO, LC_EPARSE, 1, "unexpected 'S' after R/S" },
-	{ "tzdata unknown line",
-	  "Leap 1972 Jun 30 23:59:60 + S\nZone Etc/UTC 0 - UTC\n", 0,
-	  LC_LEAPFMT_TZDATA, LC_EPARSE, 2, "unexpected 'Zone'" },
-	{ "tzdata non-increasing dates",
-	  "Leap 1972 Dec 31 23:59:60 + S\nLeap 1972 Jun 30 23:59:60 + S\n", 0,
-	  LC_LEAPFMT_AUTO, LC_ETABLE, 2, "dates must increase" },
-	{ "tzdata insertion not at 23:59:60",
-	  "Leap 1972 Jun 30 12:00:00 + S\n", 0, LC_LEAPFMT_AUTO, LC_ETABLE, 1,
-	  "must end a UTC day" },
-	{ "tzdata insertion at 23:59:59",
-	  "Leap 1972 Jun 30 23:59:60 + S\nLeap 1972 Dec 31 23:59:59 + S\n", 0,
-	  LC_LEAPFMT_AUTO, LC_ETABLE, 2, "(+ at 23:59:60, - at 23:59:59)" },
-	{ "tzdata deletion at 23:59:60", "Leap 1972 Jun 30 23:59:60 - S\n", 0,
-	  LC_LEAPFMT_AUTO, LC_ETABLE, 1, "must end a UTC day" },
-	{ "tzdata leap before 1972", "Leap 1971 Dec 31 23:59:60 + S\n", 0,
-	  LC_LEAPFMT_AUTO, LC_ETABLE, 1, "before 1972-01-01" },
-	{ "tzdata no Leap lines",
-	  "#expires 1814140800\nExpires 2027 Jun 28 00:00:00\n", 0,
-	  LC_LEAPFMT_AUTO, LC_EPARSE, 2, "no Leap lines" },
-	{ "tzdata second Expires",
-	  "Expires 2027 Jun 28 00:00:00\nExpires 2027 Jun 28 00:00:00\n", 0,
-	  LC_LEAPFMT_AUTO, LC_EPARSE, 2, "a second Expires line (the first "
-	  "is line 1)" },
-	{ "tzdata malformed #expires", "Leap 1972 Jun 30 23:59:60 + S\n"
-	  "#expires soon\n", 0, LC_LEAPFMT_AUTO, LC_EPARSE, 2,
-	  "#expires: 'soon' is not a decimal number" },
-	{ "tzdata cut mid-line", "Leap 1972 Jun 30 23:59:60 + S\nLeap 19", 0,
-	  LC_LEAPFMT_AUTO, LC_EPARSE, 2, "truncated file" },
-	{ "empty file", "", 0, LC_LEAPFMT_AUTO, LC_EPARSE, 0, "empty" },
-	{ "neither format", "# hello\nhello world\n", 0, LC_LEAPFMT_AUTO,
-	  LC_EPARSE, 2, "'hello' starts neither" },
-	{ "comments only, auto", "# nothing\n", 0, LC_LEAPFMT_AUTO,
-	  LC_EPARSE, 0, "no data" },
-	{ "NUL byte", "2272060800 10\n22877\0" "85600 11\n", 29,
-	  LC_LEAPFMT_AUTO, LC_EPARSE, 2, "NUL byte at offset 19" },
-	{ "control bytes", "\x7f" "ELF\x02\x01\x01", 7, LC_LEAPFMT_AUTO,
-	  LC_EPARSE, 1, "binary data" },
-	{ "invalid UTF-8", "# caf\xc3\n2272060800 10\n", 0, LC_LEAPFMT_AUTO,
-	  LC_EPARSE, 1, "not UTF-8 text" },
-	{ "too many IERS rows", NULL, 0, LC_LEAPFMT_AUTO, LC_ETABLE,
-	  LC__LEAP_MAX + 1, "too many rows" },
-	{ "too many tzdata rows", NULL, 0, LC_LEAPFMT_AUTO, LC_ETABLE,
-	  LC__LEAP_MAX, "too many rows" },
+    {"IERS malformed TAI-UTC field", "2272060800 10\n2287785600 1l\n", 0,
+     LC_LEAPFMT_AUTO, LC_EPARSE, 2,
+     "field 2 (TAI-UTC seconds): '1l' is not a decimal number"},
+    {"IERS malformed NTP field", "2272060800 10\n22877856O0 11\n", 0,
+     LC_LEAPFMT_IERS, LC_EPARSE, 2, "field 1 (NTP seconds)"},
+    {"IERS missing TAI-UTC", "2272060800 10\n2287785600\n", 0, LC_LEAPFMT_IERS,
+     LC_EPARSE, 2, "field 2 (TAI-UTC seconds) is missing"},
+    {"IERS text after TAI-UTC", "2272060800 10\n2287785600 11 x\n", 0,
+     LC_LEAPFMT_IERS, LC_EPARSE, 2, "unexpected 'x'"},
+    {"IERS out-of-range number", "2272060800 10\n99999999999999999999999 11\n",
+     0, LC_LEAPFMT_IERS, LC_EPARSE, 2, "out of range"},
+    {"IERS malformed #$", "#$ 12x\n2272060800 10\n2287785600 11\n", 0,
+     LC_LEAPFMT_AUTO, LC_EPARSE, 1, "#$ (last update)"},
+    {"IERS second #@", "#@ 3992312697\n#@ 3992312697\n2272060800 10\n", 0,
+     LC_LEAPFMT_AUTO, LC_EPARSE, 2, "a second #@"},
+    {"IERS #h not hex", "2272060800 10\n2287785600 11\n#h 1 2 3 4 g\n", 0,
+     LC_LEAPFMT_IERS, LC_EPARSE, 3, "not hexadecimal"},
+    {"IERS bad hash", NULL, 0, LC_LEAPFMT_AUTO, LC_EHASH, 8,
+     "#h says 76e56c34 50a5572e 8220bb0d 45316a83 16728d52, the data "
+     "hashes to 76e56c33 50a5572e 8220bb0d 45316a83 16728d52"},
+    {"IERS non-increasing dates",
+     "2272060800 10\n2303683200 11\n2287785600 12\n", 0, LC_LEAPFMT_AUTO,
+     LC_ETABLE, 3, "dates must increase"},
+    {"IERS repeated date", "2272060800 10\n2287785600 11\n2287785600 12\n", 0,
+     LC_LEAPFMT_AUTO, LC_ETABLE, 3,
+     "not after the previous row's 1972-07-01 (line 2)"},
+    {"IERS step of 2 s", "2272060800 10\n2287785600 12\n", 0, LC_LEAPFMT_AUTO,
+     LC_ETABLE, 2, "steps from 10 to 12 s"},
+    {"IERS step of 0 s", "2272060800 10\n2287785600 10\n", 0, LC_LEAPFMT_AUTO,
+     LC_ETABLE, 2, "steps from 10 to 10 s"},
+    {"IERS leap not at the end of a day", "2272060800 10\n2287785601 11\n", 0,
+     LC_LEAPFMT_AUTO, LC_ETABLE, 2, "must end a UTC day"},
+    {"IERS date before 1972", "2240524800 10\n2272060800 11\n", 0,
+     LC_LEAPFMT_AUTO, LC_ETABLE, 1, "1971-01-01 is before 1972-01-01"},
+    {"IERS first row not 1972", "2524521600 19\n2571782400 20\n", 0,
+     LC_LEAPFMT_AUTO, LC_ETABLE, 1, "the first row is 1980-01-01"},
+    {"IERS 1972 row not 10 s", "2272060800 11\n2287785600 12\n", 0,
+     LC_LEAPFMT_AUTO, LC_ETABLE, 1, "TAI-UTC on 1972-01-01 is 11 s"},
+    {"IERS only the start row", "2272060800 10\n", 0, LC_LEAPFMT_AUTO,
+     LC_EPARSE, 1, "only the 1972-01-01 row"},
+    {"IERS cut mid-line", "2272060800 10\n2287785600 1", 0, LC_LEAPFMT_AUTO,
+     LC_EPARSE, 2, "truncated file"},
+    {"IERS hash missing after the data",
+     "#$ 3992312697\n#@ 4023129600\n2272060800 10\n2287785600 11\n", 0,
+     LC_LEAPFMT_AUTO, LC_EPARSE, 4, "truncated file: #$ line 1 but no #h"},
+    {"IERS #h cut short",
+     "2272060800 10\n2287785600 11\n#h 76e56c33 50a5572e\n", 0, LC_LEAPFMT_AUTO,
+     LC_EPARSE, 3, "2 of the 5 words"},
+    {"IERS comments only", "# leap-seconds.list\n#\n\n", 0, LC_LEAPFMT_IERS,
+     LC_EPARSE, 3, "no data lines"},
+    {"tzdata bad month", "Leap 1972 Jnu 30 23:59:60 + S\n", 0, LC_LEAPFMT_AUTO,
+     LC_EPARSE, 1, "MONTH 'Jnu' is not a month name"},
+    {"tzdata day that does not exist",
+     "Leap 1972 Jun 30 23:59:60 + S\nLeap 1973 Feb 29 23:59:60 + S\n", 0,
+     LC_LEAPFMT_AUTO, LC_EPARSE, 2, "DAY '29' does not exist in Feb 1973"},
+    {"tzdata bad time", "Leap 1972 Jun 30 23:59:6O + S\n", 0, LC_LEAPFMT_AUTO,
+     LC_EPARSE, 1, "is not HH:MM:SS"},
+    {"tzdata bad CORR", "Leap 1972 Jun 30 23:59:60 * S\n", 0, LC_LEAPFMT_AUTO,
+     LC_EPARSE, 1, "CORR '*' is not + or -"},
+    {"tzdata missing R/S", "Leap 1972 Jun 30 23:59:60 +\n", 0, LC_LEAPFMT_AUTO,
+     LC_EPARSE, 1, "R/S (S for stationary) is missing"},
+    {"tzdata rolling leap", "Leap 1972 Jun 30 23:59:60 + R\n", 0,
+     LC_LEAPFMT_AUTO, LC_ETABLE, 1, "rolling (R)"},
+    {"tzdata extra field", "Leap 1972 Jun 30 23:59:60 + S S\n", 0,
+     LC_LEAPFMT_AUTO, LC_EPARSE, 1, "unexpected 'S' after R/S"},
+    {"tzdata unknown line",
+     "Leap 1972 Jun 30 23:59:60 + S\nZone Etc/UTC 0 - UTC\n", 0,
+     LC_LEAPFMT_TZDATA, LC_EPARSE, 2, "unexpected 'Zone'"},
+    {"tzdata non-increasing dates",
+     "Leap 1972 Dec 31 23:59:60 + S\nLeap 1972 Jun 30 23:59:60 + S\n", 0,
+     LC_LEAPFMT_AUTO, LC_ETABLE, 2, "dates must increase"},
+    {"tzdata insertion not at 23:59:60", "Leap 1972 Jun 30 12:00:00 + S\n", 0,
+     LC_LEAPFMT_AUTO, LC_ETABLE, 1, "must end a UTC day"},
+    {"tzdata insertion at 23:59:59",
+     "Leap 1972 Jun 30 23:59:60 + S\nLeap 1972 Dec 31 23:59:59 + S\n", 0,
+     LC_LEAPFMT_AUTO, LC_ETABLE, 2, "(+ at 23:59:60, - at 23:59:59)"},
+    {"tzdata deletion at 23:59:60", "Leap 1972 Jun 30 23:59:60 - S\n", 0,
+     LC_LEAPFMT_AUTO, LC_ETABLE, 1, "must end a UTC day"},
+    {"tzdata leap before 1972", "Leap 1971 Dec 31 23:59:60 + S\n", 0,
+     LC_LEAPFMT_AUTO, LC_ETABLE, 1, "before 1972-01-01"},
+    {"tzdata no Leap lines",
+     "#expires 1814140800\nExpires 2027 Jun 28 00:00:00\n", 0, LC_LEAPFMT_AUTO,
+     LC_EPARSE, 2, "no Leap lines"},
+    {"tzdata second Expires",
+     "Expires 2027 Jun 28 00:00:00\nExpires 2027 Jun 28 00:00:00\n", 0,
+     LC_LEAPFMT_AUTO, LC_EPARSE, 2,
+     "a second Expires line (the first "
+     "is line 1)"},
+    {"tzdata malformed #expires",
+     "Leap 1972 Jun 30 23:59:60 + S\n"
+     "#expires soon\n",
+     0, LC_LEAPFMT_AUTO, LC_EPARSE, 2,
+     "#expires: 'soon' is not a decimal number"},
+    {"tzdata cut mid-line", "Leap 1972 Jun 30 23:59:60 + S\nLeap 19", 0,
+     LC_LEAPFMT_AUTO, LC_EPARSE, 2, "truncated file"},
+    {"empty file", "", 0, LC_LEAPFMT_AUTO, LC_EPARSE, 0, "empty"},
+    {"neither format", "# hello\nhello world\n", 0, LC_LEAPFMT_AUTO, LC_EPARSE,
+     2, "'hello' starts neither"},
+    {"comments only, auto", "# nothing\n", 0, LC_LEAPFMT_AUTO, LC_EPARSE, 0,
+     "no data"},
+    {"NUL byte",
+     "2272060800 10\n22877\0"
+     "85600 11\n",
+     29, LC_LEAPFMT_AUTO, LC_EPARSE, 2, "NUL byte at offset 19"},
+    {"control bytes",
+     "\x7f"
+     "ELF\x02\x01\x01",
+     7, LC_LEAPFMT_AUTO, LC_EPARSE, 1, "binary data"},
+    {"invalid UTF-8", "# caf\xc3\n2272060800 10\n", 0, LC_LEAPFMT_AUTO,
+     LC_EPARSE, 1, "not UTF-8 text"},
+    {"too many IERS rows", NULL, 0, LC_LEAPFMT_AUTO, LC_ETABLE,
+     LC__LEAP_MAX + 1, "too many rows"},
+    {"too many tzdata rows", NULL, 0, LC_LEAPFMT_AUTO, LC_ETABLE, LC__LEAP_MAX,
+     "too many rows"},
 };
 
 /* n one-a-month leaps from 1972-07-01 in the given format. */
 static char *gen_many(int n, int tz, size_t *len)
 {
-	static const char *const mon_names[12] = {
-		"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-		"Jul", "Aug", "Sep", "Oct", "Nov", "Dec"
-	};
+	static const char *const mon_names[12] = {"Jan", "Feb", "Mar", "Apr",
+	                                          "May", "Jun", "Jul", "Aug",
+	                                          "Sep", "Oct", "Nov", "Dec"};
 	size_t cap = (size_t)n * 48 + 64, off = 0;
 	char *b = malloc(cap);
 	int y = 1972, m = 7;
@@ -542,10 +549,9 @@ static char *gen_many(int n, int tz, size_t *len)
 			                        "Leap %d %s %d 23:59:60 + S\n",
 			                        (int)y0, mon_names[m0 - 1], d0);
 		else
-			off += (size_t)snprintf(b + off, cap - off,
-			                        "%" PRId64 " %d\n",
-			                        when + INT64_C(2208988800),
-			                        11 + i);
+			off += (size_t)snprintf(
+			    b + off, cap - off, "%" PRId64 " %d\n",
+			    when + INT64_C(2208988800), 11 + i);
 		if (++m == 13) {
 			m = 1;
 			y++;
@@ -564,7 +570,8 @@ static void test_bad_input(void)
 	LC_TRUE(t != NULL && custom != NULL);
 	LC_EQ_INT(lc_leaptable_load_buffer(custom, "custom", neg_iers,
 	                                   strlen(neg_iers), LC_LEAPFMT_AUTO,
-	                                   &err), 0);
+	                                   &err),
+	          0);
 	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
 		const struct bad_case *c = &bad_cases[i];
 		char *gen = NULL;
@@ -587,7 +594,8 @@ static void test_bad_input(void)
 		/* the custom table is in effect before each bad load */
 		LC_EQ_INT(lc_leaptable_load_buffer(t, "custom", neg_iers,
 		                                   strlen(neg_iers),
-		                                   LC_LEAPFMT_IERS, &err), 0);
+		                                   LC_LEAPFMT_IERS, &err),
+		          0);
 		memset(&err, 0, sizeof(err));
 		rc = lc_leaptable_load_buffer(t, "bad.list", text, len,
 		                              c->format, &err);
@@ -608,7 +616,8 @@ static void test_bad_input(void)
 
 		LC_TRUE(b != NULL);
 		LC_EQ_INT(lc_leaptable_load_buffer(t, "many", b, len,
-		                                   LC_LEAPFMT_AUTO, &err), 0);
+		                                   LC_LEAPFMT_AUTO, &err),
+		          0);
 		free(b);
 		LC_EQ_I64((int64_t)lc_leaptable_count(t), LC__LEAP_MAX);
 	}
@@ -629,13 +638,15 @@ static void test_truncated_everywhere(void)
 	LC_TRUE(orig != NULL && t != NULL && before != NULL);
 	LC_EQ_INT(lc_leaptable_load_buffer(before, "neg", neg_tz,
 	                                   strlen(neg_tz), LC_LEAPFMT_AUTO,
-	                                   &err), 0);
+	                                   &err),
+	          0);
 	for (size_t n = 0; n < len; n++) {
 		int rc;
 
 		LC_EQ_INT(lc_leaptable_load_buffer(t, "neg", neg_tz,
 		                                   strlen(neg_tz),
-		                                   LC_LEAPFMT_AUTO, &err), 0);
+		                                   LC_LEAPFMT_AUTO, &err),
+		          0);
 		rc = lc_leaptable_load_buffer(t, "cut", orig, n,
 		                              LC_LEAPFMT_AUTO, &err);
 		if (rc != LC_EPARSE)
@@ -644,7 +655,8 @@ static void test_truncated_everywhere(void)
 		LC_TRUE(same_table(t, before));
 	}
 	LC_EQ_INT(lc_leaptable_load_buffer(t, "whole", orig, len,
-	                                   LC_LEAPFMT_AUTO, &err), 0);
+	                                   LC_LEAPFMT_AUTO, &err),
+	          0);
 	free(orig);
 	lc_leaptable_free(t);
 	lc_leaptable_free(before);
@@ -653,44 +665,49 @@ static void test_truncated_everywhere(void)
 static void test_accepted_variants(void)
 {
 	static const char crlf[] =
-		"# list\r\n#$ 3692217600\r\n#@ 3992312697\r\n"
-		"2272060800 10 # 1 Jan 1972\r\n2287785600 11\r\n"
-		"2303683200 10\r\n2335219200 11\r\n"
-		"#h 76e56c33 50a5572e 8220bb0d 45316a83 16728d52\r\n";
+	    "# list\r\n#$ 3692217600\r\n#@ 3992312697\r\n"
+	    "2272060800 10 # 1 Jan 1972\r\n2287785600 11\r\n"
+	    "2303683200 10\r\n2335219200 11\r\n"
+	    "#h 76e56c33 50a5572e 8220bb0d 45316a83 16728d52\r\n";
 	/* hex digits in either case */
 	static const char upper[] =
-		"#$ 3692217600\n#@ 3992312697\n2272060800 10\n2287785600 11\n"
-		"2303683200 10\n2335219200 11\n"
-		"#h 76E56C33 50A5572E 8220BB0D 45316A83 16728D52\n";
+	    "#$ 3692217600\n#@ 3992312697\n2272060800 10\n2287785600 11\n"
+	    "2303683200 10\n2335219200 11\n"
+	    "#h 76E56C33 50A5572E 8220BB0D 45316A83 16728D52\n";
 	/* The IERS writes #h words without leading zeros (printf %x): this
 	 * hash, from Python's hashlib, is c464fe8f 118d7c15 879c1dfd
 	 * 0041cc09 0c0c9992. */
 	static const char nozeros[] =
-		"#$ 3692217640\n#@ 3992312697\n2272060800 10\n2287785600 11\n"
-		"#h c464fe8f 118d7c15 879c1dfd 41cc09 c0c9992\n";
-	static const char nohash[] =
-		"2272060800\t10\n   2287785600 11\n\n# utf-8 comment: caf\xc3\xa9\n";
+	    "#$ 3692217640\n#@ 3992312697\n2272060800 10\n2287785600 11\n"
+	    "#h c464fe8f 118d7c15 879c1dfd 41cc09 c0c9992\n";
+	static const char nohash[] = "2272060800\t10\n   2287785600 11\n\n# "
+	                             "utf-8 comment: caf\xc3\xa9\n";
 	lc_leaptable *t = lc_leaptable_new(), *ref = lc_leaptable_new();
 	struct lc_leaptable_info info;
 	struct lc_error err;
 
 	LC_EQ_INT(lc_leaptable_load_buffer(ref, "ref", neg_iers,
 	                                   strlen(neg_iers), LC_LEAPFMT_AUTO,
-	                                   &err), 0);
+	                                   &err),
+	          0);
 	LC_EQ_INT(lc_leaptable_load_buffer(t, "crlf", crlf, strlen(crlf),
-	                                   LC_LEAPFMT_AUTO, &err), 0);
+	                                   LC_LEAPFMT_AUTO, &err),
+	          0);
 	LC_TRUE(same_data(t, ref));
 	LC_EQ_INT(lc_leaptable_load_buffer(t, "upper", upper, strlen(upper),
-	                                   LC_LEAPFMT_AUTO, &err), 0);
+	                                   LC_LEAPFMT_AUTO, &err),
+	          0);
 	LC_TRUE(same_data(t, ref));
 	LC_EQ_INT(lc_leaptable_load_buffer(t, "nozeros", nozeros,
 	                                   strlen(nozeros), LC_LEAPFMT_AUTO,
-	                                   &err), 0);
+	                                   &err),
+	          0);
 	lc_leaptable_info(t, &info);
 	LC_EQ_INT(info.hash, LC_HASH_OK);
 	LC_EQ_I64(info.updated, T_2017 + 40);
 	LC_EQ_INT(lc_leaptable_load_buffer(t, "nohash", nohash, strlen(nohash),
-	                                   LC_LEAPFMT_AUTO, &err), 0);
+	                                   LC_LEAPFMT_AUTO, &err),
+	          0);
 	lc_leaptable_info(t, &info);
 	LC_EQ_INT(info.hash, LC_HASH_MISSING);
 	LC_EQ_INT(info.format, LC_LEAPFMT_IERS);
@@ -700,7 +717,8 @@ static void test_accepted_variants(void)
 	LC_EQ_STR(info.source, "nohash");
 	/* format that can't come from a buffer; NULL name */
 	LC_EQ_INT(lc_leaptable_load_buffer(t, NULL, nohash, strlen(nohash),
-	                                   LC_LEAPFMT_BUILTIN, &err), LC_EINVAL);
+	                                   LC_LEAPFMT_BUILTIN, &err),
+	          LC_EINVAL);
 	LC_EQ_STR(err.where, "<buffer>");
 	lc_leaptable_info(t, &info);
 	LC_EQ_STR(info.source, "nohash");
@@ -721,9 +739,11 @@ static void test_negative_leap(void)
 
 	LC_EQ_INT(lc_leaptable_load_buffer(a, "neg.list", neg_iers,
 	                                   strlen(neg_iers), LC_LEAPFMT_AUTO,
-	                                   &err), 0);
+	                                   &err),
+	          0);
 	LC_EQ_INT(lc_leaptable_load_buffer(b, "neg.tz", neg_tz, strlen(neg_tz),
-	                                   LC_LEAPFMT_AUTO, &err), 0);
+	                                   LC_LEAPFMT_AUTO, &err),
+	          0);
 	lc_leaptable_info(a, &info);
 	LC_EQ_INT(info.format, LC_LEAPFMT_IERS);
 	LC_EQ_INT(info.hash, LC_HASH_OK);
@@ -753,11 +773,13 @@ static void test_negative_leap(void)
 		/* TAI runs on without a gap: 23:59:58 + 11 then 00:00:00 + 10
 		 * are consecutive TAI seconds */
 		LC_EQ_INT(lc_leaptable_tai_utc_at_tai(t, del - 2 + 11, &off,
-		                                      &in_leap), 0);
+		                                      &in_leap),
+		          0);
 		LC_EQ_INT(off, 11);
 		LC_EQ_INT(in_leap, 0);
-		LC_EQ_INT(lc_leaptable_tai_utc_at_tai(t, del + 10, &off,
-		                                      &in_leap), 0);
+		LC_EQ_INT(
+		    lc_leaptable_tai_utc_at_tai(t, del + 10, &off, &in_leap),
+		    0);
 		LC_EQ_INT(off, 10);
 		LC_EQ_INT(in_leap, 0);
 		LC_EQ_INT(lc_leaptable_next(t, T_1972_07, &r), 0);
@@ -844,7 +866,8 @@ static void test_queries(void)
 		int64_t u = lc_rand_range(T_1972 - 86400, INT64_C(4102444800));
 		if (i < 27 * 5) /* and around every leap */
 			u = day_of(leap_days[i / 5].y, leap_days[i / 5].m,
-			           leap_days[i / 5].d) + 86400 - 3 + i % 5;
+			           leap_days[i / 5].d) +
+			    86400 - 3 + i % 5;
 		LC_EQ_INT(lc_leaptable_tai_utc(t, u, &off),
 		          ref_tai_utc(t, u, &ref));
 		if (u >= T_1972)
@@ -852,13 +875,16 @@ static void test_queries(void)
 	}
 	/* TAI: 2017-01-01T00:00:00Z is TAI 1483228837 (the header); the TAI
 	 * second before it is 23:59:60, the one before that 23:59:59. */
-	LC_EQ_INT(lc_leaptable_tai_utc_at_tai(t, 1483228837, &off, &in_leap), 0);
+	LC_EQ_INT(lc_leaptable_tai_utc_at_tai(t, 1483228837, &off, &in_leap),
+	          0);
 	LC_EQ_INT(off, 37);
 	LC_EQ_INT(in_leap, 0);
-	LC_EQ_INT(lc_leaptable_tai_utc_at_tai(t, 1483228836, &off, &in_leap), 0);
+	LC_EQ_INT(lc_leaptable_tai_utc_at_tai(t, 1483228836, &off, &in_leap),
+	          0);
 	LC_EQ_INT(off, 37);
 	LC_EQ_INT(in_leap, 1);
-	LC_EQ_INT(lc_leaptable_tai_utc_at_tai(t, 1483228835, &off, &in_leap), 0);
+	LC_EQ_INT(lc_leaptable_tai_utc_at_tai(t, 1483228835, &off, &in_leap),
+	          0);
 	LC_EQ_INT(off, 36);
 	LC_EQ_INT(in_leap, 0);
 	LC_EQ_INT(lc_leaptable_tai_utc_at_tai(t, T_1972 + 9, &off, NULL),
@@ -919,10 +945,12 @@ static void test_load_file_errors(void)
 
 	LC_TRUE(t != NULL && before != NULL);
 	LC_EQ_INT(lc_leaptable_load_buffer(t, "neg", neg_tz, strlen(neg_tz),
-	                                   LC_LEAPFMT_AUTO, &err), 0);
+	                                   LC_LEAPFMT_AUTO, &err),
+	          0);
 	LC_EQ_INT(lc_leaptable_load_buffer(before, "neg", neg_tz,
 	                                   strlen(neg_tz), LC_LEAPFMT_AUTO,
-	                                   &err), 0);
+	                                   &err),
+	          0);
 	path_in_tmp(path, sizeof(path), "missing");
 	LC_EQ_INT(lc_leaptable_load_file(t, path, LC_LEAPFMT_AUTO, &err),
 	          LC_ENOENT);
@@ -976,21 +1004,21 @@ static void test_load_system(void)
 	free(text);
 	unsetenv("LEAPCLOCK_LEAPFILE");
 	{
-		const char *p[] = { missing, TZ_2025B, IERS_2026F, NULL };
+		const char *p[] = {missing, TZ_2025B, IERS_2026F, NULL};
 		LC_EQ_INT(lc__leaptable_load_system_paths(t, p, &err), 0);
 		LC_EQ_INT(err.code, 0);
 		lc_leaptable_info(t, &info);
 		LC_EQ_STR(info.source, TZ_2025B);
 	}
 	{
-		const char *p[] = { IERS_2026F, TZ_2025B, NULL };
+		const char *p[] = {IERS_2026F, TZ_2025B, NULL};
 		LC_EQ_INT(lc__leaptable_load_system_paths(t, p, &err), 0);
 		lc_leaptable_info(t, &info);
 		LC_EQ_STR(info.source, IERS_2026F);
 	}
 	{
 		/* a bad candidate is reported and skipped */
-		const char *p[] = { bad, TZ_2026F, NULL };
+		const char *p[] = {bad, TZ_2026F, NULL};
 		LC_EQ_INT(lc__leaptable_load_system_paths(t, p, &err), 0);
 		LC_EQ_INT(err.code, LC_EHASH);
 		LC_EQ_STR(err.where, bad);
@@ -1000,7 +1028,7 @@ static void test_load_system(void)
 	}
 	{
 		/* nothing there: built-in, no error */
-		const char *p[] = { missing, dir, NULL };
+		const char *p[] = {missing, dir, NULL};
 		LC_EQ_INT(lc_leaptable_load_file(t, TZ_2025B, 0, &err), 0);
 		LC_EQ_INT(lc__leaptable_load_system_paths(t, p, &err), 0);
 		lc_leaptable_info(t, &info);
@@ -1015,7 +1043,7 @@ static void test_load_system(void)
 	}
 	{
 		/* $LEAPCLOCK_LEAPFILE comes first */
-		const char *p[] = { IERS_2026F, NULL };
+		const char *p[] = {IERS_2026F, NULL};
 		setenv("LEAPCLOCK_LEAPFILE", TZ_2025B, 1);
 		LC_EQ_INT(lc__leaptable_load_system_paths(t, p, &err), 0);
 		LC_EQ_INT(err.code, 0);
@@ -1051,7 +1079,9 @@ static void test_load_system(void)
 static void cleanup_tmp(void)
 {
 	static const char *const names[] = {
-		"big", "bad", "tampered.list",
+	    "big",
+	    "bad",
+	    "tampered.list",
 	};
 	char p[128];
 
@@ -1073,27 +1103,35 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	LC_RUN(test_calendar, "days from civil and back, day by day 1600-2400");
-	LC_RUN(test_debian_files, "Debian's four files: 27 leaps at the IERS "
+	LC_RUN(test_debian_files,
+	       "Debian's four files: 27 leaps at the IERS "
 	       "dates, both formats identical, update/expiry, = built-in");
-	LC_RUN(test_tzdata_expires_line, "tzdata Expires line wins over #expires; "
+	LC_RUN(test_tzdata_expires_line,
+	       "tzdata Expires line wins over #expires; "
 	       "expiry unknown never expires");
-	LC_RUN(test_one_char_changes, "every digit change in leap-seconds.list's "
-	       "hashed text is LC_EHASH; no change to the data is ever accepted");
+	LC_RUN(
+	    test_one_char_changes,
+	    "every digit change in leap-seconds.list's "
+	    "hashed text is LC_EHASH; no change to the data is ever accepted");
 	LC_RUN(test_bad_input, "each bad input: its code, line and message, "
-	       "and the custom table stays in effect");
-	LC_RUN(test_truncated_everywhere, "leap-seconds.list cut at every length "
+	                       "and the custom table stays in effect");
+	LC_RUN(test_truncated_everywhere,
+	       "leap-seconds.list cut at every length "
 	       "is rejected and the table kept");
 	LC_RUN(test_accepted_variants, "CRLF, upper-case hash, UTF-8 comment, "
-	       "list without #h (LC_HASH_MISSING)");
-	LC_RUN(test_negative_leap, "a deletion in both formats: identical rows, "
+	                               "list without #h (LC_HASH_MISSING)");
+	LC_RUN(test_negative_leap,
+	       "a deletion in both formats: identical rows, "
 	       "leap_at -1, TAI-UTC and TAI continuity, next/prev");
 	LC_RUN(test_expired, "tzdata 2025b's list has expired on 2026-12-03, "
-	       "2026f's has not");
+	                     "2026f's has not");
 	LC_RUN(test_queries, "TAI-UTC at fixed and 200k random instants vs a "
-	       "plain scan; TAI side; leap_at; next/prev");
-	LC_RUN(test_load_file_errors, "missing file, directory, oversized "
+	                     "plain scan; TAI side; leap_at; next/prev");
+	LC_RUN(test_load_file_errors,
+	       "missing file, directory, oversized "
 	       "file, bad file: codes, names, table kept");
-	LC_RUN(test_load_system, "system search: LEAPCLOCK_LEAPFILE, then the "
+	LC_RUN(test_load_system,
+	       "system search: LEAPCLOCK_LEAPFILE, then the "
 	       "paths in order, bad ones reported, then built-in");
 	rc = lc_test_done();
 	cleanup_tmp();

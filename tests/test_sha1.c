@@ -1,7 +1,7 @@
 /* test_sha1.c - SHA-1 (src/sha1.c) against the FIPS 180 / NIST known
  * answers, and the incremental interface against the one-shot one. */
-#include "leaptable_impl.h"
 #include "lc_test.h"
+#include "leaptable_impl.h"
 
 static void hex(const uint8_t d[20], char out[41])
 {
@@ -26,8 +26,8 @@ static void test_vectors(void)
 	LC_EQ_STR(h, "a9993e364706816aba3e25717850c26c9cd0d89d");
 	sha1_hex("", 0, h);
 	LC_EQ_STR(h, "da39a3ee5e6b4b0d3255bfef95601890afd80709");
-	sha1_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-	         56, h);
+	sha1_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 56,
+	         h);
 	LC_EQ_STR(h, "84983e441c3bd26ebaae4aa1f95129e5e54670f1");
 	/* 896-bit message of FIPS 180-4's examples (two-block padding). */
 	sha1_hex("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmn"
@@ -85,8 +85,10 @@ static void test_incremental(void)
 int main(int argc, char **argv)
 {
 	lc_test_init(argc, argv);
-	LC_RUN(test_vectors, "FIPS 180 vectors: abc, empty, 448-bit and 896-bit messages");
+	LC_RUN(test_vectors,
+	       "FIPS 180 vectors: abc, empty, 448-bit and 896-bit messages");
 	LC_RUN(test_million_a, "FIPS 180 vector: one million 'a'");
-	LC_RUN(test_incremental, "piecewise hashing equals one-shot for lengths 0..200");
+	LC_RUN(test_incremental,
+	       "piecewise hashing equals one-shot for lengths 0..200");
 	return lc_test_done();
 }

@@ -16,34 +16,35 @@
 #define CMD "table"
 
 const char lc_cmd_table_summary[] =
-	"show the leap-second table: source, expiry, hash, leaps";
+    "show the leap-second table: source, expiry, hash, leaps";
 
 void lc_cmd_table_usage(FILE *out)
 {
-	fprintf(out,
-	        "usage: leapclock table [--file FILE] [--verify] [--json] "
-	        "[--now WHEN]\n\n"
-	        "Shows the leap-second table: its source, format, last update, "
-	        "expiry and\nhash status, and every leap second with TAI-UTC "
-	        "after it. Without --file\nthe system's table is used: "
-	        "$LEAPCLOCK_LEAPFILE, then\n/usr/share/zoneinfo/leap-seconds.list, "
-	        "then /usr/share/zoneinfo/leapseconds,\nthen the built-in one. "
-	        "An expired table is shown with a warning.\n\n"
-	        "options:\n"
-	        "  --file FILE  a leap-seconds.list (IERS/NIST) or tzdata "
-	        "leapseconds file\n"
-	        "  --verify     only check the leap-seconds.list hash: exit 0 "
-	        "if it matches,\n"
-	        "               1 if it is wrong or missing (or the format has "
-	        "none)\n"
-	        "  --json       print one JSON object\n"
-	        "  --now WHEN   judge expiry at WHEN (YYYY-MM-DD, "
-	        "YYYY-MM-DDThh:mm:ssZ or\n"
-	        "               @POSIX-seconds) instead of the current time\n"
-	        "  -h, --help   this help\n\n"
-	        "exit status: 0 ok (an expired table too), 1 --verify failed, "
-	        "2 usage or bad file,\n3 runtime error. See "
-	        "leapclock-table(1).\n");
+	fprintf(
+	    out,
+	    "usage: leapclock table [--file FILE] [--verify] [--json] "
+	    "[--now WHEN]\n\n"
+	    "Shows the leap-second table: its source, format, last update, "
+	    "expiry and\nhash status, and every leap second with TAI-UTC "
+	    "after it. Without --file\nthe system's table is used: "
+	    "$LEAPCLOCK_LEAPFILE, then\n/usr/share/zoneinfo/leap-seconds.list, "
+	    "then /usr/share/zoneinfo/leapseconds,\nthen the built-in one. "
+	    "An expired table is shown with a warning.\n\n"
+	    "options:\n"
+	    "  --file FILE  a leap-seconds.list (IERS/NIST) or tzdata "
+	    "leapseconds file\n"
+	    "  --verify     only check the leap-seconds.list hash: exit 0 "
+	    "if it matches,\n"
+	    "               1 if it is wrong or missing (or the format has "
+	    "none)\n"
+	    "  --json       print one JSON object\n"
+	    "  --now WHEN   judge expiry at WHEN (YYYY-MM-DD, "
+	    "YYYY-MM-DDThh:mm:ssZ or\n"
+	    "               @POSIX-seconds) instead of the current time\n"
+	    "  -h, --help   this help\n\n"
+	    "exit status: 0 ok (an expired table too), 1 --verify failed, "
+	    "2 usage or bad file,\n3 runtime error. See "
+	    "leapclock-table(1).\n");
 }
 
 /* "YYYY-MM-DDThh:mm:ssZ"; with `sec60`, the second shows as 60 (the
@@ -94,8 +95,8 @@ static int parse_when(const char *s, int64_t *out)
 	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
 	    se > 59 || h < 0 || mi < 0 || se < 0)
 		return -1;
-	*out = lc__leap_days_from_civil(y, mo, d) * LC_SECS_PER_DAY +
-	       h * 3600 + mi * 60 + se;
+	*out = lc__leap_days_from_civil(y, mo, d) * LC_SECS_PER_DAY + h * 3600 +
+	       mi * 60 + se;
 	/* reject 2026-02-30 and the like: the date must come back */
 	{
 		int64_t yy;
@@ -133,8 +134,8 @@ static const char *hash_name(const struct lc_leaptable_info *info, int json)
 		if (json)
 			return "none";
 		return info->format == LC_LEAPFMT_TZDATA
-		               ? "none (the tzdata format carries no hash)"
-		               : "none (built-in data)";
+		           ? "none (the tzdata format carries no hash)"
+		           : "none (built-in data)";
 	}
 }
 
@@ -143,7 +144,8 @@ static void json_time(FILE *out, const char *key, int64_t t)
 	char b[48];
 
 	if (t == INT64_MIN) {
-		fprintf(out, "  \"%s\": null,\n  \"%s_unix\": null,\n", key, key);
+		fprintf(out, "  \"%s\": null,\n  \"%s_unix\": null,\n", key,
+		        key);
 		return;
 	}
 	fprintf(out, "  \"%s\": \"%s\",\n  \"%s_unix\": %" PRId64 ",\n", key,
@@ -161,7 +163,8 @@ static void print_table(const lc_leaptable *t, int json, int expired,
 	if (json) {
 		printf("{\n  \"source\": ");
 		lc_cli_json_str(stdout, info.source);
-		printf(",\n  \"format\": \"%s\",\n", format_name(info.format, 1));
+		printf(",\n  \"format\": \"%s\",\n",
+		       format_name(info.format, 1));
 		json_time(stdout, "updated", info.updated);
 		json_time(stdout, "expires", info.expires);
 		printf("  \"expired\": %s,\n  \"warning\": ",
@@ -227,11 +230,14 @@ static int verify(const char *file, const lc_leaptable *t, int rc,
 		lc_leaptable_info(t, &info);
 		if (info.hash == LC_HASH_OK) {
 			status = "ok";
-			snprintf(msg, sizeof(msg), "%s: hash ok: the #h line "
-			         "matches the SHA-1 of the data", info.source);
+			snprintf(msg, sizeof(msg),
+			         "%s: hash ok: the #h line "
+			         "matches the SHA-1 of the data",
+			         info.source);
 		} else if (info.hash == LC_HASH_MISSING) {
 			status = "missing";
-			snprintf(msg, sizeof(msg), "%s: hash missing: no #h "
+			snprintf(msg, sizeof(msg),
+			         "%s: hash missing: no #h "
 			         "line, the data cannot be verified",
 			         info.source);
 		} else {
@@ -244,8 +250,8 @@ static int verify(const char *file, const lc_leaptable *t, int rc,
 		printf("{\n  \"source\": ");
 		lc_cli_json_str(stdout, rc == LC_EHASH ? file : info.source);
 		printf(",\n  \"hash\": \"%s\",\n  \"verified\": %s,\n"
-		       "  \"message\": ", status,
-		       strcmp(status, "ok") == 0 ? "true" : "false");
+		       "  \"message\": ",
+		       status, strcmp(status, "ok") == 0 ? "true" : "false");
 		lc_cli_json_str(stdout, msg);
 		printf("\n}\n");
 	} else {
@@ -257,11 +263,11 @@ static int verify(const char *file, const lc_leaptable *t, int rc,
 int lc_cmd_table(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "file", required_argument, NULL, 'f' },
-		{ "verify", no_argument, NULL, 'v' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "now", required_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
+	    {"file", required_argument, NULL, 'f'},
+	    {"verify", no_argument, NULL, 'v'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"now", required_argument, NULL, 'n'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *file = NULL;
 	int do_verify = 0, json = 0, c, rc, expired = 0;
@@ -287,13 +293,16 @@ int lc_cmd_table(int argc, char **argv)
 		case 'n':
 			if (parse_when(optarg, &now) < 0)
 				return lc_cli_usage_error(
-					CMD, "--now: '%s' is not YYYY-MM-DD, "
-					"YYYY-MM-DDThh:mm:ssZ or @SECONDS",
-					optarg);
+				    CMD,
+				    "--now: '%s' is not YYYY-MM-DD, "
+				    "YYYY-MM-DDThh:mm:ssZ or @SECONDS",
+				    optarg);
 			break;
 		case ':':
-			return lc_cli_usage_error(CMD, "option '%s' needs a "
-			                          "value", argv[optind - 1]);
+			return lc_cli_usage_error(CMD,
+			                          "option '%s' needs a "
+			                          "value",
+			                          argv[optind - 1]);
 		default:
 			return lc_cli_usage_error(CMD, "unknown option '%s'",
 			                          argv[optind - 1]);
@@ -314,7 +323,8 @@ int lc_cmd_table(int argc, char **argv)
 		if (rc < 0 && !(do_verify && rc == LC_EHASH)) {
 			lc_cli_print_error(CMD, &err);
 			lc_leaptable_free(t);
-			return rc == LC_ENOMEM ? LC_EXIT_RUNTIME : LC_EXIT_USAGE;
+			return rc == LC_ENOMEM ? LC_EXIT_RUNTIME
+			                       : LC_EXIT_USAGE;
 		}
 	} else {
 		rc = lc_leaptable_load_system(t, &err);
