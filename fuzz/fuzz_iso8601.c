@@ -19,24 +19,25 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char negative_table[] =
-	"Leap\t1972\tJun\t30\t23:59:60\t+\tS\n"
-	"Leap\t2030\tJun\t30\t23:59:59\t-\tS\n"
-	"#expires 2000000000 (2033-05-18 03:33:20 UTC)\n";
+    "Leap\t1972\tJun\t30\t23:59:60\t+\tS\n"
+    "Leap\t2030\tJun\t30\t23:59:59\t-\tS\n"
+    "#expires 2000000000 (2033-05-18 03:33:20 UTC)\n";
 
 static lc_leaptable *builtin, *negative;
 
 static void check(int ok, const char *what, const char *input)
 {
 	if (!ok) {
-		fprintf(stderr, "fuzz_iso8601: %s (input \"%s\")\n", what, input);
+		fprintf(stderr, "fuzz_iso8601: %s (input \"%s\")\n", what,
+		        input);
 		abort();
 	}
 }
 
 static void one(const char *s, const lc_leaptable *table, int digits)
 {
-	struct lc_error err = { 0 };
-	struct timespec utc = { 0, 0 }, back;
+	struct lc_error err = {0};
+	struct timespec utc = {0, 0}, back;
 	struct lc_tm tm;
 	char buf[96];
 	long unit = 1;
@@ -44,7 +45,8 @@ static void one(const char *s, const lc_leaptable *table, int digits)
 
 	rc = lc_iso8601_parse(s, table, &utc, &err);
 	if (rc < 0) {
-		check(rc == LC_EPARSE || rc == LC_ENOTLEAP, "unexpected code", s);
+		check(rc == LC_EPARSE || rc == LC_ENOTLEAP, "unexpected code",
+		      s);
 		check(err.code == rc, "err.code differs from the return", s);
 		check(err.msg[0] != '\0', "empty message", s);
 		check(memchr(err.msg, '\0', sizeof(err.msg)) != NULL,
@@ -52,7 +54,8 @@ static void one(const char *s, const lc_leaptable *table, int digits)
 		return;
 	}
 	check(rc == 0, "positive return", s);
-	check(utc.tv_nsec >= 0 && utc.tv_nsec < 2000000000L, "tv_nsec range", s);
+	check(utc.tv_nsec >= 0 && utc.tv_nsec < 2000000000L, "tv_nsec range",
+	      s);
 	check(lc_utc_check(table, &utc) == 0, "lc_utc_check rejects it", s);
 	check(lc_utc_to_tm(&utc, &tm) == 0, "lc_utc_to_tm fails", s);
 	check(tm.mon >= 1 && tm.mon <= 12, "month range", s);
@@ -88,7 +91,7 @@ static void one(const char *s, const lc_leaptable *table, int digits)
 	for (int k = digits; k < 9; k++)
 		unit *= 10;
 	check(back.tv_sec == utc.tv_sec &&
-	      back.tv_nsec == utc.tv_nsec - utc.tv_nsec % unit,
+	          back.tv_nsec == utc.tv_nsec - utc.tv_nsec % unit,
 	      "truncated round trip differs", s);
 }
 
@@ -100,9 +103,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		builtin = lc_leaptable_new();
 		negative = lc_leaptable_new();
 		if (negative != NULL &&
-		    lc_leaptable_load_buffer(negative, "negative", negative_table,
-		                             strlen(negative_table),
-		                             LC_LEAPFMT_TZDATA, NULL) != 0) {
+		    lc_leaptable_load_buffer(
+		        negative, "negative", negative_table,
+		        strlen(negative_table), LC_LEAPFMT_TZDATA, NULL) != 0) {
 			lc_leaptable_free(negative);
 			negative = NULL;
 		}

@@ -31,15 +31,15 @@
  * (= 4 eras of 146097 days + 135080).
  */
 #define DAYS_0000_03_01_TO_1970 INT64_C(719468)
-#define DAYS_PER_ERA INT64_C(146097)
+#define DAYS_PER_ERA            INT64_C(146097)
 
 int64_t lc_days_from_civil(int64_t year, int mon, int mday)
 {
 	int64_t y = mon <= 2 ? year - 1 : year;
 	int64_t era = lc__fdiv(y, 400);
-	int64_t yoe = y - era * 400;                  /* 0..399 */
-	int64_t mp = (mon + 9) % 12;                  /* March = 0 */
-	int64_t doy = (153 * mp + 2) / 5 + mday - 1;  /* 0..365 */
+	int64_t yoe = y - era * 400;                 /* 0..399 */
+	int64_t mp = (mon + 9) % 12;                 /* March = 0 */
+	int64_t doy = (153 * mp + 2) / 5 + mday - 1; /* 0..365 */
 	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
 
 	return era * DAYS_PER_ERA + doe - DAYS_0000_03_01_TO_1970;
@@ -83,8 +83,8 @@ static int is_leap_year(int64_t y)
 
 static int days_in_month(int64_t y, int mon)
 {
-	static const unsigned char len[12] = { 31, 28, 31, 30, 31, 30,
-	                                       31, 31, 30, 31, 30, 31 };
+	static const unsigned char len[12] = {31, 28, 31, 30, 31, 30,
+	                                      31, 31, 30, 31, 30, 31};
 	return mon == 2 && is_leap_year(y) ? 29 : len[mon - 1];
 }
 
@@ -154,7 +154,8 @@ int lc_utc_to_tm(const struct timespec *utc, struct lc_tm *tm)
 	if (utc->tv_nsec < 0 || utc->tv_nsec >= 2 * LC__NS)
 		return LC_EINVAL;
 	if (utc->tv_nsec < LC__NS) {
-		lc_tm_from_unix((int64_t)utc->tv_sec, (int32_t)utc->tv_nsec, tm);
+		lc_tm_from_unix((int64_t)utc->tv_sec, (int32_t)utc->tv_nsec,
+		                tm);
 		return 0;
 	}
 	lc_tm_from_unix((int64_t)utc->tv_sec, (int32_t)(utc->tv_nsec - LC__NS),
@@ -216,8 +217,7 @@ int lc_tai_from_utc(const lc_leaptable *t, const struct timespec *utc,
 	return 0;
 }
 
-int lc_utc_from_tai(const lc_leaptable *t, int64_t tai_ns,
-                    struct timespec *utc)
+int lc_utc_from_tai(const lc_leaptable *t, int64_t tai_ns, struct timespec *utc)
 {
 	int64_t tai_sec = lc__fdiv(tai_ns, LC__NS);
 	int64_t frac = lc__fmod(tai_ns, LC__NS);
@@ -259,7 +259,8 @@ int lc_unix_from_tai(const lc_leaptable *t, int64_t tai_ns, int64_t *unix_ns)
 
 	/* Inside 23:59:60 the offset is already the new one, so the result is
 	 * the repeated 23:59:59, as REALTIME reads it. */
-	rc = lc_leaptable_tai_utc_at_tai(t, lc__fdiv(tai_ns, LC__NS), &off, NULL);
+	rc = lc_leaptable_tai_utc_at_tai(t, lc__fdiv(tai_ns, LC__NS), &off,
+	                                 NULL);
 	if (rc < 0)
 		return rc;
 	*unix_ns = tai_ns - off * LC__NS;
@@ -328,8 +329,8 @@ int64_t lc_unix_ns_from_ntp(uint64_t ntp, int64_t pivot_unix_sec)
 
 struct parser {
 	const char *s;
-	size_t i;             /* 0-based index; messages say column i + 1 */
-	char where[256];      /* the input, printable, for lc_error.where */
+	size_t i;        /* 0-based index; messages say column i + 1 */
+	char where[256]; /* the input, printable, for lc_error.where */
 	struct lc_error *err;
 };
 
@@ -344,7 +345,8 @@ static void set_where(struct parser *p)
 		p->where[n++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
 	}
 	if (p->s[i] != '\0')
-		n += (size_t)snprintf(p->where + n, sizeof(p->where) - n, "...");
+		n +=
+		    (size_t)snprintf(p->where + n, sizeof(p->where) - n, "...");
 	p->where[n] = '\0';
 }
 
@@ -391,9 +393,10 @@ static int expect(struct parser *p, char c, const char *after)
 	char f[32];
 
 	if (p->s[p->i] != c)
-		return lc__error(p->err, LC_EPARSE, p->where, 0,
-		                 "expected '%c' after %s at column %zu, found %s",
-		                 c, after, p->i + 1, found(p, f, sizeof(f)));
+		return lc__error(
+		    p->err, LC_EPARSE, p->where, 0,
+		    "expected '%c' after %s at column %zu, found %s", c, after,
+		    p->i + 1, found(p, f, sizeof(f)));
 	p->i++;
 	return 0;
 }
@@ -402,10 +405,10 @@ static int range(struct parser *p, const char *field, int64_t v, int64_t lo,
                  int64_t hi, size_t col)
 {
 	if (v < lo || v > hi)
-		return lc__error(p->err, LC_EPARSE, p->where, 0,
-		                 "%s %lld out of range (%lld..%lld) at column %zu",
-		                 field, (long long)v, (long long)lo,
-		                 (long long)hi, col);
+		return lc__error(
+		    p->err, LC_EPARSE, p->where, 0,
+		    "%s %lld out of range (%lld..%lld) at column %zu", field,
+		    (long long)v, (long long)lo, (long long)hi, col);
 	return 0;
 }
 
@@ -427,13 +430,15 @@ static int parse_year(struct parser *p, int64_t *year)
 		n++;
 	}
 	if (n < 4)
-		return lc__error(p->err, LC_EPARSE, p->where, 0,
-		                 "expected a 4-digit year at column %zu, found %s",
-		                 start + 1, found(p, f, sizeof(f)));
+		return lc__error(
+		    p->err, LC_EPARSE, p->where, 0,
+		    "expected a 4-digit year at column %zu, found %s",
+		    start + 1, found(p, f, sizeof(f)));
 	if (n > 4 && p->i - (size_t)n == start)
 		return lc__error(p->err, LC_EPARSE, p->where, 0,
 		                 "year with more than 4 digits needs a '+' or "
-		                 "'-' sign (column %zu)", start + 1);
+		                 "'-' sign (column %zu)",
+		                 start + 1);
 	if (n > 11)
 		return lc__error(p->err, LC_EPARSE, p->where, 0,
 		                 "year has more than 11 digits (column %zu)",
@@ -442,11 +447,11 @@ static int parse_year(struct parser *p, int64_t *year)
 	return 0;
 }
 
-int lc_iso8601_parse(const char *s, const lc_leaptable *t,
-                     struct timespec *utc, struct lc_error *err)
+int lc_iso8601_parse(const char *s, const lc_leaptable *t, struct timespec *utc,
+                     struct lc_error *err)
 {
-	struct parser p = { .s = s, .i = 0, .err = err };
-	struct lc_tm tm = { 0 };
+	struct parser p = {.s = s, .i = 0, .err = err};
+	struct lc_tm tm = {0};
 	int64_t v, year = 0, mon = 0, mday = 0, hour = 0, min = 0, sec = 0;
 	int64_t nsec = 0, off = 0;
 	int64_t posix, days;
@@ -472,11 +477,12 @@ int lc_iso8601_parse(const char *s, const lc_leaptable *t,
 	if ((rc = digits(&p, 2, "day", &mday)) < 0)
 		return rc;
 	if (mday < 1 || mday > days_in_month(year, (int)mon))
-		return lc__error(err, LC_EPARSE, p.where, 0,
-		                 "day %lld out of range (1..%d for %04lld-%02lld) "
-		                 "at column %zu",
-		                 (long long)mday, days_in_month(year, (int)mon),
-		                 (long long)year, (long long)mon, col);
+		return lc__error(
+		    err, LC_EPARSE, p.where, 0,
+		    "day %lld out of range (1..%d for %04lld-%02lld) "
+		    "at column %zu",
+		    (long long)mday, days_in_month(year, (int)mon),
+		    (long long)year, (long long)mon, col);
 	if (s[p.i] != 'T' && s[p.i] != 't' && s[p.i] != ' ')
 		return lc__error(err, LC_EPARSE, p.where, 0,
 		                 "expected 'T' or ' ' between date and time at "
@@ -506,18 +512,20 @@ int lc_iso8601_parse(const char *s, const lc_leaptable *t,
 		col = p.i + 1;
 		while (is_digit(s[p.i])) {
 			if (n == 9)
-				return lc__error(err, LC_EPARSE, p.where, 0,
-				                 "fraction of a second has more "
-				                 "than 9 digits (column %zu)",
-				                 col);
+				return lc__error(
+				    err, LC_EPARSE, p.where, 0,
+				    "fraction of a second has more "
+				    "than 9 digits (column %zu)",
+				    col);
 			nsec = nsec * 10 + (s[p.i++] - '0');
 			n++;
 		}
 		if (n == 0)
-			return lc__error(err, LC_EPARSE, p.where, 0,
-			                 "expected digits of the fraction after "
-			                 "'.' at column %zu, found %s",
-			                 col, found(&p, f, sizeof(f)));
+			return lc__error(
+			    err, LC_EPARSE, p.where, 0,
+			    "expected digits of the fraction after "
+			    "'.' at column %zu, found %s",
+			    col, found(&p, f, sizeof(f)));
 		for (; n < 9; n++)
 			nsec *= 10;
 	}
@@ -539,15 +547,17 @@ int lc_iso8601_parse(const char *s, const lc_leaptable *t,
 			return rc;
 		off = (oh * 3600 + om * 60) * (neg ? -1 : 1);
 	} else {
-		return lc__error(err, LC_EPARSE, p.where, 0,
-		                 "expected 'Z' or an offset such as +01:00 after "
-		                 "the time at column %zu, found %s",
-		                 col, found(&p, f, sizeof(f)));
+		return lc__error(
+		    err, LC_EPARSE, p.where, 0,
+		    "expected 'Z' or an offset such as +01:00 after "
+		    "the time at column %zu, found %s",
+		    col, found(&p, f, sizeof(f)));
 	}
 	if (s[p.i] != '\0')
-		return lc__error(err, LC_EPARSE, p.where, 0,
-		                 "unexpected %s after the time zone at column %zu",
-		                 found(&p, f, sizeof(f)), p.i + 1);
+		return lc__error(
+		    err, LC_EPARSE, p.where, 0,
+		    "unexpected %s after the time zone at column %zu",
+		    found(&p, f, sizeof(f)), p.i + 1);
 
 	/* Local fields to UTC. Second 60 counts as 59 here and becomes
 	 * tv_nsec + 1e9 below. */
@@ -558,15 +568,17 @@ int lc_iso8601_parse(const char *s, const lc_leaptable *t,
 	leap = t != NULL ? lc_leaptable_leap_at(t, posix) : 0;
 	if (sec == 60) {
 		if (tm.hour != 23 || tm.min != 59)
-			return lc__error(err, LC_ENOTLEAP, p.where, 0,
-			                 "second 60 is %02d:%02d:60 UTC; a leap "
-			                 "second can only be 23:59:60 UTC",
-			                 tm.hour, tm.min);
+			return lc__error(
+			    err, LC_ENOTLEAP, p.where, 0,
+			    "second 60 is %02d:%02d:60 UTC; a leap "
+			    "second can only be 23:59:60 UTC",
+			    tm.hour, tm.min);
 		if (t != NULL && leap != 1)
-			return lc__error(err, LC_ENOTLEAP, p.where, 0,
-			                 "no leap second was inserted at the end "
-			                 "of %04lld-%02d-%02d",
-			                 (long long)tm.year, tm.mon, tm.mday);
+			return lc__error(
+			    err, LC_ENOTLEAP, p.where, 0,
+			    "no leap second was inserted at the end "
+			    "of %04lld-%02d-%02d",
+			    (long long)tm.year, tm.mon, tm.mday);
 	} else if (leap < 0) {
 		return lc__error(err, LC_ENOTLEAP, p.where, 0,
 		                 "23:59:59 UTC on %04lld-%02d-%02d was deleted "
@@ -593,7 +605,8 @@ static int format_fields(const struct lc_tm *tm, int digits, const char *zone,
 	if (digits > 0) {
 		int32_t v = tm->nsec;
 		for (int k = 9; k > digits; k--)
-			v /= 10; /* truncate: the text never rounds up a second */
+			v /= 10; /* truncate: the text never rounds up a second
+			          */
 		snprintf(frac, sizeof(frac), ".%0*d", digits, (int)v);
 	}
 	if (tm->year >= 0 && tm->year <= 9999)
@@ -604,8 +617,8 @@ static int format_fields(const struct lc_tm *tm, int digits, const char *zone,
 		n = snprintf(buf, size, "%c%04lld-%02d-%02dT%02d:%02d:%02d%s%s",
 		             tm->year < 0 ? '-' : '+',
 		             (long long)(tm->year < 0 ? -tm->year : tm->year),
-		             tm->mon, tm->mday, tm->hour, tm->min, tm->sec, frac,
-		             zone);
+		             tm->mon, tm->mday, tm->hour, tm->min, tm->sec,
+		             frac, zone);
 	if (n < 0 || (size_t)n >= size)
 		return LC_ERANGE;
 	return n;

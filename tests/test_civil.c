@@ -14,7 +14,7 @@
 
 static lc_leaptable *tab;
 
-/* ---- calendar ---------------------------------------------------------- */
+/* ---- calendar ------------------------------------------------------------ */
 
 static int ref_leap(int64_t y)
 {
@@ -27,8 +27,8 @@ static int ref_leap(int64_t y)
 
 static int ref_mlen(int64_t y, int m)
 {
-	static const int len[13] = { 0, 31, 28, 31, 30, 31, 30,
-	                             31, 31, 30, 31, 30, 31 };
+	static const int len[13] = {0,  31, 28, 31, 30, 31, 30,
+	                            31, 31, 30, 31, 30, 31};
 	return m == 2 ? 28 + ref_leap(y) : len[m];
 }
 
@@ -132,8 +132,13 @@ static void test_tm_from_unix(void)
 
 static void test_tm_utc(void)
 {
-	struct lc_tm tm = { .year = 2016, .mon = 12, .mday = 31, .hour = 23,
-	                    .min = 59, .sec = 60, .nsec = 500000000 };
+	struct lc_tm tm = {.year = 2016,
+	                   .mon = 12,
+	                   .mday = 31,
+	                   .hour = 23,
+	                   .min = 59,
+	                   .sec = 60,
+	                   .nsec = 500000000};
 	struct lc_tm back;
 	struct timespec ts;
 
@@ -183,7 +188,7 @@ static void test_tm_utc(void)
 	LC_EQ_INT(lc_utc_check(tab, &ts), 0);
 }
 
-/* ---- scales ---------------------------------------------------------------- */
+/* ---- scales -------------------------------------------------------------- */
 
 /* TAI-UTC by a linear scan of the rows (independent of the library's binary
  * searches). */
@@ -214,9 +219,9 @@ static void test_every_leap(void)
 	int n = 0;
 
 	for (size_t i = 0; lc_leaptable_get(tab, i, &r) == 0; i++) {
-		struct timespec s59 = { (time_t)(r.when - 1), 0 };
-		struct timespec s60 = { (time_t)(r.when - 1), 1000000000 };
-		struct timespec s00 = { (time_t)r.when, 0 };
+		struct timespec s59 = {(time_t)(r.when - 1), 0};
+		struct timespec s60 = {(time_t)(r.when - 1), 1000000000};
+		struct timespec s00 = {(time_t)r.when, 0};
 		struct timespec back;
 		int64_t t59, t60, t00;
 		struct lc_tm tm;
@@ -263,8 +268,8 @@ static struct timespec random_utc(void)
 
 	if (lc_rand() % 8 == 0) {
 		/* Inside a leap second, or a ms around one. */
-		lc_leaptable_get(tab, (size_t)lc_rand_range(1, (int64_t)cnt - 1),
-		                 &r);
+		lc_leaptable_get(
+		    tab, (size_t)lc_rand_range(1, (int64_t)cnt - 1), &r);
 		ts.tv_sec = (time_t)(r.when - 1 + lc_rand_range(-1, 1));
 		ts.tv_nsec = (long)lc_rand_range(0, NS - 1);
 		if (ts.tv_sec == r.when - 1 && lc_rand() % 2)
@@ -323,7 +328,7 @@ static void test_tai_utc_roundtrip(void)
 
 static void test_before_1972(void)
 {
-	struct timespec u = { 63071999, 999999999 }, back;
+	struct timespec u = {63071999, 999999999}, back;
 	int64_t tai, x;
 
 	LC_EQ_INT(lc_tai_from_utc(tab, &u, &tai), LC_EBEFORE1972);
@@ -351,16 +356,19 @@ static void test_unix_tai(void)
 			continue;
 		n++;
 		/* 23:59:58.5 POSIX: old offset. */
-		LC_EQ_INT(lc_tai_from_unix(tab, (w - 2) * NS + NS / 2, &tai), 0);
+		LC_EQ_INT(lc_tai_from_unix(tab, (w - 2) * NS + NS / 2, &tai),
+		          0);
 		LC_EQ_I64(tai, (w - 2 + old) * NS + NS / 2);
 		/* The repeated 23:59:59: maps to its second reading (23:59:60,
 		 * TAI when + new - 1). */
-		LC_EQ_INT(lc_tai_from_unix(tab, (w - 1) * NS + NS / 4, &tai), 0);
+		LC_EQ_INT(lc_tai_from_unix(tab, (w - 1) * NS + NS / 4, &tai),
+		          0);
 		LC_EQ_I64(tai, (w + nw - 1) * NS + NS / 4);
 		LC_EQ_INT(lc_tai_from_unix(tab, w * NS, &tai), 0);
 		LC_EQ_I64(tai, (w + nw) * NS);
 		/* TAI -> POSIX: both TAI seconds read 23:59:59. */
-		LC_EQ_INT(lc_unix_from_tai(tab, (w - 1 + old) * NS + 7, &ux), 0);
+		LC_EQ_INT(lc_unix_from_tai(tab, (w - 1 + old) * NS + 7, &ux),
+		          0);
 		LC_EQ_I64(ux, (w - 1) * NS + 7);
 		LC_EQ_INT(lc_unix_from_tai(tab, (w + nw - 1) * NS + 7, &ux), 0);
 		LC_EQ_I64(ux, (w - 1) * NS + 7);
@@ -371,7 +379,8 @@ static void test_unix_tai(void)
 	LC_EQ_INT(n, 27);
 	/* Away from leaps, unix -> tai -> unix is exact. */
 	for (int i = 0; i < 100000; i++) {
-		int64_t u = lc_rand_range(63072000 * NS, INT64_C(4102444799) * NS);
+		int64_t u =
+		    lc_rand_range(63072000 * NS, INT64_C(4102444799) * NS);
 		int64_t tai, back;
 
 		if (lc_leaptable_leap_at(tab, lc_rand_range(0, 1) + u / NS))
@@ -384,7 +393,7 @@ static void test_unix_tai(void)
 
 static void test_gps(void)
 {
-	struct timespec u = { 315964800, 0 }; /* 1980-01-06T00:00:00Z */
+	struct timespec u = {315964800, 0}; /* 1980-01-06T00:00:00Z */
 	int64_t tai, gps;
 
 	LC_EQ_INT(lc_tai_from_utc(tab, &u, &tai), 0);
@@ -405,8 +414,8 @@ static void test_gps(void)
 static void test_ntp(void)
 {
 	/* 2017-01-01T00:00:00Z = NTP 3692217600 (IERS leap-seconds.list). */
-	LC_EQ_U64(lc_ntp_from_unix_ns(1483228800 * NS),
-	          UINT64_C(3692217600) << 32);
+	LC_EQ_U64(lc_ntp_from_unix_ns(1483228800 * NS), UINT64_C(3692217600)
+	                                                    << 32);
 	LC_EQ_I64(lc_unix_ns_from_ntp(UINT64_C(3692217600) << 32, 1483228800),
 	          1483228800 * NS);
 	/* Half a second is fraction 2^31. */
@@ -414,7 +423,7 @@ static void test_ntp(void)
 	          (UINT64_C(3692217600) << 32) | 0x80000000u);
 	/* Era 1 starts at 2036-02-07T06:28:16Z = POSIX 2085978496. */
 	LC_EQ_I64(lc_days_from_civil(2036, 2, 7) * 86400 + 6 * 3600 + 28 * 60 +
-	                  16,
+	              16,
 	          INT64_C(2085978496));
 	LC_EQ_U64(lc_ntp_from_unix_ns(INT64_C(2085978496) * NS), 0);
 	LC_EQ_U64(lc_ntp_from_unix_ns(INT64_C(2085978495) * NS),
@@ -422,36 +431,38 @@ static void test_ntp(void)
 	LC_EQ_I64(lc_unix_ns_from_ntp(0, INT64_C(2085978496)),
 	          INT64_C(2085978496) * NS);
 	LC_EQ_I64(lc_unix_ns_from_ntp(0, 1483228800), INT64_C(2085978496) * NS);
-	LC_EQ_I64(lc_unix_ns_from_ntp(UINT64_C(0xffffffff) << 32, INT64_C(2085978496)),
+	LC_EQ_I64(lc_unix_ns_from_ntp(UINT64_C(0xffffffff) << 32,
+	                              INT64_C(2085978496)),
 	          INT64_C(2085978495) * NS);
 	/* A pivot in 1900 selects era 0: NTP 0 = 1900-01-01. */
 	LC_EQ_I64(lc_unix_ns_from_ntp(0, -LC_NTP_UNIX_OFFSET),
 	          -LC_NTP_UNIX_OFFSET * NS);
 	/* Round trips within 68 years of pivots before and after 2036. */
 	for (int i = 0; i < 200000; i++) {
-		int64_t pivot = lc_rand_range(-INT64_C(2208988800),
-		                              INT64_C(7000000000));
+		int64_t pivot =
+		    lc_rand_range(-INT64_C(2208988800), INT64_C(7000000000));
 		int64_t u = (pivot + lc_rand_range(-INT64_C(2147483647),
-		                                   INT64_C(2147483647))) * NS +
+		                                   INT64_C(2147483647))) *
+		                NS +
 		            lc_rand_range(0, NS - 1);
 		uint64_t ntp = lc_ntp_from_unix_ns(u);
 
 		LC_EQ_I64(lc_unix_ns_from_ntp(ntp, pivot), u);
 		/* The fraction is within half a unit of ns * 2^32 / 1e9. */
 		{
-			double want = (double)(((u % NS) + NS) % NS) *
-			              4294967296.0 / 1e9;
+			double want =
+			    (double)(((u % NS) + NS) % NS) * 4294967296.0 / 1e9;
 			LC_EQ_DBL((double)(ntp & 0xffffffffu), want, 0.51);
 		}
 	}
 }
 
-/* ---- ISO 8601 --------------------------------------------------------------- */
+/* ---- ISO 8601 ------------------------------------------------------------ */
 
 static void test_iso_leaps(void)
 {
-	struct lc_error e = { 0 };
-	struct timespec ts = { 0, 0 }, ref;
+	struct lc_error e = {0};
+	struct timespec ts = {0, 0}, ref;
 	char buf[64];
 
 	LC_EQ_INT(lc_iso8601_parse("2015-06-30T23:59:60Z", tab, &ts, &e), 0);
@@ -465,17 +476,19 @@ static void test_iso_leaps(void)
 	          LC_ENOTLEAP);
 	LC_EQ_INT(e.code, LC_ENOTLEAP);
 	LC_EQ_STR(e.where, "2014-06-30T23:59:60Z");
-	LC_EQ_STR(e.msg, "no leap second was inserted at the end of 2014-06-30");
+	LC_EQ_STR(e.msg,
+	          "no leap second was inserted at the end of 2014-06-30");
 	LC_EQ_I64(ts.tv_sec, 42); /* untouched on failure */
 
 	/* The same instant through offsets. */
-	LC_EQ_INT(lc_iso8601_parse("2016-12-31T23:59:60.25Z", tab, &ref, &e), 0);
-	LC_EQ_INT(lc_iso8601_parse("2017-01-01T00:59:60.25+01:00", tab, &ts, &e),
+	LC_EQ_INT(lc_iso8601_parse("2016-12-31T23:59:60.25Z", tab, &ref, &e),
 	          0);
+	LC_EQ_INT(
+	    lc_iso8601_parse("2017-01-01T00:59:60.25+01:00", tab, &ts, &e), 0);
 	LC_EQ_I64(ts.tv_sec, ref.tv_sec);
 	LC_EQ_I64(ts.tv_nsec, ref.tv_nsec);
-	LC_EQ_INT(lc_iso8601_parse("2016-12-31t18:59:60.25-05:00", tab, &ts, &e),
-	          0);
+	LC_EQ_INT(
+	    lc_iso8601_parse("2016-12-31t18:59:60.25-05:00", tab, &ts, &e), 0);
 	LC_EQ_I64(ts.tv_sec, ref.tv_sec);
 	LC_EQ_I64(ts.tv_nsec, ref.tv_nsec);
 	LC_EQ_INT(lc_iso8601_format(&ts, 2, buf, sizeof(buf)), 23);
@@ -488,7 +501,8 @@ static void test_iso_leaps(void)
 	{
 		int64_t tai;
 		LC_EQ_INT(lc_tai_from_utc(tab, &ref, &tai), 0);
-		LC_EQ_INT(lc_iso8601_format_scale(tai, 0, buf, sizeof(buf)), 19);
+		LC_EQ_INT(lc_iso8601_format_scale(tai, 0, buf, sizeof(buf)),
+		          19);
 		LC_EQ_STR(buf, "2017-01-01T00:00:36");
 	}
 	/* Without a table, 23:59:60 UTC is accepted on any day. */
@@ -500,7 +514,7 @@ static void test_iso_leaps(void)
 
 static void test_iso_format(void)
 {
-	struct timespec ts = { 1483228799, 1500000000 };
+	struct timespec ts = {1483228799, 1500000000};
 	char buf[64];
 
 	LC_EQ_INT(lc_iso8601_format(&ts, 3, buf, sizeof(buf)), 24);
@@ -540,8 +554,8 @@ static void test_iso_format(void)
 
 static void test_iso_roundtrip(void)
 {
-	static const int64_t unit[10] = { NS, NS / 10, NS / 100, NS / 1000,
-	                                  100000, 10000, 1000, 100, 10, 1 };
+	static const int64_t unit[10] = {
+	    NS, NS / 10, NS / 100, NS / 1000, 100000, 10000, 1000, 100, 10, 1};
 
 	for (int i = 0; i < 200000; i++) {
 		struct timespec u = random_utc(), back;
@@ -551,8 +565,7 @@ static void test_iso_roundtrip(void)
 		struct lc_tm tm;
 		int n, off;
 
-		if (u.tv_nsec >= NS &&
-		    !scan_inserted((int64_t)u.tv_sec)) {
+		if (u.tv_nsec >= NS && !scan_inserted((int64_t)u.tv_sec)) {
 			u.tv_nsec -= 1000000000L;
 			frac = (int64_t)u.tv_nsec;
 		}
@@ -570,12 +583,13 @@ static void test_iso_roundtrip(void)
 			struct lc_tm lt;
 			int sec60 = tm.sec == 60;
 			lc_tm_from_unix((int64_t)u.tv_sec + off, 0, &lt);
-			snprintf(text, sizeof(text),
-			         "%04lld-%02d-%02dT%02d:%02d:%02d.%09d%c%02d:%02d",
-			         (long long)lt.year, lt.mon, lt.mday, lt.hour,
-			         lt.min, sec60 ? 60 : lt.sec, (int)frac,
-			         off < 0 ? '-' : '+', abs(off) / 3600,
-			         abs(off) / 60 % 60);
+			snprintf(
+			    text, sizeof(text),
+			    "%04lld-%02d-%02dT%02d:%02d:%02d.%09d%c%02d:%02d",
+			    (long long)lt.year, lt.mon, lt.mday, lt.hour,
+			    lt.min, sec60 ? 60 : lt.sec, (int)frac,
+			    off < 0 ? '-' : '+', abs(off) / 3600,
+			    abs(off) / 60 % 60);
 		}
 		LC_EQ_INT(lc_iso8601_parse(text, tab, &back, NULL), 0);
 		LC_EQ_I64(back.tv_sec, u.tv_sec);
@@ -590,54 +604,53 @@ struct bad {
 };
 
 static const struct bad bad_inputs[] = {
-	{ "", LC_EPARSE, "empty time" },
-	{ "2016-13-01T00:00:00Z", LC_EPARSE, "month 13 out of range" },
-	{ "2016-00-01T00:00:00Z", LC_EPARSE, "month 0 out of range" },
-	{ "2016-12-31T23", LC_EPARSE, "expected ':' after hour at column 14" },
-	{ "2016-12-31T23:59", LC_EPARSE,
-	  "expected ':' after minute at column 17" },
-	{ "2015-02-29T00:00:00Z", LC_EPARSE, "day 29 out of range (1..28" },
-	{ "2016-04-31T00:00:00Z", LC_EPARSE, "day 31 out of range (1..30" },
-	{ "2016-12-00T00:00:00Z", LC_EPARSE, "day 0 out of range" },
-	{ "2016-12-31T24:00:00Z", LC_EPARSE, "hour 24 out of range" },
-	{ "2016-12-31T23:60:00Z", LC_EPARSE, "minute 60 out of range" },
-	{ "2016-12-31T23:59:61Z", LC_EPARSE, "second 61 out of range" },
-	{ "2016-12-31T23:59:59", LC_EPARSE,
-	  "expected 'Z' or an offset such as +01:00 after the time at column 20" },
-	{ "2016-12-31T23:59:59.Z", LC_EPARSE, "digits of the fraction" },
-	{ "2016-12-31T23:59:59.1234567891Z", LC_EPARSE, "more than 9 digits" },
-	{ "2016-12-31T23:59:59+24:00", LC_EPARSE, "offset hour 24 out of range" },
-	{ "2016-12-31T23:59:59+01:60", LC_EPARSE,
-	  "offset minute 60 out of range" },
-	{ "2016-12-31T23:59:59+0100", LC_EPARSE,
-	  "expected ':' after offset hour at column 23" },
-	{ "2016-12-31T23:59:59+01:0", LC_EPARSE, "2-digit offset minute" },
-	{ "2016-12-31T23:59:59Zjunk", LC_EPARSE, "unexpected 'j'" },
-	{ "2016-12-31T23:59:59Z ", LC_EPARSE, "unexpected ' ' after the time zone" },
-	{ "2016-12-31X23:59:59Z", LC_EPARSE, "expected 'T' or ' ' between date" },
-	{ "2016-12-31", LC_EPARSE, "found the end of the text" },
-	{ "16-12-31T00:00:00Z", LC_EPARSE, "4-digit year at column 1" },
-	{ "20161-12-31T00:00:00Z", LC_EPARSE, "needs a '+' or '-' sign" },
-	{ "+123456789012-01-01T00:00:00Z", LC_EPARSE, "more than 11 digits" },
-	{ "2016/12/31T00:00:00Z", LC_EPARSE, "expected '-' after year at column 5" },
-	{ "2016-1-31T00:00:00Z", LC_EPARSE, "2-digit month at column 6" },
-	{ "2016-12-31T2:00:00Z", LC_EPARSE, "2-digit hour at column 12" },
-	{ "2016-12-31T23:59:5Z", LC_EPARSE, "2-digit second at column 18" },
-	{ "2016-12-31T23:59:59\001", LC_EPARSE, "byte 0x01" },
-	{ "2014-06-30T23:59:60Z", LC_ENOTLEAP,
-	  "no leap second was inserted at the end of 2014-06-30" },
-	{ "2016-12-31T12:00:60Z", LC_ENOTLEAP, "only be 23:59:60 UTC" },
-	{ "1969-12-31T23:59:60Z", LC_ENOTLEAP, "end of 1969-12-31" },
-	{ "2016-12-30T23:59:60Z", LC_ENOTLEAP, "end of 2016-12-30" },
-	{ "2017-01-01T00:59:60+02:00", LC_ENOTLEAP, "22:59:60 UTC" },
+    {"", LC_EPARSE, "empty time"},
+    {"2016-13-01T00:00:00Z", LC_EPARSE, "month 13 out of range"},
+    {"2016-00-01T00:00:00Z", LC_EPARSE, "month 0 out of range"},
+    {"2016-12-31T23", LC_EPARSE, "expected ':' after hour at column 14"},
+    {"2016-12-31T23:59", LC_EPARSE, "expected ':' after minute at column 17"},
+    {"2015-02-29T00:00:00Z", LC_EPARSE, "day 29 out of range (1..28"},
+    {"2016-04-31T00:00:00Z", LC_EPARSE, "day 31 out of range (1..30"},
+    {"2016-12-00T00:00:00Z", LC_EPARSE, "day 0 out of range"},
+    {"2016-12-31T24:00:00Z", LC_EPARSE, "hour 24 out of range"},
+    {"2016-12-31T23:60:00Z", LC_EPARSE, "minute 60 out of range"},
+    {"2016-12-31T23:59:61Z", LC_EPARSE, "second 61 out of range"},
+    {"2016-12-31T23:59:59", LC_EPARSE,
+     "expected 'Z' or an offset such as +01:00 after the time at column 20"},
+    {"2016-12-31T23:59:59.Z", LC_EPARSE, "digits of the fraction"},
+    {"2016-12-31T23:59:59.1234567891Z", LC_EPARSE, "more than 9 digits"},
+    {"2016-12-31T23:59:59+24:00", LC_EPARSE, "offset hour 24 out of range"},
+    {"2016-12-31T23:59:59+01:60", LC_EPARSE, "offset minute 60 out of range"},
+    {"2016-12-31T23:59:59+0100", LC_EPARSE,
+     "expected ':' after offset hour at column 23"},
+    {"2016-12-31T23:59:59+01:0", LC_EPARSE, "2-digit offset minute"},
+    {"2016-12-31T23:59:59Zjunk", LC_EPARSE, "unexpected 'j'"},
+    {"2016-12-31T23:59:59Z ", LC_EPARSE, "unexpected ' ' after the time zone"},
+    {"2016-12-31X23:59:59Z", LC_EPARSE, "expected 'T' or ' ' between date"},
+    {"2016-12-31", LC_EPARSE, "found the end of the text"},
+    {"16-12-31T00:00:00Z", LC_EPARSE, "4-digit year at column 1"},
+    {"20161-12-31T00:00:00Z", LC_EPARSE, "needs a '+' or '-' sign"},
+    {"+123456789012-01-01T00:00:00Z", LC_EPARSE, "more than 11 digits"},
+    {"2016/12/31T00:00:00Z", LC_EPARSE, "expected '-' after year at column 5"},
+    {"2016-1-31T00:00:00Z", LC_EPARSE, "2-digit month at column 6"},
+    {"2016-12-31T2:00:00Z", LC_EPARSE, "2-digit hour at column 12"},
+    {"2016-12-31T23:59:5Z", LC_EPARSE, "2-digit second at column 18"},
+    {"2016-12-31T23:59:59\001", LC_EPARSE, "byte 0x01"},
+    {"2014-06-30T23:59:60Z", LC_ENOTLEAP,
+     "no leap second was inserted at the end of 2014-06-30"},
+    {"2016-12-31T12:00:60Z", LC_ENOTLEAP, "only be 23:59:60 UTC"},
+    {"1969-12-31T23:59:60Z", LC_ENOTLEAP, "end of 1969-12-31"},
+    {"2016-12-30T23:59:60Z", LC_ENOTLEAP, "end of 2016-12-30"},
+    {"2017-01-01T00:59:60+02:00", LC_ENOTLEAP, "22:59:60 UTC"},
 };
 
 static void test_iso_bad(void)
 {
-	for (size_t i = 0; i < sizeof(bad_inputs) / sizeof(bad_inputs[0]); i++) {
+	for (size_t i = 0; i < sizeof(bad_inputs) / sizeof(bad_inputs[0]);
+	     i++) {
 		const struct bad *b = &bad_inputs[i];
-		struct lc_error e = { 0 };
-		struct timespec ts = { 7, 7 };
+		struct lc_error e = {0};
+		struct timespec ts = {7, 7};
 
 		LC_EQ_INT(lc_iso8601_parse(b->text, tab, &ts, &e), b->code);
 		LC_EQ_INT(e.code, b->code);
@@ -652,17 +665,17 @@ static void test_iso_bad(void)
 /* ---- a deleted second ---------------------------------------------------- */
 
 static const char negative_table[] =
-	"# synthetic: one insertion, then a deletion at the end of 2030-06-30\n"
-	"Leap\t1972\tJun\t30\t23:59:60\t+\tS\n"
-	"Leap\t2030\tJun\t30\t23:59:59\t-\tS\n"
-	"#expires 2000000000 (2033-05-18 03:33:20 UTC)\n";
+    "# synthetic: one insertion, then a deletion at the end of 2030-06-30\n"
+    "Leap\t1972\tJun\t30\t23:59:60\t+\tS\n"
+    "Leap\t2030\tJun\t30\t23:59:59\t-\tS\n"
+    "#expires 2000000000 (2033-05-18 03:33:20 UTC)\n";
 
 static lc_leaptable *neg;
 
 static void test_deleted_second(void)
 {
-	struct lc_error e = { 0 };
-	struct timespec ts, u58 = { 0, 0 }, u00 = { 0, 0 };
+	struct lc_error e = {0};
+	struct timespec ts, u58 = {0, 0}, u00 = {0, 0};
 	int64_t when, t58, t00, x;
 
 	LC_EQ_INT(lc_leaptable_leap_at(neg, 78796799), 1);
@@ -677,14 +690,16 @@ static void test_deleted_second(void)
 	          LC_ENOTLEAP);
 	LC_EQ_INT(lc_iso8601_parse("2030-06-30T23:59:60Z", neg, &ts, &e),
 	          LC_ENOTLEAP);
-	LC_EQ_INT(lc_iso8601_parse("2030-06-30T23:59:58.999999999Z", neg, &u58,
-	                           &e), 0);
+	LC_EQ_INT(
+	    lc_iso8601_parse("2030-06-30T23:59:58.999999999Z", neg, &u58, &e),
+	    0);
 	LC_EQ_INT(lc_iso8601_parse("2030-07-01T00:00:00Z", neg, &u00, &e), 0);
 	/* TAI goes from 23:59:58.999999999 to 00:00:00 in one ns. */
 	LC_EQ_INT(lc_tai_from_utc(neg, &u58, &t58), 0);
 	LC_EQ_INT(lc_tai_from_utc(neg, &u00, &t00), 0);
 	LC_EQ_I64(t00 - t58, 1);
-	LC_EQ_I64(t00, (when + 10) * NS); /* 11 after 1972, 10 after the deletion */
+	LC_EQ_I64(t00,
+	          (when + 10) * NS); /* 11 after 1972, 10 after the deletion */
 	ts.tv_sec = (time_t)(when - 1);
 	ts.tv_nsec = 0;
 	LC_EQ_INT(lc_utc_check(neg, &ts), LC_ENOTLEAP);
@@ -701,7 +716,7 @@ static void test_deleted_second(void)
 
 int main(int argc, char **argv)
 {
-	struct lc_error e = { 0 };
+	struct lc_error e = {0};
 	int rc;
 
 	lc_test_init(argc, argv);
@@ -751,7 +766,8 @@ int main(int argc, char **argv)
 	} else {
 		if (rc != 0)
 			printf("  loading the synthetic table failed (%d): "
-			       "%s: %s\n", rc, e.where, e.msg);
+			       "%s: %s\n",
+			       rc, e.where, e.msg);
 		LC_RUN(test_deleted_second,
 		       "a deleted second (synthetic tzdata table) is rejected "
 		       "and skipped by TAI");

@@ -18,8 +18,8 @@
 #include <string.h>
 #include <strings.h>
 
-#define CMD "convert"
-#define TWO32 (INT64_C(1) << 32)
+#define CMD        "convert"
+#define TWO32      (INT64_C(1) << 32)
 #define GPS_WEEK_S INT64_C(604800)
 
 struct instant {
@@ -27,8 +27,8 @@ struct instant {
 	int64_t unix_ns;     /* POSIX: the inserted second repeats 23:59:59 */
 	int tai_rc;          /* 0 if tai_ns is valid, else why not (LC_E*) */
 	int64_t tai_ns;
-	int digits;          /* fraction digits to print (those of the input) */
-	int repeated;        /* the POSIX second is the repeated 23:59:59 */
+	int digits;   /* fraction digits to print (those of the input) */
+	int repeated; /* the POSIX second is the repeated 23:59:59 */
 };
 
 struct conv {
@@ -61,9 +61,11 @@ static int parse_decimal(const char *s, int64_t *ns, int *digits,
 		neg = *p++ == '-';
 	for (; *p >= '0' && *p <= '9'; p++, nd++) {
 		if (sec > (INT64_MAX / LC__NS - 9) / 10)
-			return lc__error(err, LC_ERANGE, s, 0,
-			                 "%s seconds out of range (about +-9.2e9 "
-			                 "s, years 1677..2262)", what);
+			return lc__error(
+			    err, LC_ERANGE, s, 0,
+			    "%s seconds out of range (about +-9.2e9 "
+			    "s, years 1677..2262)",
+			    what);
 		sec = sec * 10 + (*p - '0');
 	}
 	if (*p == '.') {
@@ -71,18 +73,20 @@ static int parse_decimal(const char *s, int64_t *ns, int *digits,
 			if (fd == 9)
 				return lc__error(err, LC_EPARSE, s, 0,
 				                 "%s fraction has more than 9 "
-				                 "digits", what);
+				                 "digits",
+				                 what);
 			frac = frac * 10 + (*p - '0');
 		}
 		if (fd == 0)
-			return lc__error(err, LC_EPARSE, s, 0,
-			                 "expected digits after '.' in %s seconds",
-			                 what);
+			return lc__error(
+			    err, LC_EPARSE, s, 0,
+			    "expected digits after '.' in %s seconds", what);
 	}
 	if (nd == 0 || *p != '\0')
 		return lc__error(err, LC_EPARSE, s, 0,
 		                 "%s seconds must be a decimal number such as "
-		                 "1483228800.25", what);
+		                 "1483228800.25",
+		                 what);
 	*digits = fd;
 	for (; fd < 9; fd++)
 		frac *= 10;
@@ -113,7 +117,7 @@ static const char *fmt_sec(int64_t ns, int digits, char *buf, size_t size)
 	return buf;
 }
 
-/* ---- filling the instant from each input scale ---------------------------- */
+/* ---- filling the instant from each input scale --------------------------- */
 
 /* From a UTC timespec (already checked against the table). */
 static void fill_from_utc(struct conv *c)
@@ -127,8 +131,7 @@ static void fill_from_utc(struct conv *c)
 }
 
 /* From TAI ns. */
-static int fill_from_tai(struct conv *c, const char *text,
-                         struct lc_error *err)
+static int fill_from_tai(struct conv *c, const char *text, struct lc_error *err)
 {
 	struct instant *in = &c->in;
 	int rc;
@@ -137,15 +140,16 @@ static int fill_from_tai(struct conv *c, const char *text,
 	if (rc == 0)
 		rc = lc_unix_from_tai(c->table, in->tai_ns, &in->unix_ns);
 	if (rc == LC_EBEFORE1972)
-		return lc__error(err, rc, text, 0,
-		                 "before 1972-01-01 TAI-UTC is not a whole "
-		                 "number of seconds; UTC and Unix are undefined "
-		                 "for this TAI instant");
+		return lc__error(
+		    err, rc, text, 0,
+		    "before 1972-01-01 TAI-UTC is not a whole "
+		    "number of seconds; UTC and Unix are undefined "
+		    "for this TAI instant");
 	if (rc < 0)
 		return lc__error(err, rc, text, 0, "%s", lc_strerror(rc));
 	in->tai_rc = 0;
-	in->repeated = lc_leaptable_leap_at(c->table, lc__fdiv(in->unix_ns,
-	                                                        LC__NS)) == 1;
+	in->repeated =
+	    lc_leaptable_leap_at(c->table, lc__fdiv(in->unix_ns, LC__NS)) == 1;
 	return 0;
 }
 
@@ -159,7 +163,8 @@ static int from_utc(struct conv *c, const char *text, struct lc_error *err)
 		return rc;
 	c->in.digits = 0;
 	if (dot != NULL)
-		while (dot[1 + c->in.digits] >= '0' && dot[1 + c->in.digits] <= '9')
+		while (dot[1 + c->in.digits] >= '0' &&
+		       dot[1 + c->in.digits] <= '9')
 			c->in.digits++;
 	fill_from_utc(c);
 	return 0;
@@ -177,14 +182,17 @@ static int from_unix(struct conv *c, const char *text, struct lc_error *err)
 	sec = lc__fdiv(in->unix_ns, LC__NS);
 	if (lc_leaptable_leap_at(c->table, sec) < 0)
 		return lc__error(err, LC_ENOTLEAP, text, 0,
-		                 "POSIX second %" PRId64 " is a deleted 23:59:59: "
-		                 "it never appears on a POSIX clock", sec);
+		                 "POSIX second %" PRId64
+		                 " is a deleted 23:59:59: "
+		                 "it never appears on a POSIX clock",
+		                 sec);
 	in->tai_rc = lc_tai_from_unix(c->table, in->unix_ns, &in->tai_ns);
 	if (in->tai_rc == 0) {
 		/* The repeated second maps to 23:59:60 (see leapclock.h). */
 		rc = lc_utc_from_tai(c->table, in->tai_ns, &in->utc);
 		if (rc < 0)
-			return lc__error(err, rc, text, 0, "%s", lc_strerror(rc));
+			return lc__error(err, rc, text, 0, "%s",
+			                 lc_strerror(rc));
 	} else {
 		in->utc = lc__ns_to_ts(in->unix_ns);
 	}
@@ -331,12 +339,13 @@ static int from_ntp(struct conv *c, const char *text, struct lc_error *err)
 			return lc__error(err, LC_ERANGE, text, 0,
 			                 "NTP seconds must be in [0, 2^32)");
 		if (era != INT64_MIN) {
-			in->unix_ns = ns + (era * TWO32 - LC_NTP_UNIX_OFFSET) *
-			                           LC__NS;
+			in->unix_ns =
+			    ns + (era * TWO32 - LC_NTP_UNIX_OFFSET) * LC__NS;
 		} else {
 			ntp = (uint64_t)(ns / LC__NS) << 32;
-			in->unix_ns = lc_unix_ns_from_ntp(ntp, (int64_t)time(NULL)) +
-			              ns % LC__NS;
+			in->unix_ns =
+			    lc_unix_ns_from_ntp(ntp, (int64_t)time(NULL)) +
+			    ns % LC__NS;
 		}
 	}
 	/* NTP counts POSIX seconds (it repeats the inserted one). */
@@ -459,16 +468,16 @@ static void print_ntp(struct conv *c)
 }
 
 static const struct scale scales[] = {
-	{ "utc", "UTC with 23:59:60, ISO 8601 (2016-12-31T23:59:60Z)", 0,
-	  from_utc, print_utc },
-	{ "tai", "TAI: a date (2017-01-01T00:00:36 TAI) or seconds", 1,
-	  from_tai, print_tai },
-	{ "gps", "GPS seconds since 1980-01-06, or WEEK:SECONDS", 1,
-	  from_gps, print_gps },
-	{ "unix", "POSIX seconds (the inserted second repeats 23:59:59)", 0,
-	  from_unix, print_unix },
-	{ "ntp", "NTP: 0xTIMESTAMP, ERA:SECONDS or SECONDS (era nearest now)",
-	  0, from_ntp, print_ntp },
+    {"utc", "UTC with 23:59:60, ISO 8601 (2016-12-31T23:59:60Z)", 0, from_utc,
+     print_utc},
+    {"tai", "TAI: a date (2017-01-01T00:00:36 TAI) or seconds", 1, from_tai,
+     print_tai},
+    {"gps", "GPS seconds since 1980-01-06, or WEEK:SECONDS", 1, from_gps,
+     print_gps},
+    {"unix", "POSIX seconds (the inserted second repeats 23:59:59)", 0,
+     from_unix, print_unix},
+    {"ntp", "NTP: 0xTIMESTAMP, ERA:SECONDS or SECONDS (era nearest now)", 0,
+     from_ntp, print_ntp},
 };
 #define NSCALES (sizeof(scales) / sizeof(scales[0]))
 
@@ -505,7 +514,7 @@ static void warn_expiry(const struct conv *c, const char *time_arg)
 }
 
 const char lc_cmd_convert_summary[] =
-	"convert an instant between UTC (23:59:60), Unix, TAI, GPS and NTP";
+    "convert an instant between UTC (23:59:60), Unix, TAI, GPS and NTP";
 
 void lc_cmd_convert_usage(FILE *out)
 {
@@ -524,12 +533,13 @@ void lc_cmd_convert_usage(FILE *out)
 	        "scales:\n");
 	for (size_t i = 0; i < NSCALES; i++)
 		fprintf(out, "  %-6s %s\n", scales[i].name, scales[i].help);
-	fprintf(out,
-	        "\nTAI and GPS exist only from 1972-01-01 on (no integral "
-	        "TAI-UTC before).\nThe POSIX second of an inserted leap is read "
-	        "as the 23:59:60 (Linux's\nCLOCK_TAI convention).\n\n"
-	        "example: leapclock convert 2016-12-31T23:59:60Z --to "
-	        "tai,gps,unix,ntp\n");
+	fprintf(
+	    out,
+	    "\nTAI and GPS exist only from 1972-01-01 on (no integral "
+	    "TAI-UTC before).\nThe POSIX second of an inserted leap is read "
+	    "as the 23:59:60 (Linux's\nCLOCK_TAI convention).\n\n"
+	    "example: leapclock convert 2016-12-31T23:59:60Z --to "
+	    "tai,gps,unix,ntp\n");
 }
 
 /* "--opt VALUE" or "--opt=VALUE". */
@@ -564,8 +574,8 @@ int lc_cmd_convert(int argc, char **argv)
 	const char *time_arg = NULL, *from = NULL, *to = "all", *file = NULL;
 	const struct scale *in_scale = NULL, *out[16];
 	size_t nout = 0;
-	struct conv c = { 0 };
-	struct lc_error err = { 0 };
+	struct conv c = {0};
+	struct lc_error err = {0};
 	lc_leaptable *t;
 	int rc, explicit_to, only_args = 0;
 
@@ -581,8 +591,8 @@ int lc_cmd_convert(int argc, char **argv)
 		    !looks_like_number(a)) {
 			if ((r = opt_value(argc, argv, &i, "--from", &v)) > 0)
 				from = v;
-			else if (r == 0 &&
-			         (r = opt_value(argc, argv, &i, "--to", &v)) > 0)
+			else if (r == 0 && (r = opt_value(argc, argv, &i,
+			                                  "--to", &v)) > 0)
 				to = v;
 			else if (r == 0 && (r = opt_value(argc, argv, &i,
 			                                  "--file", &v)) > 0)
@@ -590,18 +600,16 @@ int lc_cmd_convert(int argc, char **argv)
 			else if (r == 0 && strcmp(a, "--json") == 0)
 				c.json = 1;
 			else if (r < 0)
-				return lc_cli_usage_error(CMD, "%s needs a value",
-				                          a);
+				return lc_cli_usage_error(
+				    CMD, "%s needs a value", a);
 			else
-				return lc_cli_usage_error(CMD,
-				                          "unknown option '%s'",
-				                          a);
+				return lc_cli_usage_error(
+				    CMD, "unknown option '%s'", a);
 			continue;
 		}
 		if (time_arg != NULL)
-			return lc_cli_usage_error(CMD,
-			                          "one TIME only ('%s' and '%s')",
-			                          time_arg, a);
+			return lc_cli_usage_error(
+			    CMD, "one TIME only ('%s' and '%s')", time_arg, a);
 		time_arg = a;
 	}
 	if (time_arg == NULL)
@@ -611,10 +619,11 @@ int lc_cmd_convert(int argc, char **argv)
 	if (from != NULL) {
 		in_scale = find_scale(from, strlen(from));
 		if (in_scale == NULL || in_scale->parse == NULL)
-			return lc_cli_usage_error(CMD,
-			                          "unknown input scale '%s' (utc, "
-			                          "tai, gps, unix, ntp)",
-			                          from);
+			return lc_cli_usage_error(
+			    CMD,
+			    "unknown input scale '%s' (utc, "
+			    "tai, gps, unix, ntp)",
+			    from);
 	} else if (time_arg[0] == '0' &&
 	           (time_arg[1] == 'x' || time_arg[1] == 'X')) {
 		in_scale = find_scale("ntp", 3);
@@ -635,10 +644,10 @@ int lc_cmd_convert(int argc, char **argv)
 
 			if (s == NULL)
 				return lc_cli_usage_error(
-					CMD,
-					"unknown output scale '%.*s' (utc, tai, "
-					"gps, unix, ntp, all)",
-					(int)len, p);
+				    CMD,
+				    "unknown output scale '%.*s' (utc, tai, "
+				    "gps, unix, ntp, all)",
+				    (int)len, p);
 			if (nout < sizeof(out) / sizeof(out[0]))
 				out[nout++] = s;
 			if (p[len] == '\0')
@@ -673,8 +682,8 @@ int lc_cmd_convert(int argc, char **argv)
 		for (size_t i = 0; i < nout; i++) {
 			if (out[i]->needs_tai) {
 				fprintf(stderr,
-				        "leapclock %s: %s: no %s time: %s\n", CMD,
-				        time_arg, out[i]->name,
+				        "leapclock %s: %s: no %s time: %s\n",
+				        CMD, time_arg, out[i]->name,
 				        lc_strerror(c.in.tai_rc));
 				lc_leaptable_free(t);
 				return LC_EXIT_USAGE;
