@@ -363,21 +363,21 @@ static void publish(struct lc_timekeeper *tk)
 
 	/* The latch: readers use copy[seq & 1]. Bump to odd (readers move to
 	 * copy 1, which holds the previous state), rewrite copy 0, bump to
-	 * even (readers move to copy 0, now new), rewrite copy 1. The
-	 * release fence after each bump orders it before the copy's stores,
-	 * so a reader that sees any new word of the copy it is reading also
-	 * sees the bump at its re-check and retries; the release store of
-	 * the bump publishes the copy just written. */
+	 * even (readers move to copy 0, now new), rewrite copy 1. Each word
+	 * is stored with release, so a reader that acquires any new word of
+	 * the copy it is reading also sees the bump before it at its
+	 * re-check and retries; the release store of the bump publishes the
+	 * copy written before it. */
 	seq = atomic_load_explicit(&p->seq, memory_order_relaxed);
 	for (int k = 0; k < 2; k++) {
-		struct lc__tk_copy *c = &p->copy[(seq + 1 + (uint64_t)k) & 1 ? 0 : 1];
+		struct lc__tk_copy *c =
+			&p->copy[((seq + 1 + (uint64_t)k) & 1) ? 0 : 1];
 
 		atomic_store_explicit(&p->seq, seq + 1 + (uint64_t)k,
 		                      memory_order_release);
-		atomic_thread_fence(memory_order_release);
 		for (size_t i = 0; i < LC__TK_WORDS; i++)
 			atomic_store_explicit(&c->w[i], w[i],
-			                      memory_order_relaxed);
+			                      memory_order_release);
 	}
 }
 

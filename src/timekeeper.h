@@ -7,11 +7,10 @@
  *	do {
  *		seq = acquire-load(tk->seq);
  *		c   = &tk->copy[seq & 1];
- *		... relaxed-load the words needed from c ...
+ *		... acquire-load the words needed from c ...
  *		cycles = lc__counter_read(tk->counter);
  *		... compute ...
- *		acquire-fence;
- *	} while (relaxed-load(tk->seq) != seq);
+ *	} while (load(tk->seq) != seq);
  *
  * which lc__tk_read_mono() and friends below wrap. The snapshot is a two-copy
  * latch (Linux's tk_fast / NMI-safe clock): the writer bumps `seq` to odd and
@@ -20,10 +19,15 @@
  * that is in the middle of an update (it reads the other copy) and retries
  * only if the sequence moved under it; it is async-signal-safe (a handler that
  * interrupts the writer reads the copy the writer is not touching). Every word
- * of a copy is an _Atomic uint64_t written and read with relaxed atomics, so
- * there is no data race in the C11 sense (ThreadSanitizer sees none); the
- * release stores/fences on `seq` and the acquire load/fence in the reader give
- * the ordering. On x86-64 all of these are plain moves.
+ * of a copy is an _Atomic uint64_t, so there is no data race in the C11 sense
+ * (ThreadSanitizer sees none). Ordering without fences (which GCC's TSan does
+ * not model): the writer stores `seq` and every word with release, the reader
+ * loads `seq` and every word with acquire. A reader that loads a word of the
+ * copy being rewritten synchronizes with that word's release store, which
+ * comes after the bump of `seq` in the writer's program order, so its final
+ * load of `seq` sees the bump and it retries; a reader that loads the
+ * completed copy after the bump that published it sees all of it. On x86-64
+ * acquire loads and release stores are plain moves.
  *
  * The snapshot (struct lc__tk_snap, all 8-byte words; word index = offset / 8)
  *
@@ -170,7 +174,7 @@ static inline const struct lc__tk_pub *lc__tk_pub(const lc_timekeeper *tk)
 
 static inline uint64_t lc__tkw(const struct lc__tk_copy *c, size_t i)
 {
-	return atomic_load_explicit(&c->w[i], memory_order_relaxed);
+	return atomic_load_explicit(&c->w[i], memory_order_acquire);
 }
 
 /* Reader side of the latch. */
@@ -185,7 +189,7 @@ static inline uint64_t lc__tk_read_begin(const struct lc__tk_pub *p,
 
 static inline int lc__tk_read_retry(const struct lc__tk_pub *p, uint64_t seq)
 {
-	atomic_thread_fence(memory_order_acquire);
+	/* The acquire loads of the words keep this load after them. */
 	return atomic_load_explicit(&p->seq, memory_order_relaxed) != seq;
 }
 
