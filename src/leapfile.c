@@ -442,6 +442,13 @@ static int validate_rows(struct parser *ps)
 /* IERS/NIST leap-seconds.list                                               */
 /* ------------------------------------------------------------------------ */
 
+/* "#$", "#@" or "#h" at the start of a line, alone or followed by a blank
+ * (so that a comment such as "#hello" stays a comment). */
+static int iers_marker(struct span line, const char *m)
+{
+	return starts_with(line, m) && (line.n == 2 || is_space(line.p[2]));
+}
+
 /* A "#$" or "#@" line: one NTP-seconds number. Its digits are hashed. */
 static int iers_stamp(struct parser *ps, struct span rest, const char *what,
                       int *seen_line, int64_t *out)
@@ -577,15 +584,15 @@ static int parse_iers(struct parser *ps)
 	while (next_line(ps, &line)) {
 		struct span rest = {line.p + 2, line.n >= 2 ? line.n - 2 : 0};
 
-		if (starts_with(line, "#$"))
+		if (iers_marker(line, "#$"))
 			rc =
 			    iers_stamp(ps, rest, "#$ (last update)",
 			               &ps->updated_line, &ps->t->info.updated);
-		else if (starts_with(line, "#@"))
+		else if (iers_marker(line, "#@"))
 			rc =
 			    iers_stamp(ps, rest, "#@ (expiry)",
 			               &ps->expires_line, &ps->t->info.expires);
-		else if (starts_with(line, "#h"))
+		else if (iers_marker(line, "#h"))
 			rc = iers_hash_line(ps, rest);
 		else if (line.n > 0 && line.p[0] == '#')
 			rc = 0; /* comment */
@@ -893,8 +900,8 @@ static int detect(struct parser *ps)
 	while (next_line(ps, &line)) {
 		struct span rest = line, f;
 
-		if (starts_with(line, "#$") || starts_with(line, "#@") ||
-		    starts_with(line, "#h"))
+		if (iers_marker(line, "#$") || iers_marker(line, "#@") ||
+		    iers_marker(line, "#h"))
 			return LC_LEAPFMT_IERS;
 		if (tz_stamp_line(line, "#updated") ||
 		    tz_stamp_line(line, "#expires"))

@@ -250,7 +250,9 @@ static void test_tzdata_expires_line(void)
 	static const char f[] = "Leap 1972 Jun 30 23:59:60 + S\n"
 	                        "Expires 2027 Jun 28 00:00:00\n"
 	                        "#expires 1 (1970)\n";
-	static const char g[] = "Leap 1972 June 30 23:59:60 + S\n";
+	/* comments that only look like IERS markers */
+	static const char g[] = "#hello\n#$$ money\n#@home\n"
+	                        "Leap 1972 June 30 23:59:60 + S\n";
 	lc_leaptable *t = lc_leaptable_new();
 	struct lc_leaptable_info info;
 	struct lc_error err;
@@ -262,9 +264,10 @@ static void test_tzdata_expires_line(void)
 	LC_EQ_I64(info.expires, T_2027_06_28);
 	LC_EQ_I64(info.updated, INT64_MIN);
 	LC_EQ_INT(lc_leaptable_load_buffer(t, "g", g, sizeof(g) - 1,
-	                                   LC_LEAPFMT_TZDATA, &err),
+	                                   LC_LEAPFMT_AUTO, &err),
 	          0);
 	lc_leaptable_info(t, &info);
+	LC_EQ_INT(info.format, LC_LEAPFMT_TZDATA);
 	LC_EQ_I64(info.expires, INT64_MIN);
 	LC_EQ_I64((int64_t)info.count, 2);
 	LC_EQ_INT(lc_leaptable_expired(t, INT64_MAX), 0);
@@ -455,6 +458,8 @@ static const struct bad_case bad_cases[] = {
     {"IERS #h cut short",
      "2272060800 10\n2287785600 11\n#h 76e56c33 50a5572e\n", 0, LC_LEAPFMT_AUTO,
      LC_EPARSE, 3, "2 of the 5 words"},
+    {"IERS empty #h", "2272060800 10\n2287785600 11\n#h\n", 0, LC_LEAPFMT_AUTO,
+     LC_EPARSE, 3, "0 of the 5 words"},
     {"IERS comments only", "# leap-seconds.list\n#\n\n", 0, LC_LEAPFMT_IERS,
      LC_EPARSE, 3, "no data lines"},
     {"tzdata bad month", "Leap 1972 Jnu 30 23:59:60 + S\n", 0, LC_LEAPFMT_AUTO,
