@@ -102,7 +102,18 @@ static int add_models(struct opts *o, const char *list)
 		if (o->nmodels >= (int)(sizeof(o->models) / sizeof(o->models[0])))
 			return lc_cli_usage_error(CMD, "too many models");
 		if (lc__sim_model_parse(tok, &c) < 0)
-			return lc_cli_usage_error(CMD, "unknown model '%s'", tok);
+			return lc_cli_usage_error(CMD, "unknown model '%s' "
+			                          "(legacy, linux-4.2, force-tick, "
+			                          "slew-all, exact, smear:PRESET)",
+			                          tok);
+		if (c.model == LC__SIM_SMEAR) {
+			struct lc_smear_policy p;
+			struct lc_error err = { 0 };
+			if (lc_smear_preset(c.preset, 0, &p, &err) < 0) {
+				lc_cli_print_error(CMD, &err);
+				return LC_EXIT_USAGE;
+			}
+		}
 		o->models[o->nmodels++] = c;
 	}
 	return 0;
