@@ -1,23 +1,32 @@
 /*
- * clock.c - what each mode serves, from leapclock's timekeepers.
+ * clock.c - what each mode serves, from leapclock's timekeeper.
  *
- * One timekeeper per distinct mode: `utc` uses one without a smear, each
- * `smear:PRESET` one with that preset as its UTC_SLS policy. All of them
- * run on one counter (the host's monotonic clock or the TSC), take their
- * leaps from the same table (LC_LEAP_FROM_TABLE, as chrony's leapsectz),
- * and either follow the host's CLOCK_REALTIME (DESIGN.md section 7) or,
- * with --pretend, start from the pretended instant and run on freely.
+ * One timekeeper serves every mode. It runs on the best counter (the TSC
+ * where invariant, else the host's CLOCK_MONOTONIC), takes its leaps from
+ * the table (LC_LEAP_FROM_TABLE, as chrony's leapsectz) and either follows
+ * the host's CLOCK_REALTIME (DESIGN.md section 7: leap-correct even when the
+ * host's kernel leaps late or never), or, with --pretend, is set once
+ * (lc_settime on its own TAI, never the host's clock) to the pretended
+ * instant and runs on from there.
  *
- * Conventions (see leapclockd(8)):
- *  - utc: the NTP timescale has no 23:59:60, so during an inserted second
- *    the server sends the repeated 23:59:59 (what the Linux kernel's clock,
- *    and hence ntpd and chronyd in their default leap modes, serve), with
- *    the leap indicator still set: it stays set for the whole UTC day that
- *    ends with the leap, including the leap second, and clears at
- *    00:00:00 (chrony announces only on that day; ntpd clears the bits once
- *    the leap is done).
- *  - smear: UTC_SLS; the leap indicator is never set; the reading carries
- *    the smear offset (served minus unsmeared NTP time) for the reference id.
+ *  - utc: the timekeeper's LC_CLOCK_UTC. NTP timestamps cannot say
+ *    23:59:60, so during an inserted second the server sends the repeated
+ *    23:59:59 (what the kernel clock behind ntpd and chronyd reads in their
+ *    default leap modes), with the leap indicator still set: it is set for
+ *    the whole UTC day that ends with the leap, the inserted second
+ *    included, and clears at 00:00:00 (chrony announces only on that day;
+ *    ntpd keeps the bits until the leap is done).
+ *  - smear:PRESET: UTC_SLS as the policy defines it, computed from the
+ *    timekeeper's TAI with leapclock's smear functions (lc_smear_offset) as
+ *    a pure function of the instant. A server that starts, restarts or
+ *    pretends inside a window therefore serves exactly what one that ran
+ *    through the whole window serves, and every leapclockd of a fleet
+ *    agrees. The leap indicator is never set; the reading carries the smear
+ *    offset (served minus unsmeared NTP time) for the 254.x.y.z refid.
+ *
+ * Built with -DLD_HOST_CLOCK=1, the timekeeper is replaced by the host's
+ * CLOCK_REALTIME read through the table (no exact leap on a host that
+ * leaps late): a debugging aid, not the default.
  */
 #include "leapclockd.h"
 
@@ -28,26 +37,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * TODO(timekeeper): LD_USE_TIMEKEEPER selects leapclock's timekeeper
- * (lc_tk_new/lc_gettime) as the time source. While src/timekeeper.c is not
- * in the tree, the fallback below takes the time from the host's
- * CLOCK_REALTIME (or, with --pretend, from CLOCK_MONOTONIC elapsed since the
- * pretended TAI instant) and applies the leap table and the smear policy
- * itself, in host_tai_now() and fallback_read() only.
- */
-#ifndef LD_USE_TIMEKEEPER
-#define LD_USE_TIMEKEEPER 0
+#ifndef LD_HOST_CLOCK
+#define LD_HOST_CLOCK 0
 #endif
 
 struct ld_source {
 	struct ld_clock *clock;
 	int smear;
 	char mode_name[48];
-	struct lc_smear_policy policy; /* must outlive tk */
-#if LD_USE_TIMEKEEPER
-	lc_timekeeper *tk;
-#endif
+	struct lc_smear_policy policy;
 	/* the leap indicator of the last UTC day asked about */
 	int64_t li_day;
 	uint64_t li_gen;
@@ -59,6 +57,7 @@ struct ld_clock {
 	uint64_t table_gen;
 	char leapfile[PATH_MAX];
 	lc_counter *counter;
+	lc_timekeeper *tk;
 	int pretend;
 	int64_t pretend_tai_ns;  /* the TAI instant --pretend names */
 	int64_t pretend_mono_ns; /* host CLOCK_MONOTONIC when it was parsed */
@@ -95,11 +94,80 @@ static int load_table(lc_leaptable *t, const char *path)
 		ld_log(LD_LOG_INFO, "leap table: %s, %zu rows%s", info.source,
 		       info.count,
 		       lc_leaptable_expired(t, host_ns(CLOCK_REALTIME) / LC__NS)
-		               ? " (EXPIRED: update it)"
+		               ? " (expired: update it)"
 		               : "");
 	}
 	return rc < 0 ? -1 : 0;
 }
+
+/* The TAI instant --pretend serves now: the pretended instant plus the
+ * time elapsed since it was parsed, added on TAI (a uniform scale) so that
+ * it runs through a leap correctly. */
+static int64_t pretend_tai_now(const struct ld_clock *c)
+{
+	return c->pretend_tai_ns +
+	       (host_ns(CLOCK_MONOTONIC) - c->pretend_mono_ns);
+}
+
+#if !LD_HOST_CLOCK
+
+static int tk_start(struct ld_clock *c)
+{
+	struct lc_tk_config tc;
+	int rc;
+
+	lc_tk_config_init(&tc);
+	tc.table = c->table;
+	tc.leap_source = LC_LEAP_FROM_TABLE;
+	tc.initial_tai_offset = -1;
+	tc.smear = NULL;
+	tc.realtime_smeared = 0;
+	tc.follow_host = !c->pretend;
+	rc = lc_tk_new(&c->tk, c->counter, &tc);
+	if (rc == 0 && c->pretend) {
+		struct timespec ts = lc__ns_to_ts(pretend_tai_now(c));
+		rc = lc_settime(c->tk, LC_CLOCK_TAI, &ts);
+	}
+	if (rc == 0)
+		rc = lc_update(c->tk);
+	return rc;
+}
+
+static void clock_utc(struct ld_clock *c, struct timespec *ts)
+{
+	lc_gettime(c->tk, LC_CLOCK_UTC, ts);
+}
+
+static int64_t clock_tai(struct ld_clock *c)
+{
+	return lc_now_ns(c->tk, LC_CLOCK_TAI);
+}
+
+#else
+
+static int tk_start(struct ld_clock *c)
+{
+	(void)c;
+	return 0;
+}
+
+static int64_t clock_tai(struct ld_clock *c)
+{
+	int64_t tai;
+
+	if (c->pretend)
+		return pretend_tai_now(c);
+	if (lc_tai_from_unix(c->table, host_ns(CLOCK_REALTIME), &tai) < 0)
+		tai = host_ns(CLOCK_REALTIME) + 37 * LC__NS;
+	return tai;
+}
+
+static void clock_utc(struct ld_clock *c, struct timespec *ts)
+{
+	lc_utc_from_tai(c->table, clock_tai(c), ts);
+}
+
+#endif
 
 int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg)
 {
@@ -148,6 +216,11 @@ int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg)
 		ld_log(LD_LOG_INFO, "pretending: the served time starts at %s",
 		       cfg->pretend);
 	}
+	rc = tk_start(c);
+	if (rc < 0) {
+		ld_log(LD_LOG_ERR, "timekeeper: %s", lc_strerror(rc));
+		goto fail;
+	}
 	*out = c;
 	return 0;
 fail:
@@ -159,144 +232,21 @@ void ld_clock_free(struct ld_clock *c)
 {
 	if (c == NULL)
 		return;
-	for (int i = 0; i < c->nsrc; i++) {
-#if LD_USE_TIMEKEEPER
-		lc_tk_free(c->src[i]->tk);
-#endif
+	for (int i = 0; i < c->nsrc; i++)
 		free(c->src[i]);
-	}
+#if !LD_HOST_CLOCK
+	lc_tk_free(c->tk);
+#endif
 	lc_counter_free(c->counter);
 	lc_leaptable_free(c->table);
 	free(c);
 }
-
-/* The TAI instant --pretend serves now: the pretended instant plus the
- * time elapsed since it was parsed, added on TAI (a uniform scale) so that
- * it runs through a leap correctly. */
-static int64_t pretend_tai_now(const struct ld_clock *c)
-{
-	return c->pretend_tai_ns +
-	       (host_ns(CLOCK_MONOTONIC) - c->pretend_mono_ns);
-}
-
-#if LD_USE_TIMEKEEPER
-
-static int src_start(struct ld_clock *c, struct ld_source *s)
-{
-	struct lc_tk_config tc;
-	int rc;
-
-	lc_tk_config_init(&tc);
-	tc.table = c->table;
-	tc.leap_source = LC_LEAP_FROM_TABLE;
-	tc.initial_tai_offset = -1;
-	tc.smear = s->smear ? &s->policy : NULL;
-	tc.realtime_smeared = 0;
-	tc.follow_host = !c->pretend;
-	rc = lc_tk_new(&s->tk, c->counter, &tc);
-	if (rc == 0 && c->pretend) {
-		struct timespec ts = lc__ns_to_ts(pretend_tai_now(c));
-		rc = lc_settime(s->tk, LC_CLOCK_TAI, &ts);
-	}
-	if (rc == 0)
-		rc = lc_update(s->tk);
-	if (rc < 0) {
-		lc_tk_free(s->tk);
-		s->tk = NULL;
-	}
-	return rc;
-}
-
-static void src_utc(struct ld_source *s, struct timespec *ts)
-{
-	lc_gettime(s->tk, LC_CLOCK_UTC, ts);
-}
-
-/* REALTIME and UTC_SLS, REALTIME read first. */
-static void src_rt_sls(struct ld_source *s, int64_t *rt, int64_t *sls)
-{
-	*rt = lc_now_ns(s->tk, LC_CLOCK_REALTIME);
-	*sls = lc_now_ns(s->tk, LC_CLOCK_UTC_SLS);
-}
-
-static void src_update(struct ld_source *s)
-{
-	lc_update(s->tk);
-}
-
-#else /* the host-clock fallback (see the TODO at the top) */
-
-static int src_start(struct ld_clock *c, struct ld_source *s)
-{
-	(void)c;
-	(void)s;
-	return 0;
-}
-
-static int64_t host_tai_now(const struct ld_clock *c)
-{
-	int64_t tai;
-
-	if (c->pretend)
-		return pretend_tai_now(c);
-	if (lc_tai_from_unix(c->table, host_ns(CLOCK_REALTIME), &tai) < 0)
-		tai = host_ns(CLOCK_REALTIME) + 37 * LC__NS;
-	return tai;
-}
-
-static void src_utc(struct ld_source *s, struct timespec *ts)
-{
-	lc_utc_from_tai(s->clock->table, host_tai_now(s->clock), ts);
-}
-
-/* The smeared time around the leap `lp`, if `tai` is inside its window:
- * UTC_SLS = T - offset, T the pre-leap timeline (TAI minus the TAI-UTC
- * before the leap). The leap instant is the start of 23:59:60 (midnight
- * - 1 s) for an insertion, midnight for a deletion. */
-static int smear_at(const struct ld_source *s, const struct lc_leap *lp,
-                    int64_t tai, int64_t *sls)
-{
-	int64_t midnight_tai = (lp->when + lp->tai_utc) * LC__NS;
-	int64_t leap_tai = midnight_tai - (lp->dir > 0 ? LC__NS : 0);
-	int64_t start, end, rel = tai - leap_tai;
-
-	lc_smear_window_dir(&s->policy, lp->dir, &start, &end);
-	if (rel < start || rel >= end)
-		return 0;
-	*sls = tai - (int64_t)(lp->tai_utc - lp->dir) * LC__NS -
-	       lc_smear_offset(&s->policy, lp->dir, rel);
-	return 1;
-}
-
-static void src_rt_sls(struct ld_source *s, int64_t *rt, int64_t *sls)
-{
-	const lc_leaptable *t = s->clock->table;
-	int64_t tai = host_tai_now(s->clock), sec;
-	struct lc_leap lp;
-
-	if (lc_unix_from_tai(t, tai, rt) < 0)
-		*rt = tai - 37 * LC__NS;
-	sec = lc__fdiv(*rt, LC__NS);
-	if (lc_leaptable_next(t, sec, &lp) == 0 && smear_at(s, &lp, tai, sls))
-		return;
-	if (lc_leaptable_prev(t, sec, &lp) == 0 && smear_at(s, &lp, tai, sls))
-		return;
-	*sls = *rt;
-}
-
-static void src_update(struct ld_source *s)
-{
-	(void)s;
-}
-
-#endif
 
 struct ld_source *ld_clock_source(struct ld_clock *c,
                                   const struct ld_listen_cfg *l)
 {
 	struct ld_source *s;
 	struct lc_error err;
-	int rc;
 
 	for (int i = 0; i < c->nsrc; i++)
 		if (strcmp(c->src[i]->mode_name, l->mode_name) == 0)
@@ -311,25 +261,16 @@ struct ld_source *ld_clock_source(struct ld_clock *c,
 	s->li_day = INT64_MIN;
 	snprintf(s->mode_name, sizeof(s->mode_name), "%s", l->mode_name);
 	memset(&err, 0, sizeof(err));
-	if (s->smear) {
-		rc = lc_smear_preset(l->preset, 0, &s->policy, &err);
-		if (rc < 0) {
-			const char *const *names = lc_smear_preset_names();
-			char list[256] = "";
-			for (; names != NULL && *names != NULL; names++) {
-				strncat(list, " ", sizeof(list) - strlen(list) - 1);
-				strncat(list, *names, sizeof(list) - strlen(list) - 1);
-			}
-			ld_log(LD_LOG_ERR, "%s: unknown smear preset '%s' (known:%s)",
-			       l->text, l->preset, list);
-			free(s);
-			return NULL;
+	if (s->smear && lc_smear_preset(l->preset, 0, &s->policy, &err) < 0) {
+		const char *const *names = lc_smear_preset_names();
+		char list[256] = "";
+
+		for (; names != NULL && *names != NULL; names++) {
+			strncat(list, " ", sizeof(list) - strlen(list) - 1);
+			strncat(list, *names, sizeof(list) - strlen(list) - 1);
 		}
-	}
-	rc = src_start(c, s);
-	if (rc < 0) {
-		ld_log(LD_LOG_ERR, "%s: timekeeper: %s", l->text,
-		       lc_strerror(rc));
+		ld_log(LD_LOG_ERR, "%s: unknown smear preset '%s' (known:%s)",
+		       l->text, l->preset, list);
 		free(s);
 		return NULL;
 	}
@@ -355,14 +296,35 @@ static unsigned day_li(struct ld_source *s, int64_t sec)
 	return s->li;
 }
 
+/* The smeared time around the leap `lp` if TAI instant `tai` is inside its
+ * window. With the leap instant (the start of 23:59:60, i.e. midnight - 1 s,
+ * for an insertion; midnight for a deletion) and rel = tai - that instant,
+ * UTC_SLS = T - lc_smear_offset(rel), where T is the pre-leap timeline: TAI
+ * minus the TAI-UTC in effect before the leap (tai_utc - dir). */
+static int smear_at(const struct ld_source *s, const struct lc_leap *lp,
+                    int64_t tai, int64_t *sls)
+{
+	int64_t midnight_tai = (lp->when + lp->tai_utc) * LC__NS;
+	int64_t leap_tai = midnight_tai - (lp->dir > 0 ? LC__NS : 0);
+	int64_t start, end, rel = tai - leap_tai;
+
+	lc_smear_window_dir(&s->policy, lp->dir, &start, &end);
+	if (rel < start || rel >= end)
+		return 0;
+	*sls = tai - (int64_t)(lp->tai_utc - lp->dir) * LC__NS -
+	       lc_smear_offset(&s->policy, lp->dir, rel);
+	return 1;
+}
+
 void ld_source_read(struct ld_source *s, struct ld_reading *r)
 {
-	struct timespec ts;
+	struct ld_clock *c = s->clock;
 
 	if (!s->smear) {
+		struct timespec ts;
 		int64_t nsec;
 
-		src_utc(s, &ts);
+		clock_utc(c, &ts);
 		nsec = ts.tv_nsec;
 		/* 23:59:60.x (tv_nsec >= 1e9) goes out as the repeated
 		 * 23:59:59.x: NTP timestamps cannot say 23:59:60. */
@@ -372,22 +334,32 @@ void ld_source_read(struct ld_source *s, struct ld_reading *r)
 		r->li = day_li(s, (int64_t)ts.tv_sec);
 		r->smear_ns = 0;
 	} else {
-		int64_t rt, sls;
+		int64_t tai = clock_tai(c), rt, sls, sec;
+		struct lc_leap lp;
 
-		src_rt_sls(s, &rt, &sls);
+		if (lc_unix_from_tai(c->table, tai, &rt) < 0)
+			rt = tai - 10 * LC__NS; /* before 1972: no smear */
+		sls = rt;
+		sec = lc__fdiv(rt, LC__NS);
+		/* windows may start before (ENDING, CENTRED) or after
+		 * (STARTING, CENTRED) the leap: try the next and the last */
+		if (!(lc_leaptable_next(c->table, sec, &lp) == 0 &&
+		      smear_at(s, &lp, tai, &sls)) &&
+		    lc_leaptable_prev(c->table, sec, &lp) == 0)
+			smear_at(s, &lp, tai, &sls);
 		r->unix_ns = sls;
 		r->li = LD_LI_NONE;
-		/* Both reads are a few tens of ns apart, REALTIME first, so
-		 * outside a smear this is a small non-negative number that
-		 * the caller treats as no smear (below 1 us). */
 		r->smear_ns = sls - rt;
 	}
 }
 
 void ld_clock_update(struct ld_clock *c)
 {
-	for (int i = 0; i < c->nsrc; i++)
-		src_update(c->src[i]);
+#if !LD_HOST_CLOCK
+	lc_update(c->tk);
+#else
+	(void)c;
+#endif
 }
 
 int ld_clock_reload(struct ld_clock *c)
@@ -422,20 +394,18 @@ int ld_clock_precision(struct ld_clock *c)
 	int64_t best = INT64_MAX, prev, now;
 	int p;
 
-	/* chrony's way: the smallest step between successive readings
-	 * bounds how finely a timestamp can be taken. */
-	if (c->nsrc == 0)
-		return -20;
-	prev = (int64_t)lc_counter_read(c->counter);
+	/* chrony's way: the smallest step between successive readings of
+	 * the clock bounds how finely a timestamp can be taken. */
+	prev = clock_tai(c);
 	for (int i = 0; i < 200; i++) {
-		now = (int64_t)lc_counter_read(c->counter);
+		now = clock_tai(c);
 		if (now > prev && now - prev < best)
 			best = now - prev;
 		prev = now;
 	}
 	if (best == INT64_MAX)
 		best = 1000;
-	p = (int)ceil(log2((double)best / (double)lc_counter_freq(c->counter)));
+	p = (int)ceil(log2((double)best * 1e-9));
 	if (p < -30)
 		p = -30;
 	if (p > -6)
