@@ -516,7 +516,11 @@ struct lc_tk_config {
 	 * (by steering the rate, at most 500 ppm), larger ones as a step (a
 	 * clock-was-set) unless the leap table explains them: a difference of
 	 * at most 1 s within 2 days of a leap is the host's own leap handling
-	 * (applied late, never, or smeared) and is reported, not followed. */
+	 * (applied late, never, or smeared) and is reported, not followed.
+	 * Within those 2 days, without a declared host_smear, small
+	 * differences are not steered either (an undeclared smear would look
+	 * like drift); a host step of under 1 s there is taken for leap
+	 * handling. TAI-UTC always comes from the table. */
 	int follow_host;
 	/* The host's CLOCK_REALTIME in POSIX ns, sampled now. NULL:
 	 * clock_gettime(CLOCK_REALTIME). Tests inject a simulated host. */

@@ -1247,7 +1247,15 @@ static void follow_host(struct lc_timekeeper *tk, int64_t mono_now)
 	int64_t dt = mono_now - tk->last_update_mono;
 
 	tk->host.offset_ns = d;
-	if (ad <= tk->cfg.host_step_ns) {
+	if (ad <= tk->cfg.host_step_ns && tk->cfg.host_smear == NULL &&
+	    near_table_leap(tk, rt)) {
+		/* Near a leap, a host that smears without our knowing looks
+		 * like a slow drift at first: do not learn from it. Keep the
+		 * rate correction learnt before (a TSC's error), no phase
+		 * steering. */
+		tk->steer_ppb = tk->steer_i_ppb;
+		tk->host.state = LC_HOST_AGREES;
+	} else if (ad <= tk->cfg.host_step_ns) {
 		/* Agreement: steer the rate to close the gap, a
 		 * proportional term removing it over max(2 s, 2 intervals)
 		 * and a slow integral one for a counter whose rate differs
