@@ -12,8 +12,7 @@
  * anything, MONOTONIC_RAW always does (a frequency change moves it). Whatever
  * the conversion says, lc__expire_locked() fires a timer only when its own
  * clock reads at or past its deadline; a head found not due after its
- * converted instant has passed counts as a guard re-arm, and the drivers
- * then retry 1 us later so that a wrong conversion cannot make them spin.
+ * converted instant has passed counts as a guard re-arm (next_after()).
  */
 #include "timer.h"
 
@@ -21,14 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define SAME_INSTANT_MAX 1000
+
 #ifdef __linux__
 #include <poll.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 #define LC_HAVE_TIMERFD 1
 #endif
-
-#define GUARD_RETRY_NS 1000
 
 int lc_loop_new(lc_loop **out, lc_timekeeper *tk, unsigned int flags)
 {
@@ -161,11 +160,18 @@ int64_t lc__next_deadline_locked(struct lc_loop *l)
 	return best;
 }
 
-/* After an expiry pass at MONOTONIC `now`: the next instant worth waking
- * at. A head whose converted instant is not after `now` was just found not
- * due by its own clock: the conversion was wrong (or the clock moved under
- * it); drop the caches, convert again, and if it is still not after `now`
- * retry a little later. */
+/*
+ * After an expiry pass at MONOTONIC `now`: the next instant worth waking at.
+ * A head whose converted instant is not after `now` was just found not due
+ * by its own clock. That happens legitimately for a REALTIME deadline inside
+ * a repeated 23:59:59 armed during the repeat (lc_tk_mono_at() names the
+ * first pass, already gone), and would happen after any wrong conversion.
+ * Such a head gets the instant at which its clock would reach the deadline
+ * running at the MONOTONIC rate from its reading now (exact within a
+ * repeated second; from below for a slower clock, so never early and
+ * converging; the guard decides in every case), and the base's cache keeps
+ * it until the head, the clock-was-set sequence or the leap changes.
+ */
 static int64_t next_after(struct lc_loop *l, int64_t now)
 {
 	int64_t d = lc__next_deadline_locked(l);
@@ -173,12 +179,32 @@ static int64_t next_after(struct lc_loop *l, int64_t now)
 	if (d > now)
 		return d;
 	l->guard_rearms++;
-	for (int c = 0; c < LC_CLOCK_COUNT; c++)
-		l->cache[c].valid = 0;
-	d = lc__next_deadline_locked(l);
-	if (d > now)
-		return d;
-	return lc__sat_add(now, GUARD_RETRY_NS);
+	d = INT64_MAX;
+	for (int c = 0; c < LC_CLOCK_COUNT; c++) {
+		struct lc__timer *t = lc__heap_top(&l->base[c]);
+		int64_t m, rem;
+
+		if (t == NULL)
+			continue;
+		m = l->cache[c].valid && l->cache[c].key == t->key
+		            ? l->cache[c].mono
+		            : (c == LC_CLOCK_MONOTONIC ? t->key : now);
+		if (c == LC_CLOCK_MONOTONIC_RAW || m <= now) {
+			/* due by its clock (armed by a callback after the
+			 * pass, say): now */
+			rem = lc__key_remaining(l->tk, c, t->key);
+			m = rem > 0 ? lc__sat_add(now, rem) : now;
+			if (c != LC_CLOCK_MONOTONIC) {
+				l->cache[c].key = t->key;
+				l->cache[c].mono = m;
+			}
+		}
+		if (m < d)
+			d = m;
+	}
+	if (l->ncos && l->cos_leap_mono > now && l->cos_leap_mono < d)
+		d = l->cos_leap_mono;
+	return d;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -296,6 +322,7 @@ int64_t lc_loop_run_sim(lc_loop *loop, int64_t until_mono)
 {
 	lc_counter *c = lc_tk_counter(loop->tk);
 	int64_t n = 0;
+	int same = 0;
 
 	if (lc_counter_kind(c) != LC_COUNTER_SIM)
 		return LC_ENOTSUP;
@@ -309,6 +336,16 @@ int64_t lc_loop_run_sim(lc_loop *loop, int64_t until_mono)
 		if (now >= until_mono)
 			break;
 		d = next_after(loop, now);
+		if (d <= now) {
+			/* armed due by a callback: another pass at this
+			 * instant, but time moves on after SAME_INSTANT_MAX
+			 * passes so that a timer re-arming itself for "now"
+			 * cannot stop the simulation */
+			if (++same < SAME_INSTANT_MAX)
+				continue;
+			d = now + 1;
+		}
+		same = 0;
 		if (d >= until_mono) {
 			sim_jump(loop, c, until_mono);
 			/* timers due exactly at until_mono fire in this run */

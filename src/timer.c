@@ -876,11 +876,25 @@ int lc_timer_active(lc_timer *t)
 	return r;
 }
 
+int64_t lc__key_remaining(lc_timekeeper *tk, int clock, int64_t key)
+{
+	int64_t now = lc__base_now(tk, clock), d = key, diff;
+
+	if (clock == LC_CLOCK_UTC) {
+		struct utc_leap lp = utc_leap_for(tk, key, now);
+		d = utc_lin(key, lp);
+		now = utc_lin(now, lp);
+	}
+	if (__builtin_sub_overflow(d, now, &diff))
+		diff = d > now ? INT64_MAX : INT64_MIN;
+	return diff;
+}
+
 int lc_timer_remaining(lc_timer *t, struct timespec *left)
 {
 	struct lc__timer *p = priv(t);
 	struct lc_loop *l = p->loop;
-	int64_t now, d, key, diff;
+	int64_t key, diff;
 
 	if (l == NULL || left == NULL)
 		return LC_EINVAL;
@@ -891,15 +905,7 @@ int lc_timer_remaining(lc_timer *t, struct timespec *left)
 	}
 	key = p->key;
 	lc__loop_unlock(l);
-	now = lc__base_now(l->tk, (int)p->clock);
-	d = key;
-	if (p->clock == LC_CLOCK_UTC) {
-		struct utc_leap lp = utc_leap_for(l->tk, key, now);
-		d = utc_lin(key, lp);
-		now = utc_lin(now, lp);
-	}
-	if (__builtin_sub_overflow(d, now, &diff))
-		diff = d > now ? INT64_MAX : 0;
+	diff = lc__key_remaining(l->tk, (int)p->clock, key);
 	if (diff < 0)
 		diff = 0;
 	*left = lc__ns_to_ts(diff);

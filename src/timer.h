@@ -130,6 +130,9 @@ int lc__heap_check(const struct lc__heap *h);
 /* Clock reading in the base's key space (timer.c): ns of the clock, or for
  * UTC tv_sec * 2e9 + tv_nsec (monotone in reading order with 23:59:60). */
 int64_t lc__base_now(lc_timekeeper *tk, int clock);
+/* Deadline `key` minus the clock's reading now, in ns of the clock (elapsed
+ * UTC for UTC); negative when due. */
+int64_t lc__key_remaining(lc_timekeeper *tk, int clock, int64_t key);
 /* A key back to the clock's timespec (the UTC convention for UTC). */
 struct timespec lc__key_to_ts(int clock, int64_t key);
 
