@@ -744,6 +744,12 @@ int lc_gettime(const lc_timekeeper *tk, lc_clock_id id, struct timespec *ts)
 		lc__tk_ns_to_ts(read_mono_plus(tk, LC__TKW(offs_boot)), ts);
 		return 0;
 	case LC_CLOCK_UTC_SLS:
+		/* Without a smear policy UTC_SLS is UTC. The flags never
+		 * change after lc_tk_new(), so either copy tells. */
+		if (!(lc__tkw(&lc__tk_pub(tk)->copy[0], LC__TKW(flags)) &
+		      LC__TKF_SMEAR) &&
+		    lc__tk_gettime_utc_fast(tk, ts))
+			return 0;
 		read_slow_ts(tk, id, ts);
 		return 0;
 	default:
