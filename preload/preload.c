@@ -1,0 +1,1215 @@
+/*
+ * preload.c - libleapclock-preload.so: leapclock's clocks for unmodified,
+ * dynamically linked programs, by LD_PRELOAD.
+ *
+ * How the program's time is built (docs/preload.md has the user's view):
+ *
+ *  - One timekeeper per process on the system counter (the host's
+ *    CLOCK_MONOTONIC in ns, so the timekeeper's MONOTONIC *is* the host's:
+ *    the counter runs at 1 GHz nominal, no frequency is ever set, and its
+ *    mult/shift is exact). Its realtime starts at the host's realtime, or
+ *    at the pretend instant, and runs on with MONOTONIC; leaps come from the
+ *    table (LC_LEAP_FROM_TABLE), never from the host's leap handling, and
+ *    are applied exactly at the boundary in every read.
+ *  - exact mode: the program's CLOCK_REALTIME is the timekeeper's REALTIME.
+ *    smear:PRESET: inside the smear window of the leap nearest the start,
+ *    REALTIME = T(mono) - offset(mono), T the pre-leap timeline and the
+ *    offset from the preset's *nominal* plan (lc__smear_plan_leap armed
+ *    long before the window), so that a program started (or pretending to
+ *    start) inside the window sees the same smeared time as every other
+ *    clock following the preset, not a compressed late smear. Outside the
+ *    window both modes read the same.
+ *  - CLOCK_TAI is the timekeeper's TAI (the table's TAI-UTC, whatever the
+ *    host's TAI offset); MONOTONIC, BOOTTIME, the CPU-time clocks and the
+ *    rest pass through untouched.
+ *  - Absolute REALTIME/TAI deadlines are converted into host CLOCK_MONOTONIC
+ *    deadlines (lc_tk_mono_at or the plan's inverse; the timekeeper's
+ *    MONOTONIC is the host's) and, where the shim waits itself, re-checked
+ *    after the wakeup: the program's realtime must have reached the deadline
+ *    or the shim waits again. Never early.
+ *  - Setting calls (clock_settime, settimeofday, stime, adjtimex with mode
+ *    bits, adjtime with a delta) fail with EPERM in the shim: nothing reaches
+ *    the host's clock.
+ *
+ * Safety: the real functions are found with dlsym(RTLD_NEXT) in a
+ * constructor (or on the first call if one comes earlier, from another
+ * library's constructor); a call that arrives while that runs uses the raw
+ * system call. The read paths take no lock and allocate nothing: they read
+ * the timekeeper's two-copy latch (async-signal-safe) and the real
+ * clock_gettime. The timekeeper's writer (lc_update, once a second, and the
+ * read-only adjtimex) runs only under a try-flag, so it never waits and a
+ * signal handler that interrupts it simply skips the update; the
+ * timekeeper's mutex is taken only under that flag, so it is never
+ * contended. After fork the child keeps the parent's timekeeper (same
+ * counter, same timeline); if another thread held the flag at the fork the
+ * child's clock keeps reading correctly but no longer folds leaps.
+ */
+#define _GNU_SOURCE
+
+#include <time.h> /* before the counter read is redirected, below */
+
+/*
+ * The timekeeper's inline read path (timekeeper.h) reads the system counter
+ * with clock_gettime(CLOCK_MONOTONIC). Inside the shim that name is our own
+ * interposer; redirect the inline copy to the real function so that the
+ * hot path costs one call into libc, not two.
+ */
+static int lcp_counter_clock(clockid_t clk, struct timespec *ts);
+#define clock_gettime lcp_counter_clock
+#include "timekeeper.h"
+#undef clock_gettime
+
+#include "env.h"
+#include "leapclock.h"
+#include "smear.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/timerfd.h>
+#include <sys/timex.h>
+#include <unistd.h>
+
+#define LCP_EXPORT __attribute__((visibility("default")))
+
+/* Not declared by glibc >= 2.31 headers; the symbol still exists. */
+LCP_EXPORT int stime(const time_t *t);
+/* ntp_gettime's old ABI (the header redirects the name to ntp_gettimex) */
+LCP_EXPORT int lcp_ntp_gettime_compat(struct ntptimeval *ntv)
+	__asm__("ntp_gettime");
+
+/* ---- the real functions ---------------------------------------------------- */
+
+#define LCP_REALS(X)                                                        \
+	X(clock_gettime) X(clock_getres) X(gettimeofday) X(clock_nanosleep) \
+	X(timer_create) X(timer_delete) X(timer_settime)                    \
+	X(timerfd_create) X(timerfd_settime) X(adjtimex) X(clock_adjtime)   \
+	X(adjtime) X(pthread_cond_timedwait) X(pthread_cond_clockwait)      \
+	X(sem_clockwait) X(pthread_mutex_clocklock)                         \
+	X(pthread_rwlock_clockrdlock) X(pthread_rwlock_clockwrlock)
+
+#define LCP_DECL(name) static __typeof__(name) *_Atomic real_##name;
+LCP_REALS(LCP_DECL)
+#undef LCP_DECL
+
+/* The real function, or NULL before it is resolved (relaxed: a pointer
+ * resolved by dlsym stays valid; a NULL only sends the caller to the
+ * fallback). */
+#define REAL(name) atomic_load_explicit(&real_##name, memory_order_relaxed)
+
+static void resolve_all(void)
+{
+#define LCP_RESOLVE(name)                                                   \
+	atomic_store_explicit(&real_##name,                                 \
+	                      (__typeof__(name) *)dlsym(RTLD_NEXT, #name), \
+	                      memory_order_relaxed);
+	LCP_REALS(LCP_RESOLVE)
+#undef LCP_RESOLVE
+}
+
+/* p == NULL, for arguments the C library declares nonnull: the compiler may
+ * not assume them non-NULL here (a NULL from a buggy program gets EFAULT
+ * from us, as from the kernel). */
+static inline int lcp_null(const void *p)
+{
+	__asm__("" : "+r"(p));
+	return p == NULL;
+}
+
+static int raw_clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	__typeof__(clock_gettime) *f = REAL(clock_gettime);
+
+	if (f != NULL)
+		return f(clk, ts);
+	return (int)syscall(SYS_clock_gettime, clk, ts);
+}
+
+static int lcp_counter_clock(clockid_t clk, struct timespec *ts)
+{
+	return raw_clock_gettime(clk, ts);
+}
+
+static int64_t host_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	raw_clock_gettime(clk, &ts);
+	return lc__ts_to_ns(&ts);
+}
+
+/* ---- state ------------------------------------------------------------------- */
+
+enum { ST_NONE, ST_INIT, ST_READY, ST_OFF };
+
+static _Atomic int g_state;
+static _Atomic pid_t g_init_tid; /* the thread running init() */
+static lc_timekeeper *g_tk;
+static lc_leaptable *g_table;
+
+/* smear mode: the nominal plan of the leap nearest the start */
+static struct {
+	int on;
+	int has_plan;
+	struct lc_smear_policy policy;
+	struct lc__smear_plan plan;
+	int64_t offs_pre; /* pre-leap timeline T = MONOTONIC + offs_pre */
+	int64_t leap_when;
+	int leap_dir;
+} g_sm;
+
+/* the writer: lc_update at most once a second, under a try-flag */
+static _Atomic int64_t g_next_update = INT64_MAX;
+static _Atomic int g_writer;
+
+static void init(void);
+
+/* 1 once the shim runs; tries to initialise on a first early call. */
+static int ready(void)
+{
+	int st = atomic_load_explicit(&g_state, memory_order_acquire);
+
+	if (lc__likely(st == ST_READY))
+		return 1;
+	if (st == ST_NONE)
+		init();
+	return atomic_load_explicit(&g_state, memory_order_acquire) ==
+	       ST_READY;
+}
+
+/* For calls that are not async-signal-safe anyway: waits for another
+ * thread's init (never for our own, which would be recursion). */
+static int ready_wait(void)
+{
+	while (!ready()) {
+		if (atomic_load(&g_state) != ST_INIT ||
+		    atomic_load(&g_init_tid) == (pid_t)syscall(SYS_gettid))
+			return 0;
+		sched_yield();
+	}
+	return 1;
+}
+
+/* ---- the writer --------------------------------------------------------------- */
+
+static int writer_try(void)
+{
+	return atomic_exchange_explicit(&g_writer, 1, memory_order_acquire) ==
+	       0;
+}
+
+static void writer_done(void)
+{
+	atomic_store_explicit(&g_writer, 0, memory_order_release);
+}
+
+static void update_slow(int64_t mono)
+{
+	if (!writer_try())
+		return; /* another thread (or the code we interrupted) is on it */
+	if (mono >= atomic_load_explicit(&g_next_update, memory_order_relaxed)) {
+		lc_update(g_tk);
+		atomic_store_explicit(&g_next_update, mono + LC__NS,
+		                      memory_order_relaxed);
+	}
+	writer_done();
+}
+
+static inline void maybe_update(int64_t mono)
+{
+	if (lc__unlikely(mono >= atomic_load_explicit(&g_next_update,
+	                                              memory_order_relaxed)))
+		update_slow(mono);
+}
+
+/* ---- the program's clocks ------------------------------------------------------ */
+
+/* The timekeeper's REALTIME (exact leap) and the MONOTONIC it was read at:
+ * lc__tk_read_rt with the instant kept. */
+static inline int64_t exact_rt(int64_t *mono_out)
+{
+	const struct lc__tk_pub *p = lc__tk_pub(g_tk);
+	const struct lc__tk_copy *c;
+	uint64_t seq;
+	int64_t mono, rt;
+
+	do {
+		seq = lc__tk_read_begin(p, &c);
+		mono = lc__tk_mono_of(c, lc__counter_read(p->counter));
+		if (lc__unlikely(mono >= (int64_t)lc__tkw(c, LC__TKW(rt_slow))))
+			return lc__tk_slow_rt(g_tk, mono_out);
+		rt = mono + (int64_t)lc__tkw(c, LC__TKW(offs_real));
+	} while (lc__tk_read_retry(p, seq));
+	*mono_out = mono;
+	return rt;
+}
+
+static int64_t smeared_at(int64_t mono)
+{
+	return mono + g_sm.offs_pre - lc__smear_plan_offset(&g_sm.plan, mono);
+}
+
+static inline int in_smear(int64_t mono)
+{
+	return g_sm.has_plan && mono >= g_sm.plan.start_mono &&
+	       mono < g_sm.plan.end_mono;
+}
+
+/* The program's CLOCK_REALTIME in ns. */
+static inline int64_t prog_rt(void)
+{
+	int64_t mono, rt = exact_rt(&mono);
+
+	if (lc__unlikely(in_smear(mono)))
+		rt = smeared_at(mono);
+	maybe_update(mono);
+	return rt;
+}
+
+/* The program's CLOCK_TAI in ns. */
+static int64_t prog_tai(void)
+{
+	const struct lc__tk_pub *p = lc__tk_pub(g_tk);
+	const struct lc__tk_copy *c;
+	uint64_t seq;
+	int64_t v;
+
+	do {
+		seq = lc__tk_read_begin(p, &c);
+		v = lc__tk_mono_of(c, lc__counter_read(p->counter)) +
+		    (int64_t)lc__tkw(c, LC__TKW(offs_tai));
+	} while (lc__tk_read_retry(p, seq));
+	return v;
+}
+
+/* Which of our clocks a host clock id is: 1 realtime, 2 TAI, 0 neither. */
+static inline int ours(clockid_t clk)
+{
+	if (clk == CLOCK_REALTIME || clk == CLOCK_REALTIME_COARSE)
+		return 1;
+	if (clk == CLOCK_TAI)
+		return 2;
+	return 0;
+}
+
+static int64_t prog_now(int which)
+{
+	return which == 2 ? prog_tai() : prog_rt();
+}
+
+/* An absolute deadline on our clock `which` as a host CLOCK_MONOTONIC
+ * deadline (the first host instant at which the program's clock reads at or
+ * past it). LC_EINVAL for a bad timespec. */
+static int to_host_mono(int which, const struct timespec *abs,
+                        struct timespec *out)
+{
+	int64_t d, mono;
+	uint64_t cyc;
+	int rc;
+
+	if (abs->tv_nsec < 0 || abs->tv_nsec >= LC__NS)
+		return LC_EINVAL;
+	if ((int64_t)abs->tv_sec > INT64_MAX / LC__NS - 2) {
+		out->tv_sec = (time_t)(INT64_MAX / LC__NS);
+		out->tv_nsec = 0;
+		return 0;
+	}
+	if ((int64_t)abs->tv_sec < 0) {
+		out->tv_sec = 0;
+		out->tv_nsec = 0;
+		return 0;
+	}
+	d = lc__ts_to_ns(abs);
+	if (which == 1 && g_sm.has_plan) {
+		/* The nominal plan's exact inverse; outside the window the
+		 * plan is constant, so this is the exact REALTIME's too. */
+		mono = lc__smear_plan_mono_at(&g_sm.plan, g_sm.offs_pre, d);
+	} else {
+		rc = lc_tk_mono_at(g_tk,
+		                   which == 2 ? LC_CLOCK_TAI : LC_CLOCK_REALTIME,
+		                   abs, &mono);
+		if (rc < 0)
+			return rc;
+	}
+	lc_tk_cycles_at(g_tk, mono, &cyc); /* counter ns = host MONOTONIC */
+	if (cyc > (uint64_t)INT64_MAX)
+		cyc = (uint64_t)INT64_MAX;
+	*out = lc__ns_to_ts((int64_t)cyc);
+	return 0;
+}
+
+static int reached(int which, const struct timespec *abs)
+{
+	return prog_now(which) >= lc__ts_to_ns(abs);
+}
+
+/* ---- reading clocks ------------------------------------------------------------ */
+
+LCP_EXPORT int clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	int which = ours(clk);
+
+	if (which == 0 || lc__unlikely(!ready()))
+		return raw_clock_gettime(clk, ts);
+	if (lcp_null(ts)) {
+		errno = EFAULT;
+		return -1;
+	}
+	lc__tk_ns_to_ts(prog_now(which), ts);
+	return 0;
+}
+
+LCP_EXPORT int gettimeofday(struct timeval *restrict tv, void *restrict tz)
+{
+	int64_t ns;
+
+	if (!ready()) {
+		__typeof__(gettimeofday) *f =
+			(__typeof__(gettimeofday) *)REAL(gettimeofday);
+		return f ? f(tv, tz) : (int)syscall(SYS_gettimeofday, tv, tz);
+	}
+	if (tz != NULL) {
+		struct timeval dummy;
+
+		REAL(gettimeofday)(&dummy, tz);
+	}
+	if (!lcp_null(tv)) {
+		ns = prog_rt();
+		tv->tv_sec = (time_t)lc__fdiv(ns, LC__NS);
+		tv->tv_usec = (suseconds_t)(lc__fmod(ns, LC__NS) / 1000);
+	}
+	return 0;
+}
+
+LCP_EXPORT time_t time(time_t *t)
+{
+	struct timespec ts;
+	time_t v;
+
+	if (!ready()) {
+		raw_clock_gettime(CLOCK_REALTIME, &ts);
+		v = ts.tv_sec;
+	} else {
+		v = (time_t)lc__fdiv(prog_rt(), LC__NS);
+	}
+	if (t != NULL)
+		*t = v;
+	return v;
+}
+
+LCP_EXPORT int timespec_get(struct timespec *ts, int base)
+{
+	if (base != TIME_UTC)
+		return 0;
+	if (clock_gettime(CLOCK_REALTIME, ts) != 0)
+		return 0;
+	return base;
+}
+
+LCP_EXPORT int clock_getres(clockid_t clk, struct timespec *res)
+{
+	__typeof__(clock_getres) *f = REAL(clock_getres);
+
+	/* REALTIME and TAI are MONOTONIC plus an offset: its resolution. */
+	if (ours(clk) && clk != CLOCK_REALTIME_COARSE)
+		clk = CLOCK_MONOTONIC;
+	if (f != NULL)
+		return f(clk, res);
+	return (int)syscall(SYS_clock_getres, clk, res);
+}
+
+/* ---- setting clocks: refused ------------------------------------------------------ */
+
+LCP_EXPORT int clock_settime(clockid_t clk, const struct timespec *ts)
+{
+	(void)clk;
+	(void)ts;
+	errno = EPERM;
+	return -1;
+}
+
+LCP_EXPORT int settimeofday(const struct timeval *tv, const struct timezone *tz)
+{
+	(void)tv;
+	(void)tz;
+	errno = EPERM;
+	return -1;
+}
+
+LCP_EXPORT int stime(const time_t *t)
+{
+	(void)t;
+	errno = EPERM;
+	return -1;
+}
+
+LCP_EXPORT int adjtime(const struct timeval *delta, struct timeval *olddelta)
+{
+	if (delta != NULL) {
+		errno = EPERM;
+		return -1;
+	}
+	if (REAL(adjtime) == NULL && !ready_wait()) {
+		errno = EAGAIN;
+		return -1;
+	}
+	return REAL(adjtime)(NULL, olddelta); /* read-only */
+}
+
+/* adjtimex/ntp_adjtime/clock_adjtime(REALTIME): modes 0 (or the singleshot
+ * read) only. The host's own NTP state (frequency, errors, sync status) is
+ * read with a fresh modes-0 timex; the time, the TAI offset, the leap bits
+ * and the clock state are leapclock's, so the program sees TIME_INS,
+ * TIME_OOP, TIME_WAIT... at its own leap, whatever the host does. */
+static int timex_read(struct timex *tx)
+{
+	struct timex h;
+	struct lc_timex l;
+	int64_t rt;
+	int rc, tries = 0, host_rc;
+	unsigned int modes;
+
+	if (lcp_null(tx)) {
+		errno = EFAULT;
+		return -1;
+	}
+	modes = tx->modes;
+	if (modes != 0 && modes != ADJ_OFFSET_SS_READ) {
+		errno = EPERM;
+		return -1;
+	}
+	if (!ready_wait()) {
+		errno = EAGAIN;
+		return -1;
+	}
+	memset(&h, 0, sizeof(h));
+	h.modes = modes; /* 0 or ADJ_OFFSET_SS_READ: both read-only */
+	host_rc = REAL(adjtimex)(&h);
+	if (host_rc < 0)
+		return host_rc;
+	memset(&l, 0, sizeof(l));
+	while (!writer_try()) {
+		if (++tries > 1000) {
+			errno = EAGAIN;
+			return -1;
+		}
+		sched_yield();
+	}
+	rc = lc_adjtimex_unprivileged(g_tk, &l);
+	writer_done();
+	if (rc < 0) {
+		errno = -rc;
+		return -1;
+	}
+	*tx = h;
+	tx->modes = modes;
+	tx->status = (h.status & ~(STA_INS | STA_DEL)) |
+	             (l.status & (STA_INS | STA_DEL));
+	tx->tai = l.tai;
+	rt = prog_rt();
+	tx->time.tv_sec = (time_t)lc__fdiv(rt, LC__NS);
+	tx->time.tv_usec = (suseconds_t)(lc__fmod(rt, LC__NS) /
+	                                 ((h.status & STA_NANO) ? 1 : 1000));
+	if (rc == TIME_OOP) /* the repeated second: Linux reads 23:59:59 */
+		tx->time.tv_sec = (time_t)(l.time.tv_sec);
+	/* The leap states are the program's; otherwise the host's verdict
+	 * (TIME_ERROR when it is unsynchronised). */
+	if (rc == TIME_INS || rc == TIME_DEL || rc == TIME_OOP ||
+	    rc == TIME_WAIT)
+		return rc;
+	return host_rc == TIME_ERROR ? TIME_ERROR : rc;
+}
+
+LCP_EXPORT int adjtimex(struct timex *tx)
+{
+	return timex_read(tx);
+}
+
+LCP_EXPORT int ntp_adjtime(struct timex *tx)
+{
+	return timex_read(tx);
+}
+
+LCP_EXPORT int clock_adjtime(clockid_t clk, struct timex *tx)
+{
+	struct timex h;
+
+	if (lcp_null(tx)) {
+		errno = EFAULT;
+		return -1;
+	}
+	if (clk == CLOCK_REALTIME)
+		return timex_read(tx);
+	if (tx->modes != 0) {
+		errno = EPERM;
+		return -1;
+	}
+	if (!ready_wait() || REAL(clock_adjtime) == NULL) {
+		errno = EAGAIN;
+		return -1;
+	}
+	memset(&h, 0, sizeof(h)); /* a fresh, read-only request */
+	h.modes = 0;
+	{
+		int rc = REAL(clock_adjtime)(clk, &h);
+
+		if (rc >= 0)
+			*tx = h;
+		return rc;
+	}
+}
+
+LCP_EXPORT int ntp_gettimex(struct ntptimeval *ntv)
+{
+	struct timex tx;
+	int rc;
+
+	memset(&tx, 0, sizeof(tx));
+	rc = timex_read(&tx);
+	if (rc < 0)
+		return rc;
+	ntv->time = tx.time;
+	if (tx.status & STA_NANO)
+		ntv->time.tv_usec /= 1000;
+	ntv->maxerror = tx.maxerror;
+	ntv->esterror = tx.esterror;
+	ntv->tai = tx.tai;
+	return rc;
+}
+
+int lcp_ntp_gettime_compat(struct ntptimeval *ntv)
+{
+	struct timex tx;
+	int rc;
+
+	/* the old struct: time, maxerror, esterror only */
+	memset(&tx, 0, sizeof(tx));
+	rc = timex_read(&tx);
+	if (rc < 0)
+		return rc;
+	ntv->time = tx.time;
+	if (tx.status & STA_NANO)
+		ntv->time.tv_usec /= 1000;
+	ntv->maxerror = tx.maxerror;
+	ntv->esterror = tx.esterror;
+	return rc;
+}
+
+/* ---- sleeping until a deadline -------------------------------------------------- */
+
+LCP_EXPORT int clock_nanosleep(clockid_t clk, int flags,
+                               const struct timespec *req,
+                               struct timespec *rem)
+{
+	__typeof__(clock_nanosleep) *f = REAL(clock_nanosleep);
+	int which = ours(clk);
+	struct timespec m;
+	int rc;
+
+	if (clk == CLOCK_REALTIME_COARSE)
+		which = 0; /* not a valid sleep clock: let the host say so */
+	if (f == NULL || which == 0 || !(flags & TIMER_ABSTIME) || !ready())
+		return f ? f(clk, flags, req, rem)
+		         : (int)-syscall(SYS_clock_nanosleep, clk, flags, req,
+		                         rem);
+	if (req == NULL)
+		return EFAULT;
+	for (;;) {
+		if (to_host_mono(which, req, &m) < 0)
+			return EINVAL;
+		rc = f(CLOCK_MONOTONIC, TIMER_ABSTIME, &m, NULL);
+		if (rc != 0)
+			return rc; /* EINTR: an absolute sleep has no remainder */
+		if (reached(which, req))
+			return 0;
+	}
+}
+
+/* ---- POSIX timers and timerfds ------------------------------------------------------ */
+
+/* POSIX timers created on REALTIME/TAI run on CLOCK_MONOTONIC; this table
+ * remembers which (key: timer_t + 1, so that kernel timer id 0 is not an
+ * empty slot). Lock-free: slots are claimed with a compare-and-swap. */
+#define LCP_TIMERS 1024
+static _Atomic uintptr_t g_timer_key[LCP_TIMERS];
+static _Atomic unsigned char g_timer_which[LCP_TIMERS];
+
+static uintptr_t timer_key(timer_t t)
+{
+	return (uintptr_t)t + 1;
+}
+
+static int timer_lookup(timer_t t)
+{
+	uintptr_t k = timer_key(t);
+
+	for (int i = 0; i < LCP_TIMERS; i++)
+		if (atomic_load_explicit(&g_timer_key[i],
+		                         memory_order_acquire) == k)
+			return atomic_load_explicit(&g_timer_which[i],
+			                            memory_order_relaxed);
+	return 0;
+}
+
+static int timer_remember(timer_t t, int which)
+{
+	for (int i = 0; i < LCP_TIMERS; i++) {
+		uintptr_t z = 0;
+
+		if (atomic_load_explicit(&g_timer_key[i],
+		                         memory_order_relaxed) != 0)
+			continue;
+		atomic_store_explicit(&g_timer_which[i], (unsigned char)which,
+		                      memory_order_relaxed);
+		if (atomic_compare_exchange_strong(&g_timer_key[i], &z,
+		                                   timer_key(t)))
+			return 0;
+	}
+	return -1;
+}
+
+static void timer_forget(timer_t t)
+{
+	uintptr_t k = timer_key(t);
+
+	for (int i = 0; i < LCP_TIMERS; i++) {
+		uintptr_t cur = k;
+
+		if (atomic_compare_exchange_strong(&g_timer_key[i], &cur, 0))
+			return;
+	}
+}
+
+LCP_EXPORT int timer_create(clockid_t clk, struct sigevent *sev,
+                            timer_t *id)
+{
+	int which = ours(clk), rc;
+
+	if (clk == CLOCK_REALTIME_COARSE || !ready_wait())
+		which = 0;
+	if (which == 0)
+		return REAL(timer_create)(clk, sev, id);
+	rc = REAL(timer_create)(CLOCK_MONOTONIC, sev, id);
+	if (rc == 0 && timer_remember(*id, which) < 0) {
+		REAL(timer_delete)(*id);
+		errno = EAGAIN;
+		return -1;
+	}
+	return rc;
+}
+
+LCP_EXPORT int timer_delete(timer_t id)
+{
+	if (REAL(timer_delete) == NULL && !ready_wait()) {
+		errno = EAGAIN;
+		return -1;
+	}
+	timer_forget(id);
+	return REAL(timer_delete)(id);
+}
+
+LCP_EXPORT int timer_settime(timer_t id, int flags,
+                             const struct itimerspec *nv,
+                             struct itimerspec *ov)
+{
+	struct itimerspec v;
+	int which;
+
+	if (REAL(timer_settime) == NULL && !ready_wait()) {
+		errno = EAGAIN;
+		return -1;
+	}
+	which = (flags & TIMER_ABSTIME) && nv != NULL ? timer_lookup(id) : 0;
+	if (which == 0 ||
+	    (nv->it_value.tv_sec == 0 && nv->it_value.tv_nsec == 0))
+		return REAL(timer_settime)(id, flags, nv, ov);
+	v = *nv;
+	if (to_host_mono(which, &nv->it_value, &v.it_value) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (v.it_value.tv_sec == 0 && v.it_value.tv_nsec == 0)
+		v.it_value.tv_nsec = 1; /* past: fire now, don't disarm */
+	return REAL(timer_settime)(id, flags, &v, ov);
+}
+
+/* timerfds created on CLOCK_REALTIME run on CLOCK_MONOTONIC; a bit per fd
+ * says which. A new timerfd on the same number clears or sets it (the old
+ * one was closed). */
+#define LCP_FDS 65536
+static _Atomic uint64_t g_tfd_rt[LCP_FDS / 64];
+
+static void tfd_mark(int fd, int on)
+{
+	uint64_t bit = UINT64_C(1) << (fd % 64);
+
+	if (fd < 0 || fd >= LCP_FDS)
+		return;
+	if (on)
+		atomic_fetch_or(&g_tfd_rt[fd / 64], bit);
+	else
+		atomic_fetch_and(&g_tfd_rt[fd / 64], ~bit);
+}
+
+static int tfd_is_rt(int fd)
+{
+	if (fd < 0 || fd >= LCP_FDS)
+		return 0;
+	return (atomic_load_explicit(&g_tfd_rt[fd / 64], memory_order_relaxed) >>
+	        (fd % 64)) & 1;
+}
+
+LCP_EXPORT int timerfd_create(int clk, int flags)
+{
+	int fd;
+
+	if (clk != CLOCK_REALTIME || !ready_wait()) {
+		fd = REAL(timerfd_create) ? REAL(timerfd_create)(clk, flags)
+		                          : (int)syscall(SYS_timerfd_create,
+		                                         clk, flags);
+		tfd_mark(fd, 0);
+		return fd;
+	}
+	fd = REAL(timerfd_create)(CLOCK_MONOTONIC, flags);
+	if (fd >= LCP_FDS) {
+		close(fd);
+		errno = EMFILE;
+		return -1;
+	}
+	tfd_mark(fd, 1);
+	return fd;
+}
+
+LCP_EXPORT int timerfd_settime(int fd, int flags,
+                               const struct itimerspec *nv,
+                               struct itimerspec *ov)
+{
+	struct itimerspec v;
+
+	if (REAL(timerfd_settime) == NULL && !ready_wait()) {
+		errno = EAGAIN;
+		return -1;
+	}
+	if (!tfd_is_rt(fd) || nv == NULL)
+		return REAL(timerfd_settime)(fd, flags, nv, ov);
+	/* The program's realtime is never set (settime is refused) and its
+	 * leaps are not steps of the host clock: a MONOTONIC timerfd has no
+	 * cancel-on-set, so the flag goes. */
+	flags &= ~TFD_TIMER_CANCEL_ON_SET;
+	if (!(flags & TFD_TIMER_ABSTIME) ||
+	    (nv->it_value.tv_sec == 0 && nv->it_value.tv_nsec == 0))
+		return REAL(timerfd_settime)(fd, flags, nv, ov);
+	v = *nv;
+	if (to_host_mono(1, &nv->it_value, &v.it_value) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (v.it_value.tv_sec == 0 && v.it_value.tv_nsec == 0)
+		v.it_value.tv_nsec = 1;
+	return REAL(timerfd_settime)(fd, flags, &v, ov);
+}
+
+/* ---- blocking with a deadline: condvars, semaphores, locks ---------------------------- */
+
+/* glibc keeps a condvar's clock in bit 1 of __wrefs (since 2.25): set for
+ * CLOCK_MONOTONIC (pthread_condattr_setclock), clear for the REALTIME
+ * default. */
+static int cond_is_monotonic(pthread_cond_t *c)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 25)
+	return (__atomic_load_n(&c->__data.__wrefs, __ATOMIC_RELAXED) & 2) != 0;
+#else
+	(void)c;
+	return 0;
+#endif
+}
+
+/* The common loop: wait(host MONOTONIC deadline) until it returns other
+ * than ETIMEDOUT, or the program's clock has reached the deadline. `wait`
+ * returns an error number. */
+#define DEADLINE_LOOP(which, abs, CALL)                                     \
+	do {                                                                \
+		struct timespec m_;                                         \
+		int rc_;                                                    \
+		for (;;) {                                                  \
+			if (to_host_mono((which), (abs), &m_) < 0)          \
+				return EINVAL;                              \
+			rc_ = (CALL);                                       \
+			if (rc_ != ETIMEDOUT || reached((which), (abs)))    \
+				return rc_;                                 \
+		}                                                           \
+	} while (0)
+
+LCP_EXPORT int pthread_cond_timedwait(pthread_cond_t *restrict c,
+                                      pthread_mutex_t *restrict mx,
+                                      const struct timespec *restrict abs)
+{
+	if (!ready_wait() || cond_is_monotonic(c) || lcp_null(abs))
+		return REAL(pthread_cond_timedwait)(c, mx, abs);
+	DEADLINE_LOOP(1, abs,
+	              REAL(pthread_cond_clockwait)(c, mx, CLOCK_MONOTONIC, &m_));
+}
+
+LCP_EXPORT int pthread_cond_clockwait(pthread_cond_t *restrict c,
+                                      pthread_mutex_t *restrict mx,
+                                      clockid_t clk,
+                                      const struct timespec *restrict abs)
+{
+	if (!ready_wait() || clk != CLOCK_REALTIME || lcp_null(abs))
+		return REAL(pthread_cond_clockwait)(c, mx, clk, abs);
+	DEADLINE_LOOP(1, abs,
+	              REAL(pthread_cond_clockwait)(c, mx, CLOCK_MONOTONIC, &m_));
+}
+
+static int sem_rc(int rc)
+{
+	return rc == 0 ? 0 : errno;
+}
+
+static int sem_deadline(sem_t *s, const struct timespec *abs)
+{
+	DEADLINE_LOOP(1, abs,
+	              sem_rc(REAL(sem_clockwait)(s, CLOCK_MONOTONIC, &m_)));
+}
+
+LCP_EXPORT int sem_timedwait(sem_t *restrict s,
+                             const struct timespec *restrict abs)
+{
+	int rc;
+
+	if (!ready_wait() || lcp_null(abs))
+		return REAL(sem_clockwait)(s, CLOCK_REALTIME, abs);
+	rc = sem_deadline(s, abs);
+	if (rc == 0)
+		return 0;
+	errno = rc;
+	return -1;
+}
+
+LCP_EXPORT int sem_clockwait(sem_t *restrict s, clockid_t clk,
+                             const struct timespec *restrict abs)
+{
+	int rc;
+
+	if (!ready_wait() || clk != CLOCK_REALTIME || lcp_null(abs))
+		return REAL(sem_clockwait)(s, clk, abs);
+	rc = sem_deadline(s, abs);
+	if (rc == 0)
+		return 0;
+	errno = rc;
+	return -1;
+}
+
+LCP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *restrict mx,
+                                       const struct timespec *restrict abs)
+{
+	if (!ready_wait() || lcp_null(abs))
+		return REAL(pthread_mutex_clocklock)(mx, CLOCK_REALTIME, abs);
+	DEADLINE_LOOP(1, abs, REAL(pthread_mutex_clocklock)(
+	                              mx, CLOCK_MONOTONIC, &m_));
+}
+
+LCP_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *restrict mx,
+                                       clockid_t clk,
+                                       const struct timespec *restrict abs)
+{
+	if (!ready_wait() || clk != CLOCK_REALTIME || lcp_null(abs))
+		return REAL(pthread_mutex_clocklock)(mx, clk, abs);
+	DEADLINE_LOOP(1, abs, REAL(pthread_mutex_clocklock)(
+	                              mx, CLOCK_MONOTONIC, &m_));
+}
+
+LCP_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *restrict l,
+                                          const struct timespec *restrict abs)
+{
+	if (!ready_wait() || lcp_null(abs))
+		return REAL(pthread_rwlock_clockrdlock)(l, CLOCK_REALTIME, abs);
+	DEADLINE_LOOP(1, abs, REAL(pthread_rwlock_clockrdlock)(
+	                              l, CLOCK_MONOTONIC, &m_));
+}
+
+LCP_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *restrict l,
+                                          const struct timespec *restrict abs)
+{
+	if (!ready_wait() || lcp_null(abs))
+		return REAL(pthread_rwlock_clockwrlock)(l, CLOCK_REALTIME, abs);
+	DEADLINE_LOOP(1, abs, REAL(pthread_rwlock_clockwrlock)(
+	                              l, CLOCK_MONOTONIC, &m_));
+}
+
+/* ---- initialisation ------------------------------------------------------------------ */
+
+static int g_debug;
+
+static void say(const char *fmt, ...) LC__PRINTF(1, 2);
+static void say(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "leapclock-preload[%d]: ",
+	             (int)getpid());
+	va_start(ap, fmt);
+	vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+	va_end(ap);
+	strncat(buf, "\n", sizeof(buf) - strlen(buf) - 1);
+	if (write(2, buf, strlen(buf)) < 0)
+		return;
+}
+
+/* A configuration the user asked for and we cannot give: running the
+ * program on the wrong clock would defeat the rehearsal, so stop. */
+static void die(const char *what)
+{
+	say("%s; not running the program on the wrong clock", what);
+	_exit(2);
+}
+
+static int64_t host_realtime_cb(void *arg)
+{
+	(void)arg;
+	return host_ns(CLOCK_REALTIME);
+}
+
+/* The system table plus one synthetic row, as an IERS list of data lines
+ * (NTP seconds, TAI-UTC) that lc_leaptable_load_buffer reads. */
+static int add_extra_leap(int64_t when, int dir, struct lc_error *err)
+{
+	size_t n = lc_leaptable_count(g_table), cap = (n + 2) * 40, len = 0;
+	struct lc_leap l, last = { 0, 10, 0 };
+	char *buf = malloc(cap);
+	int rc;
+
+	if (buf == NULL)
+		return LC_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (lc_leaptable_get(g_table, i, &l) < 0)
+			continue;
+		if (l.when >= when)
+			break;
+		len += (size_t)snprintf(buf + len, cap - len,
+		                        "%" PRId64 "\t%d\n",
+		                        l.when + LC_NTP_UNIX_OFFSET,
+		                        (int)l.tai_utc);
+		last = l;
+	}
+	len += (size_t)snprintf(buf + len, cap - len, "%" PRId64 "\t%d\n",
+	                        when + LC_NTP_UNIX_OFFSET,
+	                        (int)last.tai_utc + dir);
+	rc = lc_leaptable_load_buffer(g_table, "<LEAPCLOCK_EXTRA_LEAP>", buf,
+	                              len, LC_LEAPFMT_IERS, err);
+	free(buf);
+	return rc;
+}
+
+/* LEAPCLOCK_LEAP_IN: the leap at the end of the host's current UTC day
+ * (or after the table's last leap), and the pretend instant that puts it
+ * `in_ns` after the anchor: an insertion's 23:59:60 begins, or a deletion's
+ * 23:59:58.999... jumps to 00:00:00, then. Exported to children as
+ * LEAPCLOCK_EXTRA_LEAP and LEAPCLOCK_PRETEND. */
+static void resolve_leap_in(const char *in, int64_t *when, int *dir)
+{
+	struct lc_leap last;
+	struct timespec utc;
+	char iso[64], extra[64];
+	int64_t in_ns, rt = host_ns(CLOCK_REALTIME), p;
+
+	if (lcp_parse_duration(in, &in_ns) < 0 || in_ns <= 0 ||
+	    in_ns > LCP_LEAP_IN_MAX_NS)
+		die("LEAPCLOCK_LEAP_IN is not a duration between 1 ns and 7 "
+		    "days (e.g. 10s)");
+	*dir = lcp_parse_dir(getenv(LCP_ENV_LEAP_DIR));
+	if (*dir == 0)
+		die("LEAPCLOCK_LEAP_DIR is neither insert nor delete");
+	*when = (lc__fdiv(rt, LC__NS * LC_SECS_PER_DAY) + 1) * LC_SECS_PER_DAY;
+	if (lc_leaptable_prev(g_table, INT64_MAX / 4, &last) == 0 &&
+	    last.when >= *when)
+		*when = (lc__fdiv(last.when, LC_SECS_PER_DAY) + 1) *
+		        LC_SECS_PER_DAY;
+	p = (*dir > 0 ? *when : *when - 1) * LC__NS - in_ns;
+	utc = lc__ns_to_ts(p);
+	if (lc_iso8601_format(&utc, 9, iso, sizeof(iso)) < 0)
+		die("LEAPCLOCK_LEAP_IN: cannot format the pretend instant");
+	snprintf(extra, sizeof(extra), "%" PRId64 ":%+d", *when, *dir);
+	setenv(LCP_ENV_PRETEND, iso, 1);
+	setenv(LCP_ENV_EXTRA_LEAP, extra, 1);
+	unsetenv(LCP_ENV_LEAP_IN);
+	unsetenv(LCP_ENV_LEAP_DIR);
+}
+
+/* The smear of the leap nearest the start (the first whose nominal window
+ * has not ended), planned as if armed long before its window. */
+static void plan_smear(void)
+{
+	struct lc__tk_snap s;
+	struct lc_leap l;
+	int64_t mono, rt_sec, leap_t, s_rel, e_rel, offs_pre;
+	int32_t old;
+
+	lc__tk_read_snap(g_tk, &s, &mono);
+	rt_sec = lc__fdiv(mono + s.offs_real, LC__NS);
+	if (lc_leaptable_next(g_table, rt_sec - 8 * LC_SECS_PER_DAY, &l) < 0)
+		return;
+	for (;;) {
+		old = l.tai_utc - l.dir;
+		/* T = TAI - the pre-leap TAI-UTC, before and after the leap */
+		offs_pre = s.offs_tai - (int64_t)old * LC__NS;
+		leap_t = (l.dir > 0 ? l.when : l.when - 1) * LC__NS;
+		lc_smear_window_dir(&g_sm.policy, l.dir, &s_rel, &e_rel);
+		if (leap_t + e_rel > mono + offs_pre)
+			break;
+		if (lc_leaptable_next(g_table, l.when, &l) < 0)
+			return;
+	}
+	lc__smear_plan_none(&g_sm.plan);
+	if (lc__smear_plan_leap(&g_sm.plan, &g_sm.policy, leap_t - offs_pre,
+	                        l.dir, INT64_MIN / 4, NULL) < 0)
+		return;
+	g_sm.offs_pre = offs_pre;
+	g_sm.leap_when = l.when;
+	g_sm.leap_dir = l.dir;
+	g_sm.has_plan = 1;
+}
+
+static void init(void)
+{
+	int expect = ST_NONE;
+	struct lc_tk_config cfg;
+	struct lc_error err;
+	struct timespec utc;
+	lc_counter *counter = NULL;
+	const char *pretend, *leap_in, *extra, *anchor_s, *v;
+	char preset[64], buf[64];
+	int64_t anchor = 0, extra_when = 0, tai0 = 0;
+	int extra_dir = 0, mode;
+
+	if (!atomic_compare_exchange_strong(&g_state, &expect, ST_INIT))
+		return;
+	atomic_store(&g_init_tid, (pid_t)syscall(SYS_gettid));
+	resolve_all();
+	if (REAL(clock_gettime) == NULL || REAL(clock_nanosleep) == NULL ||
+	    REAL(timer_settime) == NULL || REAL(adjtimex) == NULL) {
+		say("cannot find the C library's time functions; passing "
+		    "every call through");
+		atomic_store(&g_state, ST_OFF);
+		return;
+	}
+	v = getenv(LCP_ENV_DEBUG);
+	g_debug = v != NULL && *v != '\0' && strcmp(v, "0") != 0;
+
+	mode = lcp_parse_mode(getenv(LCP_ENV_MODE), preset, sizeof(preset));
+	if (mode < 0)
+		die("LEAPCLOCK_MODE is neither exact nor smear:PRESET");
+	if (mode == 1) {
+		if (lc_smear_preset(preset, 0, &g_sm.policy, &err) < 0)
+			die("LEAPCLOCK_MODE names an unknown smear preset");
+		g_sm.on = 1;
+	}
+
+	g_table = lc_leaptable_new();
+	if (g_table == NULL)
+		die("out of memory");
+	lc_leaptable_load_system(g_table, &err);
+	if (err.code != 0 && getenv(LCP_ENV_LEAPFILE) != NULL &&
+	    strstr(err.where, getenv(LCP_ENV_LEAPFILE)) != NULL)
+		die("LEAPCLOCK_LEAPFILE cannot be loaded");
+
+	pretend = getenv(LCP_ENV_PRETEND);
+	leap_in = getenv(LCP_ENV_LEAP_IN);
+	extra = getenv(LCP_ENV_EXTRA_LEAP);
+	anchor_s = getenv(LCP_ENV_ANCHOR);
+	if (anchor_s != NULL) {
+		const char *e = lcp_parse_u64(anchor_s, &anchor);
+
+		if (e == NULL || *e != '\0')
+			die("LEAPCLOCK_ANCHOR is not a CLOCK_MONOTONIC ns count");
+	} else if ((pretend != NULL && *pretend) || (leap_in && *leap_in)) {
+		anchor = host_ns(CLOCK_MONOTONIC);
+		snprintf(buf, sizeof(buf), "%" PRId64, anchor);
+		setenv(LCP_ENV_ANCHOR, buf, 1);
+	}
+	if (leap_in != NULL && *leap_in != '\0' &&
+	    (extra == NULL || *extra == '\0')) {
+		resolve_leap_in(leap_in, &extra_when, &extra_dir);
+		pretend = getenv(LCP_ENV_PRETEND);
+	} else if (extra != NULL && *extra != '\0') {
+		const char *e = lcp_parse_u64(extra, &extra_when);
+
+		if (e == NULL || *e != ':' ||
+		    (extra_dir = lcp_parse_dir(e + 1)) == 0)
+			die("LEAPCLOCK_EXTRA_LEAP is not SECONDS:+1 or "
+			    "SECONDS:-1");
+	}
+	if (extra_dir != 0 && add_extra_leap(extra_when, extra_dir, &err) < 0)
+		die("the synthetic leap does not fit the leap table");
+	if (pretend != NULL && *pretend != '\0') {
+		if (lc_iso8601_parse(pretend, g_table, &utc, &err) < 0 ||
+		    lc_tai_from_utc(g_table, &utc, &tai0) < 0)
+			die("LEAPCLOCK_PRETEND is not an ISO 8601 UTC instant "
+			    "after 1972 (23:59:60 only on a leap)");
+	} else {
+		pretend = NULL;
+	}
+
+	if (lc_counter_new_system(&counter, CLOCK_MONOTONIC) < 0)
+		die("cannot read CLOCK_MONOTONIC");
+	lc_tk_config_init(&cfg);
+	cfg.table = g_table;
+	cfg.leap_source = LC_LEAP_FROM_TABLE;
+	cfg.host_realtime = host_realtime_cb;
+	if (lc_tk_new(&g_tk, counter, &cfg) < 0)
+		die("cannot create the timekeeper");
+	if (pretend != NULL) {
+		/* TAI = pretend's TAI + host MONOTONIC elapsed since the
+		 * anchor: unambiguous, 23:59:60 included. */
+		struct timespec t =
+			lc__ns_to_ts(tai0 + host_ns(CLOCK_MONOTONIC) - anchor);
+
+		if (lc_settime(g_tk, LC_CLOCK_TAI, &t) < 0)
+			die("cannot set the pretend instant");
+	}
+	if (g_sm.on)
+		plan_smear();
+	atomic_store(&g_next_update, host_ns(CLOCK_MONOTONIC) + LC__NS);
+	atomic_store_explicit(&g_state, ST_READY, memory_order_release);
+
+	if (g_debug) {
+		struct timespec now;
+		int64_t w;
+		int d;
+
+		lc_gettime(g_tk, LC_CLOCK_UTC, &now);
+		lc_iso8601_format(&now, 6, buf, sizeof(buf));
+		say("mode %s%s, realtime %s, TAI-UTC %d", g_sm.on ? "smear:" : "exact",
+		    g_sm.on ? g_sm.policy.name : "", buf,
+		    (int)lc__fdiv(prog_tai() - exact_rt(&w) + LC__NS / 2,
+		                  LC__NS));
+		if (lc_tk_next_leap(g_tk, &w, &d) == 0)
+			say("next leap: %s second before %" PRId64
+			    " (POSIX), in %.3f s",
+			    d > 0 ? "inserted" : "deleted", w,
+			    (double)((d > 0 ? w : w - 1) * LC__NS -
+			             prog_rt()) / 1e9);
+		if (g_sm.has_plan)
+			say("smear window: %.3f s .. %.3f s from now",
+			    (double)(g_sm.plan.start_mono -
+			             host_ns(CLOCK_MONOTONIC)) / 1e9,
+			    (double)(g_sm.plan.end_mono -
+			             host_ns(CLOCK_MONOTONIC)) / 1e9);
+	}
+}
+
+__attribute__((constructor)) static void lcp_ctor(void)
+{
+	init();
+}

@@ -1,0 +1,440 @@
+/*
+ * cmd_run.c - `leapclock run`: runs an unmodified program on leapclock's
+ * clocks (exact leaps, a smear, or a rehearsal of a leap second) by
+ * preloading libleapclock-preload.so. Checks first that the shim can cover
+ * the program: a statically linked program, a Go binary (which reads the
+ * vDSO itself) or a set-id program (whose loader ignores LD_PRELOAD) is
+ * refused with a plain message, exit 2.
+ */
+#include "cli.h"
+
+#include "../../preload/env.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CMD "run"
+#define PRELOAD_NAME "libleapclock-preload.so"
+
+const char lc_cmd_run_summary[] =
+    "run a program with smeared time, exact leaps or a leap rehearsal";
+
+void lc_cmd_run_usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: leapclock run [--mode exact|smear:PRESET] "
+	        "[--pretend TIME | --leap-in DUR [--delete]]\n"
+	        "                     [--leapfile FILE] [--debug] "
+	        "-- PROGRAM [ARGS...]\n\n"
+	        "Runs PROGRAM with libleapclock-preload.so preloaded, so that "
+	        "its clocks are\nleapclock's: CLOCK_REALTIME applies leap "
+	        "seconds exactly at the boundary\n(exact) or smears them "
+	        "(smear:PRESET), CLOCK_TAI is true TAI, absolute\nrealtime "
+	        "timers fire when the program's own clock reaches them, and "
+	        "setting\nthe clock fails with EPERM. The host clock is "
+	        "never touched.\n\n"
+	        "options:\n"
+	        "  --mode MODE     exact (default) or smear:PRESET (google, "
+	        "ntpd, chrony,\n"
+	        "                  fbclock, utc-sls, minute, cosine, windows)\n"
+	        "  --pretend TIME  the program's realtime starts at TIME "
+	        "(ISO 8601, e.g.\n"
+	        "                  2016-12-31T23:59:50Z) and runs on from "
+	        "there\n"
+	        "  --leap-in DUR   a synthetic leap second DUR after the start "
+	        "(10s, 1500ms,\n"
+	        "                  2m): the realtime starts DUR before the "
+	        "end of today's UTC\n"
+	        "                  day, at whose end the table gets one more "
+	        "leap\n"
+	        "  --delete        with --leap-in: a deleted second instead of "
+	        "an inserted one\n"
+	        "  --leapfile F    the leap table (default: the system's)\n"
+	        "  --debug         the shim prints its configuration to "
+	        "stderr\n"
+	        "  -h, --help      this help\n\n"
+	        "exit status: PROGRAM's, or 2 for a usage error or a program "
+	        "the shim cannot\ncover (statically linked, Go, set-id), 127 "
+	        "if PROGRAM cannot be run.\nSee leapclock-run(1) and "
+	        "docs/preload.md.\n");
+}
+
+/* ---- what kind of program is it? ------------------------------------------ */
+
+enum kind { K_DYNAMIC, K_STATIC, K_GO, K_NOT_ELF, K_UNREADABLE };
+
+static int read_at(int fd, void *buf, size_t len, uint64_t off)
+{
+	ssize_t n = pread(fd, buf, len, (off_t)off);
+
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* Reads the ELF headers: PT_INTERP/PT_DYNAMIC say it is dynamically
+ * linked; a .go.buildinfo or .note.go.buildid section (or a "Go" note)
+ * says Go. Handles ELF64 little-endian (the platforms the shim builds on)
+ * and answers K_NOT_ELF for anything else. */
+static enum kind elf_kind(const char *path)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	Elf64_Shdr sh, strsh;
+	char name[32];
+	int fd, dyn = 0, go = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return K_UNREADABLE;
+	if (read_at(fd, &eh, sizeof(eh), 0) < 0 ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB) {
+		close(fd);
+		return K_NOT_ELF;
+	}
+	for (unsigned i = 0; i < eh.e_phnum && i < 4096; i++) {
+		if (read_at(fd, &ph, sizeof(ph),
+		            eh.e_phoff + (uint64_t)i * eh.e_phentsize) < 0)
+			break;
+		if (ph.p_type == PT_INTERP || ph.p_type == PT_DYNAMIC)
+			dyn = 1;
+		if (ph.p_type == PT_NOTE && ph.p_filesz >= 16 &&
+		    ph.p_filesz < 65536) {
+			/* the Go build ID note: name "Go\0\0", type 4 */
+			unsigned char note[65536];
+			uint64_t o = 0;
+
+			if (read_at(fd, note, ph.p_filesz, ph.p_offset) < 0)
+				continue;
+			while (o + 12 <= ph.p_filesz) {
+				uint32_t nsz, dsz, type;
+
+				memcpy(&nsz, note + o, 4);
+				memcpy(&dsz, note + o + 4, 4);
+				memcpy(&type, note + o + 8, 4);
+				if (nsz == 3 && o + 15 <= ph.p_filesz &&
+				    memcmp(note + o + 12, "Go", 3) == 0 &&
+				    type == 4)
+					go = 1;
+				o += 12 + ((nsz + 3u) & ~3u) +
+				     ((dsz + 3u) & ~3u);
+			}
+		}
+	}
+	if (eh.e_shstrndx != SHN_UNDEF && eh.e_shstrndx < eh.e_shnum &&
+	    read_at(fd, &strsh, sizeof(strsh),
+	            eh.e_shoff + (uint64_t)eh.e_shstrndx * eh.e_shentsize) ==
+	            0) {
+		for (unsigned i = 0; i < eh.e_shnum && i < 65536 && !go; i++) {
+			if (read_at(fd, &sh, sizeof(sh),
+			            eh.e_shoff + (uint64_t)i * eh.e_shentsize) <
+			            0 ||
+			    sh.sh_name >= strsh.sh_size)
+				continue;
+			memset(name, 0, sizeof(name));
+			if (pread(fd, name, sizeof(name) - 1,
+			          (off_t)(strsh.sh_offset + sh.sh_name)) <= 0)
+				continue;
+			if (strcmp(name, ".go.buildinfo") == 0 ||
+			    strcmp(name, ".note.go.buildid") == 0 ||
+			    strcmp(name, ".gopclntab") == 0)
+				go = 1;
+		}
+	}
+	close(fd);
+	if (go)
+		return K_GO;
+	return dyn ? K_DYNAMIC : K_STATIC;
+}
+
+/* PROGRAM as execvp would find it (into buf); -1 if not found. */
+static int find_program(const char *prog, char *buf, size_t size)
+{
+	const char *path = getenv("PATH"), *p, *e;
+
+	if (strchr(prog, '/') != NULL) {
+		if ((size_t)snprintf(buf, size, "%s", prog) >= size)
+			return -1;
+		return access(buf, F_OK) == 0 ? 0 : -1;
+	}
+	if (path == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; *p; p = *e ? e + 1 : e) {
+		size_t n;
+
+		e = strchr(p, ':');
+		if (e == NULL)
+			e = p + strlen(p);
+		n = (size_t)(e - p);
+		if ((size_t)snprintf(buf, size, "%.*s/%s", (int)n,
+		                     n ? p : ".", prog) >= size)
+			continue;
+		if (access(buf, X_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/* The interpreter of a "#!" script (into buf), or -1. */
+static int script_interp(const char *path, char *buf, size_t size)
+{
+	char line[256];
+	FILE *f = fopen(path, "re");
+	size_t i = 2, j = 0;
+
+	if (f == NULL)
+		return -1;
+	if (fgets(line, sizeof(line), f) == NULL || line[0] != '#' ||
+	    line[1] != '!') {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	while (line[i] == ' ' || line[i] == '\t')
+		i++;
+	while (line[i] && line[i] != ' ' && line[i] != '\t' &&
+	       line[i] != '\n' && j + 1 < size)
+		buf[j++] = line[i++];
+	buf[j] = '\0';
+	return j > 0 ? 0 : -1;
+}
+
+/* 0 if the shim can cover PROGRAM; else prints why and returns 2. */
+static int check_program(const char *prog)
+{
+	char path[PATH_MAX], interp[PATH_MAX];
+	struct stat st;
+	enum kind k;
+
+	if (find_program(prog, path, sizeof(path)) < 0)
+		return 0; /* let exec report it */
+	/* A script runs its interpreter, which is what the shim must
+	 * cover (one level, as the kernel allows a few). */
+	if (script_interp(path, interp, sizeof(interp)) == 0) {
+		if (strcmp(interp, "/usr/bin/env") == 0)
+			return 0; /* env finds the real one; can't see it */
+		return check_program(interp);
+	}
+	if (stat(path, &st) == 0 &&
+	    (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+	     ((st.st_mode & S_ISGID) && st.st_gid != getegid()))) {
+		fprintf(stderr,
+		        "leapclock run: %s is set-user/group-ID: its loader "
+		        "ignores LD_PRELOAD, so the shim cannot give it "
+		        "leapclock's clocks.\n",
+		        path);
+		return LC_EXIT_USAGE;
+	}
+	k = elf_kind(path);
+	if (k == K_STATIC) {
+		fprintf(stderr,
+		        "leapclock run: %s is statically linked: LD_PRELOAD "
+		        "cannot interpose its time calls, so the shim cannot "
+		        "give it leapclock's clocks. Link it dynamically, or "
+		        "link it against libleapclock.\n",
+		        path);
+		return LC_EXIT_USAGE;
+	}
+	if (k == K_GO) {
+		fprintf(stderr,
+		        "leapclock run: %s is a Go program: the Go runtime "
+		        "reads the clock through the vDSO itself, not through "
+		        "the C library, so the shim cannot give it leapclock's "
+		        "clocks.\n",
+		        path);
+		return LC_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* ---- finding the shim ------------------------------------------------------ */
+
+static int usable(const char *p)
+{
+	return access(p, R_OK) == 0;
+}
+
+/* Next to the leapclock binary (the build tree), then the install libdir. */
+static int find_preload(char *buf, size_t size)
+{
+	static const char *const rel[] = {
+		"/" PRELOAD_NAME,
+		"/../lib/x86_64-linux-gnu/" PRELOAD_NAME,
+		"/../lib/aarch64-linux-gnu/" PRELOAD_NAME,
+		"/../lib64/" PRELOAD_NAME,
+		"/../lib/" PRELOAD_NAME,
+	};
+	char exe[PATH_MAX];
+	const char *env = getenv("LEAPCLOCK_PRELOAD");
+	ssize_t n;
+	char *slash;
+
+	if (env != NULL && *env != '\0') {
+		if ((size_t)snprintf(buf, size, "%s", env) < size &&
+		    usable(buf))
+			return 0;
+		return -1;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash != NULL) {
+			*slash = '\0';
+			for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]);
+			     i++) {
+				if ((size_t)snprintf(buf, size, "%s%s", exe,
+				                     rel[i]) < size &&
+				    usable(buf))
+					return 0;
+			}
+		}
+	}
+#ifdef LC_PRELOAD_INSTALL_PATH
+	if ((size_t)snprintf(buf, size, "%s", LC_PRELOAD_INSTALL_PATH) < size &&
+	    usable(buf))
+		return 0;
+#endif
+	return -1;
+}
+
+/* ---- the command ----------------------------------------------------------------- */
+
+int lc_cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "mode", required_argument, NULL, 'm' },
+		{ "pretend", required_argument, NULL, 'p' },
+		{ "leap-in", required_argument, NULL, 'l' },
+		{ "delete", no_argument, NULL, 'd' },
+		{ "leapfile", required_argument, NULL, 'f' },
+		{ "debug", no_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *mode = "exact", *pretend = NULL, *leap_in = NULL;
+	const char *leapfile = NULL;
+	char preset[64], lib[PATH_MAX], preload[2 * PATH_MAX + 2];
+	char leapabs[PATH_MAX], buf[32];
+	struct lc_smear_policy pol;
+	struct lc_error err;
+	struct timespec ts;
+	const char *old;
+	lc_leaptable *t;
+	int del = 0, debug = 0, c, rc;
+	int64_t ns;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm': mode = optarg; break;
+		case 'p': pretend = optarg; break;
+		case 'l': leap_in = optarg; break;
+		case 'd': del = 1; break;
+		case 'f': leapfile = optarg; break;
+		case 'D': debug = 1; break;
+		case 'h': lc_cmd_run_usage(stdout); return 0;
+		case ':':
+			return lc_cli_usage_error(CMD, "option '%s' needs a "
+			                          "value", argv[optind - 1]);
+		default:
+			return lc_cli_usage_error(CMD, "unknown option '%s'",
+			                          argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return lc_cli_usage_error(CMD, "no program to run (leapclock "
+		                          "run [OPTIONS] -- PROGRAM [ARGS])");
+	rc = lcp_parse_mode(mode, preset, sizeof(preset));
+	if (rc < 0)
+		return lc_cli_usage_error(CMD, "--mode '%s': expected exact or "
+		                          "smear:PRESET", mode);
+	if (rc == 1 && lc_smear_preset(preset, 0, &pol, &err) < 0) {
+		lc_cli_print_error(CMD, &err);
+		return LC_EXIT_USAGE;
+	}
+	if (pretend != NULL && leap_in != NULL)
+		return lc_cli_usage_error(CMD, "--pretend and --leap-in "
+		                          "exclude each other (--leap-in "
+		                          "chooses the pretend instant)");
+	if (del && leap_in == NULL)
+		return lc_cli_usage_error(CMD, "--delete goes with --leap-in");
+	if (leap_in != NULL &&
+	    (lcp_parse_duration(leap_in, &ns) < 0 || ns <= 0 ||
+	     ns > LCP_LEAP_IN_MAX_NS))
+		return lc_cli_usage_error(CMD, "--leap-in '%s': expected a "
+		                          "duration up to 7 days such as 10s, "
+		                          "1500ms or 2m", leap_in);
+	if (leapfile != NULL) {
+		if (realpath(leapfile, leapabs) == NULL)
+			return lc_cli_usage_error(CMD, "--leapfile '%s': %s",
+			                          leapfile, strerror(errno));
+		leapfile = leapabs;
+	}
+	t = lc_cli_load_table(CMD, leapfile);
+	if (t == NULL)
+		return LC_EXIT_USAGE;
+	if (pretend != NULL &&
+	    lc_iso8601_parse(pretend, t, &ts, &err) < 0) {
+		lc_cli_print_error(CMD, &err);
+		lc_leaptable_free(t);
+		return LC_EXIT_USAGE;
+	}
+	lc_leaptable_free(t);
+
+	rc = check_program(argv[optind]);
+	if (rc != 0)
+		return rc;
+	if (find_preload(lib, sizeof(lib)) < 0) {
+		fprintf(stderr, "leapclock run: cannot find %s next to the "
+		        "leapclock binary or in the library directory (set "
+		        "LEAPCLOCK_PRELOAD to its path)\n", PRELOAD_NAME);
+		return LC_EXIT_RUNTIME;
+	}
+
+	/* A fresh configuration: nothing inherited from an enclosing run. */
+	unsetenv(LCP_ENV_PRETEND);
+	unsetenv(LCP_ENV_ANCHOR);
+	unsetenv(LCP_ENV_LEAP_IN);
+	unsetenv(LCP_ENV_LEAP_DIR);
+	unsetenv(LCP_ENV_EXTRA_LEAP);
+	old = getenv("LD_PRELOAD");
+	if (old != NULL && *old != '\0')
+		snprintf(preload, sizeof(preload), "%s:%s", lib, old);
+	else
+		snprintf(preload, sizeof(preload), "%s", lib);
+	setenv("LD_PRELOAD", preload, 1);
+	setenv(LCP_ENV_MODE, mode, 1);
+	if (leapfile != NULL)
+		setenv(LCP_ENV_LEAPFILE, leapfile, 1);
+	if (debug)
+		setenv(LCP_ENV_DEBUG, "1", 1);
+	if (pretend != NULL)
+		setenv(LCP_ENV_PRETEND, pretend, 1);
+	if (leap_in != NULL) {
+		setenv(LCP_ENV_LEAP_IN, leap_in, 1);
+		setenv(LCP_ENV_LEAP_DIR, del ? "delete" : "insert", 1);
+	}
+	if (pretend != NULL || leap_in != NULL) {
+		/* The program's clock reads the pretend instant at this
+		 * host CLOCK_MONOTONIC instant (and so does every child). */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		snprintf(buf, sizeof(buf), "%" PRId64,
+		         (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+		setenv(LCP_ENV_ANCHOR, buf, 1);
+	}
+	fflush(NULL);
+	execvp(argv[optind], argv + optind);
+	fprintf(stderr, "leapclock run: cannot run %s: %s\n", argv[optind],
+	        strerror(errno));
+	return errno == ENOENT ? 127 : 126;
+}
