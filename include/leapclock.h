@@ -541,6 +541,11 @@ int lc_tk_new(lc_timekeeper **out, lc_counter *counter,
               const struct lc_tk_config *cfg);
 void lc_tk_free(lc_timekeeper *tk);
 lc_counter *lc_tk_counter(const lc_timekeeper *tk);
+/* The leap table the timekeeper uses (the configured one, or its own
+ * built-in copy). */
+const lc_leaptable *lc_tk_table(const lc_timekeeper *tk);
+/* The leap source: enum lc_leap_source. */
+int lc_tk_leap_source(const lc_timekeeper *tk);
 
 /* The process-wide instance on the best real counter, following the host
  * with the system's leap table. Created on first use; never freed. */

@@ -565,6 +565,16 @@ lc_counter *lc_tk_counter(const lc_timekeeper *tk)
 	return tk->counter;
 }
 
+const lc_leaptable *lc_tk_table(const lc_timekeeper *tk)
+{
+	return tk->table;
+}
+
+int lc_tk_leap_source(const lc_timekeeper *tk)
+{
+	return tk->cfg.leap_source;
+}
+
 /* ---- the default instance -------------------------------------------------- */
 
 static pthread_once_t default_once = PTHREAD_ONCE_INIT;

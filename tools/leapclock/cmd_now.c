@@ -1,0 +1,155 @@
+/*
+ * cmd_now.c - `leapclock now`: every clock id of the process-wide
+ * timekeeper on this host, the counter it runs on, the leap table it uses
+ * and the next leap it has armed.
+ */
+#include "cli.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define CMD "now"
+
+const char lc_cmd_now_summary[] =
+	"every clock id now (UTC with 23:59:60, TAI, ...), counter, next leap";
+
+void lc_cmd_now_usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: leapclock now [--json]\n\n"
+	        "Reads every clock of leapclock's default timekeeper on this host:\n"
+	        "monotonic_raw, monotonic, boottime, tai, realtime, utc, utc_sls.\n"
+	        "It runs on the best counter (tsc where invariant, else the host's\n"
+	        "CLOCK_MONOTONIC), takes UTC from the host's CLOCK_REALTIME and\n"
+	        "TAI-UTC and leaps from the system's leap table.\n\n"
+	        "  --json   one object: a member per clock id {sec, nsec}, plus\n"
+	        "           counter, leap_source and next_leap\n\n"
+	        "See leapclock-now(1).\n");
+}
+
+static const char *leap_source_text(const lc_leaptable *t, char *buf,
+                                    size_t size)
+{
+	struct lc_leaptable_info info;
+
+	if (lc_leaptable_info(t, &info) < 0)
+		return "unknown";
+	snprintf(buf, size, "%s", info.source);
+	return buf;
+}
+
+static void print_ts_text(const char *name, lc_clock_id id,
+                          const struct timespec *ts)
+{
+	char iso[64];
+
+	printf("%-14s %" PRId64 ".%09ld", name, (int64_t)ts->tv_sec,
+	       (long)ts->tv_nsec);
+	if (id == LC_CLOCK_UTC || id == LC_CLOCK_UTC_SLS) {
+		if (lc_iso8601_format(ts, 9, iso, sizeof(iso)) > 0)
+			printf("  %s", iso);
+	} else if (id == LC_CLOCK_REALTIME) {
+		struct timespec u = *ts;
+
+		if (lc_iso8601_format(&u, 9, iso, sizeof(iso)) > 0)
+			printf("  %s (POSIX)", iso);
+	} else if (id == LC_CLOCK_TAI) {
+		if (lc_iso8601_format_scale((int64_t)ts->tv_sec * LC_NSEC_PER_SEC +
+		                                    ts->tv_nsec,
+		                            9, iso, sizeof(iso)) > 0)
+			printf("  %s TAI", iso);
+	}
+	printf("\n");
+}
+
+int lc_cmd_now(int argc, char **argv)
+{
+	struct timespec ts[LC_CLOCK_COUNT];
+	lc_timekeeper *tk;
+	const lc_leaptable *table;
+	lc_counter *c;
+	struct lc_tk_host host;
+	char src[300];
+	int64_t when = 0;
+	int dir = 0, json = 0, have_next, have_host;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0)
+			json = 1;
+		else
+			return lc_cli_usage_error(CMD, "unknown argument '%s'",
+			                          argv[i]);
+	}
+	tk = lc_default();
+	if (tk == NULL) {
+		fprintf(stderr, "leapclock %s: cannot start the timekeeper\n",
+		        CMD);
+		return LC_EXIT_RUNTIME;
+	}
+	lc_update(tk);
+	for (int id = 0; id < LC_CLOCK_COUNT; id++)
+		lc_gettime(tk, (lc_clock_id)id, &ts[id]);
+	c = lc_tk_counter(tk);
+	table = lc_tk_table(tk);
+	have_next = lc_tk_next_leap(tk, &when, &dir) == 0;
+	have_host = lc_tk_host_status(tk, &host) == 0;
+	leap_source_text(table, src, sizeof(src));
+
+	if (json) {
+		printf("{");
+		for (int id = 0; id < LC_CLOCK_COUNT; id++)
+			printf("\"%s\":{\"sec\":%" PRId64 ",\"nsec\":%ld},",
+			       lc_clock_name((lc_clock_id)id),
+			       (int64_t)ts[id].tv_sec, (long)ts[id].tv_nsec);
+		printf("\"counter\":");
+		lc_cli_json_str(stdout, lc_counter_name(c));
+		printf(",\"counter_hz\":%" PRIu64 ",\"leap_source\":",
+		       lc_counter_freq(c));
+		lc_cli_json_str(stdout, src);
+		printf(",\"next_leap\":");
+		if (have_next) {
+			struct timespec w = { (time_t)when, 0 };
+			char iso[64];
+
+			/* The instant after the leap: 00:00:00 */
+			lc_iso8601_format(&w, 0, iso, sizeof(iso));
+			printf("{\"when\":%" PRId64 ",\"utc\":", when);
+			lc_cli_json_str(stdout, iso);
+			printf(",\"dir\":%d}", dir);
+		} else {
+			printf("null");
+		}
+		if (have_host)
+			printf(",\"host_offset_ns\":%" PRId64 ",\"host_state\":%d",
+			       host.offset_ns, host.state);
+		printf("}\n");
+		return LC_EXIT_OK;
+	}
+	for (int id = 0; id < LC_CLOCK_COUNT; id++)
+		print_ts_text(lc_clock_name((lc_clock_id)id), (lc_clock_id)id,
+		              &ts[id]);
+	printf("\ncounter        %s (%" PRIu64 " Hz)\n", lc_counter_name(c),
+	       lc_counter_freq(c));
+	printf("leap source    %s\n", src);
+	if (have_next) {
+		/* 23:59:60 for an insertion, the deleted 23:59:59 */
+		struct timespec w = { (time_t)(when - 1),
+		                      dir > 0 ? 1000000000L : 0 };
+		char iso[64];
+
+		lc_iso8601_format(&w, 0, iso, sizeof(iso));
+		printf("next leap      %s second %s\n",
+		       dir > 0 ? "inserted" : "deleted", iso);
+	} else {
+		printf("next leap      none scheduled\n");
+	}
+	if (have_host) {
+		static const char *const states[] = { "not followed", "agrees",
+		                                      "off by its own leap handling",
+		                                      "was stepped (followed)" };
+
+		printf("host           %s, CLOCK_REALTIME %+.6f s from leapclock\n",
+		       states[host.state & 3], (double)host.offset_ns / 1e9);
+	}
+	return LC_EXIT_OK;
+}
