@@ -1,0 +1,180 @@
+/*
+ * test_server_clock.c - what leapclockd's modes serve (tools/leapclockd/
+ * clock.c) at chosen instants, through --pretend: the leap indicator day by
+ * day, the repeated 23:59:59 of an inserted second, and smeared time for
+ * presets whose numbers are derived here by hand. A reading is taken a few
+ * microseconds after the pretended instant, so values are compared within
+ * 5 ms (the smear rates are at most 1000 ppm: 5 us of smear drift).
+ */
+#include "lc_test.h"
+
+#include "../tools/leapclockd/clock.c"
+#include "../tools/leapclockd/config.c"
+#include "../tools/leapclockd/ntp_packet.c"
+
+#include <stdarg.h>
+
+void ld_log(int level, const char *fmt, ...)
+{
+	(void)level;
+	(void)fmt;
+}
+
+#define MS INT64_C(1000000)
+#define S INT64_C(1000000000)
+/* 2017-01-01T00:00:00Z in POSIX seconds; the inserted second is before it */
+#define NY2017 INT64_C(1483228800)
+
+static struct ld_clock *clk;
+static struct ld_source *src;
+
+/* A clock pretending `when`, serving `mode` ("utc" or "smear:NAME"). */
+static int open_at(const char *when, const char *mode, const char *leapfile)
+{
+	struct ld_config cfg;
+	struct ld_listen_cfg l;
+	char text[64], msg[256];
+
+	ld_clock_free(clk);
+	clk = NULL;
+	ld_config_init(&cfg);
+	snprintf(cfg.pretend, sizeof(cfg.pretend), "%s", when);
+	snprintf(cfg.leapfile, sizeof(cfg.leapfile), "%s", leapfile);
+	snprintf(text, sizeof(text), "127.0.0.1:1=%s", mode);
+	if (ld_config_parse_listen(text, &l, msg, sizeof(msg)) != 0 ||
+	    ld_clock_new(&clk, &cfg) != 0)
+		return -1;
+	src = ld_clock_source(clk, &l);
+	return src != NULL ? 0 : -1;
+}
+
+static const char *iers(void)
+{
+	return LC_TEST_DATA_DIR "/leap-seconds.list.tzdata2026f";
+}
+
+static void read_at(const char *when, const char *mode, struct ld_reading *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (open_at(when, mode, iers()) != 0) {
+		LC_T_FAIL_("cannot pretend %s for %s", when, mode);
+		return;
+	}
+	ld_source_read(src, r);
+}
+
+static void test_li_days(void)
+{
+	struct ld_reading r;
+
+	read_at("2016-12-30T23:59:59.9Z", "utc", &r);
+	LC_BAIL();
+	LC_EQ_INT(r.li, LD_LI_NONE);
+	read_at("2016-12-31T00:00:00.1Z", "utc", &r);
+	LC_EQ_INT(r.li, LD_LI_INSERT);
+	read_at("2016-12-31T12:00:00Z", "utc", &r);
+	LC_EQ_INT(r.li, LD_LI_INSERT);
+	read_at("2016-12-31T23:59:59.5Z", "utc", &r);
+	LC_EQ_INT(r.li, LD_LI_INSERT);
+	/* the inserted second: still announced, served as 23:59:59.5 again */
+	read_at("2016-12-31T23:59:60.5Z", "utc", &r);
+	LC_EQ_INT(r.li, LD_LI_INSERT);
+	LC_GE_I64(r.unix_ns, (NY2017 - 1) * S + 500 * MS);
+	LC_LT_I64(r.unix_ns, (NY2017 - 1) * S + 505 * MS);
+	read_at("2017-01-01T00:00:00.1Z", "utc", &r);
+	LC_EQ_INT(r.li, LD_LI_NONE);
+	LC_GE_I64(r.unix_ns, NY2017 * S + 100 * MS);
+	LC_LT_I64(r.unix_ns, NY2017 * S + 105 * MS);
+	/* 2015-06-30 too; an ordinary month end does not */
+	read_at("2015-06-30T08:00:00Z", "utc", &r);
+	LC_EQ_INT(r.li, LD_LI_INSERT);
+	read_at("2016-06-30T08:00:00Z", "utc", &r);
+	LC_EQ_INT(r.li, LD_LI_NONE);
+	/* a smearing server never announces */
+	read_at("2016-12-31T20:00:00Z", "smear:google", &r);
+	LC_EQ_INT(r.li, LD_LI_NONE);
+}
+
+/* served - POSIX within 5 ms of `want_ns`, and served = POSIX + that */
+static void check_smear(const char *when, const char *mode, int64_t posix_ns,
+                        int64_t want_ns)
+{
+	struct ld_reading r;
+
+	read_at(when, mode, &r);
+	LC_BAIL();
+	LC_GE_I64(r.smear_ns, want_ns - 5 * MS);
+	LC_LE_I64(r.smear_ns, want_ns + 5 * MS);
+	LC_GE_I64(r.unix_ns, posix_ns + want_ns - 5 * MS);
+	LC_LE_I64(r.unix_ns, posix_ns + want_ns + 5 * MS);
+}
+
+static void test_smear_google(void)
+{
+	/* 24 h linear, noon to noon on a UTC clock: 86401 SI s around the
+	 * insertion. At 18:00, 21600 s in: 21600/86401 s behind. */
+	check_smear("2016-12-31T18:00:00Z", "smear:google",
+	            (NY2017 - 6 * 3600) * S, -249997106);
+	LC_BAIL();
+	/* 06:00 after: 64801 s in (with the leap second); served = T - g
+	 * with T one second ahead of POSIX: 1 - 64801/86401 = 0.249997 s */
+	check_smear("2017-01-01T06:00:00Z", "smear:google",
+	            (NY2017 + 6 * 3600) * S, 249997106);
+	LC_BAIL();
+	/* outside the window: plain UTC */
+	check_smear("2016-12-31T11:00:00Z", "smear:google",
+	            (NY2017 - 13 * 3600) * S, 0);
+	LC_BAIL();
+	check_smear("2017-01-01T13:00:00Z", "smear:google",
+	            (NY2017 + 13 * 3600) * S, 0);
+}
+
+static void test_smear_utc_sls(void)
+{
+	/* Kuhn's UTC-SLS: the last 1000 s before midnight run 0.1% slow.
+	 * 500 s before midnight: 500 s in, 0.5 s behind. */
+	check_smear("2016-12-31T23:51:40Z", "smear:utc-sls",
+	            (NY2017 - 500) * S, -500 * MS);
+	LC_BAIL();
+	/* 23:59:60.5: 999.5 s in, served 00:00:00.5 (pre-leap count) -
+	 * 0.9995 s = 23:59:59.5005; POSIX repeats 23:59:59.5 */
+	check_smear("2016-12-31T23:59:60.5Z", "smear:utc-sls",
+	            (NY2017 - 1) * S + 500 * MS, 500000);
+	LC_BAIL();
+	check_smear("2016-12-31T23:40:00Z", "smear:utc-sls",
+	            (NY2017 - 1200) * S, 0);
+}
+
+static void test_refid_from_reading(void)
+{
+	struct ld_reading r;
+	int64_t back;
+
+	read_at("2016-12-31T18:00:00Z", "smear:google", &r);
+	LC_BAIL();
+	LC_EQ_INT(ld_ntp_smear_refid_decode(ld_ntp_smear_refid(r.smear_ns),
+	                                    &back), 0);
+	LC_LE_I64(back - r.smear_ns, 120);
+	LC_LE_I64(r.smear_ns - back, 120);
+}
+
+static void test_bad_pretend(void)
+{
+	/* 23:59:60 on a day without a leap, and a date that is not one */
+	LC_EQ_INT(open_at("2016-12-30T23:59:60Z", "utc", iers()), -1);
+	LC_EQ_INT(open_at("2016-13-01T00:00:00Z", "utc", iers()), -1);
+	LC_EQ_INT(open_at("2016-12-31T00:00:00Z", "smear:nosuch", iers()), -1);
+	LC_EQ_INT(open_at("2016-12-31T00:00:00Z", "utc", "/nonexistent/leap"), -1);
+}
+
+int main(int argc, char **argv)
+{
+	lc_test_init(argc, argv);
+	LC_RUN(test_li_days, "LI only on the day that ends with the leap, inserted second included");
+	LC_RUN(test_smear_google, "smear:google before and after the leap, and outside the window");
+	LC_RUN(test_smear_utc_sls, "smear:utc-sls: Kuhn's 1000 s, through 23:59:60");
+	LC_RUN(test_refid_from_reading, "the refid carries the reading's smear offset");
+	LC_RUN(test_bad_pretend, "bad --pretend, preset or leap file refused");
+	ld_clock_free(clk);
+	return lc_test_done();
+}
