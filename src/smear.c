@@ -650,13 +650,20 @@ void lc__smear_plan_cancel(struct lc__smear_plan *pl,
 		lc__smear_plan_none(pl);
 		return;
 	}
-	/* The unwind moves the offset back to 0: the smeared clock runs the
-	 * other way, like part of a smear of the opposite direction, so the
-	 * bound is the policy's for that direction. */
+	/* The unwind moves the offset back to 0 at the policy's rate bound,
+	 * the smaller of its two directions' (they differ for centred
+	 * windows). When the unwind slows the clock (a deletion's smear
+	 * undone) it also stays under the insertion's nominal peak, which
+	 * validation keeps below 1e6 ppm, so the clock keeps moving even
+	 * under a loose max_rate_ppm. */
 	travel = o > 0 ? -1 : 1;
-	bound = p != NULL && lc_smear_validate(p, NULL) == 0 ?
-	                policy_bound(p, travel) :
-	                lc__smear_plan_peak_ppm(pl);
+	if (p != NULL && lc_smear_validate(p, NULL) == 0) {
+		bound = fmin(policy_bound(p, 1), policy_bound(p, -1));
+		if (travel > 0)
+			bound = fmin(bound, policy_peak(p, 1));
+	} else {
+		bound = lc__smear_plan_peak_ppm(pl);
+	}
 	if (!(bound > 0))
 		bound = 1;
 	if (pl->shape == LC_SMEAR_QUADRATIC)

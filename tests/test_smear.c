@@ -358,12 +358,12 @@ static void test_cancel(void)
 	lc__smear_plan_cancel(&pl, &p, c);
 	LC_TRUE(pl.flags & LC__SMEAR_UNWIND);
 	LC_EQ_I64(lc__smear_plan_offset(&pl, c), o); /* continuous */
-	/* back at the insertion's opposite bound, the deletion's 1/86,399
-	 * s/s: o * 86,399 s (rounded up) */
-	LC_TRUE(pl.end_mono - c >= o * 86399 &&
-	        pl.end_mono - c <= o * 86399 + 1);
+	/* back at the policy's bound, the smaller of 1/86,401 (insertion)
+	 * and 1/86,399 (deletion): o * 86,401 s (rounded up) */
+	LC_TRUE(pl.end_mono - c >= o * 86401 &&
+	        pl.end_mono - c <= o * 86401 + 1);
 	LC_EQ_I64(lc__smear_plan_offset(&pl, pl.end_mono), 0);
-	LC_TRUE(lc__smear_plan_peak_ppm(&pl) <= 1e6 / 86399 + 2e-6);
+	LC_TRUE(lc__smear_plan_peak_ppm(&pl) <= 1e6 / 86401 + 2e-6);
 	/* the clock runs fast while it returns: never backwards */
 	prev = sls(&pl, c);
 	for (t = c; t <= pl.end_mono + NS; t += 997 * NS) {
@@ -397,6 +397,25 @@ static void test_cancel(void)
 	lc__smear_plan_cancel(&pl, &p, L2017 + 1);
 	LC_EQ_I64(pl.flags, 0);
 	LC_EQ_I64(lc__smear_plan_offset(&pl, L2017 + 43201 * NS), NS);
+
+	/* a deletion's smear (clock fast) undone slows the clock: even with
+	 * a loose max_rate of 2e6 ppm the unwind stays at the insertion's
+	 * nominal peak, 1/1.2 s/s = 833,333 ppm, so the clock keeps moving */
+	memset(&p, 0, sizeof(p));
+	p.shape = LC_SMEAR_LINEAR;
+	p.placement = LC_SMEAR_ENDING;
+	p.window_ns = 12 * NS / 10;
+	p.max_rate_ppm = 2e6;
+	LC_EQ_INT(lc_smear_validate(&p, NULL), 0);
+	lc__smear_plan_none(&pl);
+	LC_EQ_INT(lc__smear_plan_leap(&pl, &p, L2017, -1, L2017 - 10 * NS, NULL),
+	          0);
+	c = L2017 - 6 * NS / 10;
+	LC_EQ_I64(lc__smear_plan_offset(&pl, c), -NS / 2);
+	lc__smear_plan_cancel(&pl, &p, c);
+	LC_EQ_DBL(lc__smear_plan_peak_ppm(&pl), 1e6 / 1.2, 1e-3);
+	for (t = c; t < pl.end_mono; t += US)
+		LC_TRUE(sls(&pl, t + US) > sls(&pl, t));
 }
 
 static void test_settime(void)
@@ -579,15 +598,23 @@ static int check_step(const struct scen *s, int64_t m, int check_inverse)
 	int64_t o = lc__smear_plan_offset(pa, m);
 	int64_t o2 = lc__smear_plan_offset(pb, m + US);
 	int64_t d = (m + US - o2) - (m - o);
-	double bound = m < s->c ? s->bound_a : s->bound_b;
+	/* a step that straddles the cancellation sees both plans */
+	double bound = m + US <= s->c ? s->bound_a :
+	               m >= s->c     ? s->bound_b :
+	                               fmax(s->bound_a, s->bound_b);
 	int64_t slack = (int64_t)ceil(bound * 1e-3) + 2;
 	int64_t utc = (m >= s->L && s->c > s->L) ? m - s->dir * NS : m;
 	int ok = 1;
 
 	if (!(d > 0) || d < US - slack || d > US + slack) {
 		printf("  step at %" PRId64 ": UTC_SLS moved %" PRId64
-		       " ns in 1 us (bound %g ppm)\n",
-		       m, d, bound);
+		       " ns in 1 us (bound %g ppm; shape %d placement %d "
+		       "dir %d window %" PRId64 " max %g; cancelled at %"
+		       PRId64 " plan b %" PRId64 "..%" PRId64 " %" PRId64
+		       "->%" PRId64 ")\n",
+		       m, d, bound, s->p.shape, s->p.placement, s->dir,
+		       s->p.window_ns, s->p.max_rate_ppm, s->c,
+		       s->b.start_mono, s->b.end_mono, s->b.from_ns, s->b.to_ns);
 		ok = 0;
 	}
 	if (o > NS || o < -NS || (m - o) - utc > NS || utc - (m - o) > NS) {
@@ -703,11 +730,12 @@ static void make_scenario(struct scen *s, int cancel)
 		/* cancelled somewhere between the window start and the leap */
 		s->c = s->L + lc_rand_range(ws, -1);
 		lc__smear_plan_cancel(&s->b, &s->p, s->c);
+		/* the unwind's bound: the policy's, the smaller of its two
+		 * directions' */
 		s->bound_b = s->p.max_rate_ppm > 0 ?
 		                     s->p.max_rate_ppm :
-		                     lc_smear_peak_ppm(&s->p, -s->dir);
-		if (s->bound_b < s->bound_a)
-			s->bound_b = s->bound_a;
+		                     fmin(lc_smear_peak_ppm(&s->p, 1),
+		                          lc_smear_peak_ppm(&s->p, -1));
 		if (s->b.start_mono == INT64_MAX)
 			s->b.end_mono = s->c;
 	}
