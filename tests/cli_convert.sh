@@ -92,6 +92,22 @@ check_err "bad Unix number" 'Unix seconds must be a decimal number' 12x --from u
 check_err "missing TIME" 'missing TIME'
 check_err "GPS seconds-of-week range" 'seconds-of-week must be in' 1930:604800 --from gps
 
+# Smeared UTC through tools/leapclock/smearconv.c. UTC-SLS (Kuhn's draft):
+# the last 1000 UTC seconds of the day, 23:43:21..24:00:00 with the leap, run
+# 0.1% slow (999 SLS s). UTC 23:59:60.0 is 999 UTC s in: 999 * 0.999 =
+# 998.001 SLS s, so 23:59:59.001; SLS 23:59:59.75 is 998.75 SLS s in:
+# 998.75 / 0.999 = 999.7497 UTC s, so 23:59:60.749.
+out=$("$lc" convert 2016-12-31T23:59:60Z --smear utc-sls --to utc-sls --file "$builtin" 2>&1)
+expect_line "utc-sls of 23:59:60 is 23:59:59.001" '^utc-sls +2016-12-31T23:59:59\.001000' "$out"
+out=$("$lc" convert 2016-12-31T23:59:59.75Z --from utc_sls --smear utc-sls --to utc --file "$builtin" 2>&1)
+expect_line "utc-sls 23:59:59.75 is UTC 23:59:60.74" '^utc +2016-12-31T23:59:60\.74Z' "$out"
+out=$("$lc" convert 2016-12-31T12:00:00Z --smear utc-sls --file "$builtin" 2>&1)
+expect_line "utc-sls is in the default output with --smear" '^utc-sls +2016-12-31T12:00:00\.000000000Z' "$out"
+out=$("$lc" convert 2016-12-31T12:00:00Z --file "$builtin" 2>&1)
+if grep -q '^utc-sls' <<<"$out"; then bad "no utc-sls without --smear"; else ok "no utc-sls without --smear"; fi
+check_err "utc-sls needs --smear" '--to utc-sls needs --smear PRESET' 2016-12-31T00:00:00Z --to utc-sls
+check_err "unknown smear preset" "unknown preset 'nope' \\(google" 2016-12-31T00:00:00Z --smear nope
+
 # Past the table's expiry: answer plus a warning, exit 0 (tzdata 2025b's
 # list expired on 2026-06-28).
 out=$("$lc" convert 2030-01-01T00:00:00Z --to tai --file "$src/tests/data/leap-seconds.list.tzdata2025b" 2>"$tmp/e")

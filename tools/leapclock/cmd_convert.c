@@ -5,12 +5,14 @@
  * POSIX ns and, from 1972 on, TAI ns), and each requested output scale prints
  * itself from that. A scale is one row of `scales[]`: a name, a parser (NULL
  * if it cannot be an input) and a printer that writes a text line or a JSON
- * member. Adding a scale (say smeared UTC) is adding a row and, if it needs
- * one, an option in `struct conv`.
+ * member. Adding a scale is adding a row and, if it needs one, an option in
+ * `struct conv`: smeared UTC (utc-sls, tools/leapclock/smearconv.c) is such
+ * a row, with the --smear option.
  */
 #include "cli.h"
 
 #include "internal.h"
+#include "smearconv.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -36,12 +38,15 @@ struct conv {
 	struct instant in;
 	int json;
 	int first_member; /* JSON: no comma before the first member */
+	int have_smear;   /* --smear given: the utc-sls scale exists */
+	struct lc_smear_policy smear;
 };
 
 struct scale {
 	const char *name;
 	const char *help;
-	int needs_tai; /* cannot be printed before 1972 */
+	int needs_tai;   /* cannot be printed before 1972 */
+	int needs_smear; /* needs --smear */
 	/* Reads `text` into c->in; 0, or an LC_E* with *err filled. */
 	int (*parse)(struct conv *c, const char *text, struct lc_error *err);
 	void (*print)(struct conv *c);
@@ -373,7 +378,7 @@ static void member(struct conv *c, const char *name)
 		lc_cli_json_str(stdout, name);
 		printf(": ");
 	} else {
-		printf("%-5s ", name);
+		printf("%-7s ", name);
 	}
 	c->first_member = 0;
 }
@@ -467,27 +472,131 @@ static void print_ntp(struct conv *c)
 		       era, ntp >> 32, frac, f, ntp);
 }
 
+/* Smeared UTC: ISO 8601 text on the UTC-SLS timeline (no second 60). */
+static int from_sls(struct conv *c, const char *text, struct lc_error *err)
+{
+	struct timespec sls;
+	const char *dot = strpbrk(text, ".,");
+	int rc;
+
+	rc = lc_iso8601_parse(text, NULL, &sls, err);
+	if (rc < 0)
+		return rc;
+	if (sls.tv_nsec >= LC__NS)
+		return lc__error(err, LC_EPARSE, text, 0,
+		                 "smeared UTC has no second 60");
+	rc = lc_smearconv_from_sls(c->table, &c->smear, &sls, &c->in.utc);
+	if (rc < 0)
+		return lc__error(err, rc, text, 0,
+		                 "cannot convert from smeared UTC (%s): %s",
+		                 c->smear.name, lc_strerror(rc));
+	c->in.digits = 0;
+	if (dot != NULL)
+		while (dot[1 + c->in.digits] >= '0' &&
+		       dot[1 + c->in.digits] <= '9')
+			c->in.digits++;
+	fill_from_utc(c);
+	return 0;
+}
+
+static void print_sls(struct conv *c)
+{
+	struct timespec sls;
+	int64_t diff = 0;
+	char iso[64], d[40];
+	int rc;
+
+	rc = lc_smearconv_to_sls(c->table, &c->smear, &c->in.utc, &sls);
+	if (rc == 0)
+		rc = lc_smearconv_diff_ns(c->table, &c->smear, &c->in.utc,
+		                          &diff);
+	member(c, "utc-sls");
+	if (rc < 0) {
+		if (c->json)
+			printf("null");
+		else
+			printf("unavailable: %s\n", lc_strerror(rc));
+		return;
+	}
+	/* A smear is rarely a whole number of ns: all digits, always. */
+	lc_iso8601_format(&sls, 9, iso, sizeof(iso));
+	fmt_sec(diff, 9, d, sizeof(d));
+	if (c->json) {
+		printf("{\"iso\": ");
+		lc_cli_json_str(stdout, iso);
+		printf(", \"smear\": ");
+		lc_cli_json_str(stdout, c->smear.name);
+		printf(", \"minus_utc\": %s}", d);
+	} else {
+		printf("%s  (smear %s, UTC-SLS - UTC = %s s)\n", iso,
+		       c->smear.name, d);
+	}
+}
+
 static const struct scale scales[] = {
-    {"utc", "UTC with 23:59:60, ISO 8601 (2016-12-31T23:59:60Z)", 0, from_utc,
-     print_utc},
-    {"tai", "TAI: a date (2017-01-01T00:00:36 TAI) or seconds", 1, from_tai,
-     print_tai},
-    {"gps", "GPS seconds since 1980-01-06, or WEEK:SECONDS", 1, from_gps,
-     print_gps},
-    {"unix", "POSIX seconds (the inserted second repeats 23:59:59)", 0,
-     from_unix, print_unix},
-    {"ntp", "NTP: 0xTIMESTAMP, ERA:SECONDS or SECONDS (era nearest now)", 0,
-     from_ntp, print_ntp},
+    {.name = "utc",
+     .help = "UTC with 23:59:60, ISO 8601 (2016-12-31T23:59:60Z)",
+     .parse = from_utc,
+     .print = print_utc},
+    {.name = "tai",
+     .help = "TAI: a date (2017-01-01T00:00:36 TAI) or seconds",
+     .needs_tai = 1,
+     .parse = from_tai,
+     .print = print_tai},
+    {.name = "gps",
+     .help = "GPS seconds since 1980-01-06, or WEEK:SECONDS",
+     .needs_tai = 1,
+     .parse = from_gps,
+     .print = print_gps},
+    {.name = "unix",
+     .help = "POSIX seconds (the inserted second repeats 23:59:59)",
+     .parse = from_unix,
+     .print = print_unix},
+    {.name = "ntp",
+     .help = "NTP: 0xTIMESTAMP, ERA:SECONDS or SECONDS (era nearest now)",
+     .parse = from_ntp,
+     .print = print_ntp},
+    {.name = "utc-sls",
+     .help = "smeared UTC, ISO 8601 (needs --smear PRESET)",
+     .needs_smear = 1,
+     .parse = from_sls,
+     .print = print_sls},
 };
 #define NSCALES (sizeof(scales) / sizeof(scales[0]))
 
+/* Case-insensitive, '_' for '-' (utc_sls is utc-sls). */
 static const struct scale *find_scale(const char *name, size_t len)
 {
-	for (size_t i = 0; i < NSCALES; i++)
-		if (strlen(scales[i].name) == len &&
-		    strncasecmp(scales[i].name, name, len) == 0)
+	for (size_t i = 0; i < NSCALES; i++) {
+		const char *n = scales[i].name;
+		size_t k;
+
+		if (strlen(n) != len)
+			continue;
+		for (k = 0; k < len; k++) {
+			char a = name[k] == '_' ? '-' : name[k];
+			if (a >= 'A' && a <= 'Z')
+				a = (char)(a - 'A' + 'a');
+			if (a != n[k])
+				break;
+		}
+		if (k == len)
 			return &scales[i];
+	}
 	return NULL;
+}
+
+/* "google, ntpd, ..." for messages. */
+static const char *preset_list(char *buf, size_t size)
+{
+	const char *const *names = lc_smear_preset_names();
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; names[i] != NULL && n < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? ", " : "",
+		                      names[i]);
+	return buf;
 }
 
 /* An instant past the table's expiry may miss leaps announced since: say so
@@ -514,7 +623,7 @@ static void warn_expiry(const struct conv *c, const char *time_arg)
 }
 
 const char lc_cmd_convert_summary[] =
-    "convert an instant between UTC (23:59:60), Unix, TAI, GPS and NTP";
+    "convert an instant between UTC (23:59:60), Unix, TAI, GPS, NTP, UTC-SLS";
 
 void lc_cmd_convert_usage(FILE *out)
 {
@@ -529,10 +638,17 @@ void lc_cmd_convert_usage(FILE *out)
 	        "(default)\n"
 	        "  --file FILE    leap-seconds.list or tzdata leapseconds "
 	        "file\n"
-	        "  --json         one JSON object with a member per scale\n\n"
+	        "  --json         one JSON object with a member per scale\n"
+	        "  --smear PRESET the smear of the utc-sls scale (it is "
+	        "printed only with\n                 this option)\n\n"
 	        "scales:\n");
 	for (size_t i = 0; i < NSCALES; i++)
-		fprintf(out, "  %-6s %s\n", scales[i].name, scales[i].help);
+		fprintf(out, "  %-8s %s\n", scales[i].name, scales[i].help);
+	{
+		char buf[256];
+		fprintf(out, "\nsmear presets: %s\n",
+		        preset_list(buf, sizeof(buf)));
+	}
 	fprintf(
 	    out,
 	    "\nTAI and GPS exist only from 1972-01-01 on (no integral "
@@ -572,6 +688,7 @@ static int looks_like_number(const char *s)
 int lc_cmd_convert(int argc, char **argv)
 {
 	const char *time_arg = NULL, *from = NULL, *to = "all", *file = NULL;
+	const char *smear = NULL;
 	const struct scale *in_scale = NULL, *out[16];
 	size_t nout = 0;
 	struct conv c = {0};
@@ -597,6 +714,9 @@ int lc_cmd_convert(int argc, char **argv)
 			else if (r == 0 && (r = opt_value(argc, argv, &i,
 			                                  "--file", &v)) > 0)
 				file = v;
+			else if (r == 0 && (r = opt_value(argc, argv, &i,
+			                                  "--smear", &v)) > 0)
+				smear = v;
 			else if (r == 0 && strcmp(a, "--json") == 0)
 				c.json = 1;
 			else if (r < 0)
@@ -616,14 +736,27 @@ int lc_cmd_convert(int argc, char **argv)
 		return lc_cli_usage_error(CMD, "missing TIME (for example "
 		                               "2016-12-31T23:59:60Z)");
 
+	if (smear != NULL) {
+		char buf[256];
+
+		rc = lc_smear_preset(smear, 0, &c.smear, &err);
+		if (rc < 0)
+			return lc_cli_usage_error(
+			    CMD, "--smear: unknown preset '%s' (%s)", smear,
+			    preset_list(buf, sizeof(buf)));
+		c.have_smear = 1;
+	}
 	if (from != NULL) {
 		in_scale = find_scale(from, strlen(from));
 		if (in_scale == NULL || in_scale->parse == NULL)
 			return lc_cli_usage_error(
 			    CMD,
 			    "unknown input scale '%s' (utc, "
-			    "tai, gps, unix, ntp)",
+			    "tai, gps, unix, ntp, utc-sls)",
 			    from);
+		if (in_scale->needs_smear && !c.have_smear)
+			return lc_cli_usage_error(
+			    CMD, "--from %s needs --smear PRESET", from);
 	} else if (time_arg[0] == '0' &&
 	           (time_arg[1] == 'x' || time_arg[1] == 'X')) {
 		in_scale = find_scale("ntp", 3);
@@ -636,7 +769,8 @@ int lc_cmd_convert(int argc, char **argv)
 	explicit_to = strcasecmp(to, "all") != 0;
 	if (!explicit_to) {
 		for (size_t i = 0; i < NSCALES; i++)
-			out[nout++] = &scales[i];
+			if (!scales[i].needs_smear || c.have_smear)
+				out[nout++] = &scales[i];
 	} else {
 		for (const char *p = to;;) {
 			size_t len = strcspn(p, ",");
@@ -646,8 +780,12 @@ int lc_cmd_convert(int argc, char **argv)
 				return lc_cli_usage_error(
 				    CMD,
 				    "unknown output scale '%.*s' (utc, tai, "
-				    "gps, unix, ntp, all)",
+				    "gps, unix, ntp, utc-sls, all)",
 				    (int)len, p);
+			if (s->needs_smear && !c.have_smear)
+				return lc_cli_usage_error(
+				    CMD, "--to %s needs --smear PRESET",
+				    s->name);
 			if (nout < sizeof(out) / sizeof(out[0]))
 				out[nout++] = s;
 			if (p[len] == '\0')
