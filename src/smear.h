@@ -80,6 +80,7 @@ int64_t lc__smear_plan_mono_at(const struct lc__smear_plan *pl, int64_t base,
  *    becomes the nominal one for the new instants (UTC_SLS steps with
  *    REALTIME, a clock-was-set like any other); an unwind is kept as is.
  *  - A cancellation at or after leap_mono is ignored (the leap happened).
+ *  - Every function reads *pl: start from lc__smear_plan_none().
  */
 int lc__smear_plan_settime(struct lc__smear_plan *pl,
                            const struct lc_smear_policy *p,

@@ -176,6 +176,7 @@ static void test_windows(void)
 	/* 23:59:59 lasts two seconds: the smeared clock reads 23:59:59.000
 	 * at T = 23:59:59 (L - 1 s) and 00:00:00.000 at UTC midnight
 	 * (L + 1 s), and passes 23:59:59.5 at the leap instant */
+	lc__smear_plan_none(&pl);
 	LC_EQ_INT(lc__smear_plan_settime(&pl, &p, L2017, 1, NULL), 0);
 	LC_EQ_I64(sls(&pl, L2017 - NS), L2017 - NS);
 	LC_EQ_I64(sls(&pl, L2017), L2017 - NS / 2);

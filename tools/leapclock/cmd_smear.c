@@ -874,6 +874,7 @@ int lc_cmd_smear(int argc, char **argv)
 	for (int i = 0; i < x.n; i++) {
 		struct curve *c = &x.c[i];
 		lc_smear_window_dir(&c->p, x.dir, &c->s, &c->e);
+		lc__smear_plan_none(&c->pl);
 		lc__smear_plan_settime(&c->pl, &c->p, x.L, x.dir, NULL);
 		if (c->s < x.lo)
 			x.lo = c->s;

@@ -112,6 +112,7 @@ int lc_smearconv_from_sls(const lc_leaptable *t,
 		struct lc__smear_plan pl;
 		int64_t T;
 
+		lc__smear_plan_none(&pl);
 		lc__smear_plan_settime(&pl, p, ax[i].L, ax[i].dir, NULL);
 		T = lc__smear_plan_mono_at(&pl, 0, S);
 		if ((T >= ax[i].s && T < ax[i].e) ||
