@@ -80,7 +80,6 @@ struct timer {
 	int64_t due_t;   /* first true instant its own clock reads >= value */
 	int64_t fire_t;  /* -1: not fired */
 	int converted;   /* force-tick: turned into a relative timer */
-	int reported;
 };
 
 enum { EV_UPDATE = 0, EV_ARM = 1, EV_READ = 2 };
@@ -119,6 +118,8 @@ struct lc__sim {
 	int64_t reader0_from, reader0_to;
 	int64_t *xs;
 	size_t nxs, capxs;
+	int *fire_order; /* kernel models: fired timers by fire time */
+	int nfire, fire_next;
 	struct ev *ev;
 	size_t nev, capev;
 	void *model_state;
@@ -651,28 +652,39 @@ static int slew_pass(struct lc__sim *s)
 
 static int kernel_prepare(struct lc__sim *s, struct lc_error *err)
 {
+	int rc;
+
 	(void)err;
-	if (s->cfg.model == LC__SIM_SLEW_ALL)
-		return slew_pass(s);
-	return kernel_pass(s);
+	rc = s->cfg.model == LC__SIM_SLEW_ALL ? slew_pass(s) : kernel_pass(s);
+	if (rc < 0)
+		return rc;
+	/* the fired timers in firing order (insertion sort by fire_t: the
+	 * input is nearly sorted and small) */
+	s->fire_order = calloc((size_t)s->ntm + 1, sizeof(*s->fire_order));
+	if (s->fire_order == NULL)
+		return LC_ENOMEM;
+	for (int i = 0; i < s->ntm; i++) {
+		int k;
+		if (s->tm[i].fire_t < 0)
+			continue;
+		for (k = s->nfire; k > 0 &&
+		     s->tm[s->fire_order[k - 1]].fire_t > s->tm[i].fire_t; k--)
+			s->fire_order[k] = s->fire_order[k - 1];
+		s->fire_order[k] = i;
+		s->nfire++;
+	}
+	return 0;
 }
 
 static void kernel_advance(struct lc__sim *s, int64_t t)
 {
-	/* report fires in order (for the trace) */
-	for (;;) {
-		int best = -1;
-		for (int i = 0; i < s->ntm; i++) {
-			struct timer *tm = &s->tm[i];
-			if (tm->reported || tm->fire_t < 0 || tm->fire_t > t)
-				continue;
-			if (best < 0 || tm->fire_t < s->tm[best].fire_t)
-				best = i;
-		}
-		if (best < 0)
+	/* report fires in order (for the trace), via the sorted index */
+	while (s->fire_next < s->nfire) {
+		int i = s->fire_order[s->fire_next];
+		if (s->tm[i].fire_t > t)
 			return;
-		s->tm[best].reported = 1;
-		lc__sim_timer_fired(s, best, s->tm[best].fire_t);
+		s->fire_next++;
+		lc__sim_timer_fired(s, i, s->tm[i].fire_t);
 	}
 }
 
@@ -1013,8 +1025,9 @@ static int build_readers(struct lc__sim *s)
 	return 0;
 }
 
-/* The observer: samples every clock every 1 s over the whole run and every
- * 1 ms from 2 s before to 3 s after the leap. */
+/* The observer: samples every clock every 1 s over the whole run, every
+ * 10 ms from 2 s before to 3 s after the leap and every 1 ms from 0.1 s
+ * before to 1.1 s after. */
 static void observer_events(struct lc__sim *s)
 {
 	int idx = s->nrd - 1;
@@ -1022,7 +1035,10 @@ static void observer_events(struct lc__sim *s)
 
 	for (t = 0; t < s->t_leap - 2 * LC__NS; t += LC__NS)
 		push_ev(s, t, EV_READ, idx, j++);
-	for (t = s->t_leap - 2 * LC__NS; t < s->t_leap + 3 * LC__NS; t += MS)
+	for (t = s->t_leap - 2 * LC__NS; t < s->t_leap + 3 * LC__NS;
+	     t += t >= s->t_leap - 100 * MS && t < s->t_leap + 1100 * MS
+	                  ? MS
+	                  : 10 * MS)
 		push_ev(s, t, EV_READ, idx, j++);
 	for (; t < s->t_end; t += LC__NS)
 		push_ev(s, t, EV_READ, idx, j++);
@@ -1060,7 +1076,9 @@ static int reader_events(struct lc__sim *s, int idx)
 
 		if (n <= 0)
 			continue;
-		stride = MS / r->cost;
+		/* coarse samples: every 1 ms from 0.1 s before the leap to
+		 * 1.1 s after, every 20 ms elsewhere */
+		stride = 20 * MS / r->cost;
 		if (stride < 1)
 			stride = 1;
 #define ADDJ(jj)                                                         \
@@ -1085,6 +1103,10 @@ static int reader_events(struct lc__sim *s, int idx)
 		ADDJ(n - 1);
 		for (int64_t j = 0; j < n; j += stride)
 			ADDJ(j);
+		for (int64_t u = s->t_leap - 100 * MS; u < s->t_leap + 1100 * MS;
+		     u += MS)
+			if (u >= a && u < b)
+				ADDJ((u - a) / r->cost);
 		for (size_t m = 0; m < s->nxs; m++) {
 			int64_t x = s->xs[m], j0;
 			if (x < a || x >= b)
@@ -1319,6 +1341,7 @@ static void sim_free(struct lc__sim *s)
 			free(s->rd[i].iv);
 	free(s->rd);
 	free(s->tm);
+	free(s->fire_order);
 	free(s->xs);
 	free(s->ev);
 	free(s->tw);
@@ -1575,4 +1598,123 @@ int lc__sim_run(const struct lc__sim_config *cfg, struct lc__sim_result *res,
 	if (rc == LC_ENOMEM)
 		lc__error(err, rc, "<simulation>", 0, "out of memory");
 	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Summary lines (leapclock simulate and leapclock kernel-test)              */
+/* ------------------------------------------------------------------------ */
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static void fmt_ms(char *buf, size_t size, int64_t ns)
+{
+	if (ns < 0)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.3f", (double)ns / 1e6);
+}
+
+static void fmt_count(char *buf, size_t size, int64_t n)
+{
+	if (n < 0)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%" PRId64, n);
+}
+
+void lc__sim_print_columns(FILE *f)
+{
+	fprintf(f, "%-14s %-12s %5s %9s %8s %8s %13s %9s %6s %8s\n", "model",
+	        "tick", "early", "(max ms)", "late", "stale", "back rt/utc/m/tai",
+	        "TAI err", "smear", "applied");
+}
+
+void lc__sim_print_row(FILE *f, const struct lc__sim_result *r)
+{
+	char tick[24], maxe[24], late[24], stale[24], back[112], tai[24],
+	        smear[24], appl[24], b[4][24];
+	int64_t mono = r->backsteps[LC_CLOCK_MONOTONIC];
+
+	snprintf(tick, sizeof(tick), "HZ=%d%s", r->hz, r->nohz ? " NOHZ" : "");
+	if (!r->available) {
+		fprintf(f, "%-14s %-12s  not available: %s\n", r->model, tick,
+		       r->note);
+		return;
+	}
+	if (r->backsteps[LC_CLOCK_MONOTONIC_RAW] > mono)
+		mono = r->backsteps[LC_CLOCK_MONOTONIC_RAW];
+	if (r->backsteps[LC_CLOCK_BOOTTIME] > mono)
+		mono = r->backsteps[LC_CLOCK_BOOTTIME];
+	fmt_ms(maxe, sizeof(maxe), r->early_fires ? r->max_early_ns : -1);
+	fmt_ms(late, sizeof(late), r->max_late_ns);
+	fmt_ms(stale, sizeof(stale), r->stale_read_ns);
+	fmt_count(b[0], sizeof(b[0]), r->backsteps[LC_CLOCK_REALTIME]);
+	fmt_count(b[1], sizeof(b[1]), r->backsteps[LC_CLOCK_UTC]);
+	fmt_count(b[2], sizeof(b[2]), mono);
+	fmt_count(b[3], sizeof(b[3]), r->backsteps[LC_CLOCK_TAI]);
+	snprintf(back, sizeof(back), "%s/%s/%s/%s", b[0], b[1], b[2], b[3]);
+	snprintf(tai, sizeof(tai), "%.3f%s", (double)r->max_tai_error_ns / 1e6,
+	         r->tai_continuous ? "" : "!");
+	snprintf(smear, sizeof(smear), "%.2f", r->max_smear_rate_ppm);
+	fmt_ms(appl, sizeof(appl), r->leap_applied_after_ns);
+	fprintf(f, "%-14s %-12s %5" PRId64 " %9s %8s %8s %13s %9s %6s %8s\n",
+	       r->model, tick, r->early_fires, maxe, late, stale, back, tai,
+	       smear, appl);
+}
+
+void lc__sim_print_json(FILE *f, const struct lc__sim_result *r, int first)
+{
+	static const char *const names[LC_CLOCK_COUNT] = {
+		"monotonic_raw", "monotonic", "boottime", "tai",
+		"realtime",      "utc",       "utc_sls",
+	};
+
+	fprintf(f, "%s\n  {\"model\": ", first ? "" : ",");
+	json_str(f, r->model);
+	fprintf(f, ", \"scenario\": \"%s\", \"hz\": %d, \"nohz\": %s, "
+	       "\"leap\": \"%s\", \"available\": %s",
+	       lc__sim_scenario_name(r->scenario), r->hz,
+	       r->nohz ? "true" : "false", r->dir > 0 ? "insert" : "delete",
+	       r->available ? "true" : "false");
+	if (!r->available) {
+		fprintf(f, ", \"note\": ");
+		json_str(f, r->note);
+		fprintf(f, "}");
+		return;
+	}
+	fprintf(f, ",\n   \"timers\": %" PRId64 ", \"fired\": %" PRId64
+	       ", \"early_fires\": %" PRId64 ", \"max_early_ns\": %" PRId64
+	       ", \"max_late_ns\": %" PRId64 ",\n   \"stale_read_ns\": %" PRId64
+	       ", \"stale_reads\": %" PRId64 ",\n   \"backsteps\": {",
+	       r->timers, r->fired, r->early_fires, r->max_early_ns,
+	       r->max_late_ns, r->stale_read_ns, r->stale_reads);
+	for (int c = 0; c < LC_CLOCK_COUNT; c++) {
+		fprintf(f, "%s\"%s\": ", c ? ", " : "", names[c]);
+		if (r->backsteps[c] < 0)
+			fprintf(f, "null");
+		else
+			fprintf(f, "%" PRId64, r->backsteps[c]);
+	}
+	fprintf(f, "},\n   \"tai_continuous\": %s, \"max_tai_error_ns\": %" PRId64
+	       ", \"max_smear_rate_ppm\": %.3f, \"leap_applied_after_ns\": ",
+	       r->tai_continuous ? "true" : "false", r->max_tai_error_ns,
+	       r->max_smear_rate_ppm);
+	if (r->leap_applied_after_ns < 0)
+		fprintf(f, "null");
+	else
+		fprintf(f, "%" PRId64, r->leap_applied_after_ns);
+	fprintf(f, "}");
 }

@@ -112,6 +112,13 @@ int lc__sim_scenario_parse(const char *name, int *scenario);
 int lc__sim_run(const struct lc__sim_config *cfg, struct lc__sim_result *res,
                 struct lc_error *err);
 
+/* The summary as a table row (model, tick, early count and largest, late,
+ * stale, backward steps, TAI error, smear rate, leap applied), its column
+ * names, and as one JSON object (preceded by a comma unless `first`). */
+void lc__sim_print_columns(FILE *f);
+void lc__sim_print_row(FILE *f, const struct lc__sim_result *r);
+void lc__sim_print_json(FILE *f, const struct lc__sim_result *r, int first);
+
 /* ---- between sim.c and sim_exact.c ---------------------------------- */
 
 struct lc__sim;

@@ -297,6 +297,7 @@ static void test_deterministic(void)
 	LC_TRUE(n1 > 0 && memcmp(t1, t2, n1) == 0);
 	free(t1);
 	free(t2);
+	c.trace = NULL;
 	c.seed = 43;
 	LC_EQ_INT(run(&c, &b), 0);
 	LC_NE_I64(a.leap_applied_after_ns, b.leap_applied_after_ns);

@@ -160,22 +160,6 @@ static int parse_leap(const char *s, int64_t *midnight)
 	return 0;
 }
 
-static void fmt_ms(char *buf, size_t size, int64_t ns)
-{
-	if (ns < 0)
-		snprintf(buf, size, "-");
-	else
-		snprintf(buf, size, "%.3f", (double)ns / 1e6);
-}
-
-static void fmt_count(char *buf, size_t size, int64_t n)
-{
-	if (n < 0)
-		snprintf(buf, size, "-");
-	else
-		snprintf(buf, size, "%" PRId64, n);
-}
-
 static void print_heading(const struct lc__sim_config *c)
 {
 	char day[40];
@@ -219,86 +203,7 @@ static void print_heading(const struct lc__sim_config *c)
 	       "true instant (ms)\n"
 	       "  NOHZ     the tick stops only on an idle CPU: with a busy "
 	       "reader it runs anyway\n\n");
-	printf("%-14s %-12s %5s %9s %8s %8s %13s %9s %6s %8s\n", "model",
-	       "tick", "early", "(max ms)", "late", "stale", "back rt/utc/m/tai",
-	       "TAI err", "smear", "applied");
-}
-
-static void print_row(const struct lc__sim_result *r)
-{
-	char tick[24], maxe[24], late[24], stale[24], back[112], tai[24],
-	        smear[24], appl[24], b[4][24];
-	int64_t mono = r->backsteps[LC_CLOCK_MONOTONIC];
-
-	snprintf(tick, sizeof(tick), "HZ=%d%s", r->hz, r->nohz ? " NOHZ" : "");
-	if (!r->available) {
-		printf("%-14s %-12s  not available: %s\n", r->model, tick,
-		       r->note);
-		return;
-	}
-	if (r->backsteps[LC_CLOCK_MONOTONIC_RAW] > mono)
-		mono = r->backsteps[LC_CLOCK_MONOTONIC_RAW];
-	if (r->backsteps[LC_CLOCK_BOOTTIME] > mono)
-		mono = r->backsteps[LC_CLOCK_BOOTTIME];
-	fmt_ms(maxe, sizeof(maxe), r->early_fires ? r->max_early_ns : -1);
-	fmt_ms(late, sizeof(late), r->max_late_ns);
-	fmt_ms(stale, sizeof(stale), r->stale_read_ns);
-	fmt_count(b[0], sizeof(b[0]), r->backsteps[LC_CLOCK_REALTIME]);
-	fmt_count(b[1], sizeof(b[1]), r->backsteps[LC_CLOCK_UTC]);
-	fmt_count(b[2], sizeof(b[2]), mono);
-	fmt_count(b[3], sizeof(b[3]), r->backsteps[LC_CLOCK_TAI]);
-	snprintf(back, sizeof(back), "%s/%s/%s/%s", b[0], b[1], b[2], b[3]);
-	snprintf(tai, sizeof(tai), "%.3f%s", (double)r->max_tai_error_ns / 1e6,
-	         r->tai_continuous ? "" : "!");
-	snprintf(smear, sizeof(smear), "%.2f", r->max_smear_rate_ppm);
-	fmt_ms(appl, sizeof(appl), r->leap_applied_after_ns);
-	printf("%-14s %-12s %5" PRId64 " %9s %8s %8s %13s %9s %6s %8s\n",
-	       r->model, tick, r->early_fires, maxe, late, stale, back, tai,
-	       smear, appl);
-}
-
-static void print_json(const struct lc__sim_result *r, int first)
-{
-	static const char *const names[LC_CLOCK_COUNT] = {
-		"monotonic_raw", "monotonic", "boottime", "tai",
-		"realtime",      "utc",       "utc_sls",
-	};
-
-	printf("%s\n  {\"model\": ", first ? "" : ",");
-	lc_cli_json_str(stdout, r->model);
-	printf(", \"scenario\": \"%s\", \"hz\": %d, \"nohz\": %s, "
-	       "\"leap\": \"%s\", \"available\": %s",
-	       lc__sim_scenario_name(r->scenario), r->hz,
-	       r->nohz ? "true" : "false", r->dir > 0 ? "insert" : "delete",
-	       r->available ? "true" : "false");
-	if (!r->available) {
-		printf(", \"note\": ");
-		lc_cli_json_str(stdout, r->note);
-		printf("}");
-		return;
-	}
-	printf(",\n   \"timers\": %" PRId64 ", \"fired\": %" PRId64
-	       ", \"early_fires\": %" PRId64 ", \"max_early_ns\": %" PRId64
-	       ", \"max_late_ns\": %" PRId64 ",\n   \"stale_read_ns\": %" PRId64
-	       ", \"stale_reads\": %" PRId64 ",\n   \"backsteps\": {",
-	       r->timers, r->fired, r->early_fires, r->max_early_ns,
-	       r->max_late_ns, r->stale_read_ns, r->stale_reads);
-	for (int c = 0; c < LC_CLOCK_COUNT; c++) {
-		printf("%s\"%s\": ", c ? ", " : "", names[c]);
-		if (r->backsteps[c] < 0)
-			printf("null");
-		else
-			printf("%" PRId64, r->backsteps[c]);
-	}
-	printf("},\n   \"tai_continuous\": %s, \"max_tai_error_ns\": %" PRId64
-	       ", \"max_smear_rate_ppm\": %.3f, \"leap_applied_after_ns\": ",
-	       r->tai_continuous ? "true" : "false", r->max_tai_error_ns,
-	       r->max_smear_rate_ppm);
-	if (r->leap_applied_after_ns < 0)
-		printf("null");
-	else
-		printf("%" PRId64, r->leap_applied_after_ns);
-	printf("}");
+	lc__sim_print_columns(stdout);
 }
 
 int lc_cmd_simulate(int argc, char **argv)
@@ -441,14 +346,14 @@ int lc_cmd_simulate(int argc, char **argv)
 				goto out;
 			}
 			if (o->json) {
-				print_json(&r, first);
+				lc__sim_print_json(stdout, &r, first);
 				first = 0;
 			} else if (o->trace) {
 				printf("\n");
 				print_heading(&c);
-				print_row(&r);
+				lc__sim_print_row(stdout, &r);
 			} else {
-				print_row(&r);
+				lc__sim_print_row(stdout, &r);
 			}
 		}
 	}
