@@ -63,7 +63,7 @@
 #define MULT_HEADROOM_NUM 3
 #define MULT_HEADROOM_DEN 2
 #define RATE_NOMINAL ((__int128)LC__NS << 32)
-#define PPB_RATE(ppb) ((__int128)(ppb) << 32) /* 1 ppb = 1 ns/s */
+#define PPB_RATE(ppb) ((__int128)(ppb) * ((__int128)1 << 32)) /* 1 ppb = 1 ns/s */
 #define FOLLOW_MAX_PPB 500000
 #define FOLLOW_LEAP_WINDOW (2 * 86400 * LC__NS)
 
