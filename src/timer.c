@@ -764,7 +764,8 @@ static int start_common(struct lc__timer *t, int flags, int64_t abs_key,
 	     (!(flags & LC_TIMER_ABSTIME) || !cos_clock((int)t->clock))))
 		return LC_EINVAL;
 	lc__loop_lock(l);
-	detach(l, t);
+	if (t->state)
+		detach(l, t);
 	if (!(flags & LC_TIMER_ABSTIME)) {
 		int64_t now = lc__base_now(l->tk, (int)t->clock);
 		if (t->clock == LC_CLOCK_UTC) {
@@ -779,7 +780,6 @@ static int start_common(struct lc__timer *t, int flags, int64_t abs_key,
 	t->interval = interval;
 	t->flags = (uint32_t)flags;
 	t->seq = ++l->seq;
-	t->pend_overrun = 0;
 	r = lc__heap_insert(&l->base[t->clock], t);
 	if (r < 0) {
 		lc__loop_unlock(l);
@@ -797,7 +797,7 @@ static int start_common(struct lc__timer *t, int flags, int64_t abs_key,
 			l->offs_spread = spread;
 		cos_push(l, t);
 	}
-	if (t->idx == LC__HEAP0)
+	if (t->idx == LC__HEAP0 && l->sleeping)
 		lc__loop_kick_locked(l);
 	lc__loop_unlock(l);
 	return 0;
@@ -858,7 +858,8 @@ int lc_timer_stop(lc_timer *t)
 		return 0;
 	lc__loop_lock(p->loop);
 	was = p->state != 0;
-	detach(p->loop, p);
+	if (was)
+		detach(p->loop, p);
 	lc__loop_unlock(p->loop);
 	return was;
 }

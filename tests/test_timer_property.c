@@ -339,8 +339,8 @@ static void pt_cb(lc_timer *t, int status, void *data)
 			bad_ov++;
 		p->ref = m;
 		p->ref_reading = rd;
-		if (lc_rand_range(0, 99) < 3)
-			stop_one(p);
+		if (lc_rand_range(0, 99) < 20)
+			stop_one(p); /* periodic timers live ~5 periods */
 	}
 	/* now and then stop someone else */
 	if (lc_rand_range(0, 99) < 3)
