@@ -30,7 +30,7 @@
 #include <string.h>
 
 #define SMEAR_MAX_WINDOW (INT64_C(7) * 86400 * LC__NS)
-#define SMEAR_PI 3.14159265358979323846
+#define SMEAR_PI         3.14159265358979323846
 
 /* ------------------------------------------------------------------------ */
 /* Arithmetic                                                                */
@@ -221,16 +221,16 @@ static int64_t quad_ramp(int64_t len, int64_t amount, double max_ppm)
  * given shape and quadratic ramp. */
 static double peak_ppm(int shape, int64_t len, int64_t ramp, int64_t amount)
 {
-	double rho = (shape == LC_SMEAR_QUADRATIC && len > 0) ?
-	                     (double)ramp / (double)len :
-	                     0;
+	double rho = (shape == LC_SMEAR_QUADRATIC && len > 0)
+	                 ? (double)ramp / (double)len
+	                 : 0;
 	return (double)amount * gd_peak(shape, rho) / (double)len * 1e6;
 }
 
 static const char *shape_name(int s)
 {
-	static const char *const n[] = { "linear", "cosine", "quadratic",
-		                         "step" };
+	static const char *const n[] = {"linear", "cosine", "quadratic",
+	                                "step"};
 	return (s >= 0 && s <= 3) ? n[s] : "?";
 }
 
@@ -287,18 +287,21 @@ int lc_smear_validate(const struct lc_smear_policy *p, struct lc_error *err)
 		                 (double)p->window_ns / 1e9);
 	if (!(p->max_rate_ppm >= 0)) /* also NaN */
 		return lc__error(err, LC_EINVAL, w, 0,
-		                 "max_rate: %g ppm is negative", p->max_rate_ppm);
+		                 "max_rate: %g ppm is negative",
+		                 p->max_rate_ppm);
 	if (p->shape == LC_SMEAR_STEP &&
 	    (p->window_ns != 2 * LC__NS || p->placement != LC_SMEAR_ENDING))
-		return lc__error(err, LC_EINVAL, w, 0,
-		                 "window: the step shape is Windows' fixed form, "
-		                 "a 2 s window ending at midnight (23:59:59 "
-		                 "lasts two seconds); use linear for others");
+		return lc__error(
+		    err, LC_EINVAL, w, 0,
+		    "window: the step shape is Windows' fixed form, "
+		    "a 2 s window ending at midnight (23:59:59 "
+		    "lasts two seconds); use linear for others");
 	if (p->placement == LC_SMEAR_CENTRED && p->window_ns <= LC__NS)
-		return lc__error(err, LC_EINVAL, w, 0,
-		                 "window: a centred window counts civil seconds "
-		                 "and must be longer than 1 s (it spans W - 1 SI "
-		                 "seconds around a deleted second)");
+		return lc__error(
+		    err, LC_EINVAL, w, 0,
+		    "window: a centred window counts civil seconds "
+		    "and must be longer than 1 s (it spans W - 1 SI "
+		    "seconds around a deleted second)");
 	for (int dir = 1; dir >= -1; dir -= 2) {
 		int64_t s, e;
 
@@ -306,29 +309,29 @@ int lc_smear_validate(const struct lc_smear_policy *p, struct lc_error *err)
 		if (p->shape == LC_SMEAR_QUADRATIC &&
 		    quad_ramp(e - s, LC__NS, p->max_rate_ppm) < 0)
 			return lc__error(
-			        err, LC_EINVAL, w, 0,
-			        "max_rate: %g ppm is too small for a %.3f s "
-			        "window to absorb 1 s (needs at least %.6g ppm)",
-			        p->max_rate_ppm, (double)(e - s) / 1e9,
-			        1e15 / (double)(e - s));
+			    err, LC_EINVAL, w, 0,
+			    "max_rate: %g ppm is too small for a %.3f s "
+			    "window to absorb 1 s (needs at least %.6g ppm)",
+			    p->max_rate_ppm, (double)(e - s) / 1e9,
+			    1e15 / (double)(e - s));
 		pk = policy_peak(p, dir);
 		if (dir > 0 && pk >= 1e6)
 			return lc__error(
-			        err, LC_EINVAL, w, 0,
-			        "window: %.6g s is too short for the %s shape: "
-			        "its peak rate %.6g ppm would stop the smeared "
-			        "clock or run it backwards (must stay above "
-			        "-1e6 ppm)",
-			        (double)p->window_ns / 1e9, shape_name(p->shape),
-			        -pk);
+			    err, LC_EINVAL, w, 0,
+			    "window: %.6g s is too short for the %s shape: "
+			    "its peak rate %.6g ppm would stop the smeared "
+			    "clock or run it backwards (must stay above "
+			    "-1e6 ppm)",
+			    (double)p->window_ns / 1e9, shape_name(p->shape),
+			    -pk);
 		if (p->max_rate_ppm > 0 && pk > p->max_rate_ppm * (1 + 1e-12))
 			return lc__error(
-			        err, LC_EINVAL, w, 0,
-			        "max_rate: %g ppm is too small for the %s shape "
-			        "to absorb 1 s in a %.6g s window (needs %.6g "
-			        "ppm)",
-			        p->max_rate_ppm, shape_name(p->shape),
-			        (double)(e - s) / 1e9, pk);
+			    err, LC_EINVAL, w, 0,
+			    "max_rate: %g ppm is too small for the %s shape "
+			    "to absorb 1 s in a %.6g s window (needs %.6g "
+			    "ppm)",
+			    p->max_rate_ppm, shape_name(p->shape),
+			    (double)(e - s) / 1e9, pk);
 	}
 	return 0;
 }
@@ -347,23 +350,22 @@ struct preset {
 
 /* Sources and figures: docs/smearing.md and leapclock-smear(1). */
 static const struct preset presets[] = {
-	/* Google Public NTP / AWS: 24 h linear, noon to noon UTC */
-	{ "google", LC_SMEAR_LINEAR, LC_SMEAR_CENTRED, 86400, 0, 0, 0 },
-	/* ntpd/NTPsec leapsmearinterval: linear, ends at the leap */
-	{ "ntpd", LC_SMEAR_LINEAR, LC_SMEAR_ENDING, 86400, 0, 7200, 86400 },
-	/* chrony smoothtime 400 0.001024 leaponly: 62,500 s triangle */
-	{ "chrony", LC_SMEAR_QUADRATIC, LC_SMEAR_STARTING, 62500, 0, 0, 0 },
-	/* Meta fbclock: linear 62,500 s from the leap */
-	{ "fbclock", LC_SMEAR_LINEAR, LC_SMEAR_STARTING, 62500, 0, 0, 0 },
-	/* Kuhn's UTC-SLS: the last 1000 UTC seconds before midnight */
-	{ "utc-sls", LC_SMEAR_LINEAR, LC_SMEAR_ENDING, 1000, 0, 0, 0 },
-	/* the last minute before midnight */
-	{ "minute", LC_SMEAR_LINEAR, LC_SMEAR_ENDING, 60, 0, 0, 0 },
-	/* Google before 2016: raised cosine before midnight, 20 h */
-	{ "cosine", LC_SMEAR_COSINE, LC_SMEAR_ENDING, 72000, 0, 60,
-	  7 * 86400 },
-	/* Windows without the 23:59:60 opt-in: 23:59:59 lasts 2 s */
-	{ "windows", LC_SMEAR_STEP, LC_SMEAR_ENDING, 2, 0, 0, 0 },
+    /* Google Public NTP / AWS: 24 h linear, noon to noon UTC */
+    {"google", LC_SMEAR_LINEAR, LC_SMEAR_CENTRED, 86400, 0, 0, 0},
+    /* ntpd/NTPsec leapsmearinterval: linear, ends at the leap */
+    {"ntpd", LC_SMEAR_LINEAR, LC_SMEAR_ENDING, 86400, 0, 7200, 86400},
+    /* chrony smoothtime 400 0.001024 leaponly: 62,500 s triangle */
+    {"chrony", LC_SMEAR_QUADRATIC, LC_SMEAR_STARTING, 62500, 0, 0, 0},
+    /* Meta fbclock: linear 62,500 s from the leap */
+    {"fbclock", LC_SMEAR_LINEAR, LC_SMEAR_STARTING, 62500, 0, 0, 0},
+    /* Kuhn's UTC-SLS: the last 1000 UTC seconds before midnight */
+    {"utc-sls", LC_SMEAR_LINEAR, LC_SMEAR_ENDING, 1000, 0, 0, 0},
+    /* the last minute before midnight */
+    {"minute", LC_SMEAR_LINEAR, LC_SMEAR_ENDING, 60, 0, 0, 0},
+    /* Google before 2016: raised cosine before midnight, 20 h */
+    {"cosine", LC_SMEAR_COSINE, LC_SMEAR_ENDING, 72000, 0, 60, 7 * 86400},
+    /* Windows without the 23:59:60 opt-in: 23:59:59 lasts 2 s */
+    {"windows", LC_SMEAR_STEP, LC_SMEAR_ENDING, 2, 0, 0, 0},
 };
 
 #define NPRESETS (sizeof(presets) / sizeof(presets[0]))
@@ -371,8 +373,8 @@ static const struct preset presets[] = {
 const char *const *lc_smear_preset_names(void)
 {
 	static const char *const names[NPRESETS + 1] = {
-		"google", "ntpd",   "chrony", "fbclock",
-		"utc-sls", "minute", "cosine", "windows", NULL,
+	    "google", "ntpd",   "chrony",  "fbclock", "utc-sls",
+	    "minute", "cosine", "windows", NULL,
 	};
 	return names;
 }
@@ -416,17 +418,19 @@ int lc_smear_preset(const char *name, int64_t window_ns,
 	np.max_rate_ppm = ps->max_rate_ppm;
 	if (window_ns != 0) {
 		if (ps->min_s == 0)
-			return lc__error(err, LC_EINVAL, w, 0,
-			                 "preset '%s' has a fixed window of %" PRId64
-			                 " s; use a custom policy for another",
-			                 ps->name, ps->window_s);
+			return lc__error(
+			    err, LC_EINVAL, w, 0,
+			    "preset '%s' has a fixed window of %" PRId64
+			    " s; use a custom policy for another",
+			    ps->name, ps->window_s);
 		if (window_ns < ps->min_s * LC__NS ||
 		    window_ns > ps->max_s * LC__NS)
-			return lc__error(err, LC_EINVAL, w, 0,
-			                 "window: %.3f s is outside preset '%s''s "
-			                 "range %" PRId64 "..%" PRId64 " s",
-			                 (double)window_ns / 1e9, ps->name,
-			                 ps->min_s, ps->max_s);
+			return lc__error(
+			    err, LC_EINVAL, w, 0,
+			    "window: %.3f s is outside preset '%s''s "
+			    "range %" PRId64 "..%" PRId64 " s",
+			    (double)window_ns / 1e9, ps->name, ps->min_s,
+			    ps->max_s);
 		np.window_ns = window_ns;
 	}
 	if (lc_smear_validate(&np, err) < 0)
@@ -442,7 +446,7 @@ int lc_smear_preset(const char *name, int64_t window_ns,
 /* param[] slots */
 #define P_RAMP 0 /* quadratic ramp (ns) in this plan's window */
 #define P_LEAP 1 /* leap_mono of the leap this plan smears */
-#define P_DIR 2  /* its direction (0 for an unwind) */
+#define P_DIR  2 /* its direction (0 for an unwind) */
 #define P_PEAK 3 /* the plan's peak |rate| in parts per 1e12 */
 
 void lc__smear_plan_none(struct lc__smear_plan *pl)
@@ -456,8 +460,8 @@ static void set_peak(struct lc__smear_plan *pl)
 {
 	double pk = peak_ppm((int)pl->shape, pl->end_mono - pl->start_mono,
 	                     pl->param[P_RAMP],
-	                     pl->to_ns > pl->from_ns ? pl->to_ns - pl->from_ns :
-	                                               pl->from_ns - pl->to_ns);
+	                     pl->to_ns > pl->from_ns ? pl->to_ns - pl->from_ns
+	                                             : pl->from_ns - pl->to_ns);
 	pl->param[P_PEAK] = (int64_t)ceil(pk * 1e6);
 }
 
@@ -521,8 +525,8 @@ static double make_plan(struct lc__smear_plan *pl,
 	pl->to_ns = to;
 	pl->shape = p->shape == LC_SMEAR_STEP ? LC_SMEAR_LINEAR : p->shape;
 	if (pl->shape == LC_SMEAR_QUADRATIC) {
-		pl->param[P_RAMP] = quad_ramp(end - start, amount,
-		                              p->max_rate_ppm);
+		pl->param[P_RAMP] =
+		    quad_ramp(end - start, amount, p->max_rate_ppm);
 		if (pl->param[P_RAMP] < 0) {
 			/* no trapezoid fits under max: report its need */
 			pl->param[P_RAMP] = 0;
@@ -567,10 +571,11 @@ int lc__smear_plan_leap(struct lc__smear_plan *pl,
 	if (active && unwinding)
 		from = lc__smear_plan_offset(pl, now_mono);
 	if (now_mono > leap_mono)
-		return lc__error(err, LC_ERANGE, w, 0,
-		                 "armed %.9f s after the leap instant: too late "
-		                 "to smear it",
-		                 (double)(now_mono - leap_mono) / 1e9);
+		return lc__error(
+		    err, LC_ERANGE, w, 0,
+		    "armed %.9f s after the leap instant: too late "
+		    "to smear it",
+		    (double)(now_mono - leap_mono) / 1e9);
 	window_dir(p, dir, &s, &e);
 	s = lc__sat_add(leap_mono, s);
 	e = lc__sat_add(leap_mono, e);
@@ -582,23 +587,23 @@ int lc__smear_plan_leap(struct lc__smear_plan *pl,
 			return lc__error(err, LC_ERANGE, w, 0,
 			                 "armed after the smear window ended");
 		pk = make_plan(&np, p, now_mono, e, from, to);
-		if (pk < 0 || (p->max_rate_ppm > 0 &&
-		               lc__smear_plan_peak_ppm(&np) >
-		                       p->max_rate_ppm * (1 + 1e-12)))
+		if (pk < 0 ||
+		    (p->max_rate_ppm > 0 && lc__smear_plan_peak_ppm(&np) >
+		                                p->max_rate_ppm * (1 + 1e-12)))
 			return lc__error(
-			        err, LC_ERANGE, w, 0,
-			        "armed %.3f s into the window: finishing by its "
-			        "end needs %.6g ppm, more than max_rate %g ppm",
-			        (double)(now_mono - s) / 1e9,
-			        lc__smear_plan_peak_ppm(&np), p->max_rate_ppm);
+			    err, LC_ERANGE, w, 0,
+			    "armed %.3f s into the window: finishing by its "
+			    "end needs %.6g ppm, more than max_rate %g ppm",
+			    (double)(now_mono - s) / 1e9,
+			    lc__smear_plan_peak_ppm(&np), p->max_rate_ppm);
 		if (to > from && lc__smear_plan_peak_ppm(&np) >= 1e6 * 0.999)
 			return lc__error(
-			        err, LC_ERANGE, w, 0,
-			        "armed %.3f s into the window: finishing by its "
-			        "end needs %.6g ppm, which would (nearly) stop "
-			        "the smeared clock",
-			        (double)(now_mono - s) / 1e9,
-			        lc__smear_plan_peak_ppm(&np));
+			    err, LC_ERANGE, w, 0,
+			    "armed %.3f s into the window: finishing by its "
+			    "end needs %.6g ppm, which would (nearly) stop "
+			    "the smeared clock",
+			    (double)(now_mono - s) / 1e9,
+			    lc__smear_plan_peak_ppm(&np));
 		if (now_mono > s)
 			np.flags |= LC__SMEAR_LATE;
 	}
@@ -609,8 +614,8 @@ int lc__smear_plan_leap(struct lc__smear_plan *pl,
 }
 
 int lc__smear_plan_settime(struct lc__smear_plan *pl,
-                           const struct lc_smear_policy *p,
-                           int64_t leap_mono, int dir, struct lc_error *err)
+                           const struct lc_smear_policy *p, int64_t leap_mono,
+                           int dir, struct lc_error *err)
 {
 	struct lc__smear_plan np;
 	int64_t s, e;
@@ -734,8 +739,7 @@ int64_t lc_smear_offset(const struct lc_smear_policy *p, int dir, int64_t t_ns)
 	return lc__smear_plan_offset(&pl, t_ns);
 }
 
-double lc_smear_rate_ppm(const struct lc_smear_policy *p, int dir,
-                         int64_t t_ns)
+double lc_smear_rate_ppm(const struct lc_smear_policy *p, int dir, int64_t t_ns)
 {
 	struct lc__smear_plan pl;
 

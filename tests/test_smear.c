@@ -26,7 +26,7 @@
 static struct lc_smear_policy preset(const char *name)
 {
 	struct lc_smear_policy p;
-	struct lc_error err = { 0 };
+	struct lc_error err = {0};
 
 	memset(&p, 0, sizeof(p));
 	if (lc_smear_preset(name, 0, &p, &err) < 0)
@@ -54,7 +54,8 @@ static void test_google(void)
 	LC_EQ_I64(s, -43200 * NS);
 	LC_EQ_I64(e, 43201 * NS);
 	/* 86,400 smeared seconds span 86,401 SI seconds */
-	LC_EQ_I64((e - lc_smear_offset(&p, 1, e)) - (s - lc_smear_offset(&p, 1, s)),
+	LC_EQ_I64((e - lc_smear_offset(&p, 1, e)) -
+	              (s - lc_smear_offset(&p, 1, s)),
 	          86400 * NS);
 	/* 11.574 ppm slow: 1 s / 86,401 s */
 	LC_EQ_DBL(lc_smear_rate_ppm(&p, 1, 0), -1e6 / 86401, 1e-9);
@@ -96,7 +97,8 @@ static void test_utc_sls(void)
 		if (lc__fmod(t - s, 1000) == 0)
 			LC_EQ_I64(b - a, 999);
 	}
-	LC_EQ_I64((e - lc_smear_offset(&p, 1, e)) - (s - lc_smear_offset(&p, 1, s)),
+	LC_EQ_I64((e - lc_smear_offset(&p, 1, e)) -
+	              (s - lc_smear_offset(&p, 1, s)),
 	          999 * NS);
 	LC_EQ_DBL(lc_smear_rate_ppm(&p, 1, -NS), -1000.0, 1e-9);
 	/* deletion: the last 1000 s before midnight (which is the start of
@@ -104,7 +106,8 @@ static void test_utc_sls(void)
 	lc_smear_window_dir(&p, -1, &s, &e);
 	LC_EQ_I64(s, -1000 * NS);
 	LC_EQ_I64(e, 0);
-	LC_EQ_I64((e - lc_smear_offset(&p, -1, e)) - (s - lc_smear_offset(&p, -1, s)),
+	LC_EQ_I64((e - lc_smear_offset(&p, -1, e)) -
+	              (s - lc_smear_offset(&p, -1, s)),
 	          1001 * NS);
 	LC_EQ_DBL(lc_smear_rate_ppm(&p, -1, -NS), 1000.0, 1e-9);
 }
@@ -191,7 +194,7 @@ static void test_preset_names_and_windows(void)
 {
 	const char *const *n = lc_smear_preset_names();
 	struct lc_smear_policy p;
-	struct lc_error err = { 0 };
+	struct lc_error err = {0};
 	int count = 0;
 
 	for (; *n; n++, count++) {
@@ -214,14 +217,14 @@ static void test_preset_names_and_windows(void)
 static void test_validate(void)
 {
 	struct lc_smear_policy p;
-	struct lc_error err = { 0 };
+	struct lc_error err = {0};
 
-#define BAD(field, val, needle)                                          \
-	do {                                                             \
-		p = preset("google");                                    \
-		p.field = val;                                           \
-		LC_EQ_INT(lc_smear_validate(&p, &err), LC_EINVAL);       \
-		LC_CONTAINS(err.msg, needle);                            \
+#define BAD(field, val, needle)                                                \
+	do {                                                                   \
+		p = preset("google");                                          \
+		p.field = val;                                                 \
+		LC_EQ_INT(lc_smear_validate(&p, &err), LC_EINVAL);             \
+		LC_CONTAINS(err.msg, needle);                                  \
 	} while (0)
 	BAD(window_ns, -NS, "not a positive length");
 	BAD(window_ns, 0, "not a positive length");
@@ -286,7 +289,7 @@ static void test_late_arm(void)
 {
 	struct lc_smear_policy p = preset("google");
 	struct lc__smear_plan pl;
-	struct lc_error err = { 0 };
+	struct lc_error err = {0};
 	int64_t now = L2017 - 3600 * NS; /* 1 h before the leap */
 	int64_t e = L2017 + 43201 * NS;
 
@@ -317,8 +320,9 @@ static void test_late_arm(void)
 	          LC_ERANGE);
 	LC_CONTAINS(err.msg, "after the leap instant");
 	/* 1 ms before the leap: 1 s in the 1.001 s to midnight */
-	LC_EQ_INT(lc__smear_plan_leap(&pl, &p, L2017, 1, L2017 - NS / 1000, &err),
-	          LC_ERANGE);
+	LC_EQ_INT(
+	    lc__smear_plan_leap(&pl, &p, L2017, 1, L2017 - NS / 1000, &err),
+	    LC_ERANGE);
 	LC_CONTAINS(err.msg, "stop");
 	/* 0.5 s before: 1 s in 1.5 s, 666,667 ppm slow, still moving */
 	LC_EQ_INT(lc__smear_plan_leap(&pl, &p, L2017, 1, L2017 - NS / 2, &err),
@@ -332,8 +336,8 @@ static void test_late_arm(void)
 	LC_EQ_I64(lc__smear_plan_offset(&pl, L2017), -NS);
 	/* on time: nominal, no flag */
 	lc__smear_plan_none(&pl);
-	LC_EQ_INT(lc__smear_plan_leap(&pl, &p, L2017, 1, L2017 - 100 * NS, &err),
-	          0);
+	LC_EQ_INT(
+	    lc__smear_plan_leap(&pl, &p, L2017, 1, L2017 - 100 * NS, &err), 0);
 	LC_EQ_I64(pl.flags, 0);
 	LC_EQ_I64(pl.start_mono, L2017 - 59 * NS);
 	/* re-arming the same leap changes nothing */
@@ -351,9 +355,9 @@ static void test_cancel(void)
 	int64_t o, t, prev;
 
 	lc__smear_plan_none(&pl);
-	LC_EQ_INT(lc__smear_plan_leap(&pl, &p, L2017, 1, L2017 - 86400 * NS,
-	                              NULL),
-	          0);
+	LC_EQ_INT(
+	    lc__smear_plan_leap(&pl, &p, L2017, 1, L2017 - 86400 * NS, NULL),
+	    0);
 	o = lc__smear_plan_offset(&pl, c);
 	LC_EQ_I64(o, (21600 * NS + 86400) / 86401);
 	lc__smear_plan_cancel(&pl, &p, c);
@@ -383,18 +387,18 @@ static void test_cancel(void)
 	LC_EQ_I64(lc__smear_plan_offset(&pl, L2017 + 43201 * NS), NS);
 	/* a cancellation before the window leaves no plan; after the leap
 	 * instant it is ignored */
-	LC_EQ_INT(lc__smear_plan_leap(&pl, &p, L2017 + 86400 * NS * 30, 1, t,
-	                              NULL),
-	          LC_EBUSY);
+	LC_EQ_INT(
+	    lc__smear_plan_leap(&pl, &p, L2017 + 86400 * NS * 30, 1, t, NULL),
+	    LC_EBUSY);
 	lc__smear_plan_none(&pl);
-	LC_EQ_INT(lc__smear_plan_leap(&pl, &p, L2017, 1, L2017 - 86400 * NS,
-	                              NULL),
-	          0);
+	LC_EQ_INT(
+	    lc__smear_plan_leap(&pl, &p, L2017, 1, L2017 - 86400 * NS, NULL),
+	    0);
 	lc__smear_plan_cancel(&pl, &p, L2017 - 50000 * NS);
 	LC_EQ_I64(pl.start_mono, INT64_MAX);
-	LC_EQ_INT(lc__smear_plan_leap(&pl, &p, L2017, 1, L2017 - 86400 * NS,
-	                              NULL),
-	          0);
+	LC_EQ_INT(
+	    lc__smear_plan_leap(&pl, &p, L2017, 1, L2017 - 86400 * NS, NULL),
+	    0);
 	lc__smear_plan_cancel(&pl, &p, L2017 + 1);
 	LC_EQ_I64(pl.flags, 0);
 	LC_EQ_I64(lc__smear_plan_offset(&pl, L2017 + 43201 * NS), NS);
@@ -409,8 +413,8 @@ static void test_cancel(void)
 	p.max_rate_ppm = 2e6;
 	LC_EQ_INT(lc_smear_validate(&p, NULL), 0);
 	lc__smear_plan_none(&pl);
-	LC_EQ_INT(lc__smear_plan_leap(&pl, &p, L2017, -1, L2017 - 10 * NS, NULL),
-	          0);
+	LC_EQ_INT(
+	    lc__smear_plan_leap(&pl, &p, L2017, -1, L2017 - 10 * NS, NULL), 0);
 	c = L2017 - 6 * NS / 10;
 	LC_EQ_I64(lc__smear_plan_offset(&pl, c), -NS / 2);
 	lc__smear_plan_cancel(&pl, &p, c);
@@ -429,12 +433,13 @@ static void test_settime(void)
 	 * 200 s nearer in mono; the plan is the nominal one for the new
 	 * instants (the offset jumps with the clock-was-set) */
 	lc__smear_plan_none(&pl);
-	LC_EQ_INT(lc__smear_plan_leap(&pl, &p, L2017, 1, L2017 - 2000 * NS, NULL),
-	          0);
+	LC_EQ_INT(
+	    lc__smear_plan_leap(&pl, &p, L2017, 1, L2017 - 2000 * NS, NULL), 0);
 	L2 = L2017 - d;
 	LC_EQ_INT(lc__smear_plan_settime(&pl, &p, L2, 1, NULL), 0);
 	LC_EQ_I64(pl.flags, 0);
-	LC_EQ_I64(lc__smear_plan_offset(&pl, now), lc_smear_offset(&p, 1, now - L2));
+	LC_EQ_I64(lc__smear_plan_offset(&pl, now),
+	          lc_smear_offset(&p, 1, now - L2));
 	LC_EQ_I64(lc__smear_plan_offset(&pl, now), 699 * NS / 1000);
 	LC_EQ_I64(pl.end_mono, L2 + NS);
 	/* an unwind is kept: it is relative to UTC, which the step moves */
@@ -448,7 +453,7 @@ static void test_two_leaps(void)
 {
 	struct lc_smear_policy p = preset("chrony");
 	struct lc__smear_plan pl;
-	struct lc_error err = { 0 };
+	struct lc_error err = {0};
 	/* a (hypothetical) second leap 12 h after the first: chrony's smear
 	 * of the first runs 62,500 s after midnight */
 	int64_t L1 = L2017, L2 = L2017 + 43200 * NS;
@@ -468,7 +473,8 @@ static void test_two_leaps(void)
 	/* ... and for a centred policy whose window has begun, a late arm */
 	p = preset("google");
 	lc__smear_plan_none(&pl);
-	LC_EQ_INT(lc__smear_plan_leap(&pl, &p, L1, 1, L1 - 50000 * NS, &err), 0);
+	LC_EQ_INT(lc__smear_plan_leap(&pl, &p, L1, 1, L1 - 50000 * NS, &err),
+	          0);
 	end1 = pl.end_mono;
 	now = end1 + 10 * NS; /* the first update after it */
 	L2 = L1 + 86400 * NS;
@@ -495,7 +501,8 @@ static double ref_rate(int shape, double u, double W, double cap)
 	case LC_SMEAR_COSINE:
 		return M_PI / 2 * sin(M_PI * u / W) / W;
 	case LC_SMEAR_QUADRATIC: {
-		/* ramp r = W - 1/cap (or W/2 for the triangle), wander = cap/r */
+		/* ramp r = W - 1/cap (or W/2 for the triangle), wander = cap/r
+		 */
 		double r = (cap <= 0 || cap * W >= 2) ? W / 2 : W - 1 / cap;
 		double pk = 1 / (W - r);
 		double wd = pk / r, v = wd * u;
@@ -530,7 +537,7 @@ static double ref_offset(int shape, double u, double W, double cap)
 {
 	if (shape == LC_SMEAR_QUADRATIC) {
 		double r = (cap <= 0 || cap * W >= 2) ? W / 2 : W - 1 / cap;
-		double k[4] = { 0, r, W - r, W }, acc = 0;
+		double k[4] = {0, r, W - r, W}, acc = 0;
 		for (int i = 0; i < 3; i++) {
 			double lo = k[i], hi = k[i + 1] < u ? k[i + 1] : u;
 			acc += simpson(shape, lo, hi, 2, W, cap);
@@ -555,7 +562,10 @@ static struct lc_smear_policy random_policy(void)
 		p.shape = (int)lc_rand_range(0, 2);
 		p.placement = (int)lc_rand_range(0, 2);
 		/* log-uniform from 2 s to 2 days */
-		p.window_ns = (int64_t)(2e9 * pow(86400.0, (double)lc_rand_range(0, 1000000) / 1e6));
+		p.window_ns =
+		    (int64_t)(2e9 *
+		              pow(86400.0,
+		                  (double)lc_rand_range(0, 1000000) / 1e6));
 		p.max_rate_ppm = 0;
 		if (lc_smear_validate(&p, NULL) < 0)
 			continue;
@@ -567,9 +577,12 @@ static struct lc_smear_policy random_policy(void)
 		if (lc_rand_range(0, 2) == 0) {
 			/* a configured bound: for the quadratic between its
 			 * linear minimum and its triangle */
-			p.max_rate_ppm = pk * (1 + (double)lc_rand_range(0, 1000) / 1000);
+			p.max_rate_ppm =
+			    pk * (1 + (double)lc_rand_range(0, 1000) / 1000);
 			if (p.shape == LC_SMEAR_QUADRATIC)
-				p.max_rate_ppm = pk * (0.55 + (double)lc_rand_range(0, 600) / 1000);
+				p.max_rate_ppm =
+				    pk * (0.55 +
+				          (double)lc_rand_range(0, 600) / 1000);
 			if (lc_smear_validate(&p, NULL) < 0)
 				continue;
 		}
@@ -600,9 +613,9 @@ static int check_step(const struct scen *s, int64_t m, int check_inverse)
 	int64_t o2 = lc__smear_plan_offset(pb, m + US);
 	int64_t d = (m + US - o2) - (m - o);
 	/* a step that straddles the cancellation sees both plans */
-	double bound = m + US <= s->c ? s->bound_a :
-	               m >= s->c     ? s->bound_b :
-	                               fmax(s->bound_a, s->bound_b);
+	double bound = m + US <= s->c ? s->bound_a
+	               : m >= s->c    ? s->bound_b
+	                              : fmax(s->bound_a, s->bound_b);
 	int64_t slack = (int64_t)ceil(bound * 1e-3) + 2;
 	int64_t utc = (m >= s->L && s->c > s->L) ? m - s->dir * NS : m;
 	int ok = 1;
@@ -610,17 +623,17 @@ static int check_step(const struct scen *s, int64_t m, int check_inverse)
 	if (!(d > 0) || d < US - slack || d > US + slack) {
 		printf("  step at %" PRId64 ": UTC_SLS moved %" PRId64
 		       " ns in 1 us (bound %g ppm; shape %d placement %d "
-		       "dir %d window %" PRId64 " max %g; cancelled at %"
-		       PRId64 " plan b %" PRId64 "..%" PRId64 " %" PRId64
-		       "->%" PRId64 ")\n",
+		       "dir %d window %" PRId64 " max %g; cancelled at %" PRId64
+		       " plan b %" PRId64 "..%" PRId64 " %" PRId64 "->%" PRId64
+		       ")\n",
 		       m, d, bound, s->p.shape, s->p.placement, s->dir,
-		       s->p.window_ns, s->p.max_rate_ppm, s->c,
-		       s->b.start_mono, s->b.end_mono, s->b.from_ns, s->b.to_ns);
+		       s->p.window_ns, s->p.max_rate_ppm, s->c, s->b.start_mono,
+		       s->b.end_mono, s->b.from_ns, s->b.to_ns);
 		ok = 0;
 	}
 	if (o > NS || o < -NS || (m - o) - utc > NS || utc - (m - o) > NS) {
-		printf("  at %" PRId64 ": offset %" PRId64 " out of bounds\n", m,
-		       o);
+		printf("  at %" PRId64 ": offset %" PRId64 " out of bounds\n",
+		       m, o);
 		ok = 0;
 	}
 	if (fabs(lc__smear_plan_rate_ppm(pa, m)) > bound * (1 + 1e-9) + 1e-9) {
@@ -679,12 +692,15 @@ static void run_scenario(struct scen *s, int full)
 			             lc_rand_range(0, (we - ws) / 20);
 			double u = (double)(at - s->L - ws) / 1e9;
 			int64_t got = lc_smear_offset(&s->p, s->dir, at - s->L);
-			double want = s->dir * 1e9 * ref_offset(s->p.shape, u, W, cap);
+			double want =
+			    s->dir * 1e9 * ref_offset(s->p.shape, u, W, cap);
 			if (fabs((double)got - want) > 1.0 + 1e-3) {
-				printf("  shape %d placement %d dir %d W=%.9f at "
-				       "u=%.9f: offset %" PRId64 " vs ideal %.6f\n",
-				       s->p.shape, s->p.placement, s->dir, W, u,
-				       got, want);
+				printf(
+				    "  shape %d placement %d dir %d W=%.9f at "
+				    "u=%.9f: offset %" PRId64
+				    " vs ideal %.6f\n",
+				    s->p.shape, s->p.placement, s->dir, W, u,
+				    got, want);
 				lc_t_case_failed = 1;
 				return;
 			}
@@ -719,11 +735,11 @@ static void make_scenario(struct scen *s, int cancel)
 	lc__smear_plan_none(&s->a);
 	if (lc__smear_plan_leap(&s->a, &s->p, s->L, s->dir,
 	                        s->L + (ws < 0 ? ws : 0) -
-	                                lc_rand_range(0, 100 * NS),
+	                            lc_rand_range(0, 100 * NS),
 	                        NULL) < 0)
 		lc_t_case_failed = 1;
-	s->bound_a = s->p.max_rate_ppm > 0 ? s->p.max_rate_ppm :
-	                                     lc_smear_peak_ppm(&s->p, s->dir);
+	s->bound_a = s->p.max_rate_ppm > 0 ? s->p.max_rate_ppm
+	                                   : lc_smear_peak_ppm(&s->p, s->dir);
 	s->c = INT64_MAX;
 	s->b = s->a;
 	s->bound_b = s->bound_a;
@@ -733,10 +749,10 @@ static void make_scenario(struct scen *s, int cancel)
 		lc__smear_plan_cancel(&s->b, &s->p, s->c);
 		/* the unwind's bound: the policy's, the smaller of its two
 		 * directions' */
-		s->bound_b = s->p.max_rate_ppm > 0 ?
-		                     s->p.max_rate_ppm :
-		                     fmin(lc_smear_peak_ppm(&s->p, 1),
-		                          lc_smear_peak_ppm(&s->p, -1));
+		s->bound_b = s->p.max_rate_ppm > 0
+		                 ? s->p.max_rate_ppm
+		                 : fmin(lc_smear_peak_ppm(&s->p, 1),
+		                        lc_smear_peak_ppm(&s->p, -1));
 		if (s->b.start_mono == INT64_MAX)
 			s->b.end_mono = s->c;
 	}
@@ -781,8 +797,10 @@ static void test_presets_properties(void)
 			s.b = s.a;
 			s.c = INT64_MAX;
 			s.bound_a = s.bound_b = lc_smear_peak_ppm(&s.p, dir);
-			for (int64_t m = s.L - NS; m <= s.L + 2 * NS; m += 10 * US)
-				if (!check_step(&s, m, lc__fmod(m, 1000 * US) == 0))
+			for (int64_t m = s.L - NS; m <= s.L + 2 * NS;
+			     m += 10 * US)
+				if (!check_step(&s, m,
+				                lc__fmod(m, 1000 * US) == 0))
 					return;
 		}
 	}
@@ -795,7 +813,7 @@ static void test_late_properties(void)
 	for (int i = 0; i < 300; i++) {
 		struct lc_smear_policy p = random_policy();
 		struct lc__smear_plan pl;
-		struct lc_error err = { 0 };
+		struct lc_error err = {0};
 		int dir = lc_rand_range(0, 1) ? 1 : -1;
 		int64_t ws, we, now, L = L2017;
 		int rc;
@@ -819,9 +837,13 @@ static void test_late_properties(void)
 			 * linear minimum 1 s / (time left) already is */
 			double need = 1e15 / (double)(L + we - now);
 			LC_EQ_INT(rc, LC_ERANGE);
-			LC_TRUE((p.max_rate_ppm > 0 && need * (p.shape == 1 ? M_PI / 2 : 1) > p.max_rate_ppm * 0.999) ||
-			        (dir > 0 && need > 0.99e6 / (p.shape == 1 ? M_PI / 2 : 1)) ||
-			        p.shape == LC_SMEAR_QUADRATIC);
+			LC_TRUE(
+			    (p.max_rate_ppm > 0 &&
+			     need * (p.shape == 1 ? M_PI / 2 : 1) >
+			         p.max_rate_ppm * 0.999) ||
+			    (dir > 0 &&
+			     need > 0.99e6 / (p.shape == 1 ? M_PI / 2 : 1)) ||
+			    p.shape == LC_SMEAR_QUADRATIC);
 		}
 	}
 }
@@ -872,11 +894,13 @@ static void test_conv(void)
 		struct lc_smear_policy p = preset(*n);
 		for (int i = 0; i < 2000; i++) {
 			int64_t M = (i & 1) ? M2017 : INT64_C(1435708800);
-			int64_t x = M * NS + lc_rand_range(-90000 * NS, 90000 * NS);
+			int64_t x =
+			    M * NS + lc_rand_range(-90000 * NS, 90000 * NS);
 			int64_t y;
 			if (lc_rand_range(0, 9) == 0) {
 				u.tv_sec = (time_t)(M - 1);
-				u.tv_nsec = (long)(NS + lc_rand_range(0, NS - 1));
+				u.tv_nsec =
+				    (long)(NS + lc_rand_range(0, NS - 1));
 			} else {
 				u = lc__ns_to_ts(x);
 			}
@@ -885,8 +909,10 @@ static void test_conv(void)
 			/* the inverse is the first instant with that reading:
 			 * at most 1 ns earlier (a slow clock repeats a ns) */
 			y = lc__ts_to_ns(&u) - lc__ts_to_ns(&back);
-			if ((back.tv_nsec >= NS) != (u.tv_nsec >= NS) && y != 0) {
-				LC_T_FAIL_("%s: round trip crossed 23:59:60 at %" PRId64,
+			if ((back.tv_nsec >= NS) != (u.tv_nsec >= NS) &&
+			    y != 0) {
+				LC_T_FAIL_("%s: round trip crossed 23:59:60 at "
+				           "%" PRId64,
 				           *n, x);
 				return;
 			}
@@ -899,21 +925,36 @@ static void test_conv(void)
 int main(int argc, char **argv)
 {
 	lc_test_init(argc, argv);
-	LC_RUN(test_google, "google: noon-to-noon window, 11.574 ppm, 0.5 s in the leap second, 86,400 smeared s in 86,401 SI s");
-	LC_RUN(test_utc_sls, "utc-sls: last 1000 s before midnight at 999/1000 (1001/1000 for a deletion)");
-	LC_RUN(test_chrony, "chrony: 62,500 s from midnight, 0.001024 ppm/s ramps to 32 ppm");
-	LC_RUN(test_fixed_presets, "fbclock 16 ppm, minute, cosine 20 h, ntpd windows");
+	LC_RUN(test_google, "google: noon-to-noon window, 11.574 ppm, 0.5 s in "
+	                    "the leap second, 86,400 smeared s in 86,401 SI s");
+	LC_RUN(test_utc_sls, "utc-sls: last 1000 s before midnight at 999/1000 "
+	                     "(1001/1000 for a deletion)");
+	LC_RUN(
+	    test_chrony,
+	    "chrony: 62,500 s from midnight, 0.001024 ppm/s ramps to 32 ppm");
+	LC_RUN(test_fixed_presets,
+	       "fbclock 16 ppm, minute, cosine 20 h, ntpd windows");
 	LC_RUN(test_windows, "windows: 23:59:59 lasts two seconds");
-	LC_RUN(test_preset_names_and_windows, "preset names, window overrides and their errors");
+	LC_RUN(test_preset_names_and_windows,
+	       "preset names, window overrides and their errors");
 	LC_RUN(test_validate, "bad policies are rejected with a reason");
 	LC_RUN(test_plan_none, "the empty plan is offset 0 everywhere");
-	LC_RUN(test_late_arm, "late arm: compressed with a stated rate, or ERANGE naming it");
-	LC_RUN(test_cancel, "cancel: continuous unwind at the policy's bound, never backwards");
-	LC_RUN(test_settime, "time set in a window: nominal re-plan; unwind kept");
-	LC_RUN(test_two_leaps, "two leaps closer than the window: EBUSY then a late arm");
-	LC_RUN(test_properties, "random policies/directions/cancellations: monotonic, continuous, bounded, exact inverse");
-	LC_RUN(test_presets_properties, "every preset, both directions, around the leap");
-	LC_RUN(test_late_properties, "random late arms finish on time or are refused for a reason");
+	LC_RUN(test_late_arm,
+	       "late arm: compressed with a stated rate, or ERANGE naming it");
+	LC_RUN(
+	    test_cancel,
+	    "cancel: continuous unwind at the policy's bound, never backwards");
+	LC_RUN(test_settime,
+	       "time set in a window: nominal re-plan; unwind kept");
+	LC_RUN(test_two_leaps,
+	       "two leaps closer than the window: EBUSY then a late arm");
+	LC_RUN(test_properties,
+	       "random policies/directions/cancellations: monotonic, "
+	       "continuous, bounded, exact inverse");
+	LC_RUN(test_presets_properties,
+	       "every preset, both directions, around the leap");
+	LC_RUN(test_late_properties,
+	       "random late arms finish on time or are refused for a reason");
 	LC_RUN(test_conv, "UTC <-> UTC-SLS converter on the built-in table");
 	return lc_test_done();
 }

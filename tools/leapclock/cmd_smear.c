@@ -22,65 +22,66 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CMD "smear"
-#define NS LC__NS
+#define CMD  "smear"
+#define NS   LC__NS
 #define MAXP 16
 
 const char lc_cmd_smear_summary[] =
-	"print and draw a leap smear (offset, rate) for a preset or policy";
+    "print and draw a leap smear (offset, rate) for a preset or policy";
 
 void lc_cmd_smear_usage(FILE *out)
 {
-	fprintf(out,
-	        "usage: leapclock smear [--preset P | --window DUR --shape S "
-	        "--placement PL\n"
-	        "                       [--max-rate PPM]] [--leap DATE] "
-	        "[--delete] [--step DUR]\n"
-	        "                       [--range FROM,TO] [--csv FILE] [--svg "
-	        "FILE] [--json]\n"
-	        "       leapclock smear --compare P1,P2,... [--leap DATE] "
-	        "[--delete] [...]\n\n"
-	        "Prints how a smeared clock (UTC-SLS) runs around one leap "
-	        "second: its offset\n(ms behind the leap-free count, and "
-	        "UTC-SLS - UTC) and its rate (ppm,\nnegative = slower) at "
-	        "every step, and writes them as CSV and as an SVG chart.\n\n"
-	        "options:\n"
-	        "  --preset P       google (default), ntpd, chrony, fbclock, "
-	        "utc-sls, minute,\n"
-	        "                   cosine, windows; --window overrides the "
-	        "window of ntpd\n"
-	        "                   (7200..86400 s) and cosine\n"
-	        "  --window DUR     window length: 86400, 1000s, 20h, 90m, 2d, "
-	        "500ms\n"
-	        "  --shape S        linear, cosine, quadratic (rate ramps up "
-	        "and down) or step\n"
-	        "  --placement PL   ending (ends at midnight), centred "
-	        "(midnight +- DUR/2 on\n"
-	        "                   a UTC clock), starting (starts at "
-	        "midnight)\n"
-	        "  --max-rate PPM   bound on the rate; for quadratic, its "
-	        "plateau\n"
-	        "  --leap DATE      the day the leap ends (YYYY-MM-DD) or a "
-	        "time in it;\n"
-	        "                   default 2016-12-31\n"
-	        "  --delete         a deleted second instead of an inserted "
-	        "one\n"
-	        "  --step DUR       sampling step of the table and CSV "
-	        "(default: ~50 rows)\n"
-	        "  --range FROM,TO  time span relative to the leap (DUR, may be "
-	        "negative);\n"
-	        "                   default: the window(s) and 5%% either "
-	        "side\n"
-	        "  --csv FILE       write the samples as CSV ('-': stdout)\n"
-	        "  --svg FILE       write a chart of offset and rate against "
-	        "time ('-': stdout)\n"
-	        "  --compare LIST   several presets (comma-separated, or "
-	        "'all') on one chart\n"
-	        "  --json           print JSON instead of the table\n"
-	        "  -h, --help       this help\n\n"
-	        "exit status: 0 ok, 2 usage or invalid policy, 3 cannot write "
-	        "a file.\nSee leapclock-smear(1) for every preset, its source "
-	        "and the edge cases.\n");
+	fprintf(
+	    out,
+	    "usage: leapclock smear [--preset P | --window DUR --shape S "
+	    "--placement PL\n"
+	    "                       [--max-rate PPM]] [--leap DATE] "
+	    "[--delete] [--step DUR]\n"
+	    "                       [--range FROM,TO] [--csv FILE] [--svg "
+	    "FILE] [--json]\n"
+	    "       leapclock smear --compare P1,P2,... [--leap DATE] "
+	    "[--delete] [...]\n\n"
+	    "Prints how a smeared clock (UTC-SLS) runs around one leap "
+	    "second: its offset\n(ms behind the leap-free count, and "
+	    "UTC-SLS - UTC) and its rate (ppm,\nnegative = slower) at "
+	    "every step, and writes them as CSV and as an SVG chart.\n\n"
+	    "options:\n"
+	    "  --preset P       google (default), ntpd, chrony, fbclock, "
+	    "utc-sls, minute,\n"
+	    "                   cosine, windows; --window overrides the "
+	    "window of ntpd\n"
+	    "                   (7200..86400 s) and cosine\n"
+	    "  --window DUR     window length: 86400, 1000s, 20h, 90m, 2d, "
+	    "500ms\n"
+	    "  --shape S        linear, cosine, quadratic (rate ramps up "
+	    "and down) or step\n"
+	    "  --placement PL   ending (ends at midnight), centred "
+	    "(midnight +- DUR/2 on\n"
+	    "                   a UTC clock), starting (starts at "
+	    "midnight)\n"
+	    "  --max-rate PPM   bound on the rate; for quadratic, its "
+	    "plateau\n"
+	    "  --leap DATE      the day the leap ends (YYYY-MM-DD) or a "
+	    "time in it;\n"
+	    "                   default 2016-12-31\n"
+	    "  --delete         a deleted second instead of an inserted "
+	    "one\n"
+	    "  --step DUR       sampling step of the table and CSV "
+	    "(default: ~50 rows)\n"
+	    "  --range FROM,TO  time span relative to the leap (DUR, may be "
+	    "negative);\n"
+	    "                   default: the window(s) and 5%% either "
+	    "side\n"
+	    "  --csv FILE       write the samples as CSV ('-': stdout)\n"
+	    "  --svg FILE       write a chart of offset and rate against "
+	    "time ('-': stdout)\n"
+	    "  --compare LIST   several presets (comma-separated, or "
+	    "'all') on one chart\n"
+	    "  --json           print JSON instead of the table\n"
+	    "  -h, --help       this help\n\n"
+	    "exit status: 0 ok, 2 usage or invalid policy, 3 cannot write "
+	    "a file.\nSee leapclock-smear(1) for every preset, its source "
+	    "and the edge cases.\n");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -213,9 +214,8 @@ static void day_of(const struct ctx *x, char *buf, size_t n)
 		snprintf(buf, n, "?");
 }
 
-static const char *shape_names[] = { "linear", "cosine", "quadratic",
-	                             "step" };
-static const char *placement_names[] = { "ending", "centred", "starting" };
+static const char *shape_names[] = {"linear", "cosine", "quadratic", "step"};
+static const char *placement_names[] = {"ending", "centred", "starting"};
 
 static void describe(FILE *out, const struct ctx *x, const struct curve *c)
 {
@@ -317,16 +317,17 @@ static void print_json(FILE *out, const struct ctx *x)
 		const struct curve *c = &x->c[i];
 		fprintf(out, "%s{\"name\":", i ? "," : "");
 		lc_cli_json_str(out, c->p.name);
-		fprintf(out,
-		        ",\"shape\":\"%s\",\"placement\":\"%s\","
-		        "\"window_s\":%.9f,\"window_si_s\":%.9f,"
-		        "\"start_rel_s\":%.9f,\"end_rel_s\":%.9f,"
-		        "\"max_rate_ppm\":%.9g,\"peak_ppm\":%.9g,"
-		        "\"offset_at_leap_ms\":%.6f}",
-		        shape_names[c->p.shape], placement_names[c->p.placement],
-		        (double)c->p.window_ns / 1e9, (double)(c->e - c->s) / 1e9,
-		        (double)c->s / 1e9, (double)c->e / 1e9, c->p.max_rate_ppm,
-		        lc_smear_peak_ppm(&c->p, x->dir), off_ms(c, x->L));
+		fprintf(
+		    out,
+		    ",\"shape\":\"%s\",\"placement\":\"%s\","
+		    "\"window_s\":%.9f,\"window_si_s\":%.9f,"
+		    "\"start_rel_s\":%.9f,\"end_rel_s\":%.9f,"
+		    "\"max_rate_ppm\":%.9g,\"peak_ppm\":%.9g,"
+		    "\"offset_at_leap_ms\":%.6f}",
+		    shape_names[c->p.shape], placement_names[c->p.placement],
+		    (double)c->p.window_ns / 1e9, (double)(c->e - c->s) / 1e9,
+		    (double)c->s / 1e9, (double)c->e / 1e9, c->p.max_rate_ppm,
+		    lc_smear_peak_ppm(&c->p, x->dir), off_ms(c, x->L));
 	}
 	fprintf(out, "],\"samples\":[");
 	for (int64_t t = first_row(x), k = 0; t <= x->hi; t += x->step, k++) {
@@ -335,11 +336,12 @@ static void print_json(FILE *out, const struct ctx *x)
 		fprintf(out, "%s{\"t_rel_s\":%.9f,\"utc\":\"%s\"", k ? "," : "",
 		        (double)t / 1e9, when);
 		for (int i = 0; i < x->n; i++)
-			fprintf(out,
-			        ",\"%s\":{\"offset_ms\":%.6f,\"utc_diff_ms\":%.6f,"
-			        "\"rate_ppm\":%.6f}",
-			        x->c[i].p.name, off_ms(&x->c[i], T),
-			        diff_ms(x, &x->c[i], T), rate_ppm(&x->c[i], T));
+			fprintf(
+			    out,
+			    ",\"%s\":{\"offset_ms\":%.6f,\"utc_diff_ms\":%.6f,"
+			    "\"rate_ppm\":%.6f}",
+			    x->c[i].p.name, off_ms(&x->c[i], T),
+			    diff_ms(x, &x->c[i], T), rate_ppm(&x->c[i], T));
 		fputc('}', out);
 	}
 	fprintf(out, "]}\n");
@@ -349,9 +351,9 @@ static void print_json(FILE *out, const struct ctx *x)
 /* SVG                                                                       */
 /* ------------------------------------------------------------------------ */
 
-static const char *const colours[] = { "#1f77b4", "#d62728", "#2ca02c",
-	                               "#9467bd", "#ff7f0e", "#8c564b",
-	                               "#e377c2", "#17becf" };
+static const char *const colours[] = {"#1f77b4", "#d62728", "#2ca02c",
+                                      "#9467bd", "#ff7f0e", "#8c564b",
+                                      "#e377c2", "#17becf"};
 
 /* A "nice" tick step for a span, about `want` ticks. */
 static double nice_step(double span, int want)
@@ -368,9 +370,9 @@ static double nice_step(double span, int want)
 }
 
 struct panel {
-	double x0, y0, w, h;     /* plot area, px */
-	double tmin, tmax;       /* hours */
-	double vmin, vmax;       /* value (linear or log10) */
+	double x0, y0, w, h; /* plot area, px */
+	double tmin, tmax;   /* hours */
+	double vmin, vmax;   /* value (linear or log10) */
 	int logy;
 };
 
@@ -421,7 +423,8 @@ static void axes(FILE *o, const struct panel *p, const char *ylabel,
 		        x, p->y0 + p->h + 16, lab);
 	}
 	if (p->logy) {
-		for (int e = (int)ceil(p->vmin); e <= (int)floor(p->vmax); e++) {
+		for (int e = (int)ceil(p->vmin); e <= (int)floor(p->vmax);
+		     e++) {
 			double y = py(p, pow(10, e));
 			fprintf(o,
 			        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
@@ -480,8 +483,8 @@ static int64_t *chart_times(const struct ctx *x, size_t *n)
 	for (int i = 0; i <= 1600; i++)
 		t[k++] = x->lo + (int64_t)((double)(x->hi - x->lo) * i / 1600);
 	for (int i = 0; i < x->n; i++) {
-		int64_t e[4] = { x->c[i].s, x->c[i].e,
-			         (x->c[i].s + x->c[i].e) / 2, 0 };
+		int64_t e[4] = {x->c[i].s, x->c[i].e,
+		                (x->c[i].s + x->c[i].e) / 2, 0};
 		for (int j = 0; j < 4; j++)
 			for (int d = -1; d <= 1; d++)
 				if (e[j] + d >= x->lo && e[j] + d <= x->hi &&
@@ -561,7 +564,8 @@ static int write_svg(FILE *o, const struct ctx *x)
 		pr.vmax = rmax * 1.1;
 	}
 	day_of(x, day, sizeof(day));
-	snprintf(title, sizeof(title), "Leap smear of the %s second at the end of %.10s UTC",
+	snprintf(title, sizeof(title),
+	         "Leap smear of the %s second at the end of %.10s UTC",
 	         x->dir > 0 ? "inserted" : "deleted", day);
 	fprintf(o,
 	        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -588,25 +592,31 @@ static int write_svg(FILE *o, const struct ctx *x)
 	axes(o, &po, x->dir > 0 ? "offset behind (ms)" : "offset (ms, ahead)",
 	     0);
 	axes(o, &pr,
-	     pr.logy ? "|rate| (ppm, log scale)" :
-	               (x->dir > 0 ? "rate (ppm, negative = slow)" :
-	                             "rate (ppm, positive = fast)"),
+	     pr.logy ? "|rate| (ppm, log scale)"
+	             : (x->dir > 0 ? "rate (ppm, negative = slow)"
+	                           : "rate (ppm, positive = fast)"),
 	     x->dir);
 	for (int i = 0; i < x->n; i++) {
 		const struct curve *c = &x->c[i];
 		const char *col = colours[i % 8];
 
-		fprintf(o, "<polyline fill=\"none\" stroke=\"%s\" "
-		           "stroke-width=\"2\" points=\"", col);
+		fprintf(o,
+		        "<polyline fill=\"none\" stroke=\"%s\" "
+		        "stroke-width=\"2\" points=\"",
+		        col);
 		for (size_t k = 0; k < n; k++)
-			fprintf(o, "%.2f,%.2f ", px(&po, (double)ts[k] / 3.6e12),
+			fprintf(o, "%.2f,%.2f ",
+			        px(&po, (double)ts[k] / 3.6e12),
 			        py(&po, off_ms(c, x->L + ts[k])));
 		fprintf(o, "\"/>\n");
-		fprintf(o, "<polyline fill=\"none\" stroke=\"%s\" "
-		           "stroke-width=\"2\" points=\"", col);
+		fprintf(o,
+		        "<polyline fill=\"none\" stroke=\"%s\" "
+		        "stroke-width=\"2\" points=\"",
+		        col);
 		for (size_t k = 0; k < n; k++) {
 			double r = rate_ppm(c, x->L + ts[k]);
-			fprintf(o, "%.2f,%.2f ", px(&pr, (double)ts[k] / 3.6e12),
+			fprintf(o, "%.2f,%.2f ",
+			        px(&pr, (double)ts[k] / 3.6e12),
 			        py(&pr, pr.logy ? fabs(r) : r));
 		}
 		fprintf(o, "\"/>\n");
@@ -621,7 +631,8 @@ static int write_svg(FILE *o, const struct ctx *x)
 		        po.x0, ly, po.w, 10 + 18 * rows);
 		for (int i = 0; i < x->n; i++) {
 			const struct curve *c = &x->c[i];
-			double lx = po.x0 + 10 + (x->n > 1 ? (i % 2) * po.w / 2 : 0);
+			double lx =
+			    po.x0 + 10 + (x->n > 1 ? (i % 2) * po.w / 2 : 0);
 			double y = ly + 18 + 18 * (x->n > 1 ? i / 2 : i);
 			char lab[160];
 
@@ -668,28 +679,40 @@ static int close_out(FILE *f)
 	return fclose(f);
 }
 
-enum { OPT_PRESET = 256, OPT_WINDOW, OPT_SHAPE, OPT_PLACEMENT, OPT_MAXRATE,
-       OPT_LEAP, OPT_DELETE, OPT_STEP, OPT_RANGE, OPT_CSV, OPT_SVG,
-       OPT_COMPARE, OPT_JSON };
+enum {
+	OPT_PRESET = 256,
+	OPT_WINDOW,
+	OPT_SHAPE,
+	OPT_PLACEMENT,
+	OPT_MAXRATE,
+	OPT_LEAP,
+	OPT_DELETE,
+	OPT_STEP,
+	OPT_RANGE,
+	OPT_CSV,
+	OPT_SVG,
+	OPT_COMPARE,
+	OPT_JSON
+};
 
 int lc_cmd_smear(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "preset", required_argument, NULL, OPT_PRESET },
-		{ "window", required_argument, NULL, OPT_WINDOW },
-		{ "shape", required_argument, NULL, OPT_SHAPE },
-		{ "placement", required_argument, NULL, OPT_PLACEMENT },
-		{ "max-rate", required_argument, NULL, OPT_MAXRATE },
-		{ "leap", required_argument, NULL, OPT_LEAP },
-		{ "delete", no_argument, NULL, OPT_DELETE },
-		{ "step", required_argument, NULL, OPT_STEP },
-		{ "range", required_argument, NULL, OPT_RANGE },
-		{ "csv", required_argument, NULL, OPT_CSV },
-		{ "svg", required_argument, NULL, OPT_SVG },
-		{ "compare", required_argument, NULL, OPT_COMPARE },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"preset", required_argument, NULL, OPT_PRESET},
+	    {"window", required_argument, NULL, OPT_WINDOW},
+	    {"shape", required_argument, NULL, OPT_SHAPE},
+	    {"placement", required_argument, NULL, OPT_PLACEMENT},
+	    {"max-rate", required_argument, NULL, OPT_MAXRATE},
+	    {"leap", required_argument, NULL, OPT_LEAP},
+	    {"delete", no_argument, NULL, OPT_DELETE},
+	    {"step", required_argument, NULL, OPT_STEP},
+	    {"range", required_argument, NULL, OPT_RANGE},
+	    {"csv", required_argument, NULL, OPT_CSV},
+	    {"svg", required_argument, NULL, OPT_SVG},
+	    {"compare", required_argument, NULL, OPT_COMPARE},
+	    {"json", no_argument, NULL, OPT_JSON},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	static struct ctx x;
 	const char *preset = NULL, *leap = NULL, *csv = NULL, *svg = NULL;
@@ -697,7 +720,7 @@ int lc_cmd_smear(int argc, char **argv)
 	int64_t window = 0, step = 0;
 	int shape = -1, placement = -1, json = 0, custom = 0, o;
 	double max_rate = -1;
-	struct lc_error err = { 0 };
+	struct lc_error err = {0};
 	lc_leaptable *t;
 	char names[MAXP][32];
 	int nnames = 0;
@@ -715,17 +738,19 @@ int lc_cmd_smear(int argc, char **argv)
 		case OPT_WINDOW:
 			if (parse_dur(optarg, &window) < 0 || window <= 0)
 				return lc_cli_usage_error(
-				        CMD, "--window: '%s' is not a positive "
-				             "duration (e.g. 86400, 20h, 1000s)",
-				        optarg);
+				    CMD,
+				    "--window: '%s' is not a positive "
+				    "duration (e.g. 86400, 20h, 1000s)",
+				    optarg);
 			break;
 		case OPT_SHAPE:
 			shape = lookup(optarg, shape_names, 4);
 			if (shape < 0)
 				return lc_cli_usage_error(
-				        CMD, "--shape: unknown shape '%s' "
-				             "(linear, cosine, quadratic, step)",
-				        optarg);
+				    CMD,
+				    "--shape: unknown shape '%s' "
+				    "(linear, cosine, quadratic, step)",
+				    optarg);
 			custom = 1;
 			break;
 		case OPT_PLACEMENT:
@@ -734,9 +759,10 @@ int lc_cmd_smear(int argc, char **argv)
 				placement = LC_SMEAR_CENTRED;
 			if (placement < 0)
 				return lc_cli_usage_error(
-				        CMD, "--placement: unknown placement '%s' "
-				             "(ending, centred, starting)",
-				        optarg);
+				    CMD,
+				    "--placement: unknown placement '%s' "
+				    "(ending, centred, starting)",
+				    optarg);
 			custom = 1;
 			break;
 		case OPT_MAXRATE:
@@ -744,9 +770,10 @@ int lc_cmd_smear(int argc, char **argv)
 			max_rate = strtod(optarg, &end);
 			if (*end != '\0' || errno || !(max_rate >= 0))
 				return lc_cli_usage_error(
-				        CMD, "--max-rate: '%s' is not a rate in "
-				             "ppm >= 0",
-				        optarg);
+				    CMD,
+				    "--max-rate: '%s' is not a rate in "
+				    "ppm >= 0",
+				    optarg);
 			break;
 		case OPT_LEAP:
 			leap = optarg;
@@ -757,9 +784,10 @@ int lc_cmd_smear(int argc, char **argv)
 		case OPT_STEP:
 			if (parse_dur(optarg, &step) < 0 || step <= 0)
 				return lc_cli_usage_error(
-				        CMD, "--step: '%s' is not a positive "
-				             "duration",
-				        optarg);
+				    CMD,
+				    "--step: '%s' is not a positive "
+				    "duration",
+				    optarg);
 			break;
 		case OPT_RANGE:
 			range = optarg;
@@ -780,8 +808,9 @@ int lc_cmd_smear(int argc, char **argv)
 			lc_cmd_smear_usage(stdout);
 			return 0;
 		default:
-			return lc_cli_usage_error(CMD, "unknown or incomplete "
-			                               "option '%s'",
+			return lc_cli_usage_error(CMD,
+			                          "unknown or incomplete "
+			                          "option '%s'",
 			                          argv[optind - 1]);
 		}
 	}
@@ -793,8 +822,9 @@ int lc_cmd_smear(int argc, char **argv)
 		                               "not combine it with --preset, "
 		                               "--shape or --placement");
 	if (preset != NULL && custom)
-		return lc_cli_usage_error(CMD, "--preset and --shape/--placement "
-		                               "are exclusive");
+		return lc_cli_usage_error(CMD,
+		                          "--preset and --shape/--placement "
+		                          "are exclusive");
 
 	/* the policies */
 	if (compare != NULL) {
@@ -808,8 +838,8 @@ int lc_cmd_smear(int argc, char **argv)
 				size_t len = strcspn(s, ",");
 				if (len == 0 || len >= 32 || nnames >= MAXP)
 					return lc_cli_usage_error(
-					        CMD, "--compare: bad list '%s'",
-					        compare);
+					    CMD, "--compare: bad list '%s'",
+					    compare);
 				memcpy(names[nnames], s, len);
 				names[nnames++][len] = '\0';
 				s += len + (s[len] == ',');
@@ -897,23 +927,25 @@ int lc_cmd_smear(int argc, char **argv)
 			                               "FROM,TO (e.g. -2h,2h)");
 		memcpy(a, range, la);
 		a[la] = '\0';
-		if (parse_dur(a, &x.lo) < 0 || parse_dur(comma + 1, &x.hi) < 0 ||
-		    x.hi <= x.lo)
-			return lc_cli_usage_error(CMD, "--range: '%s' is not "
-			                               "FROM,TO with FROM < TO",
+		if (parse_dur(a, &x.lo) < 0 ||
+		    parse_dur(comma + 1, &x.hi) < 0 || x.hi <= x.lo)
+			return lc_cli_usage_error(CMD,
+			                          "--range: '%s' is not "
+			                          "FROM,TO with FROM < TO",
 			                          range);
 	}
 	x.step = step;
 	if (x.step == 0) {
 		/* about 50 rows at a round step */
-		x.step = (int64_t)(nice_step((double)(x.hi - x.lo) / 1e9, 50) *
-		                   1e9);
+		x.step =
+		    (int64_t)(nice_step((double)(x.hi - x.lo) / 1e9, 50) * 1e9);
 		if (x.step < 1)
 			x.step = 1;
 	}
 	if ((x.hi - x.lo) / x.step > 10000000)
-		return lc_cli_usage_error(CMD, "--step: %.9g s gives more than "
-		                               "10 million rows",
+		return lc_cli_usage_error(CMD,
+		                          "--step: %.9g s gives more than "
+		                          "10 million rows",
 		                          (double)x.step / 1e9);
 
 	if (csv != NULL) {
@@ -935,8 +967,8 @@ int lc_cmd_smear(int argc, char **argv)
 			return LC_EXIT_RUNTIME;
 		}
 		if (write_svg(f, &x) < 0 || close_out(f) != 0) {
-			fprintf(stderr, "leapclock %s: %s: write failed\n",
-			        CMD, svg);
+			fprintf(stderr, "leapclock %s: %s: write failed\n", CMD,
+			        svg);
 			return LC_EXIT_RUNTIME;
 		}
 	}

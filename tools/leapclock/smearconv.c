@@ -13,9 +13,9 @@
 #include "smear.h"
 
 struct axis {
-	int64_t M;  /* POSIX seconds of the midnight after the leap */
-	int dir;    /* +1 / -1 */
-	int64_t L;  /* the leap instant on T, ns */
+	int64_t M;    /* POSIX seconds of the midnight after the leap */
+	int dir;      /* +1 / -1 */
+	int64_t L;    /* the leap instant on T, ns */
 	int64_t s, e; /* the window on T, ns */
 };
 
@@ -86,7 +86,7 @@ int lc_smearconv_to_sls(const lc_leaptable *t, const struct lc_smear_policy *p,
 			continue;
 		if (inserted || (T >= ax[i].s && T < ax[i].e)) {
 			*sls = lc__ns_to_ts(
-			        T - lc_smear_offset(p, ax[i].dir, T - ax[i].L));
+			    T - lc_smear_offset(p, ax[i].dir, T - ax[i].L));
 			return 0;
 		}
 	}
