@@ -456,8 +456,11 @@ struct lc_smear_policy {
 };
 
 /* Fills *p with a preset: google, ntpd, chrony, fbclock, utc-sls, minute,
- * cosine, windows. `window_ns` of 0 keeps the preset's default, otherwise
- * overrides it (for presets whose window is configurable). */
+ * cosine, windows (docs/smearing.md and leapclock-smear(1) give each one's
+ * parameters and source). `window_ns` of 0 keeps the preset's default,
+ * otherwise overrides it for the presets whose window is configurable
+ * (ntpd 7200..86400 s, cosine 60 s..7 days); LC_EINVAL with a reason for
+ * an unknown name, a fixed window or one out of range. */
 int lc_smear_preset(const char *name, int64_t window_ns,
                     struct lc_smear_policy *p, struct lc_error *err);
 /* The names of the presets, NULL-terminated. */
