@@ -1648,7 +1648,11 @@ void lc__sim_print_row(FILE *f, const struct lc__sim_result *r)
 	        smear[24], appl[24], b[4][24];
 	int64_t mono = r->backsteps[LC_CLOCK_MONOTONIC];
 
-	snprintf(tick, sizeof(tick), "HZ=%d%s", r->hz, r->nohz ? " NOHZ" : "");
+	if (r->hz > 0)
+		snprintf(tick, sizeof(tick), "HZ=%d%s", r->hz,
+		         r->nohz ? " NOHZ" : "");
+	else
+		snprintf(tick, sizeof(tick), "real"); /* kernel-test */
 	if (!r->available) {
 		fprintf(f, "%-14s %-12s  not available: %s\n", r->model, tick,
 		       r->note);
