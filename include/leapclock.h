@@ -551,11 +551,21 @@ const lc_leaptable *lc_tk_table(const lc_timekeeper *tk);
 int lc_tk_leap_source(const lc_timekeeper *tk);
 
 /* The process-wide instance on the best real counter, following the host
- * with the system's leap table. Created on first use; never freed. */
+ * with the system's leap table (LC_LEAP_FROM_TABLE: leaps and TAI-UTC from
+ * the table). Created on first use, thread-safely; never freed. The
+ * environment can add a smear: LEAPCLOCK_SMEAR=<preset> (lc_smear_preset)
+ * smears UTC_SLS, and LEAPCLOCK_REALTIME_SMEARED=1 (or the build option
+ * LC_REALTIME_SMEARED, which defaults the preset to "utc-sls") maps
+ * REALTIME to it. NULL only if no counter works or memory is short. */
 lc_timekeeper *lc_default(void);
 
 /* The tick: accumulates elapsed cycles, runs the NTP second processing and the
- * leap state machine. May run at any rate; readers do not depend on it. */
+ * leap state machine. May run at any rate; readers do not depend on it (a
+ * leap is applied at its exact instant in every read path). NTP's
+ * per-second slew and frequency take effect at each update, as Linux's at
+ * each tick. It processes every REALTIME second crossed since the last
+ * update (~20 ns each): after a gap of a year, once ~0.6 s. With
+ * follow_host it also re-samples the host's CLOCK_REALTIME. Returns 0. */
 int lc_update(lc_timekeeper *tk);
 
 /* Reads a clock. Lock-free; never waits for a writer. For LC_CLOCK_UTC,
@@ -571,8 +581,11 @@ int lc_gettime_utc_tm(const lc_timekeeper *tk, struct lc_tm *tm);
  * LC_CLOCK_REALTIME, LC_CLOCK_UTC or LC_CLOCK_TAI. Clears NTP state as Linux
  * does and bumps the clock-was-set sequence. */
 int lc_settime(lc_timekeeper *tk, lc_clock_id id, const struct timespec *ts);
-/* Incremented whenever REALTIME/TAI step (settime, set offset, TAI offset
- * change, and each applied leap). */
+/* Incremented whenever REALTIME/TAI step: lc_settime, ADJ_SETOFFSET, a
+ * change of TAI-UTC (ADJ_TAI, or the table), a followed host step, and each
+ * leap. For a leap it moves at the exact instant REALTIME moves (the start
+ * of 23:59:60, or of the deleted 23:59:59): read at or after that instant
+ * it is one higher, whether or not an update has run since. Lock-free. */
 uint64_t lc_clock_was_set_seq(const lc_timekeeper *tk);
 
 /* adjtimex with CAP_SYS_TIME. Returns the clock state (LC_TIME_*) or a

@@ -64,7 +64,11 @@
 #define MULT_HEADROOM_DEN 2
 #define RATE_NOMINAL ((__int128)LC__NS << 32)
 #define PPB_RATE(ppb) ((__int128)(ppb) * ((__int128)1 << 32)) /* 1 ppb = 1 ns/s */
-#define FOLLOW_MAX_PPB 500000
+/* Following the host: the phase steer may reach 10 % (a host slewed by
+ * chronyd at up to 8.3 % changes CLOCK_REALTIME that fast, and a TSC does
+ * not see it); the learnt frequency stays within 500 ppm. */
+#define FOLLOW_MAX_PPB 100000000
+#define FOLLOW_MAX_I_PPB 500000
 #define FOLLOW_LEAP_WINDOW (2 * 86400 * LC__NS)
 
 struct lc_timekeeper {
@@ -482,9 +486,6 @@ int lc_tk_new(lc_timekeeper **out, lc_counter *counter,
 		return LC_EINVAL;
 	if (cfg->smear != NULL && lc_smear_validate(cfg->smear, NULL) < 0)
 		return LC_EINVAL;
-	if (cfg->realtime_smeared && cfg->smear == NULL &&
-	    !(cfg == &def))
-		return LC_EINVAL;
 	tk = aligned_alloc(64, (sizeof(*tk) + 63) / 64 * 64);
 	if (tk == NULL)
 		return LC_ENOMEM;
@@ -580,6 +581,7 @@ int lc_tk_leap_source(const lc_timekeeper *tk)
 static pthread_once_t default_once = PTHREAD_ONCE_INIT;
 static lc_timekeeper *default_tk;
 static lc_leaptable *default_table;
+static struct lc_smear_policy default_smear;
 
 static void default_init(void)
 {
@@ -596,6 +598,18 @@ static void default_init(void)
 	cfg.table = default_table;
 	cfg.leap_source = LC_LEAP_FROM_TABLE;
 	cfg.follow_host = 1;
+	{
+		const char *sm = getenv("LEAPCLOCK_SMEAR");
+		const char *rs = getenv("LEAPCLOCK_REALTIME_SMEARED");
+
+		if (rs != NULL && *rs != '\0')
+			cfg.realtime_smeared = strcmp(rs, "0") != 0;
+		if ((sm == NULL || *sm == '\0') && cfg.realtime_smeared)
+			sm = "utc-sls";
+		if (sm != NULL && *sm != '\0' &&
+		    lc_smear_preset(sm, 0, &default_smear, NULL) == 0)
+			cfg.smear = &default_smear;
+	}
 	if (lc_tk_new(&default_tk, c, &cfg) < 0) {
 		lc_counter_free(c);
 		default_tk = NULL;
@@ -1283,10 +1297,10 @@ static void follow_host(struct lc_timekeeper *tk, int64_t mono_now)
 		if (dt > 0) {
 			tk->steer_i_ppb += (int64_t)((__int128)d * dt /
 			                             ((__int128)16 * LC__NS * horizon / LC__NS));
-			if (tk->steer_i_ppb > FOLLOW_MAX_PPB)
-				tk->steer_i_ppb = FOLLOW_MAX_PPB;
-			if (tk->steer_i_ppb < -FOLLOW_MAX_PPB)
-				tk->steer_i_ppb = -FOLLOW_MAX_PPB;
+			if (tk->steer_i_ppb > FOLLOW_MAX_I_PPB)
+				tk->steer_i_ppb = FOLLOW_MAX_I_PPB;
+			if (tk->steer_i_ppb < -FOLLOW_MAX_I_PPB)
+				tk->steer_i_ppb = -FOLLOW_MAX_I_PPB;
 		}
 		p += tk->steer_i_ppb;
 		if (p > FOLLOW_MAX_PPB)

@@ -904,6 +904,85 @@ static void test_smear(void)
 	check_smear(1);
 }
 
+/* A smeared insertion cancelled half-way (STA_INS cleared 30 s before the
+ * leap, inside the minute-long window): UTC_SLS unwinds back to UTC without
+ * ever going back or stepping, and no leap happens. Then one armed late
+ * (10 s before a 60 s window ends) still completes by the leap. */
+static void test_smear_cancel_and_late(void)
+{
+	struct lc_smear_policy p;
+	struct lc_tk_config cfg;
+	lc_counter *c;
+	lc_timekeeper *tk;
+	int64_t w = D2030 + 86400, t = 0, prev = INT64_MIN, maxdiff = 0;
+	struct lc_timex tx;
+
+	LC_EQ_INT(lc_smear_preset("minute", 0, &p, NULL), 0);
+	lc_counter_new_sim(&c, 1000000000u, 0);
+	lc_tk_config_init(&cfg);
+	cfg.initial_realtime_ns = (w - 100) * NS;
+	cfg.smear = &p;
+	LC_EQ_INT(lc_tk_new(&tk, c, &cfg), 0);
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = LC_ADJ_STATUS;
+	tx.status = LC_STA_INS;
+	lc_adjtimex(tk, &tx);
+	for (t = 0; t < 400 * NS; t += 7 * MS) {
+		int64_t sls, rt;
+
+		lc_sim_set_true_ns(c, t);
+		if (t % (70 * MS) == 0)
+			lc_update(tk);
+		if (t >= 70 * NS && t < 70 * NS + 7 * MS) {
+			memset(&tx, 0, sizeof(tx));
+			tx.modes = LC_ADJ_STATUS;
+			tx.status = 0; /* cancel, 30 s before the leap */
+			lc_adjtimex(tk, &tx);
+		}
+		sls = lc_now_ns(tk, LC_CLOCK_UTC_SLS);
+		rt = lc_now_ns(tk, LC_CLOCK_REALTIME);
+		LC_EQ_I64(rt, (w - 100) * NS + t); /* no leap */
+		LC_GT_I64(sls, prev);
+		LC_TRUE(rt - sls >= 0 && rt - sls < NS);
+		if (rt - sls > maxdiff)
+			maxdiff = rt - sls;
+		prev = sls;
+	}
+	/* it had started, then unwound completely */
+	LC_GT_I64(maxdiff, 100 * MS);
+	LC_EQ_I64(lc_now_ns(tk, LC_CLOCK_UTC_SLS), lc_now_ns(tk, LC_CLOCK_REALTIME));
+
+	/* armed late: 10 s before the leap, the window began 50 s ago */
+	w += 86400;
+	{
+		struct timespec set = { (time_t)(w - 12), 0 };
+
+		lc_sim_set_true_ns(c, t);
+		lc_settime(tk, LC_CLOCK_REALTIME, &set);
+	}
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = LC_ADJ_STATUS;
+	tx.status = LC_STA_INS;
+	lc_adjtimex(tk, &tx);
+	prev = INT64_MIN;
+	for (int64_t u = 0; u <= 20 * NS; u += 4 * MS) {
+		struct timespec s;
+		int64_t v;
+
+		lc_sim_set_true_ns(c, t + u);
+		lc_gettime(tk, LC_CLOCK_UTC_SLS, &s);
+		v = (int64_t)s.tv_sec * NS + s.tv_nsec;
+		LC_GT_I64(v, prev);
+		LC_LT_I64(s.tv_nsec, NS);
+		prev = v;
+	}
+	/* done by now: UTC_SLS == REALTIME, after the leap */
+	LC_EQ_I64(lc_now_ns(tk, LC_CLOCK_UTC_SLS), lc_now_ns(tk, LC_CLOCK_REALTIME));
+	LC_EQ_I64(lc_now_ns(tk, LC_CLOCK_REALTIME), (w + 7) * NS);
+	lc_tk_free(tk);
+	lc_counter_free(c);
+}
+
 int main(int argc, char **argv)
 {
 	lc_test_init(argc, argv);
@@ -923,5 +1002,6 @@ int main(int argc, char **argv)
 	LC_RUN(test_mono_at, "lc_tk_mono_at/cycles_at: first instant at or past the deadline on every clock, across insertion and deletion");
 	LC_RUN(test_table_source, "LC_LEAP_FROM_TABLE: the table arms 2016-12-31 23:59:60 and owns TAI-UTC");
 	LC_RUN(test_smear, "UTC_SLS smears within 1 s, strictly increasing; REALTIME smeared with it; TAI never");
+	LC_RUN(test_smear_cancel_and_late, "a smeared leap cancelled mid-window unwinds without going back; one armed late completes by the leap");
 	return lc_test_done();
 }
