@@ -659,6 +659,50 @@ static void test_exact_without_update(void)
 	env_free(&e);
 }
 
+/* The reference's next-leap vectors (E = 2015-07-01T00:00:00Z), through
+ * the timekeeper: the flag seen first at the boundary that begins second
+ * `secs` arms the leap whose 00:00:00-after is `when` (a deletion removes
+ * the second before it), and lc_tk_next_leap() says so both before that
+ * boundary (predicted) and after it (armed). */
+static void test_next_leap_vectors(void)
+{
+	static const struct {
+		int64_t secs;
+		int flag;
+		int64_t when;
+	} v[] = {
+		{ INT64_C(1435708790), LC_STA_INS, INT64_C(1435708800) },
+		{ INT64_C(1435708800), LC_STA_INS, INT64_C(1435795200) },
+		{ INT64_C(1435708799), LC_STA_INS, INT64_C(1435708800) },
+		{ INT64_C(1435708790), LC_STA_DEL, INT64_C(1435708800) },
+		{ INT64_C(1435708799), LC_STA_DEL, INT64_C(1435795200) },
+	};
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct env e;
+		int64_t when;
+		int dir;
+
+		env_new(&e, 1000000000u, 0, v[i].secs * NS - 300 * MS,
+		        LC_LEAP_FROM_ADJTIMEX);
+		clear_time_state(&e);
+		adj_status(&e, v[i].flag);
+		LC_EQ_INT(lc_tk_next_leap(e.tk, &when, &dir), 0);
+		LC_EQ_I64(when, v[i].when);
+		LC_EQ_INT(dir, v[i].flag == LC_STA_INS ? 1 : -1);
+		run_for(&e, 600 * MS, 100 * MS);
+		LC_EQ_INT(lc_tk_next_leap(e.tk, &when, &dir), 0);
+		LC_EQ_I64(when, v[i].when);
+		{
+			struct lc_timex tx;
+
+			LC_EQ_INT(adj_read(&e, &tx),
+			          v[i].flag == LC_STA_INS ? LC_TIME_INS : LC_TIME_DEL);
+		}
+		env_free(&e);
+	}
+}
+
 /* ---- inverses ----------------------------------------------------------------- */
 
 struct dl {
@@ -999,6 +1043,7 @@ int main(int argc, char **argv)
 	LC_RUN(test_rate_change_continuous, "frequency/tick changes never make a clock jump");
 	LC_RUN(test_settime, "settime REALTIME/UTC (incl. 23:59:60)/TAI, rejections, clock-was-set");
 	LC_RUN(test_exact_without_update, "exact leap with no update: reads, clock-was-set and next-leap switch at the instant");
+	LC_RUN(test_next_leap_vectors, "next-leap vectors of the reference through lc_tk_next_leap, predicted and armed");
 	LC_RUN(test_mono_at, "lc_tk_mono_at/cycles_at: first instant at or past the deadline on every clock, across insertion and deletion");
 	LC_RUN(test_table_source, "LC_LEAP_FROM_TABLE: the table arms 2016-12-31 23:59:60 and owns TAI-UTC");
 	LC_RUN(test_smear, "UTC_SLS smears within 1 s, strictly increasing; REALTIME smeared with it; TAI never");
