@@ -212,17 +212,35 @@ static void writer_done(void)
 	atomic_store_explicit(&g_writer, 0, memory_order_release);
 }
 
+/* Our own timekeeper's NTP state (never the host's): no STA_UNSYNC and a
+ * zero maximum error (which would grow back to the unsynchronised limit in
+ * 8.9 h: re-zeroed at each update), so that its adjtimex answers the pure
+ * leap state (TIME_INS, TIME_OOP, TIME_WAIT); the host's own sync verdict
+ * is combined in timex_read(). Writer only. */
+static void mark_synced(unsigned int extra_modes)
+{
+	struct lc_timex tx;
+
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = LC_ADJ_MAXERROR | LC_ADJ_ESTERROR | extra_modes;
+	lc_adjtimex(g_tk, &tx);
+}
+
 static void update_slow(int64_t mono)
 {
 	if (!writer_try())
 		return; /* another thread (or the code we interrupted) is on it */
 	if (mono >= atomic_load_explicit(&g_next_update, memory_order_relaxed)) {
 		lc_update(g_tk);
+		mark_synced(0);
 		atomic_store_explicit(&g_next_update, mono + LC__NS,
 		                      memory_order_relaxed);
 	}
 	writer_done();
 }
+
+/* 0 when the timekeeper must never run its writer (see init()). */
+static int g_updates_ok;
 
 static inline void maybe_update(int64_t mono)
 {
@@ -465,6 +483,38 @@ LCP_EXPORT int adjtime(const struct timeval *delta, struct timeval *olddelta)
 	return REAL(adjtime)(NULL, olddelta); /* read-only */
 }
 
+/* The clock state as a table-driven Linux shows it, from the snapshot
+ * alone (for a timekeeper whose writer never runs, which keeps the leap it
+ * armed at creation): INS/DEL from the start of the leap's UTC day, OOP
+ * during an inserted second, WAIT for the second after the leap. */
+static int snapshot_state(struct lc_timex *l)
+{
+	struct lc__tk_snap s;
+	int64_t mono, rt, L;
+	int st = TIME_OK;
+
+	lc__tk_read_snap(g_tk, &s, &mono);
+	rt = lc__tk_realtime_at(&s, mono);
+	l->tai = (int)lc__fdiv(mono + s.offs_tai - rt + LC__NS / 2, LC__NS);
+	l->time.tv_sec = lc__fdiv(rt, LC__NS);
+	l->status = 0;
+	if (s.leap_dir == 0)
+		return st;
+	L = s.leap_dir > 0 ? s.leap_sec : s.leap_sec + 1; /* 00:00:00 */
+	if (mono < s.leap_mono) {
+		if (lc__fdiv(rt, LC__NS) >= L - LC_SECS_PER_DAY) {
+			st = s.leap_dir > 0 ? TIME_INS : TIME_DEL;
+			l->status = s.leap_dir > 0 ? STA_INS : STA_DEL;
+		}
+	} else if (s.leap_dir > 0 && mono < s.leap_mono + LC__NS) {
+		st = TIME_OOP;
+		l->status = STA_INS;
+	} else if (lc__fdiv(rt, LC__NS) < L + 1) {
+		st = TIME_WAIT;
+	}
+	return st;
+}
+
 /* adjtimex/ntp_adjtime/clock_adjtime(REALTIME): modes 0 (or the singleshot
  * read) only. The host's own NTP state (frequency, errors, sync status) is
  * read with a fresh modes-0 timex; the time, the TAI offset, the leap bits
@@ -497,15 +547,19 @@ static int timex_read(struct timex *tx)
 	if (host_rc < 0)
 		return host_rc;
 	memset(&l, 0, sizeof(l));
-	while (!writer_try()) {
-		if (++tries > 1000) {
-			errno = EAGAIN;
-			return -1;
+	if (!g_updates_ok) {
+		rc = snapshot_state(&l);
+	} else {
+		while (!writer_try()) {
+			if (++tries > 1000) {
+				errno = EAGAIN;
+				return -1;
+			}
+			sched_yield();
 		}
-		sched_yield();
+		rc = lc_adjtimex_unprivileged(g_tk, &l);
+		writer_done();
 	}
-	rc = lc_adjtimex_unprivileged(g_tk, &l);
-	writer_done();
 	if (rc < 0) {
 		errno = -rc;
 		return -1;
@@ -1081,6 +1135,30 @@ static void plan_smear(void)
 	g_sm.has_plan = 1;
 }
 
+/*
+ * The timekeeper's writer (lc_update, adjtimex) runs Linux's leap state
+ * machine, which arms a table leap at a second boundary *before* it: the
+ * start of 23:59:59 for an insertion, of 23:59:58 for a deletion (an
+ * STA_INS seen first at the leap's own boundary arms the next midnight,
+ * as in Linux). A timekeeper started after that boundary (a pretend
+ * instant in the last second or two) would have its writer drop the leap
+ * that its readers already apply exactly. Then the writer never runs: the
+ * readers keep applying the leap armed at creation (exact in every read,
+ * the slow path after it) and adjtimex is answered from the snapshot.
+ */
+static int updates_safe(void)
+{
+	struct lc__tk_snap s;
+	int64_t mono, rt;
+
+	lc__tk_read_snap(g_tk, &s, &mono);
+	if (s.leap_dir == 0 || s.leap_folded)
+		return 1;
+	rt = lc__tk_realtime_at(&s, mono);
+	/* leap_sec: the 00:00:00 after an insertion, the deleted 23:59:59 */
+	return lc__fdiv(rt, LC__NS) + 1 <= s.leap_sec - 1;
+}
+
 static void init(void)
 {
 	int expect = ST_NONE;
@@ -1178,9 +1256,12 @@ static void init(void)
 		if (lc_settime(g_tk, LC_CLOCK_TAI, &t) < 0)
 			die("cannot set the pretend instant");
 	}
+	mark_synced(LC_ADJ_STATUS);
 	if (g_sm.on)
 		plan_smear();
-	atomic_store(&g_next_update, host_ns(CLOCK_MONOTONIC) + LC__NS);
+	g_updates_ok = updates_safe();
+	if (g_updates_ok)
+		atomic_store(&g_next_update, host_ns(CLOCK_MONOTONIC) + LC__NS);
 	atomic_store_explicit(&g_state, ST_READY, memory_order_release);
 
 	if (g_debug) {

@@ -1,0 +1,331 @@
+/*
+ * preload_timers.c - an ordinary program (it knows nothing of leapclock)
+ * that the preload tests run under the shim: it waits for absolute
+ * CLOCK_REALTIME deadlines in every way POSIX offers and reports what its
+ * clocks read when each wait ended, reads the adjtimex state, and tries to
+ * set the clock.
+ *
+ * usage: preload_timers STEP...
+ *   MECH@DEADLINE[@TAIUTC[@LATE]]
+ *                        wait until DEADLINE with MECH (timer, timerfd,
+ *                        nanosleep, cond, sem, mutex, rwlock). DEADLINE is
+ *                        POSIX seconds ("1483228800.25") or relative to the
+ *                        leap L ("L+0.25", "L-1.5"): L is the POSIX second
+ *                        of the 00:00:00 after the leap, from
+ *                        LEAPCLOCK_EXTRA_LEAP or PRELOAD_TEST_LEAP. Checks
+ *                        that CLOCK_REALTIME read right after the wait is
+ *                        at or past DEADLINE (never early) and less than
+ *                        0.5 s past it; with TAIUTC (the TAI-UTC the
+ *                        caller derived for the first instant realtime
+ *                        reaches DEADLINE) also that CLOCK_TAI is at or
+ *                        past DEADLINE + TAIUTC and within 0.5 s of it.
+ *                        LATE (seconds, default 0): a deadline inside a
+ *                        deleted second is first reached LATE s after it,
+ *                        at 00:00:00; both checks are shifted by LATE.
+ *   state@DEADLINE@N     sleep until DEADLINE, then check that adjtimex
+ *                        (modes 0) returns clock state N.
+ *   settime              clock_settime, settimeofday, adjtimex with a mode
+ *                        and clock_adjtime with a mode must all fail with
+ *                        EPERM.
+ * Prints one "ok"/"FAIL" line per step; exits 1 if any step failed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/timerfd.h>
+#include <sys/timex.h>
+#include <time.h>
+#include <unistd.h>
+
+static int fails;
+
+static int64_t now(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static struct timespec ts_of(int64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000),
+		               (long)(ns % 1000000000) };
+	return ts;
+}
+
+static int64_t leap_sec(void)
+{
+	const char *e = getenv("LEAPCLOCK_EXTRA_LEAP");
+
+	if (e == NULL || *e == '\0')
+		e = getenv("PRELOAD_TEST_LEAP");
+	if (e == NULL || *e == '\0') {
+		fprintf(stderr, "preload_timers: no leap known for L\n");
+		exit(2);
+	}
+	return strtoll(e, NULL, 10);
+}
+
+/* "1483228800.25", "L+0.25" or "L-1.5" as POSIX ns */
+static int64_t parse_deadline(const char *s)
+{
+	int64_t base = 0;
+	double off;
+
+	if (*s == 'L') {
+		base = leap_sec() * 1000000000;
+		s++;
+	}
+	off = strtod(s, NULL);
+	return base + (int64_t)(off * 1e9 + (off < 0 ? -0.5 : 0.5));
+}
+
+static void wait_timer(int64_t d)
+{
+	struct sigevent sev;
+	struct itimerspec its;
+	sigset_t set;
+	timer_t t;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMIN);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_SIGNAL;
+	sev.sigev_signo = SIGRTMIN;
+	if (timer_create(CLOCK_REALTIME, &sev, &t) != 0) {
+		perror("timer_create");
+		exit(2);
+	}
+	memset(&its, 0, sizeof(its));
+	its.it_value = ts_of(d);
+	if (timer_settime(t, TIMER_ABSTIME, &its, NULL) != 0) {
+		perror("timer_settime");
+		exit(2);
+	}
+	sigwait(&set, &sig);
+	timer_delete(t);
+}
+
+static void wait_timerfd(int64_t d)
+{
+	struct itimerspec its;
+	uint64_t n;
+	int fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC);
+
+	if (fd < 0) {
+		perror("timerfd_create");
+		exit(2);
+	}
+	memset(&its, 0, sizeof(its));
+	its.it_value = ts_of(d);
+	if (timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL) != 0) {
+		perror("timerfd_settime");
+		exit(2);
+	}
+	if (read(fd, &n, sizeof(n)) != sizeof(n))
+		perror("read timerfd");
+	close(fd);
+}
+
+static void wait_nanosleep(int64_t d)
+{
+	struct timespec ts = ts_of(d);
+
+	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
+		;
+}
+
+static void wait_cond(int64_t d)
+{
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+	struct timespec ts = ts_of(d);
+
+	pthread_mutex_lock(&m);
+	while (pthread_cond_timedwait(&c, &m, &ts) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&m);
+}
+
+static void wait_sem(int64_t d)
+{
+	struct timespec ts = ts_of(d);
+	sem_t s;
+
+	sem_init(&s, 0, 0);
+	while (sem_timedwait(&s, &ts) != 0 && errno != ETIMEDOUT)
+		;
+	sem_destroy(&s);
+}
+
+static void *hold(void *arg)
+{
+	pthread_mutex_lock(arg);
+	return NULL;
+}
+
+static void wait_mutex(int64_t d)
+{
+	static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	struct timespec ts = ts_of(d);
+	pthread_t th;
+
+	/* held by another (finished) thread: never available */
+	pthread_create(&th, NULL, hold, &m);
+	pthread_join(th, NULL);
+	while (pthread_mutex_timedlock(&m, &ts) != ETIMEDOUT)
+		;
+}
+
+static void wait_rwlock(int64_t d)
+{
+	static pthread_rwlock_t l = PTHREAD_RWLOCK_INITIALIZER;
+	struct timespec ts = ts_of(d);
+
+	pthread_rwlock_rdlock(&l);
+	while (pthread_rwlock_timedwrlock(&l, &ts) != ETIMEDOUT)
+		;
+}
+
+static void report(int ok, const char *what)
+{
+	printf("%s %s\n", ok ? "ok  " : "FAIL", what);
+	if (!ok)
+		fails++;
+}
+
+static void step_wait(const char *mech, int64_t d, const char *taiutc,
+                      const char *late_s)
+{
+	int64_t rt, tai, late, late_min = 0;
+	char msg[256];
+
+	if (strcmp(mech, "timer") == 0)
+		wait_timer(d);
+	else if (strcmp(mech, "timerfd") == 0)
+		wait_timerfd(d);
+	else if (strcmp(mech, "nanosleep") == 0)
+		wait_nanosleep(d);
+	else if (strcmp(mech, "cond") == 0)
+		wait_cond(d);
+	else if (strcmp(mech, "sem") == 0)
+		wait_sem(d);
+	else if (strcmp(mech, "mutex") == 0)
+		wait_mutex(d);
+	else if (strcmp(mech, "rwlock") == 0)
+		wait_rwlock(d);
+	else {
+		fprintf(stderr, "preload_timers: unknown mechanism %s\n", mech);
+		exit(2);
+	}
+	rt = now(CLOCK_REALTIME);
+	tai = now(CLOCK_TAI);
+	if (late_s != NULL)
+		late_min = (int64_t)(strtod(late_s, NULL) * 1e9 + 0.5);
+	late = rt - d - late_min;
+	snprintf(msg, sizeof(msg),
+	         "%s deadline %.6f: realtime %.6f (%+.6f s) tai %.6f", mech,
+	         d / 1e9, rt / 1e9, (rt - d) / 1e9, tai / 1e9);
+	report(late >= 0 && late < 500000000, msg);
+	if (taiutc != NULL) {
+		int64_t want = d + late_min +
+		               (int64_t)atoi(taiutc) * 1000000000;
+
+		snprintf(msg, sizeof(msg),
+		         "%s: TAI %.6f at or just past %.6f (deadline + %s s)",
+		         mech, tai / 1e9, want / 1e9, taiutc);
+		report(tai >= want && tai - want < 500000000, msg);
+	}
+}
+
+static void step_state(int64_t d, int want)
+{
+	struct timex tx;
+	char msg[128];
+	int rc;
+
+	wait_nanosleep(d);
+	memset(&tx, 0, sizeof(tx));
+	rc = adjtimex(&tx);
+	snprintf(msg, sizeof(msg), "adjtimex at %.3f: state %d (want %d), "
+	         "tai %ld", d / 1e9, rc, want, (long)tx.tai);
+	report(rc == want, msg);
+}
+
+static void expect_eperm(int rc, const char *what)
+{
+	char msg[128];
+	int e = errno;
+
+	snprintf(msg, sizeof(msg), "%s -> %d (%s)", what, rc,
+	         rc == 0 ? "success" : strerror(e));
+	report(rc == -1 && e == EPERM, msg);
+}
+
+static void step_settime(void)
+{
+	struct timespec ts;
+	struct timeval tv;
+	struct timex tx;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	tv.tv_sec = ts.tv_sec;
+	tv.tv_usec = 0;
+	errno = 0;
+	expect_eperm(clock_settime(CLOCK_REALTIME, &ts), "clock_settime");
+	expect_eperm(clock_settime(CLOCK_TAI, &ts), "clock_settime(TAI)");
+	expect_eperm(settimeofday(&tv, NULL), "settimeofday");
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_SETOFFSET | ADJ_NANO;
+	tx.time.tv_sec = 0;
+	tx.time.tv_usec = 1; /* 1 ns, should it ever get through */
+	expect_eperm(adjtimex(&tx), "adjtimex(ADJ_SETOFFSET)");
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_STATUS;
+	tx.status = STA_INS;
+	expect_eperm(ntp_adjtime(&tx), "ntp_adjtime(ADJ_STATUS, STA_INS)");
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_FREQUENCY;
+	expect_eperm(clock_adjtime(CLOCK_REALTIME, &tx),
+	             "clock_adjtime(ADJ_FREQUENCY)");
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (int i = 1; i < argc; i++) {
+		char buf[256], *mech, *dl, *extra, *late;
+
+		snprintf(buf, sizeof(buf), "%s", argv[i]);
+		if (strcmp(buf, "settime") == 0) {
+			step_settime();
+			continue;
+		}
+		mech = strtok(buf, "@");
+		dl = strtok(NULL, "@");
+		extra = strtok(NULL, "@");
+		late = strtok(NULL, "@");
+		if (mech == NULL || dl == NULL) {
+			fprintf(stderr, "preload_timers: bad step %s\n",
+			        argv[i]);
+			return 2;
+		}
+		if (strcmp(mech, "state") == 0)
+			step_state(parse_deadline(dl),
+			           extra ? atoi(extra) : -1);
+		else
+			step_wait(mech, parse_deadline(dl), extra, late);
+	}
+	return fails ? 1 : 0;
+}
