@@ -2,14 +2,14 @@
  * bench_server.c - leapclockd's load generator, and the comparison with
  * chronyd serving on another loopback port in the same run.
  *
- *   bench_server [--seconds S] [--requests N] [--window W] [--no-chrony]
- *                [--leapclockd PATH]
+ *   bench_server [--seconds S] [--requests N] [--window W] [--rounds R]
+ *                [--no-chrony] [--leapclockd PATH]
  *       starts leapclockd (utc mode, rate limiting off) and chronyd -x
  *       (local stratum 1, no sources, never touches the clock) on two
  *       127.0.0.1 ports, and measures each with the same client: reply
  *       latency with one request in flight (p50, p99), then throughput with
- *       W requests in flight. Bounded: at most N requests and S seconds per
- *       phase and server.
+ *       W requests in flight; R rounds alternating the servers, medians
+ *       reported. Bounded: at most N requests and S seconds per phase.
  *
  *   bench_server flood ADDR:PORT [--count N] [--seconds S]
  *       sends N datagrams of every bad kind (random bytes, truncated
@@ -310,6 +310,33 @@ static int have_cmd(const char *name)
 	return 0;
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The median of the rounds' results, metric by metric. */
+static void median(const struct result *r, int n, struct result *m)
+{
+	double v[4][16];
+
+	for (int i = 0; i < n; i++) {
+		v[0][i] = r[i].rps;
+		v[1][i] = (double)r[i].p50;
+		v[2][i] = (double)r[i].p99;
+		v[3][i] = (double)(r[i].sent - r[i].replies);
+	}
+	for (int k = 0; k < 4; k++)
+		qsort(v[k], (size_t)n, sizeof(double), cmp_dbl);
+	memset(m, 0, sizeof(*m));
+	m->rps = v[0][n / 2];
+	m->p50 = (int64_t)v[1][n / 2];
+	m->p99 = (int64_t)v[2][n / 2];
+	m->replies = 0;
+	m->sent = (uint64_t)v[3][n / 2];
+}
+
 static void print_row(const char *name, const struct result *lat1,
                       const struct result *tput)
 {
@@ -321,17 +348,18 @@ static void print_row(const char *name, const struct result *lat1,
 
 static int bench(int argc, char **argv)
 {
-	double seconds = 3.0;
+	double seconds = 2.0;
 	uint64_t max_req = 1000000;
-	int window = 32, chrony = 1, port, rc = 0;
+	int window = 32, chrony = 1, port, rc = 0, rounds = 3;
 	char dpath[PATH_MAX] = "", tmp[] = "/tmp/lc-bench-server.XXXXXX";
-	char spec[64], conf[PATH_MAX + 32], log1[PATH_MAX + 32],
-		log2[PATH_MAX + 32], pidf[PATH_MAX + 32], sock[PATH_MAX + 32];
+	char spec[64], dspec[64], cspec[64], conf[PATH_MAX + 32],
+		log1[PATH_MAX + 32], log2[PATH_MAX + 32], pidf[PATH_MAX + 32],
+		sock[PATH_MAX + 32];
 	pid_t dpid = -1, cpid = -1;
 	struct sockaddr_in sa;
-	struct result dl, dt, cl, ct;
+	struct result dl[16], dt[16], cl[16], ct[16], m1, m2, m3, m4;
 	int64_t *lat = malloc(MAX_LAT * sizeof(int64_t));
-	int fd;
+	int dfd = -1, cfd = -1;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
@@ -340,6 +368,8 @@ static int bench(int argc, char **argv)
 			max_req = strtoull(argv[++i], NULL, 10);
 		else if (strcmp(argv[i], "--window") == 0 && i + 1 < argc)
 			window = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
+			rounds = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--no-chrony") == 0)
 			chrony = 0;
 		else if (strcmp(argv[i], "--leapclockd") == 0 && i + 1 < argc)
@@ -351,8 +381,10 @@ static int bench(int argc, char **argv)
 		}
 	}
 	if (seconds <= 0 || seconds > 60 || window < 1 || window > 4096 ||
-	    max_req < 1 || max_req > 100000000 || lat == NULL) {
-		fprintf(stderr, "bench_server: --seconds 0..60, --window 1..4096\n");
+	    max_req < 1 || max_req > 100000000 || rounds < 1 || rounds > 15 ||
+	    lat == NULL) {
+		fprintf(stderr, "bench_server: --seconds 0..60, --window 1..4096, "
+		        "--rounds 1..15\n");
 		return 2;
 	}
 	if (dpath[0] == '\0' && find_exe(dpath, sizeof(dpath), "leapclockd") != 0) {
@@ -362,80 +394,92 @@ static int bench(int argc, char **argv)
 	if (mkdtemp(tmp) == NULL)
 		return 3;
 	port = 20000 + (int)(getpid() % 20000);
-	snprintf(spec, sizeof(spec), "127.0.0.1:%d=utc", port);
 	snprintf(log1, sizeof(log1), "%s/leapclockd.log", tmp);
+	snprintf(conf, sizeof(conf), "%s/chrony.conf", tmp);
+	snprintf(log2, sizeof(log2), "%s/chronyd.log", tmp);
+	snprintf(pidf, sizeof(pidf), "%s/chronyd.pid", tmp);
+	snprintf(sock, sizeof(sock), "%s/chronyd.sock", tmp);
+	snprintf(spec, sizeof(spec), "127.0.0.1:%d=utc", port);
+	snprintf(dspec, sizeof(dspec), "127.0.0.1:%d", port);
+	snprintf(cspec, sizeof(cspec), "127.0.0.1:%d", port + 1);
 	{
 		char *av[] = { dpath, "-d", "--listen", spec, "--ratelimit", "off",
 			       "--stats-file", "none", NULL };
 		dpid = spawn(av, log1);
 	}
-	snprintf(spec, sizeof(spec), "127.0.0.1:%d", port);
-	fd = udp_to(spec, &sa);
-	if (fd < 0 || wait_ready(fd) != 0) {
+	dfd = udp_to(dspec, &sa);
+	if (dfd < 0 || wait_ready(dfd) != 0) {
 		fprintf(stderr, "bench_server: leapclockd did not answer (log %s)\n",
 		        log1);
-		stop(dpid);
-		return 3;
-	}
-	printf("bench_server: %.1f s per phase (at most %" PRIu64
-	       " requests), W = %d, loopback, one client socket\n", seconds,
-	       max_req, window);
-	printf("%-22s %10s %9s %9s %12s %9s %9s %8s\n", "server", "req/s@1",
-	       "p50 us", "p99 us", "req/s@W", "p50 us", "p99 us", "lost");
-	printf("%-22s %10s %9s %9s %12s %9s %9s %8s\n", "", "(1 in", "flight)",
-	       "", "(W in", "flight)", "", "");
-	measure(fd, 1, max_req, seconds, &dl, lat);
-	measure(fd, window, max_req, seconds, &dt, lat);
-	close(fd);
-	stop(dpid);
-	print_row("leapclockd utc", &dl, &dt);
-
-	if (!chrony || !have_cmd("chronyd")) {
-		printf("chronyd: skipped (%s)\n",
-		       chrony ? "needs Debian package chrony" : "--no-chrony");
+		rc = 3;
 		goto out;
 	}
-	snprintf(conf, sizeof(conf), "%s/chrony.conf", tmp);
-	snprintf(log2, sizeof(log2), "%s/chronyd.log", tmp);
-	snprintf(pidf, sizeof(pidf), "%s/chronyd.pid", tmp);
-	snprintf(sock, sizeof(sock), "%s/chronyd.sock", tmp);
-	{
+	if (chrony && have_cmd("chronyd")) {
 		FILE *f = fopen(conf, "w");
-		if (f == NULL)
+		if (f == NULL) {
+			rc = 3;
 			goto out;
+		}
+		/* a server only: no sources, no rate limit, no command port,
+		 * and -x: it never touches the host's clock */
 		fprintf(f, "port %d\nbindaddress 127.0.0.1\nallow 127.0.0.1\n"
 		        "local stratum 1\ncmdport 0\nbindcmdaddress %s\n"
 		        "pidfile %s\n", port + 1, sock, pidf);
 		fclose(f);
-	}
-	{
 		char *av[] = { "chronyd", "-x", "-n", "-u", "root", "-f", conf, NULL };
 		cpid = spawn(av, log2);
+		cfd = udp_to(cspec, &sa);
+		if (cfd < 0 || wait_ready(cfd) != 0) {
+			fprintf(stderr, "bench_server: chronyd did not answer (log %s)\n",
+			        log2);
+			rc = 3;
+			goto out;
+		}
 	}
-	snprintf(spec, sizeof(spec), "127.0.0.1:%d", port + 1);
-	fd = udp_to(spec, &sa);
-	if (fd < 0 || wait_ready(fd) != 0) {
-		fprintf(stderr, "bench_server: chronyd did not answer (log %s)\n",
-		        log2);
-		stop(cpid);
-		rc = 3;
+	printf("bench_server: %d rounds, %.1f s per phase (at most %" PRIu64
+	       " requests), W = %d, loopback, one client socket; medians\n",
+	       rounds, seconds, max_req, window);
+	/* Alternate the servers round by round, so that both see the same
+	 * background load on a shared machine. */
+	for (int r = 0; r < rounds; r++) {
+		measure(dfd, 1, max_req, seconds, &dl[r], lat);
+		if (cfd >= 0)
+			measure(cfd, 1, max_req, seconds, &cl[r], lat);
+		measure(dfd, window, max_req, seconds, &dt[r], lat);
+		if (cfd >= 0)
+			measure(cfd, window, max_req, seconds, &ct[r], lat);
+	}
+	printf("%-22s %10s %9s %9s %12s %9s %9s %8s\n", "server", "req/s@1",
+	       "p50 us", "p99 us", "req/s@W", "p50 us", "p99 us", "lost");
+	median(dl, rounds, &m1);
+	median(dt, rounds, &m2);
+	print_row("leapclockd utc", &m1, &m2);
+	if (cfd < 0) {
+		printf("chronyd: skipped (%s)\n",
+		       chrony ? "needs Debian package chrony" : "--no-chrony");
 		goto out;
 	}
-	measure(fd, 1, max_req, seconds, &cl, lat);
-	measure(fd, window, max_req, seconds, &ct, lat);
-	close(fd);
-	stop(cpid);
-	print_row("chronyd -x", &cl, &ct);
-	printf("leapclockd/chronyd: throughput@W x%.2f, p99@1 x%.2f, p99@W x%.2f "
-	       "(x < 1 is faster for latency)\n",
-	       ct.rps > 0 ? dt.rps / ct.rps : 0.0,
-	       cl.p99 > 0 ? (double)dl.p99 / (double)cl.p99 : 0.0,
-	       ct.p99 > 0 ? (double)dt.p99 / (double)ct.p99 : 0.0);
+	median(cl, rounds, &m3);
+	median(ct, rounds, &m4);
+	print_row("chronyd -x", &m3, &m4);
+	printf("leapclockd/chronyd: throughput@1 x%.2f, throughput@W x%.2f, "
+	       "p99@1 x%.2f, p99@W x%.2f (latency: below 1 is better)\n",
+	       m3.rps > 0 ? m1.rps / m3.rps : 0.0,
+	       m4.rps > 0 ? m2.rps / m4.rps : 0.0,
+	       m3.p99 > 0 ? (double)m1.p99 / (double)m3.p99 : 0.0,
+	       m4.p99 > 0 ? (double)m2.p99 / (double)m4.p99 : 0.0);
 out:
+	if (dfd >= 0)
+		close(dfd);
+	if (cfd >= 0)
+		close(cfd);
+	stop(dpid);
+	stop(cpid);
 	unlink(conf);
 	unlink(log1);
 	unlink(log2);
 	unlink(pidf);
+	unlink(sock);
 	rmdir(tmp);
 	free(lat);
 	return rc;
