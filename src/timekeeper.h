@@ -151,6 +151,11 @@ struct lc__tk_snap {
 	struct lc__smear_plan plan;
 };
 
+_Static_assert(sizeof(struct lc__tk_snap) % 8 == 0,
+               "the snapshot is made of 8-byte words");
+_Static_assert(offsetof(struct lc__tk_snap, shift_max) == 56,
+               "the hot read data fills exactly the first cache line");
+
 #define LC__TK_WORDS (sizeof(struct lc__tk_snap) / 8)
 #define LC__TKW(field) (offsetof(struct lc__tk_snap, field) / 8)
 
