@@ -224,6 +224,19 @@ static void table_arm(struct lc_timekeeper *tk, int64_t secs)
 	}
 	tk->ntp.time_status =
 		(tk->ntp.time_status & ~(LC_STA_INS | LC_STA_DEL)) | bits;
+	/* A timekeeper that starts (or is set) inside the last second
+	 * before the leap has not had a boundary to move TIME_OK ->
+	 * TIME_INS/DEL: second_overflow() would now arm the *next* day's
+	 * leap and drop this one, which readers, armed from the table,
+	 * already apply. The table is in charge: arm it for this very
+	 * boundary. */
+	if (tk->ntp.time_state == LC_TIME_OK &&
+	    ((bits == LC_STA_INS && secs == l.when) ||
+	     (bits == LC_STA_DEL && secs == l.when - 1))) {
+		tk->ntp.time_state = bits == LC_STA_INS ? LC_TIME_INS
+		                                        : LC_TIME_DEL;
+		tk->ntp.next_leap_sec = secs;
+	}
 }
 
 /* Processes every REALTIME second boundary at or before `mono_now`, in

@@ -883,6 +883,54 @@ static void test_table_source(void)
 	env_free(&e);
 }
 
+/* Table source, timekeeper started (or set) in the last second before the
+ * leap, before any boundary could arm the state machine: the writer applies
+ * the leap its readers apply (it must not drop it), at the exact instant,
+ * whatever the update rate. */
+static void check_late_start(int64_t start_ns, int64_t every, int backs_seen)
+{
+	struct env e;
+	int64_t prev = INT64_MIN;
+	int backs = 0, jumps = 0;
+
+	env_new(&e, 1000000000u, 0, start_ns, LC_LEAP_FROM_TABLE);
+	for (int i = 0; i < 3000; i++) {
+		int64_t rt, m;
+
+		run_for(&e, MS, every);
+		rt = lc_now_ns(e.tk, LC_CLOCK_REALTIME);
+		m = lc_now_ns(e.tk, LC_CLOCK_MONOTONIC);
+		if (rt < prev)
+			backs++;
+		if (prev != INT64_MIN && rt - prev > 500 * MS)
+			jumps++;
+		/* REALTIME = start + MONOTONIC, one second less from the
+		 * leap on (insertion), one more (deletion) */
+		LC_EQ_I64(rt, start_ns + m -
+		                      (start_ns + m >= W2017 * NS ? NS : 0));
+		prev = rt;
+	}
+	LC_EQ_INT(backs, backs_seen);
+	LC_EQ_INT(jumps, 0);
+	{
+		struct lc_timex tx;
+
+		LC_GE_INT(adj_read(&e, &tx), 0);
+		LC_EQ_INT(tx.tai, 37);
+	}
+	env_free(&e);
+}
+
+static void test_table_late_start(void)
+{
+	check_late_start(W2017 * NS - 500 * MS, MS, 1);
+	LC_BAIL();
+	check_late_start(W2017 * NS - 500 * MS, 0, 1);
+	LC_BAIL();
+	/* 1 ns before: the first read (1 ms on) is already in 23:59:60 */
+	check_late_start(W2017 * NS - 1, 7 * MS, 0);
+}
+
 /* ---- smearing ------------------------------------------------------------------- */
 
 static void check_smear(int rt_smeared)
@@ -1046,6 +1094,7 @@ int main(int argc, char **argv)
 	LC_RUN(test_next_leap_vectors, "next-leap vectors of the reference through lc_tk_next_leap, predicted and armed");
 	LC_RUN(test_mono_at, "lc_tk_mono_at/cycles_at: first instant at or past the deadline on every clock, across insertion and deletion");
 	LC_RUN(test_table_source, "LC_LEAP_FROM_TABLE: the table arms 2016-12-31 23:59:60 and owns TAI-UTC");
+	LC_RUN(test_table_late_start, "table source started in the last second before a leap: the writer applies the leap its readers apply");
 	LC_RUN(test_smear, "UTC_SLS smears within 1 s, strictly increasing; REALTIME smeared with it; TAI never");
 	LC_RUN(test_smear_cancel_and_late, "a smeared leap cancelled mid-window unwinds without going back; one armed late completes by the leap");
 	return lc_test_done();
