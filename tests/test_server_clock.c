@@ -158,6 +158,44 @@ static void test_refid_from_reading(void)
 	LC_LE_I64(r.smear_ns - back, 120);
 }
 
+/* Readings at exact TAI instants (ld_source_at, what the server uses for
+ * kernel receive timestamps). 2017-01-01T00:00:00Z is TAI 1483228837 s
+ * (TAI-UTC 37 s), so 23:59:60.0 is TAI 1483228836 and the first
+ * 23:59:59.0 is TAI 1483228835. */
+static void test_at_tai(void)
+{
+	const int64_t t60 = INT64_C(1483228836) * S;
+	struct ld_reading r;
+
+	if (open_at("2016-12-31T12:00:00Z", "utc", iers()) != 0) {
+		LC_T_FAIL_("%s", "cannot open");
+		return;
+	}
+	ld_source_at(src, t60 - 100 * MS, &r); /* 23:59:59.9 */
+	LC_EQ_I64(r.unix_ns, (NY2017 - 1) * S + 900 * MS);
+	LC_EQ_INT(r.li, LD_LI_INSERT);
+	ld_source_at(src, t60 + 100 * MS, &r); /* 23:59:60.1: repeated */
+	LC_EQ_I64(r.unix_ns, (NY2017 - 1) * S + 100 * MS);
+	LC_EQ_INT(r.li, LD_LI_INSERT);
+	ld_source_at(src, t60 + 1100 * MS, &r); /* 00:00:00.1 */
+	LC_EQ_I64(r.unix_ns, NY2017 * S + 100 * MS);
+	LC_EQ_INT(r.li, LD_LI_NONE);
+
+	if (open_at("2016-12-31T12:00:00Z", "smear:utc-sls", iers()) != 0) {
+		LC_T_FAIL_("%s", "cannot open");
+		return;
+	}
+	/* 23:59:60.5: 999.5 s of 1000 in, served 23:59:59.5005 against the
+	 * repeated 23:59:59.5: exactly 0.5 ms ahead */
+	ld_source_at(src, t60 + 500 * MS, &r);
+	LC_EQ_I64(r.unix_ns, (NY2017 - 1) * S + 500 * MS + 500000);
+	LC_EQ_I64(r.smear_ns, 500000);
+	LC_EQ_INT(r.li, LD_LI_NONE);
+	ld_source_at(src, t60 + 1000 * MS, &r); /* midnight: smear done */
+	LC_EQ_I64(r.unix_ns, NY2017 * S);
+	LC_EQ_I64(r.smear_ns, 0);
+}
+
 static void test_bad_pretend(void)
 {
 	/* 23:59:60 on a day without a leap, and a date that is not one */
@@ -173,6 +211,7 @@ int main(int argc, char **argv)
 	LC_RUN(test_li_days, "LI only on the day that ends with the leap, inserted second included");
 	LC_RUN(test_smear_google, "smear:google before and after the leap, and outside the window");
 	LC_RUN(test_smear_utc_sls, "smear:utc-sls: Kuhn's 1000 s, through 23:59:60");
+	LC_RUN(test_at_tai, "readings at exact TAI instants through 23:59:60 (utc, utc-sls)");
 	LC_RUN(test_refid_from_reading, "the refid carries the reading's smear offset");
 	LC_RUN(test_bad_pretend, "bad --pretend, preset or leap file refused");
 	ld_clock_free(clk);

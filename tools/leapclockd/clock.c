@@ -9,7 +9,11 @@
  * (lc_settime on its own TAI, never the host's clock) to the pretended
  * instant and runs on from there.
  *
- *  - utc: the timekeeper's LC_CLOCK_UTC. NTP timestamps cannot say
+ * Every mode is a function of the timekeeper's TAI (LC_CLOCK_TAI, which
+ * never steps at a leap), so that a reading can also be taken for an
+ * earlier instant: the kernel's receive timestamp, even across a leap.
+ *
+ *  - utc: UTC from TAI through the table. NTP timestamps cannot say
  *    23:59:60, so during an inserted second the server sends the repeated
  *    23:59:59 (what the kernel clock behind ntpd and chronyd reads in their
  *    default leap modes), with the leap indicator still set: it is set for
@@ -133,11 +137,6 @@ static int tk_start(struct ld_clock *c)
 	return rc;
 }
 
-static void clock_utc(struct ld_clock *c, struct timespec *ts)
-{
-	lc_gettime(c->tk, LC_CLOCK_UTC, ts);
-}
-
 static int64_t clock_tai(struct ld_clock *c)
 {
 	return lc_now_ns(c->tk, LC_CLOCK_TAI);
@@ -160,11 +159,6 @@ static int64_t clock_tai(struct ld_clock *c)
 	if (lc_tai_from_unix(c->table, host_ns(CLOCK_REALTIME), &tai) < 0)
 		tai = host_ns(CLOCK_REALTIME) + 37 * LC__NS;
 	return tai;
-}
-
-static void clock_utc(struct ld_clock *c, struct timespec *ts)
-{
-	lc_utc_from_tai(c->table, clock_tai(c), ts);
 }
 
 #endif
@@ -316,15 +310,17 @@ static int smear_at(const struct ld_source *s, const struct lc_leap *lp,
 	return 1;
 }
 
-void ld_source_read(struct ld_source *s, struct ld_reading *r)
+void ld_source_at(struct ld_source *s, int64_t tai, struct ld_reading *r)
 {
 	struct ld_clock *c = s->clock;
+	struct timespec ts;
 
+	r->tai_ns = tai;
 	if (!s->smear) {
-		struct timespec ts;
 		int64_t nsec;
 
-		clock_utc(c, &ts);
+		if (lc_utc_from_tai(c->table, tai, &ts) < 0)
+			ts = lc__ns_to_ts(tai - 10 * LC__NS); /* before 1972 */
 		nsec = ts.tv_nsec;
 		/* 23:59:60.x (tv_nsec >= 1e9) goes out as the repeated
 		 * 23:59:59.x: NTP timestamps cannot say 23:59:60. */
@@ -334,7 +330,7 @@ void ld_source_read(struct ld_source *s, struct ld_reading *r)
 		r->li = day_li(s, (int64_t)ts.tv_sec);
 		r->smear_ns = 0;
 	} else {
-		int64_t tai = clock_tai(c), rt, sls, sec;
+		int64_t rt, sls, sec;
 		struct lc_leap lp;
 
 		if (lc_unix_from_tai(c->table, tai, &rt) < 0)
@@ -351,6 +347,11 @@ void ld_source_read(struct ld_source *s, struct ld_reading *r)
 		r->li = LD_LI_NONE;
 		r->smear_ns = sls - rt;
 	}
+}
+
+void ld_source_read(struct ld_source *s, struct ld_reading *r)
+{
+	ld_source_at(s, clock_tai(s->clock), r);
 }
 
 void ld_clock_update(struct ld_clock *c)

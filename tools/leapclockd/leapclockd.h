@@ -85,6 +85,7 @@ struct ld_reading {
 	int64_t unix_ns;  /* the time served, on the POSIX/NTP scale */
 	unsigned li;      /* LD_LI_* */
 	int64_t smear_ns; /* served minus unsmeared NTP time (smear modes) */
+	int64_t tai_ns;   /* the instant, on leapclock's TAI */
 };
 
 struct ld_source;
@@ -99,6 +100,9 @@ struct ld_source *ld_clock_source(struct ld_clock *c,
                                   const struct ld_listen_cfg *l);
 /* Reads a source now. */
 void ld_source_read(struct ld_source *s, struct ld_reading *r);
+/* What the source serves at TAI instant `tai_ns` (ns on leapclock's TAI):
+ * for an instant in the recent past, such as a kernel receive timestamp. */
+void ld_source_at(struct ld_source *s, int64_t tai_ns, struct ld_reading *r);
 /* Runs the timekeepers' update (call a few times a second). */
 void ld_clock_update(struct ld_clock *c);
 /* Reloads the leap table from its file; keeps the old table if the new is

@@ -9,9 +9,9 @@
  * The kernel stamps a datagram with the host's CLOCK_REALTIME, which is not
  * the time we serve (it may be off by a leap second, smeared, or, with
  * --pretend, years away). What we use of it is the age of the datagram:
- * the served receive timestamp is the served time now minus (host realtime
- * now - kernel stamp). An age that is negative or over a second means the
- * host clock stepped in between; then the served time now is used.
+ * the served receive timestamp is what the mode serves at (TAI now - (host
+ * realtime now - kernel stamp)). An age that is negative or over a second
+ * means the host clock stepped in between; then the time now is used.
  *
  * Rate limiting is per client address with the generic cell rate algorithm
  * (a token bucket kept as one "theoretical arrival time" per client): with
@@ -373,16 +373,19 @@ static void handle(struct ld_server *s, struct listener *L, int i,
 	}
 
 	ld_source_read(L->src, &a);
-	rx_ns = a.unix_ns;
 	if (m.have_ts) {
 		struct timespec hnow;
 		int64_t age;
 
 		clock_gettime(CLOCK_REALTIME, &hnow);
 		age = lc__ts_to_ns(&hnow) - lc__ts_to_ns(&m.kts);
-		if (age >= 0 && age < LC__NS)
-			rx_ns -= age;
+		/* the reading at arrival: on TAI, so that a request that
+		 * arrived just before 23:59:60 and is read inside it gets
+		 * its true time */
+		if (age > 0 && age < LC__NS)
+			ld_source_at(L->src, a.tai_ns - age, &a);
 	}
+	rx_ns = a.unix_ns;
 	refid = s->cfg->refid;
 	if (a.smear_ns >= NO_SMEAR_BELOW_NS || a.smear_ns <= -NO_SMEAR_BELOW_NS)
 		refid = ld_ntp_smear_refid(a.smear_ns);
