@@ -446,6 +446,23 @@ static void sync_table_tai(struct lc_timekeeper *tk, int64_t mono_now)
 	}
 }
 
+/* The end of every writer operation: the new rate, the pending leap, and
+ * publication. The base is first moved once more, with the rate readers
+ * are still using, to the counter's value just before publishing: the new
+ * mult then takes effect from (almost) the instant readers switch to it,
+ * not from the start of the operation, so a reader that extrapolated the
+ * old rate a little past the operation's start cannot be overtaken
+ * backwards by one using the new rate (the window left is the
+ * publication itself, a few ns, times the relative rate change). */
+static void finish(struct lc_timekeeper *tk)
+{
+	accumulate(tk, lc__counter_read(tk->counter));
+	catch_up(tk, tk->s.mono);
+	set_rate(tk);
+	rearm(tk, tk->s.mono);
+	publish(tk);
+}
+
 int lc_update(lc_timekeeper *tk)
 {
 	int64_t mono;
@@ -455,9 +472,7 @@ int lc_update(lc_timekeeper *tk)
 	sync_table_tai(tk, mono);
 	if (tk->cfg.follow_host)
 		follow_host(tk, mono);
-	set_rate(tk);
-	rearm(tk, mono);
-	publish(tk);
+	finish(tk);
 	tk->last_update_mono = mono;
 	pthread_mutex_unlock(&tk->lock);
 	return 0;
@@ -1113,9 +1128,7 @@ int lc_settime(lc_timekeeper *tk, lc_clock_id id, const struct timespec *ts)
 			s->offs_tai = s->offs_real + (int64_t)tai * LC__NS;
 		}
 	}
-	set_rate(tk);
-	rearm(tk, mono);
-	publish(tk);
+	finish(tk);
 out:
 	pthread_mutex_unlock(&tk->lock);
 	return rc;
@@ -1200,9 +1213,7 @@ static int do_adjtimex(lc_timekeeper *tk, struct lc_timex *tx, int privileged)
 			rc = LC_TIME_WAIT;
 	}
 	/* A new rate (frequency, tick, offset) applies from this instant. */
-	set_rate(tk);
-	rearm(tk, mono);
-	publish(tk);
+	finish(tk);
 	pthread_mutex_unlock(&tk->lock);
 	return rc;
 }
