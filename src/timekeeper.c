@@ -1128,8 +1128,9 @@ int lc_settime(lc_timekeeper *tk, lc_clock_id id, const struct timespec *ts)
 			s->offs_tai = s->offs_real + (int64_t)tai * LC__NS;
 		}
 	}
-	finish(tk);
 out:
+	/* (on an error too: the catch-up is published, no reading changes) */
+	finish(tk);
 	pthread_mutex_unlock(&tk->lock);
 	return rc;
 }
@@ -1161,7 +1162,9 @@ static int do_adjtimex(lc_timekeeper *tk, struct lc_timex *tx, int privileged)
 		                           &delta) ||
 		    s->offs_real + delta < 0) {
 			/* Linux: EINVAL if REALTIME would be invalid or
-			 * below MONOTONIC; nothing changes. */
+			 * below MONOTONIC; nothing changes (the catch-up
+			 * is published: it changes no reading). */
+			finish(tk);
 			pthread_mutex_unlock(&tk->lock);
 			return LC_EINVAL;
 		}
@@ -1169,7 +1172,6 @@ static int do_adjtimex(lc_timekeeper *tk, struct lc_timex *tx, int privileged)
 		after_step(tk, mono);
 		sync_table_tai(tk, mono);
 		s->offs_tai = s->offs_real + (int64_t)tk->ntp.tai_offset * LC__NS;
-		/* keep a leap in its inserted second? A step ends it. */
 	}
 	/* REALTIME sampled once the offset is applied (Linux samples it
 	 * after timekeeping_inject_offset()). */
