@@ -49,8 +49,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MS INT64_C(1000000)
-#define US INT64_C(1000)
+#define MS    INT64_C(1000000)
+#define US    INT64_C(1000)
 #define NEVER INT64_MAX
 #define NOVAL INT64_MIN /* a clock the model does not have */
 
@@ -59,10 +59,10 @@
 /* ------------------------------------------------------------------------ */
 
 struct reader {
-	int64_t *iv;     /* busy intervals [iv[2k], iv[2k+1]) */
+	int64_t *iv; /* busy intervals [iv[2k], iv[2k+1]) */
 	size_t niv;
-	int64_t cost;    /* ns per call; 0: an observer with explicit samples */
-	int cpu;         /* 1: keeps the CPU busy (observers do not) */
+	int64_t cost; /* ns per call; 0: an observer with explicit samples */
+	int cpu;      /* 1: keeps the CPU busy (observers do not) */
 	int have_prev;
 	int64_t prev_t, prev[LC_CLOCK_COUNT];
 	int64_t back[LC_CLOCK_COUNT]; /* backward steps this reader saw */
@@ -75,11 +75,11 @@ struct reader {
 struct timer {
 	int clock;
 	int absolute;
-	int64_t value;   /* deadline (UTC: key sec*2e9+nsec) or relative ns */
+	int64_t value; /* deadline (UTC: key sec*2e9+nsec) or relative ns */
 	int64_t arm_t;
-	int64_t due_t;   /* first true instant its own clock reads >= value */
-	int64_t fire_t;  /* -1: not fired */
-	int converted;   /* force-tick: turned into a relative timer */
+	int64_t due_t;  /* first true instant its own clock reads >= value */
+	int64_t fire_t; /* -1: not fired */
+	int converted;  /* force-tick: turned into a relative timer */
 };
 
 enum { EV_UPDATE = 0, EV_ARM = 1, EV_READ = 2 };
@@ -243,8 +243,8 @@ static int64_t smear_off(const struct lc__sim *s, int64_t t)
 			return s->dir * LC__NS;
 		/* offset = dir * 1 s * x / W, exact in double for these sizes
 		 * (x and W < 2^47, the product rounds to the nearest ns) */
-		return s->dir * (int64_t)llround((double)x * 1e9 /
-		                                 (double)SLEW_WINDOW);
+		return s->dir *
+		       (int64_t)llround((double)x * 1e9 / (double)SLEW_WINDOW);
 	}
 	if (s->has_smear)
 		return lc_smear_offset(&s->policy, s->dir, rel);
@@ -325,12 +325,12 @@ static int64_t due_of(const struct lc__sim *s, const struct timer *tm)
 			t = s->t_leap + nsec - LC__NS;
 		else if (s->dir > 0)
 			t = sec * LC__NS + nsec < s->leap_posix
-			            ? sec * LC__NS + nsec - s->start_posix
-			            : sec * LC__NS + nsec - s->start_posix + LC__NS;
+			        ? sec * LC__NS + nsec - s->start_posix
+			        : sec * LC__NS + nsec - s->start_posix + LC__NS;
 		else if (sec * LC__NS + nsec < s->leap_posix)
 			t = sec * LC__NS + nsec - s->start_posix;
 		else if (sec * LC__NS + nsec < s->leap_posix + LC__NS)
-			t = s->t_leap; /* the deleted second: 00:00:00 is first */
+			t = s->t_leap; /* deleted: 00:00:00 comes first */
 		else
 			t = sec * LC__NS + nsec - s->start_posix - LC__NS;
 		break;
@@ -452,12 +452,13 @@ static void k_update(struct lc__sim *s, struct kstate *k, int64_t u, int64_t a)
  * hrtimer base uses at t. */
 static int64_t k_timer_offs_real(const struct lc__sim *s, int64_t t)
 {
-	int64_t old = s->start_posix - s->m0, new = old - s->dir * LC__NS;
+	int64_t before = s->start_posix - s->m0;
+	int64_t after = before - s->dir * LC__NS;
 
 	if (s->cfg.model == LC__SIM_LINUX42 && s->dir > 0)
 		/* look before it leaps: next_leap_ktime */
-		return t >= s->t_leap ? new : old;
-	return t >= s->t_cws ? new : old;
+		return t >= s->t_leap ? after : before;
+	return t >= s->t_cws ? after : before;
 }
 
 /* Earliest interrupt instant >= now at which timer tm expires if the
@@ -497,7 +498,7 @@ static int ticking(const struct lc__sim *s, int64_t g)
 
 static int kernel_pass(struct lc__sim *s)
 {
-	struct kstate k = { 0, s->dir < 0, 0 };
+	struct kstate k = {0, s->dir < 0, 0};
 	int64_t t = s->t_leap - 4 * LC__NS, g, x;
 	int pending = 0;
 
@@ -552,17 +553,19 @@ static int kernel_pass(struct lc__sim *s)
 		s->res->events++;
 		if (x == no) {
 			t = x;
-			if (s->cfg.model == LC__SIM_FORCE_TICK && x == s->t_conv) {
-				/* every pending absolute REALTIME timer due from
-				 * the leap to 2 s after becomes relative, with
-				 * the leap counted in */
+			if (s->cfg.model == LC__SIM_FORCE_TICK &&
+			    x == s->t_conv) {
+				/* every pending absolute REALTIME timer due
+				 * from the leap to 2 s after becomes relative,
+				 * with the leap counted in */
 				for (int i = 0; i < s->ntm; i++) {
 					struct timer *tm = &s->tm[i];
 					if (tm->fire_t < 0 && tm->absolute &&
 					    tm->arm_t <= x &&
 					    tm->clock == LC_CLOCK_REALTIME &&
 					    tm->value >= s->leap_posix &&
-					    tm->value < s->leap_posix + 2 * LC__NS)
+					    tm->value <
+					        s->leap_posix + 2 * LC__NS)
 						tm->converted = 1;
 				}
 			}
@@ -573,7 +576,8 @@ static int kernel_pass(struct lc__sim *s)
 			if (ticking(s, g))
 				k_update(s, &k, g, g - s->phi);
 			else if (g - k.last_update >= s->cfg.nohz_max_ns)
-				k_update(s, &k, g, g - s->phi); /* max deferment */
+				k_update(s, &k, g,
+				         g - s->phi); /* max deferment */
 			g += s->period;
 			continue;
 		}
@@ -592,7 +596,8 @@ static int kernel_pass(struct lc__sim *s)
 			struct timer *tm = &s->tm[ti];
 			tm->fire_t = nt + s->cfg.timer_latency_ns;
 			pending--;
-			if (ti == 0 && s->cfg.reader_mode == LC__SIM_READER_IDLE) {
+			if (ti == 0 &&
+			    s->cfg.reader_mode == LC__SIM_READER_IDLE) {
 				s->reader0_from = tm->fire_t;
 				s->reader0_to = tm->fire_t + 2 * LC__NS;
 			}
@@ -621,10 +626,11 @@ static int slew_pass(struct lc__sim *s)
 	for (int i = 0; i < s->ntm; i++) {
 		struct timer *tm = &s->tm[i];
 		int clock = tm->absolute ? tm->clock : LC_CLOCK_MONOTONIC;
-		int64_t target = tm->absolute
-		                         ? tm->value
-		                         : slew_clock(s, LC_CLOCK_MONOTONIC,
-		                                      tm->arm_t) + tm->value;
+		int64_t target =
+		    tm->absolute
+		        ? tm->value
+		        : slew_clock(s, LC_CLOCK_MONOTONIC, tm->arm_t) +
+		              tm->value;
 		int64_t lo = tm->arm_t, hi = lo + 4 * LC__NS;
 
 		while (slew_clock(s, clock, hi) < target)
@@ -667,8 +673,9 @@ static int kernel_prepare(struct lc__sim *s, struct lc_error *err)
 		int k;
 		if (s->tm[i].fire_t < 0)
 			continue;
-		for (k = s->nfire; k > 0 &&
-		     s->tm[s->fire_order[k - 1]].fire_t > s->tm[i].fire_t; k--)
+		for (k = s->nfire; k > 0 && s->tm[s->fire_order[k - 1]].fire_t >
+		                                s->tm[i].fire_t;
+		     k--)
 			s->fire_order[k] = s->fire_order[k - 1];
 		s->fire_order[k] = i;
 		s->nfire++;
@@ -720,8 +727,8 @@ static void kernel_read(struct lc__sim *s, int64_t t, int64_t v[LC_CLOCK_COUNT])
 	if (s->cfg.model == LC__SIM_LINUX42) {
 		if (t < s->t_apply)
 			v[LC_CLOCK_UTC] = rt >= s->leap_posix
-			                          ? ukey(sec - 1, nsec + LC__NS)
-			                          : ukey(sec, nsec);
+			                      ? ukey(sec - 1, nsec + LC__NS)
+			                      : ukey(sec, nsec);
 		else if (t < s->t_wait && sec != s->leap_posix / LC__NS)
 			v[LC_CLOCK_UTC] = ukey(sec, nsec + LC__NS);
 		else
@@ -736,7 +743,7 @@ static void kernel_read(struct lc__sim *s, int64_t t, int64_t v[LC_CLOCK_COUNT])
 }
 
 static const struct lc__sim_ops kernel_ops = {
-	NULL, kernel_prepare, NULL, kernel_advance, NULL, kernel_read, NULL,
+    NULL, kernel_prepare, NULL, kernel_advance, NULL, kernel_read, NULL,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -817,10 +824,12 @@ static void fmt_true_utc(const struct lc__sim *s, char *buf, size_t size,
                          int64_t t)
 {
 	int64_t key = true_utc_key(s, t);
-	int64_t sec = lc__fdiv(key, 2 * LC__NS), nsec = lc__fmod(key, 2 * LC__NS);
+	int64_t sec = lc__fdiv(key, 2 * LC__NS),
+	        nsec = lc__fmod(key, 2 * LC__NS);
 
 	if (nsec >= LC__NS)
-		snprintf(buf, size, "23:59:60.%06d", (int)((nsec - LC__NS) / 1000));
+		snprintf(buf, size, "23:59:60.%06d",
+		         (int)((nsec - LC__NS) / 1000));
 	else
 		fmt_tod(buf, size, sec * LC__NS + nsec);
 }
@@ -849,8 +858,7 @@ static void trace_read(struct lc__sim *s, int64_t t, int64_t j, int64_t rt)
 
 	if (!in_trace(s, t))
 		return;
-	if (s->tr_have && !s->tr_force && us == s->tr_us &&
-	    j == s->tr_j + 1) {
+	if (s->tr_have && !s->tr_force && us == s->tr_us && j == s->tr_j + 1) {
 		fputc('.', f);
 		s->tr_j = j;
 		return;
@@ -886,10 +894,11 @@ void lc__sim_timer_fired(struct lc__sim *s, int i, int64_t t)
 	fmt_true_utc(s, now, sizeof(now), t);
 	fmt_true_utc(s, due, sizeof(due), tm->due_t);
 	d = tm->due_t - t;
-	fprintf(s->cfg.trace, "timer (REALTIME 00:00:00) fired at true %s, due "
-	        "at %s: %s %" PRId64 ".%06" PRId64 " s\n", now, due,
-	        d > 0 ? "early by" : "late by", (d > 0 ? d : -d) / LC__NS,
-	        (d > 0 ? d : -d) % LC__NS / 1000);
+	fprintf(s->cfg.trace,
+	        "timer (REALTIME 00:00:00) fired at true %s, due "
+	        "at %s: %s %" PRId64 ".%06" PRId64 " s\n",
+	        now, due, d > 0 ? "early by" : "late by",
+	        (d > 0 ? d : -d) / LC__NS, (d > 0 ? d : -d) % LC__NS / 1000);
 	/* the next reading starts a new line */
 	s->tr_force = 1;
 }
@@ -924,7 +933,8 @@ static int64_t intended_reading(const struct lc__sim *s, int clock, int64_t u)
 
 static int build_timers(struct lc__sim *s)
 {
-	int exact = !is_kernel(s->cfg.model) && s->cfg.model != LC__SIM_SLEW_ALL;
+	int exact =
+	    !is_kernel(s->cfg.model) && s->cfg.model != LC__SIM_SLEW_ALL;
 	int n = 1, per = s->cfg.ntimers, i = 0;
 	int64_t arm0 = s->t_leap - 5 * LC__NS;
 	int64_t midnight = s->dir > 0 ? s->leap_posix : s->leap_posix + LC__NS;
@@ -953,16 +963,19 @@ static int build_timers(struct lc__sim *s)
 				continue;
 			for (int k = 0; k < per; k++) {
 				struct timer *tm = &s->tm[i++];
-				int64_t u = rng_range(s, s->t_leap - 2 * LC__NS,
-				                      s->t_leap + 5 * LC__NS / 2);
+				int64_t u =
+				    rng_range(s, s->t_leap - 2 * LC__NS,
+				              s->t_leap + 5 * LC__NS / 2);
 				int64_t v;
 				tm->clock = c;
 				tm->absolute = 1;
 				if (k % 4 == 0) /* on a whole second */
-					u = s->t_leap + (rng_range(s, -2, 3) * LC__NS);
+					u = s->t_leap +
+					    (rng_range(s, -2, 3) * LC__NS);
 				v = intended_reading(s, c, u);
 				if (k % 4 == 0 && c != LC_CLOCK_UTC)
-					v = lc__fdiv(v + LC__NS / 2, LC__NS) * LC__NS;
+					v = lc__fdiv(v + LC__NS / 2, LC__NS) *
+					    LC__NS;
 				tm->value = v;
 				/* some armed in the last ms before the leap */
 				if (k % 7 == 3 && u > s->t_leap)
@@ -1037,8 +1050,8 @@ static void observer_events(struct lc__sim *s)
 		push_ev(s, t, EV_READ, idx, j++);
 	for (t = s->t_leap - 2 * LC__NS; t < s->t_leap + 3 * LC__NS;
 	     t += t >= s->t_leap - 100 * MS && t < s->t_leap + 1100 * MS
-	                  ? MS
-	                  : 10 * MS)
+	              ? MS
+	              : 10 * MS)
 		push_ev(s, t, EV_READ, idx, j++);
 	for (; t < s->t_end; t += LC__NS)
 		push_ev(s, t, EV_READ, idx, j++);
@@ -1081,30 +1094,30 @@ static int reader_events(struct lc__sim *s, int idx)
 		stride = 20 * MS / r->cost;
 		if (stride < 1)
 			stride = 1;
-#define ADDJ(jj)                                                         \
-	do {                                                             \
-		int64_t j_ = (jj);                                       \
-		if (j_ >= 0 && j_ < n) {                                 \
-			if (nj == cap) {                                 \
-				size_t c_ = cap ? cap * 2 : 1024;        \
-				int64_t *p_ = realloc(js, c_ * sizeof(*p_)); \
-				if (p_ == NULL) {                        \
-					free(js);                        \
-					return LC_ENOMEM;                \
-				}                                        \
-				js = p_;                                 \
-				cap = c_;                                \
-			}                                                \
-			js[nj++] = j_;                                   \
-		}                                                        \
+#define ADDJ(jj)                                                               \
+	do {                                                                   \
+		int64_t j_ = (jj);                                             \
+		if (j_ >= 0 && j_ < n) {                                       \
+			if (nj == cap) {                                       \
+				size_t c_ = cap ? cap * 2 : 1024;              \
+				int64_t *p_ = realloc(js, c_ * sizeof(*p_));   \
+				if (p_ == NULL) {                              \
+					free(js);                              \
+					return LC_ENOMEM;                      \
+				}                                              \
+				js = p_;                                       \
+				cap = c_;                                      \
+			}                                                      \
+			js[nj++] = j_;                                         \
+		}                                                              \
 	} while (0)
 		nj = 0;
 		ADDJ(0);
 		ADDJ(n - 1);
 		for (int64_t j = 0; j < n; j += stride)
 			ADDJ(j);
-		for (int64_t u = s->t_leap - 100 * MS; u < s->t_leap + 1100 * MS;
-		     u += MS)
+		for (int64_t u = s->t_leap - 100 * MS;
+		     u < s->t_leap + 1100 * MS; u += MS)
 			if (u >= a && u < b)
 				ADDJ((u - a) / r->cost);
 		for (size_t m = 0; m < s->nxs; m++) {
@@ -1117,10 +1130,12 @@ static int reader_events(struct lc__sim *s, int idx)
 		}
 		if (idx == 0 && s->cfg.trace != NULL)
 			for (size_t w = 0; w < s->ntw; w++) {
-				int64_t lo = s->tw[2 * w], hi = s->tw[2 * w + 1];
+				int64_t lo = s->tw[2 * w],
+				        hi = s->tw[2 * w + 1];
 				if (hi < a || lo >= b)
 					continue;
-				for (int64_t j = lo > a ? (lo - a) / r->cost : 0;
+				for (int64_t j = lo > a ? (lo - a) / r->cost
+				                        : 0;
 				     j < n && a + j * r->cost <= hi; j++)
 					ADDJ(j);
 			}
@@ -1160,7 +1175,8 @@ static void merge_windows(struct lc__sim *s)
 	size_t k, m = 0;
 
 	for (k = 1; k < s->ntw; k++) /* insertion sort, a handful */
-		for (size_t q = k; q > 0 && s->tw[2 * q] < s->tw[2 * q - 2]; q--) {
+		for (size_t q = k; q > 0 && s->tw[2 * q] < s->tw[2 * q - 2];
+		     q--) {
 			int64_t a = s->tw[2 * q], b = s->tw[2 * q + 1];
 			s->tw[2 * q] = s->tw[2 * q - 2];
 			s->tw[2 * q + 1] = s->tw[2 * q - 1];
@@ -1191,8 +1207,8 @@ static int64_t absdiff(int64_t a, int64_t b)
 
 static void close_stale(struct lc__sim *s, struct reader *r)
 {
-	if (r->stale_open && r->stale_last - r->stale_first >
-	                             s->res->stale_read_ns)
+	if (r->stale_open &&
+	    r->stale_last - r->stale_first > s->res->stale_read_ns)
 		s->res->stale_read_ns = r->stale_last - r->stale_first;
 	r->stale_open = 0;
 }
@@ -1233,8 +1249,8 @@ static void on_read(struct lc__sim *s, int idx, int64_t t, int64_t j)
 	e = absdiff(v[LC_CLOCK_TAI], true_tai(s, t));
 	if (e > res->max_tai_error_ns)
 		res->max_tai_error_ns = e;
-	if (r->have_prev &&
-	    absdiff(v[LC_CLOCK_TAI] - r->prev[LC_CLOCK_TAI], t - r->prev_t) > MS)
+	if (r->have_prev && absdiff(v[LC_CLOCK_TAI] - r->prev[LC_CLOCK_TAI],
+	                            t - r->prev_t) > MS)
 		res->tai_continuous = 0;
 	/* the smear rate, over at least 100 ms */
 	if (s->realtime_smeared) {
@@ -1245,7 +1261,8 @@ static void on_read(struct lc__sim *s, int idx, int64_t t, int64_t j)
 			r->rate_v = rv;
 		} else if (t - r->rate_t >= 100 * MS) {
 			double dt = (double)(t - r->rate_t);
-			double rate = fabs((double)(rv - r->rate_v) - dt) / dt * 1e6;
+			double rate =
+			    fabs((double)(rv - r->rate_v) - dt) / dt * 1e6;
 			if (rate > res->max_smear_rate_ppm)
 				res->max_smear_rate_ppm = rate;
 			r->rate_t = t;
@@ -1280,7 +1297,7 @@ void lc__sim_config_init(struct lc__sim_config *cfg)
 }
 
 static const char *const model_names[LC__SIM_NMODELS] = {
-	"legacy", "linux-4.2", "force-tick", "slew-all", "exact", "smear",
+    "legacy", "linux-4.2", "force-tick", "slew-all", "exact", "smear",
 };
 
 int lc__sim_model_parse(const char *name, struct lc__sim_config *cfg)
@@ -1310,8 +1327,7 @@ void lc__sim_model_name(const struct lc__sim_config *cfg, char *buf,
 		snprintf(buf, size, "?");
 }
 
-static const char *const scenario_names[] = { "reproducer", "timers",
-	                                      "delete" };
+static const char *const scenario_names[] = {"reproducer", "timers", "delete"};
 
 const char *lc__sim_scenario_name(int scenario)
 {
@@ -1366,8 +1382,8 @@ static int run(struct lc__sim *s, struct lc_error *err)
 	s->phi = rng_range(s, 0, s->period);
 	s->m0 = 1000 * LC__NS;
 	s->ops = is_kernel(cfg->model) || cfg->model == LC__SIM_SLEW_ALL
-	                 ? &kernel_ops
-	                 : &lc__sim_exact_ops;
+	             ? &kernel_ops
+	             : &lc__sim_exact_ops;
 	table = lc_leaptable_new();
 	if (table == NULL)
 		return LC_ENOMEM;
@@ -1417,9 +1433,10 @@ static int run(struct lc__sim *s, struct lc_error *err)
 	if (!res->available)
 		return 0;
 	res->leap_applied_after_ns =
-	        s->t_apply != NEVER ? s->t_apply - s->t_leap : -1;
-	if (cfg->reader_mode == LC__SIM_READER_IDLE && s->reader0_from == NEVER &&
-	    !is_kernel(cfg->model) && cfg->model != LC__SIM_SLEW_ALL) {
+	    s->t_apply != NEVER ? s->t_apply - s->t_leap : -1;
+	if (cfg->reader_mode == LC__SIM_READER_IDLE &&
+	    s->reader0_from == NEVER && !is_kernel(cfg->model) &&
+	    cfg->model != LC__SIM_SLEW_ALL) {
 		/* the exact models fire on time: the reader wakes then */
 		s->reader0_from = s->tm[0].due_t;
 		s->reader0_to = s->reader0_from + 2 * LC__NS;
@@ -1481,15 +1498,16 @@ static int run(struct lc__sim *s, struct lc_error *err)
 	if (cfg->trace != NULL) {
 		char name[48];
 		lc__sim_model_name(cfg, name, sizeof(name));
-		fprintf(cfg->trace,
-		        "# %s, %s, HZ=%d%s: CLOCK_REALTIME as reader 0 reads it "
-		        "around the leap (true UTC 23:59:60 starts at the "
-		        "first +++ after 23:59:59).\n# One line per distinct "
-		        "microsecond, a dot per repeated reading; +++ the "
-		        "second increased, --- time went back, ... readings "
-		        "left out.\n", name,
-		        s->dir > 0 ? "insertion" : "deletion", cfg->hz,
-		        cfg->nohz ? " NOHZ" : "");
+		fprintf(
+		    cfg->trace,
+		    "# %s, %s, HZ=%d%s: CLOCK_REALTIME as reader 0 reads it "
+		    "around the leap (true UTC 23:59:60 starts at the "
+		    "first +++ after 23:59:59).\n# One line per distinct "
+		    "microsecond, a dot per repeated reading; +++ the "
+		    "second increased, --- time went back, ... readings "
+		    "left out.\n",
+		    name, s->dir > 0 ? "insertion" : "deletion", cfg->hz,
+		    cfg->nohz ? " NOHZ" : "");
 	}
 	for (size_t e = 0; e < s->nev; e++) {
 		struct ev *ev = &s->ev[e];
@@ -1531,13 +1549,6 @@ static int run(struct lc__sim *s, struct lc_error *err)
 			continue;
 		res->fired++;
 		d = tm->due_t - tm->fire_t;
-		if (getenv("LC_SIM_DEBUG") != NULL)
-			fprintf(stderr, "timer %d clock %d abs %d value %" PRId64
-			        " arm %" PRId64 " due %" PRId64 " fire %" PRId64
-			        " conv %d\n", i, tm->clock, tm->absolute,
-			        tm->value, tm->arm_t - s->t_leap,
-			        tm->due_t - s->t_leap, tm->fire_t - s->t_leap,
-			        tm->converted);
 		if (d > 0) {
 			res->early_fires++;
 			if (d > res->max_early_ns)
@@ -1567,7 +1578,8 @@ int lc__sim_run(const struct lc__sim_config *cfg, struct lc__sim_result *res,
 		                 "model: unknown model %d", cfg->model);
 	if (cfg->scenario < 0 || cfg->scenario > LC__SIM_DELETE)
 		return lc__error(err, LC_EINVAL, "<argument>", 0,
-		                 "scenario: unknown scenario %d", cfg->scenario);
+		                 "scenario: unknown scenario %d",
+		                 cfg->scenario);
 	if (cfg->hz < 1 || cfg->hz > 10000)
 		return lc__error(err, LC_EINVAL, "<argument>", 0,
 		                 "--hz: %d is not in 1..10000", cfg->hz);
@@ -1576,14 +1588,16 @@ int lc__sim_run(const struct lc__sim_config *cfg, struct lc__sim_result *res,
 		                 "--leap: a leap second ends a UTC day");
 	if (cfg->read_cost_ns < 1 || cfg->read_cost_ns > MS)
 		return lc__error(err, LC_EINVAL, "<argument>", 0,
-		                 "--read-cost: %" PRId64 " ns is not in 1..1000000",
+		                 "--read-cost: %" PRId64
+		                 " ns is not in 1..1000000",
 		                 cfg->read_cost_ns);
 	if (cfg->timer_latency_ns < 0 || cfg->timer_latency_ns > 100 * MS ||
 	    cfg->nohz_max_ns < MS || cfg->ntimers < 0 || cfg->ntimers > 10000 ||
 	    cfg->nreaders < 1 || cfg->nreaders > 64)
-		return lc__error(err, LC_EINVAL, "<argument>", 0,
-		                 "a latency, nohz maximum, timer or reader count "
-		                 "is out of range");
+		return lc__error(
+		    err, LC_EINVAL, "<argument>", 0,
+		    "a latency, nohz maximum, timer or reader count "
+		    "is out of range");
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return LC_ENOMEM;
@@ -1638,14 +1652,14 @@ static void fmt_count(char *buf, size_t size, int64_t n)
 void lc__sim_print_columns(FILE *f)
 {
 	fprintf(f, "%-14s %-12s %5s %9s %8s %8s %13s %9s %6s %8s\n", "model",
-	        "tick", "early", "(max ms)", "late", "stale", "back rt/utc/m/tai",
-	        "TAI err", "smear", "applied");
+	        "tick", "early", "(max ms)", "late", "stale",
+	        "back rt/utc/m/tai", "TAI err", "smear", "applied");
 }
 
 void lc__sim_print_row(FILE *f, const struct lc__sim_result *r)
 {
 	char tick[24], maxe[24], late[24], stale[24], back[112], tai[24],
-	        smear[24], appl[24], b[4][24];
+	    smear[24], appl[24], b[4][24];
 	int64_t mono = r->backsteps[LC_CLOCK_MONOTONIC];
 
 	if (r->hz > 0)
@@ -1655,7 +1669,7 @@ void lc__sim_print_row(FILE *f, const struct lc__sim_result *r)
 		snprintf(tick, sizeof(tick), "real"); /* kernel-test */
 	if (!r->available) {
 		fprintf(f, "%-14s %-12s  not available: %s\n", r->model, tick,
-		       r->note);
+		        r->note);
 		return;
 	}
 	if (r->backsteps[LC_CLOCK_MONOTONIC_RAW] > mono)
@@ -1675,36 +1689,39 @@ void lc__sim_print_row(FILE *f, const struct lc__sim_result *r)
 	snprintf(smear, sizeof(smear), "%.2f", r->max_smear_rate_ppm);
 	fmt_ms(appl, sizeof(appl), r->leap_applied_after_ns);
 	fprintf(f, "%-14s %-12s %5" PRId64 " %9s %8s %8s %13s %9s %6s %8s\n",
-	       r->model, tick, r->early_fires, maxe, late, stale, back, tai,
-	       smear, appl);
+	        r->model, tick, r->early_fires, maxe, late, stale, back, tai,
+	        smear, appl);
 }
 
 void lc__sim_print_json(FILE *f, const struct lc__sim_result *r, int first)
 {
 	static const char *const names[LC_CLOCK_COUNT] = {
-		"monotonic_raw", "monotonic", "boottime", "tai",
-		"realtime",      "utc",       "utc_sls",
+	    "monotonic_raw", "monotonic", "boottime", "tai",
+	    "realtime",      "utc",       "utc_sls",
 	};
 
 	fprintf(f, "%s\n  {\"model\": ", first ? "" : ",");
 	json_str(f, r->model);
-	fprintf(f, ", \"scenario\": \"%s\", \"hz\": %d, \"nohz\": %s, "
-	       "\"leap\": \"%s\", \"available\": %s",
-	       lc__sim_scenario_name(r->scenario), r->hz,
-	       r->nohz ? "true" : "false", r->dir > 0 ? "insert" : "delete",
-	       r->available ? "true" : "false");
+	fprintf(f,
+	        ", \"scenario\": \"%s\", \"hz\": %d, \"nohz\": %s, "
+	        "\"leap\": \"%s\", \"available\": %s",
+	        lc__sim_scenario_name(r->scenario), r->hz,
+	        r->nohz ? "true" : "false", r->dir > 0 ? "insert" : "delete",
+	        r->available ? "true" : "false");
 	if (!r->available) {
 		fprintf(f, ", \"note\": ");
 		json_str(f, r->note);
 		fprintf(f, "}");
 		return;
 	}
-	fprintf(f, ",\n   \"timers\": %" PRId64 ", \"fired\": %" PRId64
-	       ", \"early_fires\": %" PRId64 ", \"max_early_ns\": %" PRId64
-	       ", \"max_late_ns\": %" PRId64 ",\n   \"stale_read_ns\": %" PRId64
-	       ", \"stale_reads\": %" PRId64 ",\n   \"backsteps\": {",
-	       r->timers, r->fired, r->early_fires, r->max_early_ns,
-	       r->max_late_ns, r->stale_read_ns, r->stale_reads);
+	fprintf(f,
+	        ",\n   \"timers\": %" PRId64 ", \"fired\": %" PRId64
+	        ", \"early_fires\": %" PRId64 ", \"max_early_ns\": %" PRId64
+	        ", \"max_late_ns\": %" PRId64
+	        ",\n   \"stale_read_ns\": %" PRId64
+	        ", \"stale_reads\": %" PRId64 ",\n   \"backsteps\": {",
+	        r->timers, r->fired, r->early_fires, r->max_early_ns,
+	        r->max_late_ns, r->stale_read_ns, r->stale_reads);
 	for (int c = 0; c < LC_CLOCK_COUNT; c++) {
 		fprintf(f, "%s\"%s\": ", c ? ", " : "", names[c]);
 		if (r->backsteps[c] < 0)
@@ -1712,10 +1729,11 @@ void lc__sim_print_json(FILE *f, const struct lc__sim_result *r, int first)
 		else
 			fprintf(f, "%" PRId64, r->backsteps[c]);
 	}
-	fprintf(f, "},\n   \"tai_continuous\": %s, \"max_tai_error_ns\": %" PRId64
-	       ", \"max_smear_rate_ppm\": %.3f, \"leap_applied_after_ns\": ",
-	       r->tai_continuous ? "true" : "false", r->max_tai_error_ns,
-	       r->max_smear_rate_ppm);
+	fprintf(f,
+	        "},\n   \"tai_continuous\": %s, \"max_tai_error_ns\": %" PRId64
+	        ", \"max_smear_rate_ppm\": %.3f, \"leap_applied_after_ns\": ",
+	        r->tai_continuous ? "true" : "false", r->max_tai_error_ns,
+	        r->max_smear_rate_ppm);
 	if (r->leap_applied_after_ns < 0)
 		fprintf(f, "null");
 	else

@@ -43,51 +43,52 @@ enum lc__sim_reader_mode {
 };
 
 struct lc__sim_config {
-	int model;           /* enum lc__sim_model */
-	char preset[32];     /* smear preset for LC__SIM_SMEAR */
-	int scenario;        /* enum lc__sim_scenario */
+	int model;       /* enum lc__sim_model */
+	char preset[32]; /* smear preset for LC__SIM_SMEAR */
+	int scenario;    /* enum lc__sim_scenario */
 	/* POSIX seconds of the 00:00:00 UTC that follows the leap (for an
 	 * insertion, the midnight after 23:59:60; for a deletion, the
 	 * midnight that 23:59:58 jumps to). Must be a multiple of 86400. */
 	int64_t leap_midnight;
-	int hz;              /* 100, 250, 1000 (any 1..10000 is accepted) */
-	int nohz;            /* 1: the tick stops while the CPU is idle */
-	int64_t nohz_max_ns; /* longest tickless idle period */
-	int64_t read_cost_ns;      /* cost of one clock_gettime of reader 0 */
-	int64_t timer_latency_ns;  /* kernel: interrupt to timer callback */
-	uint64_t seed;       /* tick phase, accumulation phase, the scenario */
-	int ntimers;         /* TIMERS/DELETE: timers per clock id */
-	int nreaders;        /* TIMERS/DELETE: readers (reader 0 is busy) */
-	int reader_mode;     /* enum lc__sim_reader_mode */
-	FILE *trace;         /* non-NULL: reader 0's trace goes here */
+	int hz;               /* 100, 250, 1000 (any 1..10000 is accepted) */
+	int nohz;             /* 1: the tick stops while the CPU is idle */
+	int64_t nohz_max_ns;  /* longest tickless idle period */
+	int64_t read_cost_ns; /* cost of one clock_gettime of reader 0 */
+	int64_t timer_latency_ns; /* kernel: interrupt to timer callback */
+	uint64_t seed;   /* tick phase, accumulation phase, the scenario */
+	int ntimers;     /* TIMERS/DELETE: timers per clock id */
+	int nreaders;    /* TIMERS/DELETE: readers (reader 0 is busy) */
+	int reader_mode; /* enum lc__sim_reader_mode */
+	FILE *trace;     /* non-NULL: reader 0's trace goes here */
 };
 
 struct lc__sim_result {
-	int available;        /* 0: the model could not run (see note) */
+	int available; /* 0: the model could not run (see note) */
 	char note[160];
-	char model[48];       /* "legacy", "smear:google", ... */
+	char model[48]; /* "legacy", "smear:google", ... */
 	int scenario;
-	int hz, nohz, dir;    /* dir: +1 insertion, -1 deletion */
-	int64_t timers;       /* timers armed */
-	int64_t fired;        /* timers that fired */
-	int64_t early_fires;  /* fired before their own clock reached the deadline */
+	int hz, nohz, dir; /* dir: +1 insertion, -1 deletion */
+	int64_t timers;    /* timers armed */
+	int64_t fired;     /* timers that fired */
+	int64_t
+	    early_fires; /* fired before their own clock reached the deadline */
 	int64_t max_early_ns; /* largest earliness (0 if none) */
 	int64_t max_late_ns;  /* largest lateness */
 	/* Longest time (true ns, i.e. MONOTONIC) during which one reader kept
 	 * reading a REALTIME at least 0.5 s off what it should read (the time
 	 * past midnight before the leap was applied, or the deleted second). */
 	int64_t stale_read_ns;
-	int64_t stale_reads;  /* readings in such windows (sampled) */
+	int64_t stale_reads; /* readings in such windows (sampled) */
 	/* Backward steps seen by a reader, per clock id; -1: the model has no
 	 * such clock. UTC is compared in its 23:59:60 order. */
 	int64_t backsteps[LC_CLOCK_COUNT];
-	int tai_continuous;   /* TAI never jumped (> 1 ms against true time) */
+	int tai_continuous; /* TAI never jumped (> 1 ms against true time) */
 	int64_t max_tai_error_ns;  /* largest |TAI - true TAI| */
 	double max_smear_rate_ppm; /* largest |rate - 1| of the smeared clock */
 	/* Kernel models: when the leap was applied, after its true instant. */
 	int64_t leap_applied_after_ns; /* -1: not applicable */
-	int64_t reads;        /* readings evaluated */
-	int64_t events;       /* events processed */
+	int64_t reads;                 /* readings evaluated */
+	int64_t events;                /* events processed */
 };
 
 /* Fills *cfg with the reproducer's defaults: legacy, 2015-06-30 insertion,

@@ -34,9 +34,9 @@ struct exact {
 	int ntm;
 };
 
-static const char *const months[12] = { "Jan", "Feb", "Mar", "Apr",
-	                                "May", "Jun", "Jul", "Aug",
-	                                "Sep", "Oct", "Nov", "Dec" };
+static const char *const months[12] = {"Jan", "Feb", "Mar", "Apr",
+                                       "May", "Jun", "Jul", "Aug",
+                                       "Sep", "Oct", "Nov", "Dec"};
 
 static int append_leap(char *buf, size_t size, size_t *len, int64_t when,
                        int dir)
@@ -239,6 +239,6 @@ static void exact_finish(struct lc__sim *s)
 }
 
 const struct lc__sim_ops lc__sim_exact_ops = {
-	exact_setup,   exact_prepare, exact_update, exact_advance,
-	exact_arm,     exact_read,   exact_finish,
+    exact_setup, exact_prepare, exact_update, exact_advance,
+    exact_arm,   exact_read,    exact_finish,
 };

@@ -25,11 +25,11 @@
 
 #define NS INT64_C(1000000000)
 
-static const int hzs[3] = { 100, 250, 1000 };
+static const int hzs[3] = {100, 250, 1000};
 
 static int run(struct lc__sim_config *c, struct lc__sim_result *r)
 {
-	struct lc_error err = { 0 };
+	struct lc_error err = {0};
 	int rc = lc__sim_run(c, r, &err);
 
 	if (rc < 0)
@@ -86,7 +86,8 @@ static void check_kernel(const struct lc__sim_config *c,
 		LC_EQ_I64(r->backsteps[LC_CLOCK_UTC], 2); /* at both ticks */
 	} else if (c->model == LC__SIM_LINUX42) {
 		LC_EQ_I64(r->early_fires, 0);
-		LC_EQ_I64(r->backsteps[LC_CLOCK_UTC], 0); /* adjtimex is exact */
+		LC_EQ_I64(r->backsteps[LC_CLOCK_UTC],
+		          0); /* adjtimex is exact */
 		if (c->scenario == LC__SIM_REPRODUCER)
 			LC_EQ_I64(r->max_late_ns, lat);
 	} else if (c->model == LC__SIM_FORCE_TICK) {
@@ -147,7 +148,8 @@ static void check_slew(const struct lc__sim_config *c,
 		LC_GT_I64(r->early_fires, 0);
 }
 
-static void check(const struct lc__sim_config *c, const struct lc__sim_result *r)
+static void check(const struct lc__sim_config *c,
+                  const struct lc__sim_result *r)
 {
 	if (c->model == LC__SIM_SLEW_ALL)
 		check_slew(c, r);
@@ -159,8 +161,8 @@ static void check(const struct lc__sim_config *c, const struct lc__sim_result *r
 
 static void sweep(int scenario)
 {
-	static const char *const models[] = { "legacy", "linux-4.2",
-		                              "force-tick", "exact" };
+	static const char *const models[] = {"legacy", "linux-4.2",
+	                                     "force-tick", "exact"};
 
 	for (int h = 0; h < 3; h++)
 		for (int nohz = 0; nohz <= 1; nohz++)
@@ -168,12 +170,13 @@ static void sweep(int scenario)
 			     m++) {
 				struct lc__sim_config c;
 				struct lc__sim_result r;
-				config(&c, models[m], scenario, hzs[h], nohz, 1);
+				config(&c, models[m], scenario, hzs[h], nohz,
+				       1);
 				LC_EQ_INT(run(&c, &r), 0);
 				check(&c, &r);
 				if (lc_t_case_failed) {
-					printf("  in %s HZ=%d nohz=%d\n", r.model,
-					       c.hz, nohz);
+					printf("  in %s HZ=%d nohz=%d\n",
+					       r.model, c.hz, nohz);
 					return;
 				}
 			}
@@ -197,8 +200,8 @@ static void test_delete_every_hz(void)
 /* The 24 h models, at the two settings `make run` shows. */
 static void test_slew_and_google(void)
 {
-	const int scen[3] = { LC__SIM_REPRODUCER, LC__SIM_TIMERS,
-		              LC__SIM_DELETE };
+	const int scen[3] = {LC__SIM_REPRODUCER, LC__SIM_TIMERS,
+	                     LC__SIM_DELETE};
 
 	for (int s = 0; s < 3; s++)
 		for (int nohz = 0; nohz <= 1; nohz++) {
@@ -233,7 +236,8 @@ static void test_every_preset(void)
 			LC_EQ_INT(run(&c, &r), 0);
 			check(&c, &r);
 			if (lc_t_case_failed) {
-				printf("  in %s %s\n", m, d ? "delete" : "insert");
+				printf("  in %s %s\n", m,
+				       d ? "delete" : "insert");
 				return;
 			}
 		}
@@ -243,13 +247,14 @@ static void test_every_preset(void)
  * [0, 2) ticks after its instant, and the models keep their shapes. */
 static void test_seeds(void)
 {
-	static const char *const models[] = { "legacy", "linux-4.2", "exact",
-		                              "smear:minute" };
+	static const char *const models[] = {"legacy", "linux-4.2", "exact",
+	                                     "smear:minute"};
 	double lo = 2, hi = 0;
 
 	for (int i = 0; i < 100; i++) {
 		uint64_t seed = lc_rand();
-		int hz = hzs[lc_rand_range(0, 2)], nohz = (int)lc_rand_range(0, 1);
+		int hz = hzs[lc_rand_range(0, 2)],
+		    nohz = (int)lc_rand_range(0, 1);
 		int scen = i % 2 ? LC__SIM_DELETE : LC__SIM_REPRODUCER;
 		for (size_t m = 0; m < sizeof(models) / sizeof(*models); m++) {
 			struct lc__sim_config c;
@@ -260,13 +265,15 @@ static void test_seeds(void)
 			LC_EQ_INT(run(&c, &r), 0);
 			check(&c, &r);
 			if (lc_t_case_failed) {
-				printf("  in %s HZ=%d nohz=%d seed %" PRIu64 " %s\n",
+				printf("  in %s HZ=%d nohz=%d seed %" PRIu64
+				       " %s\n",
 				       r.model, hz, nohz, seed,
 				       lc__sim_scenario_name(scen));
 				return;
 			}
 			if (c.model == LC__SIM_LINUX42) {
-				double f = (double)r.leap_applied_after_ns * hz / 1e9;
+				double f =
+				    (double)r.leap_applied_after_ns * hz / 1e9;
 				lo = f < lo ? f : lo;
 				hi = f > hi ? f : hi;
 			}
@@ -376,7 +383,8 @@ static void test_other_traces(void)
 	size_t n;
 	long plus, timer, minus;
 
-	LC_EQ_INT(trace_lines("linux-4.2", LC__SIM_REPRODUCER, &l, &n, &buf), 0);
+	LC_EQ_INT(trace_lines("linux-4.2", LC__SIM_REPRODUCER, &l, &n, &buf),
+	          0);
 	plus = find(l, n, 0, "+++");
 	minus = find(l, n, 0, "---");
 	timer = find(l, n, 0, "timer");
@@ -393,7 +401,8 @@ static void test_other_traces(void)
 	LC_GT_I64(minus, 0);
 	LC_CONTAINS(l[minus - 1], "23:59:59.999999");
 	LC_CONTAINS(l[minus + 1], "23:59:59.000000");
-	LC_EQ_I64(find(l, n, 0, "00:00:00") > find(l, n, 0, "timer") ? 0 : 1, 0);
+	LC_EQ_I64(find(l, n, 0, "00:00:00") > find(l, n, 0, "timer") ? 0 : 1,
+	          0);
 	free(l);
 	free(buf);
 	buf = NULL;
@@ -411,7 +420,7 @@ static void test_config_errors(void)
 {
 	struct lc__sim_config c;
 	struct lc__sim_result r;
-	struct lc_error err = { 0 };
+	struct lc_error err = {0};
 
 	lc__sim_config_init(&c);
 	c.hz = 0;
@@ -455,19 +464,21 @@ static void test_other_dates(void)
 int main(int argc, char **argv)
 {
 	lc_test_init(argc, argv);
-	LC_RUN(test_reproducer_every_hz, "reproducer at HZ 100/250/1000 and "
+	LC_RUN(test_reproducer_every_hz,
+	       "reproducer at HZ 100/250/1000 and "
 	       "NOHZ: legacy early, 4.2 stale only, force-tick, exact clean");
 	LC_RUN(test_timers_every_hz, "timers scenario at every HZ and NOHZ");
-	LC_RUN(test_delete_every_hz, "deletion at every HZ and NOHZ: "
+	LC_RUN(test_delete_every_hz,
+	       "deletion at every HZ and NOHZ: "
 	       "stale 23:59:59, late REALTIME timers, exact clean");
 	LC_RUN(test_slew_and_google, "slew-all: TAI off by 1 s at 11.574 ppm; "
-	       "smear:google clean");
+	                             "smear:google clean");
 	LC_RUN(test_every_preset, "every smear preset, insertion and deletion");
 	LC_RUN(test_seeds, "100 seeds: shapes hold, leap applied 0..2 ticks "
-	       "late");
+	                   "late");
 	LC_RUN(test_deterministic, "same configuration, same result and trace");
 	LC_RUN(test_legacy_trace_shape, "legacy trace reads like the 2015 "
-	       "report's");
+	                                "report's");
 	LC_RUN(test_other_traces, "linux-4.2, exact and deletion traces");
 	LC_RUN(test_config_errors, "bad configurations are refused");
 	LC_RUN(test_other_dates, "other leap dates, and a deletion on any day");

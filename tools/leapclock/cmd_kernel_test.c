@@ -32,29 +32,30 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#define CMD "kernel-test"
+#define CMD  "kernel-test"
 #define FLAG "--i-understand-this-sets-the-clock"
-#define NS INT64_C(1000000000)
+#define NS   INT64_C(1000000000)
 
 const char lc_cmd_kernel_test_summary[] =
-	"run the leap reproducer on this kernel (SETS THE CLOCK; VMs only)";
+    "run the leap reproducer on this kernel (SETS THE CLOCK; VMs only)";
 
 void lc_cmd_kernel_test_usage(FILE *out)
 {
-	fprintf(out,
-	        "usage: leapclock kernel-test " FLAG "\n"
-	        "         [--delete] [--reader busy|idle] [--tai N] [--json] "
-	        "[--label TEXT]\n\n"
-	        "Runs the reproducer's scenario against the running kernel: "
-	        "sets CLOCK_REALTIME\nto 5 s before the next midnight, arms a "
-	        "leap second (STA_INS, or STA_DEL with\n--delete) and an "
-	        "absolute CLOCK_REALTIME sleep for 00:00:00, reads the clocks\n"
-	        "(busy: spinning throughout; idle: after the sleep ends), then "
-	        "clears the leap,\nputs the time back and prints the same "
-	        "summary line as 'leapclock simulate'.\n\n"
-	        "THIS SETS THE SYSTEM CLOCK AND ITS NTP STATE. Run it only in a "
-	        "throw-away VM\n(make vm-test does). It refuses to run without "
-	        "CAP_SYS_TIME and " FLAG ".\n");
+	fprintf(
+	    out,
+	    "usage: leapclock kernel-test " FLAG "\n"
+	    "         [--delete] [--reader busy|idle] [--tai N] [--json] "
+	    "[--label TEXT]\n\n"
+	    "Runs the reproducer's scenario against the running kernel: "
+	    "sets CLOCK_REALTIME\nto 5 s before the next midnight, arms a "
+	    "leap second (STA_INS, or STA_DEL with\n--delete) and an "
+	    "absolute CLOCK_REALTIME sleep for 00:00:00, reads the clocks\n"
+	    "(busy: spinning throughout; idle: after the sleep ends), then "
+	    "clears the leap,\nputs the time back and prints the same "
+	    "summary line as 'leapclock simulate'.\n\n"
+	    "THIS SETS THE SYSTEM CLOCK AND ITS NTP STATE. Run it only in a "
+	    "throw-away VM\n(make vm-test does). It refuses to run without "
+	    "CAP_SYS_TIME and " FLAG ".\n");
 }
 
 /* CAP_SYS_TIME in the effective set (capget: no libcap needed). */
@@ -93,7 +94,8 @@ static void *sleeper_main(void *arg)
 	struct timespec ts = lc__ns_to_ts(sl->deadline);
 
 	do
-		sl->rc = clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL);
+		sl->rc =
+		    clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL);
 	while (sl->rc == EINTR);
 	sl->woke_mono = now_ns(CLOCK_MONOTONIC);
 	sl->done = 1;
@@ -107,13 +109,14 @@ struct reading {
 
 int lc_cmd_kernel_test(int argc, char **argv)
 {
-	int del = 0, idle = 0, json = 0, agreed = 0, tai = 35, state, last_state;
+	int del = 0, idle = 0, json = 0, agreed = 0, tai = 35, state,
+	    last_state;
 	const char *label = NULL;
 	struct timex tx;
 	struct sleeper sl;
 	pthread_t th;
 	struct lc__sim_result r;
-	struct reading prev = { 0 };
+	struct reading prev = {0};
 	int64_t orig_rt, orig_mono, midnight, set_rt, set_mono, t_leap, due;
 	int64_t stale_first = -1, stale_last = -1, end, step_mono = -1;
 	int orig_status, orig_tai;
@@ -125,11 +128,13 @@ int lc_cmd_kernel_test(int argc, char **argv)
 
 	/* First, before anything else: the capability. */
 	if (!has_cap_sys_time()) {
-		fprintf(stderr,
-		        "leapclock %s: refusing to run: this process does not "
-		        "have CAP_SYS_TIME,\nso it could not set the clock. The "
-		        "test sets the system clock and arms a\nleap second; run "
-		        "it only in a throw-away VM (make vm-test).\n", CMD);
+		fprintf(
+		    stderr,
+		    "leapclock %s: refusing to run: this process does not "
+		    "have CAP_SYS_TIME,\nso it could not set the clock. The "
+		    "test sets the system clock and arms a\nleap second; run "
+		    "it only in a throw-away VM (make vm-test).\n",
+		    CMD);
 		return LC_EXIT_USAGE;
 	}
 	for (int i = 1; i < argc; i++) {
@@ -144,7 +149,8 @@ int lc_cmd_kernel_test(int argc, char **argv)
 			if (strcmp(argv[i], "idle") == 0)
 				idle = 1;
 			else if (strcmp(argv[i], "busy") != 0)
-				return lc_cli_usage_error(CMD, "--reader: busy or "
+				return lc_cli_usage_error(CMD,
+				                          "--reader: busy or "
 				                          "idle");
 		} else if (strcmp(argv[i], "--tai") == 0 && i + 1 < argc) {
 			tai = atoi(argv[++i]);
@@ -156,11 +162,13 @@ int lc_cmd_kernel_test(int argc, char **argv)
 		}
 	}
 	if (!agreed) {
-		fprintf(stderr,
-		        "leapclock %s: refusing to run: this test SETS THE SYSTEM "
-		        "CLOCK to 5 s before\nmidnight and arms a leap second. "
-		        "Give " FLAG "\nif this is a throw-away VM "
-		        "(make vm-test runs it in one).\n", CMD);
+		fprintf(
+		    stderr,
+		    "leapclock %s: refusing to run: this test SETS THE SYSTEM "
+		    "CLOCK to 5 s before\nmidnight and arms a leap second. "
+		    "Give " FLAG "\nif this is a throw-away VM "
+		    "(make vm-test runs it in one).\n",
+		    CMD);
 		return LC_EXIT_USAGE;
 	}
 
@@ -226,7 +234,8 @@ int lc_cmd_kernel_test(int argc, char **argv)
 		         label ? label : u.release);
 	if (idle)
 		while (!sl.done)
-			usleep(1000); /* idle: nothing reads until the sleep ends */
+			usleep(1000); /* idle: nothing reads until the sleep
+			                 ends */
 	end = due + 2 * NS;
 	last_state = -1;
 	for (unsigned long it = 0;; it++) {
@@ -255,15 +264,12 @@ int lc_cmd_kernel_test(int argc, char **argv)
 			memset(&tx, 0, sizeof(tx));
 			state = adjtimex(&tx);
 			if (state != last_state && ns + 8 < sizeof(states)) {
-				static const char *const nm[] = { "OK", "INS", "DEL",
-					                          "OOP", "WAIT",
-					                          "ERROR" };
-				ns += (size_t)snprintf(states + ns,
-				                       sizeof(states) - ns, "%s%s",
-				                       ns ? "," : "",
-				                       state >= 0 && state <= 5
-				                               ? nm[state]
-				                               : "?");
+				static const char *const nm[] = {
+				    "OK", "INS", "DEL", "OOP", "WAIT", "ERROR"};
+				ns += (size_t)snprintf(
+				    states + ns, sizeof(states) - ns, "%s%s",
+				    ns ? "," : "",
+				    state >= 0 && state <= 5 ? nm[state] : "?");
 				last_state = state;
 			}
 		}
@@ -293,8 +299,9 @@ int lc_cmd_kernel_test(int argc, char **argv)
 		if (r.dir < 0 && x.rt - prev.rt > NS / 2 && prev.have)
 			step_mono = x.mono; /* the jump forward */
 		{
-			int64_t e = llabs(x.tai - (set_rt + (x.mono - set_mono) +
-			                           (int64_t)tai * NS));
+			int64_t e =
+			    llabs(x.tai - (set_rt + (x.mono - set_mono) +
+			                   (int64_t)tai * NS));
 			if (e > r.max_tai_error_ns)
 				r.max_tai_error_ns = e;
 		}
@@ -319,8 +326,8 @@ int lc_cmd_kernel_test(int argc, char **argv)
 	 * reading may come late; the kernel served stale time from the leap
 	 * instant on in any case */
 	if (stale_first >= 0)
-		r.stale_read_ns = stale_last - (t_leap < stale_first ? t_leap
-		                                                  : stale_first);
+		r.stale_read_ns =
+		    stale_last - (t_leap < stale_first ? t_leap : stale_first);
 	r.stale_reads = nstale;
 	if (step_mono >= 0)
 		r.leap_applied_after_ns = step_mono - t_leap;
@@ -348,8 +355,8 @@ int lc_cmd_kernel_test(int argc, char **argv)
 	}
 	printf("# adjtimex states seen: %s; reader %s; leap %s; %" PRId64
 	       " samples (%" PRId64 " dropped: split reads), %" PRId64
-	       " stale, largest gap %.3f ms\n", states,
-	       idle ? "idle" : "busy", del ? "deleted" : "inserted", nsamples,
-	       dropped, nstale, (double)max_gap / 1e6);
+	       " stale, largest gap %.3f ms\n",
+	       states, idle ? "idle" : "busy", del ? "deleted" : "inserted",
+	       nsamples, dropped, nstale, (double)max_gap / 1e6);
 	return LC_EXIT_OK;
 }

@@ -14,59 +14,60 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CMD "simulate"
+#define CMD     "simulate"
 #define MAXRUNS 64
 
 const char lc_cmd_simulate_summary[] =
-	"simulate how kernels (and leapclock) handle a leap second";
+    "simulate how kernels (and leapclock) handle a leap second";
 
 void lc_cmd_simulate_usage(FILE *out)
 {
-	fprintf(out,
-	        "usage: leapclock simulate [--model M[,M...]]... [--scenario S]\n"
-	        "         [--leap DATE] [--hz N] [--nohz] [--seed N] [--json] "
-	        "[--trace]\n"
-	        "         [--reader busy|idle] [--read-cost NS] "
-	        "[--timer-latency NS]\n"
-	        "         [--nohz-max NS] [--timers N] [--readers N]\n\n"
-	        "A deterministic discrete-event simulation of one machine "
-	        "through a leap second,\nfor each model, and a summary line "
-	        "per model and tick setting.\n\n"
-	        "models (default: all):\n"
-	        "  legacy        Linux before 4.2: the tick applies the leap; "
-	        "timers fire early\n"
-	        "  linux-4.2     Linux 4.2+: timers look before they leap; "
-	        "readers still stale\n"
-	        "  force-tick    the 2015 workaround on legacy: NOHZ off "
-	        "23:59:58-00:00:01,\n"
-	        "                absolute REALTIME timers due at the leap made "
-	        "relative\n"
-	        "  slew-all      smearing through the NTP frequency: the whole "
-	        "clock slows\n"
-	        "  exact         leapclock's timekeeper: every read path exact\n"
-	        "  smear:PRESET  leapclock with REALTIME on the smeared clock "
-	        "(default google)\n"
-	        "scenarios: reproducer (default; 2015-06-30, one busy reader, "
-	        "one absolute\n"
-	        "  REALTIME timer for 00:00:00), timers (random timers on every "
-	        "clock, many\n"
-	        "  readers), delete (timers, for a leap deletion)\n\n"
-	        "  --leap DATE    the day that ends with the leap (2015-06-30), "
-	        "or its\n"
-	        "                 23:59:60 / the midnight after, or POSIX "
-	        "seconds of that midnight\n"
-	        "  --hz N         tick rate (default 1000); without --nohz and "
-	        "--hz both\n"
-	        "                 HZ=1000 and NOHZ are shown\n"
-	        "  --nohz         the tick stops while the CPU is idle\n"
-	        "  --seed N       tick phases and the random scenarios "
-	        "(default 1)\n"
-	        "  --trace        reader 0's CLOCK_REALTIME around the leap, one "
-	        "model\n"
-	        "  --json         an array, one object per model and setting\n"
-	        "  --reader idle  reader 0 sleeps on the timer, then spins (the "
-	        "2015 program)\n\n"
-	        "See leapclock-simulate(1) and docs/simulator.md.\n");
+	fprintf(
+	    out,
+	    "usage: leapclock simulate [--model M[,M...]]... [--scenario S]\n"
+	    "         [--leap DATE] [--hz N] [--nohz] [--seed N] [--json] "
+	    "[--trace]\n"
+	    "         [--reader busy|idle] [--read-cost NS] "
+	    "[--timer-latency NS]\n"
+	    "         [--nohz-max NS] [--timers N] [--readers N]\n\n"
+	    "A deterministic discrete-event simulation of one machine "
+	    "through a leap second,\nfor each model, and a summary line "
+	    "per model and tick setting.\n\n"
+	    "models (default: all):\n"
+	    "  legacy        Linux before 4.2: the tick applies the leap; "
+	    "timers fire early\n"
+	    "  linux-4.2     Linux 4.2+: timers look before they leap; "
+	    "readers still stale\n"
+	    "  force-tick    the 2015 workaround on legacy: NOHZ off "
+	    "23:59:58-00:00:01,\n"
+	    "                absolute REALTIME timers due at the leap made "
+	    "relative\n"
+	    "  slew-all      smearing through the NTP frequency: the whole "
+	    "clock slows\n"
+	    "  exact         leapclock's timekeeper: every read path exact\n"
+	    "  smear:PRESET  leapclock with REALTIME on the smeared clock "
+	    "(default google)\n"
+	    "scenarios: reproducer (default; 2015-06-30, one busy reader, "
+	    "one absolute\n"
+	    "  REALTIME timer for 00:00:00), timers (random timers on every "
+	    "clock, many\n"
+	    "  readers), delete (timers, for a leap deletion)\n\n"
+	    "  --leap DATE    the day that ends with the leap (2015-06-30), "
+	    "or its\n"
+	    "                 23:59:60 / the midnight after, or POSIX "
+	    "seconds of that midnight\n"
+	    "  --hz N         tick rate (default 1000); without --nohz and "
+	    "--hz both\n"
+	    "                 HZ=1000 and NOHZ are shown\n"
+	    "  --nohz         the tick stops while the CPU is idle\n"
+	    "  --seed N       tick phases and the random scenarios "
+	    "(default 1)\n"
+	    "  --trace        reader 0's CLOCK_REALTIME around the leap, one "
+	    "model\n"
+	    "  --json         an array, one object per model and setting\n"
+	    "  --reader idle  reader 0 sleeps on the timer, then spins (the "
+	    "2015 program)\n\n"
+	    "See leapclock-simulate(1) and docs/simulator.md.\n");
 }
 
 struct opts {
@@ -99,16 +100,19 @@ static int add_models(struct opts *o, const char *list)
 	for (tok = strtok_r(buf, ",", &save); tok != NULL;
 	     tok = strtok_r(NULL, ",", &save)) {
 		struct lc__sim_config c = o->base;
-		if (o->nmodels >= (int)(sizeof(o->models) / sizeof(o->models[0])))
+		if (o->nmodels >=
+		    (int)(sizeof(o->models) / sizeof(o->models[0])))
 			return lc_cli_usage_error(CMD, "too many models");
 		if (lc__sim_model_parse(tok, &c) < 0)
-			return lc_cli_usage_error(CMD, "unknown model '%s' "
-			                          "(legacy, linux-4.2, force-tick, "
-			                          "slew-all, exact, smear:PRESET)",
-			                          tok);
+			return lc_cli_usage_error(
+			    CMD,
+			    "unknown model '%s' "
+			    "(legacy, linux-4.2, force-tick, "
+			    "slew-all, exact, smear:PRESET)",
+			    tok);
 		if (c.model == LC__SIM_SMEAR) {
 			struct lc_smear_policy p;
-			struct lc_error err = { 0 };
+			struct lc_error err = {0};
 			if (lc_smear_preset(c.preset, 0, &p, &err) < 0) {
 				lc_cli_print_error(CMD, &err);
 				return LC_EXIT_USAGE;
@@ -124,7 +128,7 @@ static int add_models(struct opts *o, const char *list)
  * POSIX seconds of the midnight. */
 static int parse_leap(const char *s, int64_t *midnight)
 {
-	struct lc_error err = { 0 };
+	struct lc_error err = {0};
 	struct timespec ts;
 	lc_leaptable *t;
 	int64_t v, y;
@@ -178,7 +182,8 @@ static void print_heading(const struct lc__sim_config *c)
 		printf("One machine per row: time starts 5 s before the leap; "
 		       "one absolute CLOCK_REALTIME timer\nfor 00:00:00; one "
 		       "reader spinning on clock_gettime (%" PRId64 " ns a "
-		       "call).\n", c->read_cost_ns);
+		       "call).\n",
+		       c->read_cost_ns);
 	else
 		printf("One machine per row: %d absolute timers per clock id "
 		       "due around the leap, some\narmed in its last ms, "
@@ -219,7 +224,8 @@ int lc_cmd_simulate(int argc, char **argv)
 	}
 	lc__sim_config_init(&o->base);
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *a = argv[i],
+		           *val = i + 1 < argc ? argv[i + 1] : NULL;
 		int takes = 1;
 
 		if (strcmp(a, "--json") == 0) {
@@ -233,39 +239,52 @@ int lc_cmd_simulate(int argc, char **argv)
 			o->base.nohz = 1;
 			takes = 0;
 		} else if (val == NULL) {
-			rc = lc_cli_usage_error(CMD, "unknown option or missing "
-			                        "value: '%s'", a);
+			rc = lc_cli_usage_error(CMD,
+			                        "unknown option or missing "
+			                        "value: '%s'",
+			                        a);
 			goto out;
 		} else if (strcmp(a, "--model") == 0) {
 			if (nmodel_args < 32)
 				model_args[nmodel_args++] = val;
 		} else if (strcmp(a, "--scenario") == 0) {
-			if (lc__sim_scenario_parse(val, &o->base.scenario) < 0) {
-				rc = lc_cli_usage_error(CMD, "unknown scenario "
-				                        "'%s' (reproducer, timers, "
-				                        "delete)", val);
+			if (lc__sim_scenario_parse(val, &o->base.scenario) <
+			    0) {
+				rc = lc_cli_usage_error(
+				    CMD,
+				    "unknown scenario "
+				    "'%s' (reproducer, timers, "
+				    "delete)",
+				    val);
 				goto out;
 			}
 		} else if (strcmp(a, "--leap") == 0) {
 			if (parse_leap(val, &o->base.leap_midnight) < 0) {
-				rc = lc_cli_usage_error(CMD, "--leap: '%s' is not "
-				                        "a day (2015-06-30), its "
-				                        "23:59:60 or the midnight "
-				                        "after", val);
+				rc = lc_cli_usage_error(
+				    CMD,
+				    "--leap: '%s' is not "
+				    "a day (2015-06-30), its "
+				    "23:59:60 or the midnight "
+				    "after",
+				    val);
 				goto out;
 			}
 		} else if (strcmp(a, "--hz") == 0) {
 			if (parse_i64(val, 1, 10000, &v) < 0) {
-				rc = lc_cli_usage_error(CMD, "--hz: '%s' is not "
-				                        "in 1..10000", val);
+				rc = lc_cli_usage_error(CMD,
+				                        "--hz: '%s' is not "
+				                        "in 1..10000",
+				                        val);
 				goto out;
 			}
 			o->base.hz = (int)v;
 			o->hz_given = 1;
 		} else if (strcmp(a, "--seed") == 0) {
 			if (parse_i64(val, 0, INT64_MAX, &v) < 0) {
-				rc = lc_cli_usage_error(CMD, "--seed: '%s' is not "
-				                        "a number", val);
+				rc = lc_cli_usage_error(CMD,
+				                        "--seed: '%s' is not "
+				                        "a number",
+				                        val);
 				goto out;
 			}
 			o->base.seed = (uint64_t)v;
@@ -275,8 +294,10 @@ int lc_cmd_simulate(int argc, char **argv)
 			else if (strcmp(val, "idle") == 0)
 				o->base.reader_mode = LC__SIM_READER_IDLE;
 			else {
-				rc = lc_cli_usage_error(CMD, "--reader: busy or "
-				                        "idle, not '%s'", val);
+				rc = lc_cli_usage_error(CMD,
+				                        "--reader: busy or "
+				                        "idle, not '%s'",
+				                        val);
 				goto out;
 			}
 		} else if (strcmp(a, "--read-cost") == 0 ||
@@ -285,8 +306,10 @@ int lc_cmd_simulate(int argc, char **argv)
 		           strcmp(a, "--timers") == 0 ||
 		           strcmp(a, "--readers") == 0) {
 			if (parse_i64(val, 0, INT64_C(1) << 40, &v) < 0) {
-				rc = lc_cli_usage_error(CMD, "%s: '%s' is not a "
-				                        "number", a, val);
+				rc = lc_cli_usage_error(CMD,
+				                        "%s: '%s' is not a "
+				                        "number",
+				                        a, val);
 				goto out;
 			}
 			if (strcmp(a, "--read-cost") == 0)
@@ -316,7 +339,7 @@ int lc_cmd_simulate(int argc, char **argv)
 	if (o->trace && o->nmodels != 1) {
 		if (nmodel_args != 0) {
 			rc = lc_cli_usage_error(CMD, "--trace shows one model: "
-			                        "give one --model");
+			                             "give one --model");
 			goto out;
 		}
 		o->nmodels = 1; /* legacy, the 2015 trace */
@@ -331,7 +354,7 @@ int lc_cmd_simulate(int argc, char **argv)
 		for (int k = 0; k < nset; k++) {
 			struct lc__sim_config c = o->base;
 			struct lc__sim_result r;
-			struct lc_error err = { 0 };
+			struct lc_error err = {0};
 			c.model = o->models[m].model;
 			memcpy(c.preset, o->models[m].preset, sizeof(c.preset));
 			if (nset == 2)
