@@ -506,17 +506,21 @@ struct lc_tk_config {
 	 * timekeeper; a reload in place takes effect at the next lc_update(). */
 	const lc_leaptable *table;
 	int leap_source;             /* enum lc_leap_source */
-	/* Simulated counters: REALTIME at counter 0, in POSIX ns. */
+	/* Simulated counters: REALTIME at counter 0, in POSIX ns. Real
+	 * counters (and follow_host) start from the host's CLOCK_REALTIME. */
 	int64_t initial_realtime_ns;
 	/* Initial TAI-UTC in seconds; -1 takes it from the table. */
 	int initial_tai_offset;
 	/* Smearing: the policy of UTC_SLS (NULL: no smear, UTC_SLS == UTC) and
-	 * whether REALTIME reads the smeared timeline. */
+	 * whether REALTIME reads the smeared timeline (ignored without a
+	 * policy). Not copied. A leap the policy cannot smear in the time left
+	 * (lc_smear_validate's rate bound) is applied exactly on UTC_SLS. */
 	const struct lc_smear_policy *smear;
 	int realtime_smeared;
 	/* Follow the host's CLOCK_REALTIME (DESIGN.md 7): each lc_update()
 	 * re-samples it. Differences up to host_step_ns are followed smoothly
-	 * (by steering the rate, at most 500 ppm), larger ones as a step (a
+	 * (by steering the rate: a learnt frequency within 500 ppm plus a
+	 * phase term up to 10 %), larger ones as a step (a
 	 * clock-was-set) unless the leap table explains them: a difference of
 	 * at most 1 s within 2 days of a leap is the host's own leap handling
 	 * (applied late, never, or smeared) and is reported, not followed.
@@ -540,6 +544,10 @@ struct lc_tk_config {
 /* Sets defaults: no table (built-in), leaps from adjtimex, realtime 0,
  * TAI offset from the table, no smear, no host following. */
 void lc_tk_config_init(struct lc_tk_config *cfg);
+/* A timekeeper on `counter` (not owned: free it after the timekeeper);
+ * cfg NULL takes the defaults. MONOTONIC and MONOTONIC_RAW start at the
+ * counter's own value at its nominal rate (0 on a new sim counter).
+ * LC_EINVAL for a bad config (leap source, TAI offset, smear policy). */
 int lc_tk_new(lc_timekeeper **out, lc_counter *counter,
               const struct lc_tk_config *cfg);
 void lc_tk_free(lc_timekeeper *tk);
@@ -579,7 +587,13 @@ int lc_gettime_utc_tm(const lc_timekeeper *tk, struct lc_tm *tm);
 
 /* Steps REALTIME (and TAI with it) as settimeofday does; `id` is
  * LC_CLOCK_REALTIME, LC_CLOCK_UTC or LC_CLOCK_TAI. Clears NTP state as Linux
- * does and bumps the clock-was-set sequence. */
+ * does and bumps the clock-was-set sequence. UTC takes tv_nsec in [1e9, 2e9)
+ * only inside an inserted second of the table (else LC_ENOTLEAP): the clock
+ * is then inside that second (TIME_OOP until its end). TAI converts with
+ * the table under LC_LEAP_FROM_TABLE/follow_host, else with the current
+ * TAI offset. LC_EINVAL for another id, a bad tv_nsec, or REALTIME below
+ * MONOTONIC (as Linux). With LC_LEAP_FROM_TABLE the TAI offset is re-read
+ * from the table; with adjtimex as the source it is kept. */
 int lc_settime(lc_timekeeper *tk, lc_clock_id id, const struct timespec *ts);
 /* Incremented whenever REALTIME/TAI step: lc_settime, ADJ_SETOFFSET, a
  * change of TAI-UTC (ADJ_TAI, or the table), a followed host step, and each
@@ -620,16 +634,22 @@ int lc_tk_host_status(const lc_timekeeper *tk, struct lc_tk_host *st);
 
 /* The next leap armed in the timekeeper (by adjtimex or the table): its UTC
  * instant (POSIX seconds of the 00:00:00 after it) and direction.
- * LC_ENOENT if none is armed. */
+ * LC_ENOENT if none is armed, or once its instant has passed. Lock-free. */
 int lc_tk_next_leap(const lc_timekeeper *tk, int64_t *when, int *dir);
 
 /* The first MONOTONIC instant (ns) at which clock `id` reads at or past
- * `deadline`, given the state now (no future steps). For timers. */
+ * `deadline`, given the state now (no future steps), across the armed leap:
+ * a REALTIME or UTC 00:00:00 after an insertion is one second after
+ * 23:59:59.999..., and a UTC deadline in 23:59:60 (tv_nsec >= 1e9, UTC and
+ * UTC_SLS only) is inside the inserted second; UTC_SLS goes through the
+ * smear plan. Exact on a simulated counter (tested: the clock reads below
+ * the deadline 1 ns earlier). Lock-free. For timers. */
 int lc_tk_mono_at(const lc_timekeeper *tk, lc_clock_id id,
                   const struct timespec *deadline, int64_t *mono_ns);
 
 /* The counter value at which MONOTONIC reaches `mono_ns` at the current
- * rate (rounded up), for drivers that sleep until a deadline. */
+ * rate (rounded up), for drivers that sleep until a deadline (with a sim
+ * counter: lc_sim_true_ns_at() of it is the true time to advance to). */
 int lc_tk_cycles_at(const lc_timekeeper *tk, int64_t mono_ns, uint64_t *cycles);
 
 /* ------------------------------------------------------------------------ */
