@@ -169,6 +169,25 @@ netns_part() {
   else
     bad "ntpdig: offset moved by $d s across the leap (want -1)"
   fi
+  kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null
+
+  # A deletion (none has happened yet: a table with one added at the end of
+  # June 2030): del-leap on that day, and the served clock jumps ahead by a
+  # second as 23:59:59 is skipped.
+  (grep -v '^#expires' "$S/tests/data/leapseconds.tzdata2026f"
+   printf 'Leap\t2030\tJun\t30\t23:59:59\t-\tS\n') >"$T/deletion.leap"
+  "$D" -d --stats-file none --leapfile "$T/deletion.leap" \
+    --pretend 2030-06-30T23:59:50Z --listen 127.0.0.1:123=utc 2>"$T/del.log" &
+  pids+=($!)
+  for _ in $(seq 50); do "$L" server-stats --query 127.0.0.1 >/dev/null 2>&1 && break; sleep 0.1; done
+  a=$(q 127.0.0.1)
+  b=$(until_time 127.0.0.1 '2030-07-01T00:00:0[1-9]*')
+  d=$(awk -v a="$(field "$b" offset)" -v b="$(field "$a" offset)" 'BEGIN { printf "%.6f", a - b }')
+  if [ "$(field "$a" leap)" = del-leap ] && [ "$(field "$b" leap)" = no-leap ] && near "$d" 1 0.01; then
+    ok "ntpdig: del-leap at $(field "$a" time), no-leap at $(field "$b" time), clock $d s ahead"
+  else
+    bad "ntpdig: deletion: '$(field "$a" leap)' at $(field "$a" time), '$(field "$b" leap)' at $(field "$b" time), offset moved $d s (want del-leap, no-leap, +1)"
+  fi
   if [ "$(field "$s" leap)" = no-leap ] && [ -n "$(field "$s" offset)" ]; then
     ok "ntpdig: smear:google never announces the leap ($(field "$s" time))"
   else
