@@ -94,6 +94,13 @@ if build_helper; then
 		cond@L-0.3@36@0.3 timer@L+0.1@36 sem@L+0.2@36 \
 		state@L+0.4@4 2>&1)
 	helper_result "deletion, exact: deadlines in the deleted second fire at 00:00:00, none early, adjtimex TIME_DEL then TIME_WAIT" $? "$out"
+	# threads, a signal handler and fork across the leap, while the
+	# shim's writer runs (started before 23:59:59) and when it must not
+	# (started inside the last second)
+	for p in 2016-12-31T23:59:58.5Z 2016-12-31T23:59:59.4Z; do
+		out=$(run --pretend $p -- "$helper" threads@2.0 fork 2>&1)
+		helper_result "threads, SIGALRM handler, fork from $p: TAI monotonic, TAI - REALTIME whole seconds, one timeline" $? "$out"
+	done
 fi
 
 # ---- setting the clock: refused by the shim -----------------------------------

@@ -157,6 +157,8 @@ for m in re.finditer(r"(\w+) deadline ([0-9.]+): realtime [0-9.]+ \([^)]*\) tai 
 print(("bad " + "; ".join(bad)) if bad or n != 6 else "ok %d deadlines fired at the TAI instant where the smear reaches them" % n)
 ' <<<"$out")
 	check_analysis "smear deadlines" "$res"
+	out=$(run --mode smear:minute --pretend 2016-12-31T23:59:58.5Z -- "$helper" threads@2.0 fork 2>&1)
+	helper_result "smear: threads and a SIGALRM handler read strictly increasing realtime across the leap; fork shares the timeline" $? "$out"
 fi
 
 finish

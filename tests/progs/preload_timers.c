@@ -27,6 +27,16 @@
  *   settime              clock_settime, settimeofday, adjtimex with a mode
  *                        and clock_adjtime with a mode must all fail with
  *                        EPERM.
+ *   threads@SECONDS      4 threads and a 1 kHz SIGALRM handler read
+ *                        CLOCK_REALTIME and CLOCK_TAI for SECONDS: TAI never
+ *                        goes back in any thread or in the handler, and
+ *                        TAI - REALTIME is always within 1 ms of a whole
+ *                        number of seconds (a leap changes it by exactly 1
+ *                        s, nothing else does); with LEAPCLOCK_MODE=smear:*
+ *                        instead REALTIME strictly increases in each.
+ *   fork                 a forked child's CLOCK_TAI lies between the
+ *                        parent's readings before and after it, and a child
+ *                        that execs `date` (via sh) prints the same year.
  * Prints one "ok"/"FAIL" line per step; exits 1 if any step failed.
  */
 #define _GNU_SOURCE
@@ -34,6 +44,7 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +52,7 @@
 #include <sys/time.h>
 #include <sys/timerfd.h>
 #include <sys/timex.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -301,6 +313,140 @@ static void step_settime(void)
 	             "clock_adjtime(ADJ_FREQUENCY)");
 }
 
+/* ---- threads, a signal handler, fork ---------------------------------------- */
+
+static atomic_int stop_flag;
+static int smear_mode;
+static int64_t handler_last_rt;
+static atomic_long bad_reads, handler_reads;
+static int64_t handler_last_tai;
+
+/* TAI - REALTIME must be a whole number of seconds (within 1 ms: the two
+ * reads are not simultaneous). */
+static int whole(int64_t d)
+{
+	int64_t r = d % 1000000000;
+
+	if (r < 0)
+		r += 1000000000;
+	return r < 1000000 || r > 999000000;
+}
+
+static void on_alarm(int sig)
+{
+	int64_t t = now(CLOCK_TAI), r = now(CLOCK_REALTIME);
+
+	(void)sig;
+	if (t < handler_last_tai ||
+	    (smear_mode ? r <= handler_last_rt : !whole(now(CLOCK_TAI) - r)))
+		atomic_fetch_add(&bad_reads, 1);
+	handler_last_tai = t;
+	handler_last_rt = r;
+	atomic_fetch_add(&handler_reads, 1);
+}
+
+static void *reader(void *arg)
+{
+	int64_t last = 0, last_rt = 0;
+	long n = 0;
+
+	(void)arg;
+	while (!atomic_load(&stop_flag)) {
+		int64_t a = now(CLOCK_TAI), r = now(CLOCK_REALTIME);
+		int64_t b = now(CLOCK_TAI);
+
+		if (a < last || b < a ||
+		    (smear_mode ? r <= last_rt
+		                : (b - a < 1000000 && !whole(a - r))))
+			atomic_fetch_add(&bad_reads, 1);
+		last = b;
+		last_rt = r;
+		n++;
+	}
+	return (void *)n;
+}
+
+static void step_threads(double secs)
+{
+	pthread_t th[4];
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+	int64_t end = now(CLOCK_MONOTONIC) + (int64_t)(secs * 1e9);
+	struct timespec d = ts_of(end);
+	const char *mode = getenv("LEAPCLOCK_MODE");
+	long total = 0;
+	char msg[160];
+
+	smear_mode = mode != NULL && strncmp(mode, "smear:", 6) == 0;
+	signal(SIGALRM, on_alarm);
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (int i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, reader, NULL);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &d, NULL) ==
+	       EINTR)
+		;
+	atomic_store(&stop_flag, 1);
+	for (int i = 0; i < 4; i++) {
+		void *n;
+
+		pthread_join(th[i], &n);
+		total += (long)n;
+	}
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	snprintf(msg, sizeof(msg),
+	         "threads: %ld reads in 4 threads, %ld in a SIGALRM handler, "
+	         "%ld inconsistent", total, (long)atomic_load(&handler_reads),
+	         (long)atomic_load(&bad_reads));
+	report(atomic_load(&bad_reads) == 0 && total > 1000 &&
+	               atomic_load(&handler_reads) > 10,
+	       msg);
+}
+
+static void step_fork(void)
+{
+	int fd[2], status;
+	int64_t before, after, child = 0;
+	char msg[160], year[16] = "", want[16];
+	time_t t = time(NULL);
+	struct tm tm;
+	FILE *f;
+	pid_t pid;
+
+	if (pipe(fd) != 0)
+		return;
+	before = now(CLOCK_TAI);
+	pid = fork();
+	if (pid == 0) {
+		int64_t v = now(CLOCK_TAI);
+
+		if (write(fd[1], &v, sizeof(v)) != sizeof(v))
+			_exit(1);
+		_exit(0);
+	}
+	if (read(fd[0], &child, sizeof(child)) != sizeof(child))
+		child = 0;
+	waitpid(pid, &status, 0);
+	after = now(CLOCK_TAI);
+	snprintf(msg, sizeof(msg), "fork: child's TAI %.6f between the "
+	         "parent's %.6f and %.6f", child / 1e9, before / 1e9,
+	         after / 1e9);
+	report(before <= child && child <= after, msg);
+	close(fd[0]);
+	close(fd[1]);
+	gmtime_r(&t, &tm);
+	snprintf(want, sizeof(want), "%d", tm.tm_year + 1900);
+	f = popen("date -u +%Y", "r");
+	if (f != NULL) {
+		if (fgets(year, sizeof(year), f) == NULL)
+			year[0] = '\0';
+		pclose(f);
+	}
+	year[strcspn(year, "\n")] = '\0';
+	snprintf(msg, sizeof(msg), "fork+exec: date prints year %s, this "
+	         "program reads %s", year, want);
+	report(strcmp(year, want) == 0, msg);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -310,6 +456,14 @@ int main(int argc, char **argv)
 		snprintf(buf, sizeof(buf), "%s", argv[i]);
 		if (strcmp(buf, "settime") == 0) {
 			step_settime();
+			continue;
+		}
+		if (strcmp(buf, "fork") == 0) {
+			step_fork();
+			continue;
+		}
+		if (strncmp(buf, "threads@", 8) == 0) {
+			step_threads(strtod(buf + 8, NULL));
 			continue;
 		}
 		mech = strtok(buf, "@");
