@@ -387,6 +387,7 @@ static void test_adjtick(void)
 static void test_inconsistency(void)
 {
 	struct env e;
+	long pairs = 0;
 
 	env_new(&e, 1000000000u, 0, (D2030 - 100) * NS, LC_LEAP_FROM_ADJTIMEX);
 	for (int day = 0; day < 6; day++) {
@@ -406,7 +407,10 @@ static void test_inconsistency(void)
 						lc_update(e.tk);
 				}
 				for (int i = 1; i < 64; i++) {
-					int earlier = s[i].tv_sec < s[i - 1].tv_sec ||
+					int earlier;
+
+					pairs++;
+					earlier = s[i].tv_sec < s[i - 1].tv_sec ||
 					              (s[i].tv_sec == s[i - 1].tv_sec &&
 					               s[i].tv_nsec < s[i - 1].tv_nsec);
 					if (!earlier)
@@ -429,6 +433,7 @@ static void test_inconsistency(void)
 		LC_GT_I64(lc_now_ns(e.tk, LC_CLOCK_REALTIME), w * NS);
 		adj_status(&e, 0);
 	}
+	LC_EQ_I64(pairs, 6L * 6000 * LC_CLOCK_COUNT * 63);
 	env_free(&e);
 }
 
