@@ -196,6 +196,47 @@ static void test_at_tai(void)
 	LC_EQ_I64(r.smear_ns, 0);
 }
 
+/* A deletion at the end of 2030-06-30 (none has happened: the table gets
+ * one for the test). 2030-07-01T00:00:00Z is POSIX 1909094400; TAI-UTC
+ * goes from 37 to 36 s, so that midnight is TAI 1909094436 and half a
+ * second before it on TAI the clock reads 23:59:58.5 (23:59:59 is gone). */
+static void test_deletion(void)
+{
+	char path[] = "/tmp/lc-test-server-clock.XXXXXX";
+	const int64_t p = INT64_C(1909094400), mid_tai = (p + 36) * S;
+	char line[256];
+	struct ld_reading r;
+	FILE *in, *out;
+	int fd = mkstemp(path);
+
+	in = fopen(LC_TEST_DATA_DIR "/leapseconds.tzdata2026f", "r");
+	out = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (in == NULL || out == NULL) {
+		LC_T_FAIL_("%s", "cannot write the test's leap file");
+		return;
+	}
+	while (fgets(line, sizeof(line), in) != NULL)
+		if (strncmp(line, "#expires", 8) != 0)
+			fputs(line, out);
+	fputs("Leap\t2030\tJun\t30\t23:59:59\t-\tS\n", out);
+	fclose(in);
+	fclose(out);
+	if (open_at("2030-06-30T12:00:00Z", "utc", path) != 0) {
+		LC_T_FAIL_("cannot load %s", path);
+		unlink(path);
+		return;
+	}
+	unlink(path);
+	ld_source_read(src, &r);
+	LC_EQ_INT(r.li, LD_LI_DELETE);
+	ld_source_at(src, mid_tai - 500 * MS, &r);
+	LC_EQ_I64(r.unix_ns, p * S - 1500 * MS);
+	LC_EQ_INT(r.li, LD_LI_DELETE);
+	ld_source_at(src, mid_tai + 500 * MS, &r);
+	LC_EQ_I64(r.unix_ns, p * S + 500 * MS);
+	LC_EQ_INT(r.li, LD_LI_NONE);
+}
+
 static void test_bad_pretend(void)
 {
 	/* 23:59:60 on a day without a leap, and a date that is not one */
@@ -212,6 +253,7 @@ int main(int argc, char **argv)
 	LC_RUN(test_smear_google, "smear:google before and after the leap, and outside the window");
 	LC_RUN(test_smear_utc_sls, "smear:utc-sls: Kuhn's 1000 s, through 23:59:60");
 	LC_RUN(test_at_tai, "readings at exact TAI instants through 23:59:60 (utc, utc-sls)");
+	LC_RUN(test_deletion, "a deleted second: LI 2 on its day, 23:59:58 then 00:00:00");
 	LC_RUN(test_refid_from_reading, "the refid carries the reading's smear offset");
 	LC_RUN(test_bad_pretend, "bad --pretend, preset or leap file refused");
 	ld_clock_free(clk);
