@@ -1,6 +1,7 @@
 # preload_lib.sh - sourced by tests/preload_*.sh (not a test itself: it lives
 # outside the tests/*.sh glob). Expects $build and $src.
 
+build=$(cd "$build" && pwd)
 lc=$build/leapclock
 shim=$build/libleapclock-preload.so
 fails=0
