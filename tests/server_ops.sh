@@ -100,6 +100,11 @@ if up rl "127.0.0.1:$P" --listen "127.0.0.1:$P=utc" --ratelimit 4:4 \
     bad "rate limit: $nrep answers, $nkiss kisses, $nto timeouts (want 3, 1, 2):"
     echo "$out" | sed 's/^/  | /'
   fi
+  # a second server on the same address must fail, not share the port
+  "$D" -d --listen "127.0.0.1:$P=utc" --stats-file none 2>"$T/e"; rc=$?
+  [ $rc = 1 ] && grep -q "Address already in use" "$T/e" &&
+    ok "a second server on a taken address fails (no SO_REUSEADDR sharing)" ||
+    bad "second server on 127.0.0.1:$P: exit $rc: $(cat "$T/e")"
   sleep 1.2
   s=$("$L" server-stats --file "$T/rl.stats" --json)
   echo "$s" | grep -q '"ratelimited":3,"kod":1' &&

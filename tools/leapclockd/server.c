@@ -116,7 +116,9 @@ static int open_listener(struct listener *L)
 	}
 	if (fam == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* No SO_REUSEADDR: on UDP it would let a second server (another
+	 * leapclockd, or chronyd) bind the same address and port and take
+	 * our requests without a word. UDP has no TIME_WAIT to wait out. */
 	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) != 0)
 		ld_log(LD_LOG_WARNING,
 		       "%s: no kernel receive timestamps (%s): stamping on read",
