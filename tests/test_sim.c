@@ -230,8 +230,9 @@ static void test_every_preset(void)
 			struct lc__sim_result r;
 			char m[64];
 			snprintf(m, sizeof(m), "smear:%s", names[i]);
-			config(&c, m, d ? LC__SIM_DELETE : LC__SIM_TIMERS, 250,
-			       d, 5);
+			/* the presets between them cover every HZ and NOHZ */
+			config(&c, m, d ? LC__SIM_DELETE : LC__SIM_TIMERS,
+			       hzs[(i + d) % 3], (i + d) % 2, 5);
 			c.ntimers = 8;
 			LC_EQ_INT(run(&c, &r), 0);
 			check(&c, &r);
@@ -282,6 +283,40 @@ static void test_seeds(void)
 	/* the spread covers most of [0, 2) ticks */
 	LC_LT_I64((int64_t)(lo * 100), 50);
 	LC_GT_I64((int64_t)(hi * 100), 120);
+}
+
+/* The 2015 test program: the reader sleeps on the timer, then spins.
+ * legacy wakes it at the start of 23:59:60, before the leap is applied, so
+ * it reads 00:00:00.x; linux-4.2 wakes it at the true 00:00:00, when the
+ * leap has been applied (by a tick, or with NOHZ by that very wake-up), so
+ * it reads nothing stale. */
+static void test_idle_reader(void)
+{
+	for (int h = 0; h < 3; h++)
+		for (int nohz = 0; nohz <= 1; nohz++) {
+			struct lc__sim_config c;
+			struct lc__sim_result r;
+			config(&c, "legacy", LC__SIM_REPRODUCER, hzs[h], nohz,
+			       11);
+			c.reader_mode = LC__SIM_READER_IDLE;
+			LC_EQ_INT(run(&c, &r), 0);
+			LC_EQ_I64(r.early_fires, 1);
+			LC_GT_I64(r.stale_read_ns, 0);
+			LC_LT_I64(r.stale_read_ns, 2 * NS / hzs[h]);
+			config(&c, "linux-4.2", LC__SIM_REPRODUCER, hzs[h],
+			       nohz, 11);
+			c.reader_mode = LC__SIM_READER_IDLE;
+			LC_EQ_INT(run(&c, &r), 0);
+			LC_EQ_I64(r.early_fires, 0);
+			LC_EQ_I64(r.stale_read_ns, 0);
+			LC_GT_I64(r.leap_applied_after_ns, 0);
+			if (!nohz) /* the tick applied it */
+				LC_LT_I64(r.leap_applied_after_ns,
+				          2 * NS / hzs[h]);
+			else /* a wake-up did, at the latest the timer's */
+				LC_LE_I64(r.leap_applied_after_ns,
+				          NS + c.timer_latency_ns);
+		}
 }
 
 /* Same configuration, same result and trace. */
@@ -476,6 +511,8 @@ int main(int argc, char **argv)
 	LC_RUN(test_every_preset, "every smear preset, insertion and deletion");
 	LC_RUN(test_seeds, "100 seeds: shapes hold, leap applied 0..2 ticks "
 	                   "late");
+	LC_RUN(test_idle_reader, "reader asleep on the timer: legacy wakes it "
+	                         "into stale time, linux-4.2 does not");
 	LC_RUN(test_deterministic, "same configuration, same result and trace");
 	LC_RUN(test_legacy_trace_shape, "legacy trace reads like the 2015 "
 	                                "report's");
