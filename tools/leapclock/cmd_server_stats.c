@@ -243,6 +243,31 @@ static int show_stats(const char *path, int json)
 		       rows[i].v[6], rows[i].v[7], rows[i].v[8], rows[i].v[9],
 		       rows[i].v[1] ? desc : "-");
 	}
+	/* totals per mode, when a mode is served on several addresses */
+	for (int i = 0; i < nrows; i++) {
+		uint64_t sum[NCOUNTERS] = { 0 };
+		int n = 0, seen = 0;
+
+		for (int k = 0; k < i; k++)
+			if (strcmp(rows[k].mode, rows[i].mode) == 0)
+				seen = 1;
+		if (seen)
+			continue;
+		for (int k = i; k < nrows; k++) {
+			if (strcmp(rows[k].mode, rows[i].mode) != 0)
+				continue;
+			n++;
+			for (size_t c = 0; c < 9; c++)
+				sum[c] += rows[k].v[c];
+		}
+		if (n < 2)
+			continue;
+		printf("%-24s %-14s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
+		       " %7" PRIu64 " %7" PRIu64 " %9" PRIu64 " %7" PRIu64
+		       " %6" PRIu64 "\n",
+		       "(all addresses)", rows[i].mode, sum[0], sum[1], sum[2],
+		       sum[3], sum[4], sum[5], sum[6], sum[7], sum[8]);
+	}
 	return LC_EXIT_OK;
 }
 
