@@ -237,6 +237,62 @@ static void test_deletion(void)
 	LC_EQ_INT(r.li, LD_LI_NONE);
 }
 
+/* The smear computed here as a function of the instant agrees with the
+ * library's own UTC_SLS for a timekeeper that ran through the whole window
+ * (simulated counter from 2016-12-31T00:00Z with the google policy). */
+static void test_matches_timekeeper_sls(void)
+{
+	struct lc_smear_policy pol;
+	struct lc_tk_config tc;
+	lc_counter *cnt = NULL;
+	lc_timekeeper *tk = NULL;
+	lc_leaptable *tab = lc_leaptable_new();
+	int64_t t = 0, worst = 0, deepest = 0;
+
+	if (open_at("2016-12-31T00:00:00Z", "smear:google", iers()) != 0 ||
+	    tab == NULL ||
+	    lc_leaptable_load_file(tab, iers(), LC_LEAPFMT_AUTO, NULL) < 0 ||
+	    lc_smear_preset("google", 0, &pol, NULL) < 0 ||
+	    lc_counter_new_sim(&cnt, 1000000000, 0) < 0) {
+		LC_T_FAIL_("%s", "setup");
+		lc_leaptable_free(tab);
+		return;
+	}
+	lc_tk_config_init(&tc);
+	tc.table = tab;
+	tc.leap_source = LC_LEAP_FROM_TABLE;
+	tc.initial_realtime_ns = (NY2017 - 86400) * S;
+	tc.smear = &pol;
+	if (lc_tk_new(&tk, cnt, &tc) < 0) {
+		LC_T_FAIL_("%s", "lc_tk_new");
+		goto out;
+	}
+	/* 36 h in steps of 997 s (not aligned to anything), updating */
+	for (t = 0; t <= 36 * 3600 * S; t += 997 * S) {
+		struct ld_reading r;
+		int64_t d;
+
+		lc_sim_set_true_ns(cnt, t);
+		lc_update(tk);
+		ld_source_at(src, lc_now_ns(tk, LC_CLOCK_TAI), &r);
+		d = r.unix_ns - lc_now_ns(tk, LC_CLOCK_UTC_SLS);
+		if (d < 0)
+			d = -d;
+		if (d > worst)
+			worst = d;
+		if (r.smear_ns < deepest)
+			deepest = r.smear_ns;
+	}
+	/* it did smear: nearly half a second behind before the leap */
+	LC_LT_I64(deepest, -490000000);
+	/* a read of each clock in between: both are exact on the sim */
+	LC_LE_I64(worst, 1000);
+out:
+	lc_tk_free(tk);
+	lc_counter_free(cnt);
+	lc_leaptable_free(tab);
+}
+
 static void test_bad_pretend(void)
 {
 	/* 23:59:60 on a day without a leap, and a date that is not one */
@@ -254,6 +310,7 @@ int main(int argc, char **argv)
 	LC_RUN(test_smear_utc_sls, "smear:utc-sls: Kuhn's 1000 s, through 23:59:60");
 	LC_RUN(test_at_tai, "readings at exact TAI instants through 23:59:60 (utc, utc-sls)");
 	LC_RUN(test_deletion, "a deleted second: LI 2 on its day, 23:59:58 then 00:00:00");
+	LC_RUN(test_matches_timekeeper_sls, "the served smear equals the timekeeper's UTC_SLS through the window");
 	LC_RUN(test_refid_from_reading, "the refid carries the reading's smear offset");
 	LC_RUN(test_bad_pretend, "bad --pretend, preset or leap file refused");
 	ld_clock_free(clk);
