@@ -14,6 +14,7 @@
  * clock reads at or past its deadline; a head found not due after its
  * converted instant has passed counts as a guard re-arm (next_after()).
  */
+#include "timekeeper.h"
 #include "timer.h"
 
 #include <errno.h>
@@ -220,10 +221,12 @@ static int64_t host_mono(void)
 }
 
 /*
- * Arms the timerfd for leapclock MONOTONIC instant `d`. The host's
- * CLOCK_MONOTONIC and leapclock's MONOTONIC differ by an offset (and, with
- * an NTP frequency set in leapclock or a TSC counter, by a small rate): read
- * host h1, leapclock m, host h2; m was taken in [h1, h2], so `d` is at most
+ * Arms the timerfd for leapclock MONOTONIC instant `d`. When the counter is
+ * the host's CLOCK_MONOTONIC itself (a 1 GHz system counter), the counter
+ * value at which leapclock's MONOTONIC reaches d (lc_tk_cycles_at, rate
+ * included) is the host deadline, exactly. Otherwise the two clocks differ
+ * by an offset (and, with a TSC counter, by a small rate): read host h1,
+ * leapclock m, host h2; m was taken in [h1, h2], so `d` is at most
  * h2 + (d - m) on the host clock at the same rate. Using h2 errs late by at
  * most h2 - h1; a rate difference that makes the wake early is caught by the
  * expiry guard, which re-arms.
@@ -231,6 +234,8 @@ static int64_t host_mono(void)
 static void tfd_arm(struct lc_loop *l, int64_t d)
 {
 	struct itimerspec its;
+	const struct lc_counter *c;
+	uint64_t cyc;
 	int64_t h, m, rel;
 
 	if (l->tfd < 0)
@@ -241,12 +246,19 @@ static void tfd_arm(struct lc_loop *l, int64_t d)
 		timerfd_settime(l->tfd, 0, &its, NULL); /* disarm */
 		return;
 	}
-	(void)host_mono();
-	m = lc_now_ns(l->tk, LC_CLOCK_MONOTONIC);
-	h = host_mono();
-	if (__builtin_sub_overflow(d, m, &rel))
-		rel = d > m ? INT64_MAX / 2 : 0;
-	h = lc__sat_add(h, rel > 0 ? rel : 0);
+	c = lc_tk_counter(l->tk);
+	if (c->kind == LC_COUNTER_SYSTEM && c->clk == CLOCK_MONOTONIC &&
+	    c->freq == 1000000000u && lc_tk_cycles_at(l->tk, d, &cyc) == 0 &&
+	    cyc <= (uint64_t)INT64_MAX) {
+		h = (int64_t)cyc;
+	} else {
+		(void)host_mono();
+		m = lc_now_ns(l->tk, LC_CLOCK_MONOTONIC);
+		h = host_mono();
+		if (__builtin_sub_overflow(d, m, &rel))
+			rel = d > m ? INT64_MAX / 2 : 0;
+		h = lc__sat_add(h, rel > 0 ? rel : 0);
+	}
 	if (h <= 0)
 		h = 1;
 	its.it_value = lc__ns_to_ts(h);
