@@ -1296,11 +1296,30 @@ static int near_table_leap(const struct lc_timekeeper *tk, int64_t rt)
 static void follow_host(struct lc_timekeeper *tk, int64_t mono_now)
 {
 	struct lc__tk_snap *s = &tk->s;
-	int64_t rt = lc__tk_realtime_at(s, mono_now);
-	int64_t h = host_realtime(tk);
-	int64_t d = h - expected_host(tk, rt, mono_now);
-	int64_t ad = d < 0 ? -d : d;
-	int64_t dt = mono_now - tk->last_update_mono;
+	uint64_t ca = 0, cb = 0, best = UINT64_MAX;
+	int64_t h = 0, m, rt, d, ad, dt;
+
+	/* The host sample between two counter reads, the tightest of three
+	 * (a preemption in between would bias it); our REALTIME is taken at
+	 * the middle (the update's own counter read is older). */
+	for (int i = 0; i < 3 && best != 0; i++) {
+		uint64_t a = lc__counter_read(tk->counter);
+		int64_t hv = host_realtime(tk);
+		uint64_t b = lc__counter_read(tk->counter);
+
+		if (b - a < best) {
+			best = b - a;
+			ca = a;
+			cb = b;
+			h = hv;
+		}
+	}
+	m = s->mono + (int64_t)lc__cyc2ns(ca + (cb - ca) / 2, s->cycle_last,
+	                                  s->mult, s->frac, s->shift_max);
+	rt = lc__tk_realtime_at(s, m);
+	d = h - expected_host(tk, rt, m);
+	ad = d < 0 ? -d : d;
+	dt = mono_now - tk->last_update_mono;
 
 	tk->host.offset_ns = d;
 	if (ad <= tk->cfg.host_step_ns && tk->cfg.host_smear == NULL &&
