@@ -41,6 +41,19 @@ static void b_vdso(const lc_timekeeper *tk, long n)
 	sink = acc;
 }
 
+#if defined(__x86_64__)
+/* The floor of any TSC-based read: the ordered TSC read alone. */
+static void b_rdtsc(const lc_timekeeper *tk, long n)
+{
+	uint64_t acc = 0;
+
+	(void)tk;
+	for (long i = 0; i < n; i++)
+		acc += lc__rdtsc();
+	sink = (int64_t)acc;
+}
+#endif
+
 static lc_clock_id cur_id;
 
 static void b_gettime(const lc_timekeeper *tk, long n)
@@ -157,7 +170,7 @@ int main(int argc, char **argv)
 	lc_counter *csys = NULL, *ctsc = NULL;
 	lc_timekeeper *tsys = NULL, *ttsc = NULL;
 	struct lc_error err;
-	struct job jobs[2 + 2 * LC_CLOCK_COUNT + 4];
+	struct job jobs[2 + 2 * LC_CLOCK_COUNT + 5];
 	int nj = 0, ms = 40, rounds = 15;
 	double vdso;
 
@@ -221,6 +234,10 @@ int main(int argc, char **argv)
 		jobs[nj].f = b_rt_without;
 		jobs[nj++].tk = ttsc;
 	}
+#if defined(__x86_64__)
+	jobs[nj].f = b_rdtsc;
+	jobs[nj++].tk = tsys;
+#endif
 	for (int k = 0; k < nj; k++) {
 		cur_id = jobs[k].id;
 		jobs[k].n = calibrate(jobs[k].f, jobs[k].tk, ms);
@@ -259,6 +276,11 @@ int main(int argc, char **argv)
 			       (jobs[k + 2].median / jobs[k + 3].median - 1) *
 			               100);
 	}
+#if defined(__x86_64__)
+	printf("\nfloor: the ordered TSC read alone (lfence; rdtsc) %.2f ns = "
+	       "%.2f x vDSO\n",
+	       jobs[nj - 1].median, jobs[nj - 1].median / vdso);
+#endif
 	lc_tk_free(tsys);
 	lc_tk_free(ttsc);
 	lc_counter_free(csys);
