@@ -525,6 +525,7 @@ int lc_tk_new(lc_timekeeper **out, lc_counter *counter,
 		tk->cfg.host_step_ns = 1000000;
 	tk->counter = counter;
 	tk->pub.counter = counter;
+	tk->pub.counter_kind = counter->kind;
 	if (cfg->table != NULL) {
 		tk->table = cfg->table;
 	} else {
@@ -734,7 +735,7 @@ static int64_t read_raw(const lc_timekeeper *tk)
 	do {
 		seq = lc__tk_read_begin(p, &c);
 		v = (int64_t)lc__tkw(c, LC__TKW(raw_mono)) +
-		    (int64_t)lc__cyc2ns(lc__counter_read(p->counter),
+		    (int64_t)lc__cyc2ns(lc__tk_counter_read(p),
 		                        lc__tkw(c, LC__TKW(cycle_last)),
 		                        lc__tkw(c, LC__TKW(raw_mult)),
 		                        lc__tkw(c, LC__TKW(raw_frac)),
@@ -753,7 +754,7 @@ static int64_t read_mono_plus(const lc_timekeeper *tk, size_t off_word)
 
 	do {
 		seq = lc__tk_read_begin(p, &c);
-		v = lc__tk_mono_of(c, lc__counter_read(p->counter)) +
+		v = lc__tk_mono_of(c, lc__tk_counter_read(p)) +
 		    (int64_t)lc__tkw(c, off_word);
 	} while (lc__tk_read_retry(p, seq));
 	return v;

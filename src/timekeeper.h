@@ -5,12 +5,12 @@
  * Reading a clock is:
  *
  *	do {
- *		seq = acquire-load(tk->seq);
- *		c   = &tk->copy[seq & 1];
+ *		seq = acquire-load(p->seq);   (p = lc__tk_pub(tk))
+ *		c   = &p->copy[seq & 1];
  *		... acquire-load the words needed from c ...
- *		cycles = lc__counter_read(tk->counter);
+ *		cycles = lc__tk_counter_read(p);
  *		... compute ...
- *	} while (load(tk->seq) != seq);
+ *	} while (load(p->seq) != seq);
  *
  * which lc__tk_read_mono() and friends below wrap. The snapshot is a two-copy
  * latch (Linux's tk_fast / NMI-safe clock): the writer bumps `seq` to odd and
@@ -168,8 +168,19 @@ struct lc__tk_copy {
 struct lc__tk_pub {
 	_Alignas(64) _Atomic uint64_t seq;
 	const struct lc_counter *counter;
+	int counter_kind; /* a copy, so that a tsc read needs only this line */
 	struct lc__tk_copy copy[2];
 };
+
+/* The counter of a timekeeper, read on the hot path. */
+static inline uint64_t lc__tk_counter_read(const struct lc__tk_pub *p)
+{
+#if defined(__x86_64__)
+	if (lc__likely(p->counter_kind == LC_COUNTER_TSC))
+		return lc__rdtsc();
+#endif
+	return lc__counter_read(p->counter);
+}
 
 /* The latch part of a timekeeper (it is the first member). */
 static inline const struct lc__tk_pub *lc__tk_pub(const lc_timekeeper *tk)
@@ -250,7 +261,7 @@ static inline int64_t lc__tk_read_mono(const lc_timekeeper *tk)
 
 	do {
 		seq = lc__tk_read_begin(p, &c);
-		mono = lc__tk_mono_of(c, lc__counter_read(p->counter));
+		mono = lc__tk_mono_of(c, lc__tk_counter_read(p));
 	} while (lc__tk_read_retry(p, seq));
 	return mono;
 }
@@ -267,7 +278,7 @@ static inline void lc__tk_read_snap(const lc_timekeeper *tk,
 	do {
 		seq = lc__tk_read_begin(p, &c);
 		lc__tk_load(c, s);
-		*mono = s->mono + (int64_t)lc__cyc2ns(lc__counter_read(p->counter),
+		*mono = s->mono + (int64_t)lc__cyc2ns(lc__tk_counter_read(p),
 		                                      s->cycle_last, s->mult,
 		                                      s->frac, s->shift_max);
 	} while (lc__tk_read_retry(p, seq));
@@ -315,7 +326,7 @@ static inline int64_t lc__tk_read_rt(const lc_timekeeper *tk, int leap_check)
 
 	do {
 		seq = lc__tk_read_begin(p, &c);
-		mono = lc__tk_mono_of(c, lc__counter_read(p->counter));
+		mono = lc__tk_mono_of(c, lc__tk_counter_read(p));
 		if (leap_check &&
 		    lc__unlikely(mono >= (int64_t)lc__tkw(c, LC__TKW(rt_slow))))
 			return lc__tk_slow_rt(tk, NULL);
@@ -342,7 +353,7 @@ static inline int lc__tk_gettime_utc_fast(const lc_timekeeper *tk,
 
 	do {
 		seq = lc__tk_read_begin(p, &c);
-		mono = lc__tk_mono_of(c, lc__counter_read(p->counter));
+		mono = lc__tk_mono_of(c, lc__tk_counter_read(p));
 		if (lc__unlikely(mono >= (int64_t)lc__tkw(c, LC__TKW(rt_slow))))
 			return 0;
 		rt = mono + (int64_t)lc__tkw(c, LC__TKW(offs_real));
