@@ -284,7 +284,9 @@ static inline void lc__tk_read_snap(const lc_timekeeper *tk,
 	} while (lc__tk_read_retry(p, seq));
 }
 
-/* REALTIME at MONOTONIC instant `mono` given a snapshot: the exact leap. */
+/* REALTIME at MONOTONIC instant `mono` given a snapshot: the exact leap,
+ * never the smear (when REALTIME is configured smeared, LC__TKF_RT_SMEARED,
+ * use lc__tk_clock_at() for what lc_gettime() returns). */
 static inline int64_t lc__tk_realtime_at(const struct lc__tk_snap *s,
                                          int64_t mono)
 {
