@@ -62,12 +62,42 @@ static inline uint32_t parent(uint32_t c)
 	return c / 4 + 2;
 }
 
+/*
+ * Tombstones. A stopped timer's entry may stay in the array (the caller may
+ * free the timer at once): its pointer slot then holds (seq << 1) | 1, an
+ * odd value no timer pointer has, so that ties keep ordering exactly as
+ * they did and the heap stays valid. Where pointers have fewer than 64 bits
+ * the sequence would not fit: there stopping removes the entry outright.
+ */
+#if UINTPTR_MAX > 0xffffffffu
+#define LC__TOMBSTONES 1
+#else
+#define LC__TOMBSTONES 0
+#endif
+
+static inline int ent_dead(const struct lc__heap_ent *e)
+{
+	return ((uintptr_t)e->t & 1u) != 0;
+}
+
+static inline uint64_t ent_seq(const struct lc__heap_ent *e)
+{
+	return ent_dead(e) ? (uint64_t)((uintptr_t)e->t >> 1) : e->t->seq;
+}
+
 static inline int ent_less(const struct lc__heap_ent *a,
                            const struct lc__heap_ent *b)
 {
 	if (a->key != b->key)
 		return a->key < b->key;
-	return a->t->seq < b->t->seq;
+	/* ties: start order; a tombstone keeps its timer's seq */
+	return ent_seq(a) < ent_seq(b);
+}
+
+static inline void set_idx(struct lc__heap_ent *e, uint32_t k)
+{
+	if (!ent_dead(e))
+		e->t->idx = k;
 }
 
 static void sift_up(struct lc__heap *h, uint32_t k)
@@ -79,11 +109,11 @@ static void sift_up(struct lc__heap *h, uint32_t k)
 		if (!ent_less(&e, &h->v[p]))
 			break;
 		h->v[k] = h->v[p];
-		h->v[k].t->idx = k;
+		set_idx(&h->v[k], k);
 		k = p;
 	}
 	h->v[k] = e;
-	e.t->idx = k;
+	set_idx(&h->v[k], k);
 }
 
 static void sift_down(struct lc__heap *h, uint32_t k)
@@ -110,11 +140,11 @@ static void sift_down(struct lc__heap *h, uint32_t k)
 		if (!ent_less(&h->v[m], &e))
 			break;
 		h->v[k] = h->v[m];
-		h->v[k].t->idx = k;
+		set_idx(&h->v[k], k);
 		k = m;
 	}
 	h->v[k] = e;
-	e.t->idx = k;
+	set_idx(&h->v[k], k);
 }
 
 int lc__heap_reserve(struct lc__heap *h, size_t n)
@@ -156,7 +186,8 @@ int lc__heap_insert(struct lc__heap *h, struct lc__timer *t)
 	uint32_t k;
 
 	if (lc__unlikely(h->n >= h->cap)) {
-		int r = lc__heap_reserve(h, (size_t)lc__heap_count(h) + 1);
+		size_t slots = h->n > LC__HEAP0 ? h->n - LC__HEAP0 : 0;
+		int r = lc__heap_reserve(h, slots + 1);
 		if (r < 0)
 			return r;
 	}
@@ -167,11 +198,10 @@ int lc__heap_insert(struct lc__heap *h, struct lc__timer *t)
 	return 0;
 }
 
-void lc__heap_remove(struct lc__heap *h, struct lc__timer *t)
+static void remove_at(struct lc__heap *h, uint32_t k)
 {
-	uint32_t k = t->idx, last = h->n - 1;
+	uint32_t last = h->n - 1;
 
-	t->idx = 0;
 	h->n = last;
 	if (k == last)
 		return;
@@ -182,15 +212,78 @@ void lc__heap_remove(struct lc__heap *h, struct lc__timer *t)
 		sift_down(h, k);
 }
 
+/* Keeps the head live: drops tombstones that reached it. */
+static void clean_top(struct lc__heap *h)
+{
+	while (h->n > LC__HEAP0 && ent_dead(&h->v[LC__HEAP0])) {
+		remove_at(h, LC__HEAP0);
+		h->dead--;
+	}
+}
+
+/* Floyd's bottom-up heap construction over [H0, n), indexes first. */
+static void heapify(struct lc__heap *h)
+{
+	for (uint32_t e = LC__HEAP0; e < h->n; e++)
+		set_idx(&h->v[e], e);
+	if (h->n > LC__HEAP0 + 1)
+		for (uint32_t e = parent(h->n - 1); e >= LC__HEAP0; e--)
+			sift_down(h, e);
+}
+
+/* Drops every tombstone and rebuilds the heap: O(n). */
+static void compact(struct lc__heap *h)
+{
+	uint32_t w = LC__HEAP0;
+
+	for (uint32_t k = LC__HEAP0; k < h->n; k++)
+		if (!ent_dead(&h->v[k]))
+			h->v[w++] = h->v[k];
+	h->n = w;
+	h->dead = 0;
+	heapify(h);
+}
+
+void lc__heap_remove(struct lc__heap *h, struct lc__timer *t)
+{
+	uint32_t k = t->idx;
+
+	t->idx = 0;
+	remove_at(h, k);
+	clean_top(h);
+}
+
+void lc__heap_cancel(struct lc__heap *h, struct lc__timer *t)
+{
+	uint32_t k = t->idx;
+
+	t->idx = 0;
+	if (k == LC__HEAP0 || !LC__TOMBSTONES) {
+		remove_at(h, k);
+		clean_top(h);
+		return;
+	}
+	h->v[k].t = (struct lc__timer *)(uintptr_t)((t->seq << 1) | 1u);
+	h->dead++;
+	if (h->dead > 64 && h->dead > lc__heap_count(h) / 4)
+		compact(h);
+}
+
 int lc__heap_check(const struct lc__heap *h)
 {
+	uint32_t dead = 0;
+
+	if (h->n > LC__HEAP0 && ent_dead(&h->v[LC__HEAP0]))
+		return -3;
 	for (uint32_t k = LC__HEAP0; k < h->n; k++) {
-		if (h->v[k].t->idx != k || h->v[k].t->key != h->v[k].key)
+		if (ent_dead(&h->v[k]))
+			dead++;
+		else if (h->v[k].t->idx != k || h->v[k].t->key != h->v[k].key)
 			return -1;
 		if (k > LC__HEAP0 && ent_less(&h->v[k], &h->v[parent(k)]))
 			return -2;
 	}
-	return 0;
+	return dead == h->dead ? 0 : -4;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -376,7 +469,7 @@ static void detach(struct lc_loop *l, struct lc__timer *t)
 	if (on_cos_list(t))
 		cos_unlink(l, t);
 	if (t->state & LC__T_INHEAP) {
-		lc__heap_remove(&l->base[t->clock], t);
+		lc__heap_cancel(&l->base[t->clock], t);
 		t->state &= ~LC__T_INHEAP;
 	}
 	if (t->state & LC__T_READY)
@@ -481,7 +574,7 @@ static void cancel_set_timers(struct lc_loop *l)
 			continue;
 		}
 		cos_unlink(l, t);
-		lc__heap_remove(&l->base[t->clock], t);
+		lc__heap_cancel(&l->base[t->clock], t);
 		t->state &= ~LC__T_INHEAP;
 		/* an expiry still pending delivery is dropped, as a cancelled
 		 * timerfd drops its ticks */
@@ -635,7 +728,20 @@ static int take_due(struct lc_loop *l, struct lc__timer *t, int64_t now)
 static size_t bulk_expire(struct lc_loop *l, struct lc__heap *h, int64_t now)
 {
 	struct lc__heap_ent *v = h->v;
-	uint32_t lo = LC__HEAP0, n = h->n, i = lo, j = n, k, w;
+	uint32_t lo = LC__HEAP0, n, i, j, k, w;
+
+	if (h->dead) {
+		/* drop the tombstones first (the heap is rebuilt anyway) */
+		uint32_t d = LC__HEAP0;
+		for (uint32_t e = LC__HEAP0; e < h->n; e++)
+			if (!ent_dead(&v[e]))
+				v[d++] = v[e];
+		h->n = d;
+		h->dead = 0;
+	}
+	n = h->n;
+	i = lo;
+	j = n;
 
 	while (i < j) {
 		if (v[i].key <= now)
@@ -656,11 +762,7 @@ static size_t bulk_expire(struct lc_loop *l, struct lc__heap *h, int64_t now)
 	}
 	memmove(v + w, v + lo + k, (size_t)(n - lo - k) * sizeof(*v));
 	h->n = w + (n - lo - k);
-	for (uint32_t e = lo; e < h->n; e++)
-		v[e].t->idx = e;
-	if (h->n > lo + 1)
-		for (uint32_t e = parent(h->n - 1); e >= lo; e--)
-			sift_down(h, e);
+	heapify(h);
 	return k;
 }
 

@@ -9,9 +9,9 @@
  * cache line (the root is at index LC__HEAP0 = 3 so that children 4k-8 ..
  * 4k-5 start on a multiple of 4 entries). Equal keys are ordered by the
  * sequence number given when the timer was started (the only time a sift
- * reads a timer). Each timer records its index, so stopping is O(log n).
- * bench_timers measures it against an intrusive pairing heap, libev and
- * libuv.
+ * reads a timer). Each timer records its index; stopping leaves a
+ * tombstone in O(1) (lc__heap_cancel). bench_timers measures it against an
+ * intrusive pairing heap, libev and libuv.
  */
 #ifndef LC_TIMER_H
 #define LC_TIMER_H
@@ -60,6 +60,7 @@ struct lc__heap {
 	struct lc__heap_ent *v; /* 64-byte aligned */
 	uint32_t n;             /* entries in use, counting the 3 unused */
 	uint32_t cap;
+	uint32_t dead;          /* tombstones (t == NULL) among them */
 };
 
 /* Per-base cache of the MONOTONIC instant of the head (section "drivers" in
@@ -114,15 +115,23 @@ static inline void lc__loop_unlock(struct lc_loop *l)
 int lc__heap_reserve(struct lc__heap *h, size_t n);
 void lc__heap_free(struct lc__heap *h);
 int lc__heap_insert(struct lc__heap *h, struct lc__timer *t);
+/* Takes t out, sifting (the expiry path and the tests). */
 void lc__heap_remove(struct lc__heap *h, struct lc__timer *t);
+/* Takes t out in O(1): its entry becomes a tombstone (the key and the
+ * start order stay, so the heap order holds; see timer.c) that is dropped when it reaches the head
+ * or when tombstones pass a quarter of the live entries (then the array is
+ * compacted and re-heapified, O(n), amortised O(1) per stop). The head is
+ * never a tombstone. */
+void lc__heap_cancel(struct lc__heap *h, struct lc__timer *t);
 /* Index LC__HEAP0 is the head; NULL if empty. */
 static inline struct lc__timer *lc__heap_top(const struct lc__heap *h)
 {
 	return h->n > LC__HEAP0 ? h->v[LC__HEAP0].t : NULL;
 }
+/* Live (queued) timers. */
 static inline uint32_t lc__heap_count(const struct lc__heap *h)
 {
-	return h->n > LC__HEAP0 ? h->n - LC__HEAP0 : 0;
+	return h->n > LC__HEAP0 ? h->n - LC__HEAP0 - h->dead : 0;
 }
 /* Checks the heap property and the recorded indexes; 0 if sound. */
 int lc__heap_check(const struct lc__heap *h);

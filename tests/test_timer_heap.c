@@ -82,7 +82,9 @@ static void test_remove_anywhere(void)
 			in[i] = 1;
 			live++;
 		} else if (r == 0) {
-			lc__heap_remove(&h, &tm[i]);
+			/* stop: a tombstone, O(1) */
+			lc__heap_cancel(&h, &tm[i]);
+			LC_EQ_INT((int)tm[i].idx, 0);
 			in[i] = 0;
 			live--;
 		} else if (r == 1) {
@@ -91,12 +93,19 @@ static void test_remove_anywhere(void)
 			in[top - tm] = 0;
 			live--;
 		} else {
-			lc__heap_remove(&h, &tm[i]);
+			if (lc_rand_range(0, 1))
+				lc__heap_remove(&h, &tm[i]);
+			else
+				lc__heap_cancel(&h, &tm[i]);
 			tm[i].key = lc_rand_range(0, 1000);
 			tm[i].seq = ++seq;
 			LC_EQ_INT(lc__heap_insert(&h, &tm[i]), 0);
 		}
 		LC_EQ_U64(lc__heap_count(&h), live);
+		/* tombstones stay within a quarter of the live entries (+64) */
+		LC_TRUE(h.dead <= 64 || h.dead <= live / 4 + 1);
+		/* the head is never a tombstone */
+		LC_TRUE(live == 0 || lc__heap_top(&h) != NULL);
 		if (op % 1000 == 0)
 			LC_EQ_INT(lc__heap_check(&h), 0);
 	}
@@ -216,7 +225,7 @@ int main(int argc, char **argv)
 	LC_RUN(test_order_matches_sort,
 	       "4x20k random keys (wide and tied) pop in (deadline, start) order");
 	LC_RUN(test_remove_anywhere,
-	       "200k random inserts/removes/re-keys keep the heap and indexes sound");
+	       "200k random inserts/stops (tombstones)/pops/re-keys keep heap, indexes, bound");
 	LC_RUN(test_ties_in_start_order,
 	       "1000 equal deadlines expire in the order they were started");
 	LC_RUN(test_memory_per_timer,
