@@ -64,8 +64,9 @@ expect "23:59:60 where no leap is is refused" 2 '' \
 	-- run --pretend 2016-06-30T23:59:60Z -- true
 expect "a bad --leap-in is refused" 2 'duration' -- run --leap-in 10x -- true
 
-out=$(LD_PRELOAD=/nonexistent-is-kept.so run --mode smear:google --pretend 2016-12-31T12:00:00Z -- env 2>/dev/null)
-if grep -qx "LD_PRELOAD=$shim:/nonexistent-is-kept.so" <<<"$out" &&
+keep=${san_preload:-/nonexistent-is-kept.so}
+out=$(LD_PRELOAD=$keep "$lc" run --mode smear:google --pretend 2016-12-31T12:00:00Z -- env 2>/dev/null)
+if grep -qx "LD_PRELOAD=$shim:$keep" <<<"$out" &&
 	grep -qx 'LEAPCLOCK_MODE=smear:google' <<<"$out" &&
 	grep -qx 'LEAPCLOCK_PRETEND=2016-12-31T12:00:00Z' <<<"$out" &&
 	grep -qE '^LEAPCLOCK_ANCHOR=[0-9]+$' <<<"$out"; then
