@@ -7,10 +7,13 @@
 #   chronyd -x (never touches the clock, its only source is leapclockd)
 #                           ... selects the server, tracking offset under 1 ms
 #   ntpdig (in a private network namespace: it only talks to port 123)
-#                           ... offset under 1 ms in utc mode; leap indicator
+#                           ... offset under 1 ms in utc mode; the smear
+#                               offset at 18:00 on the leap day; leap indicator
 #                               "add-leap" on 2016-12-31 and only then,
 #                               "no-leap" once the leap is past, and the
-#                               served clock one second further back after it
+#                               served clock one second further back after it;
+#                               "del-leap" for a deletion; answers from the
+#                               address asked on wildcard sockets
 #
 # chronyd runs only with -Q or -x, from a config in a temp dir with its own
 # pidfile and command socket, and is killed on exit. Everything binds to
@@ -121,6 +124,25 @@ netns_part() {
     ok "ntpdig: wildcard sockets answer from the address asked (127.0.0.2, ::1)"
   else
     bad "ntpdig: wildcard sockets: '$a' '$b'"
+  fi
+  kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null
+
+  # The smear offset through ntpdig: smear:google on ::1 minus utc on
+  # 127.0.0.1 at 18:00 on the leap day, 21600/86401 s (see the chronyd
+  # part); best of three pairs, ntpdig's own noise is a few ms at worst.
+  start_server ns1 --pretend 2016-12-31T18:00:00Z --listen 127.0.0.1:123=utc \
+    --listen '[::1]:123=smear:google' || { bad "leapclockd --pretend 18:00"; return 0; }
+  d=""
+  for _ in 1 2 3; do
+    u=$(field "$(q 127.0.0.1)" offset); m=$(field "$(q ::1)" offset)
+    [ -n "$u" ] && [ -n "$m" ] || continue
+    d=$(awk -v a="$m" -v b="$u" 'BEGIN { printf "%.6f", a - b }')
+    near "$d" -0.249997 0.002 && break
+  done
+  if [ -n "$d" ] && near "$d" -0.249997 0.002; then
+    ok "ntpdig: smear:google at 18:00 on the leap day is $d s from utc (want -0.249997)"
+  else
+    bad "ntpdig: smear:google minus utc is '$d' s (want -0.249997 +- 0.002)"
   fi
   kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null
 
