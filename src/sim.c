@@ -1246,6 +1246,14 @@ static void on_read(struct lc__sim *s, int idx, int64_t t, int64_t j)
 	} else {
 		close_stale(s, r);
 	}
+	e = absdiff(v[LC_CLOCK_REALTIME], intended_rt(s, t));
+	if (e > res->max_realtime_error_ns)
+		res->max_realtime_error_ns = e;
+	if (v[LC_CLOCK_UTC] == NOVAL)
+		res->utc_wrong_reads = -1;
+	else if (res->utc_wrong_reads >= 0 &&
+	         v[LC_CLOCK_UTC] != true_utc_key(s, t))
+		res->utc_wrong_reads++;
 	e = absdiff(v[LC_CLOCK_TAI], true_tai(s, t));
 	if (e > res->max_tai_error_ns)
 		res->max_tai_error_ns = e;
@@ -1738,5 +1746,13 @@ void lc__sim_print_json(FILE *f, const struct lc__sim_result *r, int first)
 		fprintf(f, "null");
 	else
 		fprintf(f, "%" PRId64, r->leap_applied_after_ns);
+	fprintf(f,
+	        ",\n   \"max_realtime_error_ns\": %" PRId64
+	        ", \"utc_wrong_reads\": ",
+	        r->max_realtime_error_ns);
+	if (r->utc_wrong_reads < 0)
+		fprintf(f, "null");
+	else
+		fprintf(f, "%" PRId64, r->utc_wrong_reads);
 	fprintf(f, "}");
 }

@@ -82,6 +82,10 @@ struct lc__sim_result {
 	/* Backward steps seen by a reader, per clock id; -1: the model has no
 	 * such clock. UTC is compared in its 23:59:60 order. */
 	int64_t backsteps[LC_CLOCK_COUNT];
+	/* Largest |REALTIME - what it should read| (ns), and readings whose
+	 * UTC (sec, nsec with 23:59:60) was not the true UTC; -1: no UTC. */
+	int64_t max_realtime_error_ns;
+	int64_t utc_wrong_reads;
 	int tai_continuous; /* TAI never jumped (> 1 ms against true time) */
 	int64_t max_tai_error_ns;  /* largest |TAI - true TAI| */
 	double max_smear_rate_ppm; /* largest |rate - 1| of the smeared clock */

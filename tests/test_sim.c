@@ -71,6 +71,14 @@ static void check_kernel(const struct lc__sim_config *c,
 	LC_EQ_I64(r->backsteps[LC_CLOCK_UTC_SLS], -1);
 	LC_EQ_INT(r->tai_continuous, 1);
 	LC_EQ_I64(r->max_tai_error_ns, 0);
+	/* the stale readings are off by exactly the leap */
+	LC_EQ_I64(r->max_realtime_error_ns, NS);
+	/* 4.2's adjtimex read path is exact at the edge; legacy's state
+	 * follows the tick (at a deletion both give plain POSIX time) */
+	if (c->model == LC__SIM_LINUX42)
+		LC_EQ_I64(r->utc_wrong_reads, 0);
+	else
+		LC_GT_I64(r->utc_wrong_reads, 0);
 	if (!ins) {
 		/* deletion: nothing fires early; REALTIME timers due after
 		 * the jump fire once the timer CPU learns of it, at most a
@@ -114,6 +122,9 @@ static void check_leapclock(const struct lc__sim_config *c,
 	LC_EQ_I64(r->stale_reads, 0);
 	LC_EQ_INT(r->tai_continuous, 1);
 	LC_EQ_I64(r->max_tai_error_ns, 0);
+	/* every read path exact: REALTIME (smeared or not) and UTC */
+	LC_EQ_I64(r->max_realtime_error_ns, 0);
+	LC_EQ_I64(r->utc_wrong_reads, 0);
 	for (int k = 0; k < LC_CLOCK_COUNT; k++)
 		if (k != LC_CLOCK_REALTIME)
 			LC_EQ_I64(r->backsteps[k], 0);

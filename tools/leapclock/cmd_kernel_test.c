@@ -277,6 +277,8 @@ int lc_cmd_kernel_test(int argc, char **argv)
 		intended = set_rt + (x.mono - set_mono);
 		if (x.mono >= t_leap)
 			intended -= r.dir * NS;
+		if (llabs(x.rt - intended) > r.max_realtime_error_ns)
+			r.max_realtime_error_ns = llabs(x.rt - intended);
 		if (x.rt - intended >= NS / 2 || intended - x.rt >= NS / 2) {
 			nstale++;
 			if (stale_first < 0)
@@ -342,6 +344,7 @@ int lc_cmd_kernel_test(int argc, char **argv)
 		}
 	}
 	r.backsteps[LC_CLOCK_UTC] = -1;
+	r.utc_wrong_reads = -1;
 	r.backsteps[LC_CLOCK_MONOTONIC_RAW] = -1;
 	r.backsteps[LC_CLOCK_BOOTTIME] = -1;
 	r.hz = 0; /* the kernel's HZ is not visible from user space */
