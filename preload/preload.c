@@ -575,6 +575,14 @@ static int timex_read(struct timex *tx)
 	tx->time.tv_sec = (time_t)lc__fdiv(rt, LC__NS);
 	tx->time.tv_usec = (suseconds_t)(lc__fmod(rt, LC__NS) /
 	                                 ((h.status & STA_NANO) ? 1 : 1000));
+	if (g_sm.on) {
+		/* A smeared clock hides the leap, as a host synced to a
+		 * smearing server sees none: no leap bits, no leap state
+		 * (a program acting on TIME_INS would apply the leap a
+		 * second time on top of the smear). */
+		tx->status &= ~(STA_INS | STA_DEL);
+		return host_rc == TIME_ERROR ? TIME_ERROR : TIME_OK;
+	}
 	if (rc == TIME_OOP) /* the repeated second: Linux reads 23:59:59 */
 		tx->time.tv_sec = (time_t)(l.time.tv_sec);
 	/* The leap states are the program's; otherwise the host's verdict
