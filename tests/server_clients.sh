@@ -17,7 +17,8 @@
 #
 # chronyd runs only with -Q or -x, from a config in a temp dir with its own
 # pidfile and command socket, and is killed on exit. Everything binds to
-# 127.0.0.1/::1, or to 127.0.0.1:123/::1 inside the private namespace.
+# 127.0.0.1/::1; port 123 and the wildcard addresses only inside the private
+# namespace, whose only interface is its own loopback.
 set -u
 B=${1:?usage: server_clients.sh BUILD_DIR SOURCE_DIR}
 S=${2:?usage: server_clients.sh BUILD_DIR SOURCE_DIR}
