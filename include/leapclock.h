@@ -706,11 +706,14 @@ int lc_tk_cycles_at(const lc_timekeeper *tk, int64_t mono_ns, uint64_t *cycles);
  * One thread at a time runs a loop (lc_loop_run*, lc_loop_expire).
  *
  * Memory: a timer is caller-allocated (struct lc_timer, 128 bytes); the
- * queue holds 16 bytes per armed timer in a 4-ary heap array that grows by
- * doubling (never shrinks; lc_loop_reserve() presizes it), so at most 32
- * bytes per timer in the loop: 10 million timers take 1.28 GB of the
- * caller's plus at most 320 MB of queue. Starting or stopping a timer never
- * allocates once the array is large enough; expiry never allocates.
+ * queue holds 16 bytes per armed timer in a 4-ary heap array per clock. A
+ * stop leaves a 16-byte tombstone in O(1), and tombstones are compacted
+ * away before they outnumber the armed timers; the array grows by doubling
+ * (never shrinks; lc_loop_reserve() presizes it). So 16 bytes per armed
+ * timer, at most 64 in the worst case of tombstones and doubling: 10
+ * million timers take 1.28 GB of the caller's plus 160 MB (at most 640 MB)
+ * of queue. Starting or stopping a timer never allocates once the array is
+ * large enough; expiry never allocates.
  */
 typedef struct lc_loop lc_loop;
 typedef struct lc_timer lc_timer;

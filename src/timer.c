@@ -251,6 +251,8 @@ void lc__heap_remove(struct lc__heap *h, struct lc__timer *t)
 	t->idx = 0;
 	remove_at(h, k);
 	clean_top(h);
+	if (h->dead > 64 && h->dead > lc__heap_count(h))
+		compact(h);
 }
 
 void lc__heap_cancel(struct lc__heap *h, struct lc__timer *t)
@@ -265,7 +267,7 @@ void lc__heap_cancel(struct lc__heap *h, struct lc__timer *t)
 	}
 	h->v[k].t = (struct lc__timer *)(uintptr_t)((t->seq << 1) | 1u);
 	h->dead++;
-	if (h->dead > 64 && h->dead > lc__heap_count(h) / 4)
+	if (h->dead > 64 && h->dead > lc__heap_count(h))
 		compact(h);
 }
 

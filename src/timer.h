@@ -118,10 +118,10 @@ int lc__heap_insert(struct lc__heap *h, struct lc__timer *t);
 /* Takes t out, sifting (the expiry path and the tests). */
 void lc__heap_remove(struct lc__heap *h, struct lc__timer *t);
 /* Takes t out in O(1): its entry becomes a tombstone (the key and the
- * start order stay, so the heap order holds; see timer.c) that is dropped when it reaches the head
- * or when tombstones pass a quarter of the live entries (then the array is
- * compacted and re-heapified, O(n), amortised O(1) per stop). The head is
- * never a tombstone. */
+ * start order stay, so the heap order holds; see timer.c) that is dropped
+ * when it reaches the head, or when tombstones outnumber the live entries
+ * (then the array is compacted and re-heapified, O(n), amortised O(1) per
+ * stop). The head is never a tombstone. */
 void lc__heap_cancel(struct lc__heap *h, struct lc__timer *t);
 /* Index LC__HEAP0 is the head; NULL if empty. */
 static inline struct lc__timer *lc__heap_top(const struct lc__heap *h)
