@@ -598,6 +598,43 @@ static void test_clamp_and_args(void)
 	teardown();
 }
 
+/* The guard: whatever a conversion says, a timer fires only when its own
+ * clock reads its deadline. The base's cached MONOTONIC instant is poisoned
+ * to 100 ms (the deadline is 1 s away): the driver wakes there, finds the
+ * timer not due, and it still fires at exactly 1 s. */
+static void test_guard_against_bad_conversion(void)
+{
+	lc_timer t;
+	struct rec r;
+	int64_t m0;
+	uint64_t g0;
+
+	memset(&r, 0, sizeof(r));
+	LC_EQ_INT(setup((E - 1000) * NS, NULL), 0);
+	m0 = mono();
+	lc_timer_init(loop, &t, LC_CLOCK_REALTIME, rec_cb, &r);
+	r.dl = ts_of((E - 999) * NS);
+	LC_EQ_INT(lc_timer_start(&t, LC_TIMER_ABSTIME, &r.dl, NULL), 0);
+	LC_EQ_I64(lc_loop_next_deadline(loop), m0 + NS);
+	LC_TRUE(loop->cache[LC_CLOCK_REALTIME].valid);
+	loop->cache[LC_CLOCK_REALTIME].mono = m0 + 100 * MS; /* wrong */
+	LC_EQ_I64(lc_loop_next_deadline(loop), m0 + 100 * MS);
+	g0 = loop->guard_rearms;
+	lc_loop_run_sim(loop, m0 + 2 * NS);
+	LC_EQ_INT(r.n, 1);
+	LC_EQ_INT(r.early, 0);
+	LC_EQ_I64(r.mono[0], m0 + NS);
+	LC_EQ_U64(loop->guard_rearms - g0, 1);
+	/* and lc_loop_expire at the wrong instant fires nothing */
+	lc_timer_start(&t, LC_TIMER_ABSTIME, &r.dl, NULL);
+	r.dl = ts_of((E - 997) * NS);
+	LC_EQ_INT(lc_timer_start(&t, LC_TIMER_ABSTIME, &r.dl, NULL), 0);
+	lc_sim_set_true_ns(cnt, lc_sim_true_ns(cnt) + 500 * MS);
+	LC_EQ_INT(lc_loop_expire(loop), 0);
+	LC_EQ_INT(r.n, 1);
+	teardown();
+}
+
 int main(int argc, char **argv)
 {
 	lc_test_init(argc, argv);
@@ -621,5 +658,7 @@ int main(int argc, char **argv)
 	LC_RUN(test_ties_and_rearm,
 	       "ties in start order; self re-arming cannot starve; stop from callback");
 	LC_RUN(test_clamp_and_args, "overflow clamps; invalid arguments rejected");
+	LC_RUN(test_guard_against_bad_conversion,
+	       "guard: a poisoned MONOTONIC conversion cannot make a timer fire early or late");
 	return lc_test_done();
 }
