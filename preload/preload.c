@@ -683,8 +683,8 @@ LCP_EXPORT int clock_nanosleep(clockid_t clk, int flags,
 		which = 0; /* not a valid sleep clock: let the host say so */
 	if (f == NULL || which == 0 || !(flags & TIMER_ABSTIME) || !ready())
 		return f ? f(clk, flags, req, rem)
-		         : (int)-syscall(SYS_clock_nanosleep, clk, flags, req,
-		                         rem);
+		         : (syscall(SYS_clock_nanosleep, clk, flags, req,
+		                    rem) == 0 ? 0 : errno);
 	if (req == NULL)
 		return EFAULT;
 	for (;;) {
