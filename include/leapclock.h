@@ -569,10 +569,12 @@ lc_timekeeper *lc_default(void);
 
 /* The tick: accumulates elapsed cycles, runs the NTP second processing and the
  * leap state machine. May run at any rate; readers do not depend on it (a
- * leap is applied at its exact instant in every read path). NTP's
+ * leap is applied at its exact instant in every read path; the snapshot
+ * holds one leap, so run it at least once between two leaps). NTP's
  * per-second slew and frequency take effect at each update, as Linux's at
  * each tick. It processes every REALTIME second crossed since the last
- * update (~20 ns each): after a gap of a year, once ~0.6 s. With
+ * update, in order; after a gap of days the quiet ones (nothing armed,
+ * nothing left to slew, maxerror at its limit) are skipped, exactly. With
  * follow_host it also re-samples the host's CLOCK_REALTIME. Returns 0. */
 int lc_update(lc_timekeeper *tk);
 

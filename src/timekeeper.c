@@ -243,6 +243,39 @@ static void table_arm(struct lc_timekeeper *tk, int64_t secs)
  * order, one lc__ntp_second_overflow() call each, at the MONOTONIC instant
  * where readers saw it. A returned leap is folded into offs_real (the TAI
  * offset moves with it inside ntp, so offs_tai does not change). */
+/* second_overflow() changes nothing in this state: no leap armed or
+ * asked for, no phase or adjtime slew left, maxerror pinned at its limit
+ * (16 s, with STA_UNSYNC). The state after any number of boundaries is the
+ * state now. */
+static int ntp_quiet(const struct lc__ntp *n)
+{
+	return n->time_state == LC_TIME_OK &&
+	       !(n->time_status & (LC_STA_INS | LC_STA_DEL)) &&
+	       n->time_offset == 0 && n->time_adjust == 0 &&
+	       n->tick_length == n->tick_length_base &&
+	       n->time_maxerror >= 16000000 &&
+	       (n->time_status & LC_STA_UNSYNC);
+}
+
+/* After a long gap (NOHZ for days, a simulation jumping years) the quiet
+ * seconds are skipped instead of processed one by one, which is exact (see
+ * ntp_quiet), except the last day before now and, with the table as the
+ * source, the two days before its next leap (where table_arm() acts). */
+static void fast_forward(struct lc_timekeeper *tk, int64_t mono_now)
+{
+	int64_t to = lc__fdiv(mono_now + tk->s.offs_real, LC__NS) - 86400;
+	struct lc_leap l;
+
+	if (!ntp_quiet(&tk->ntp))
+		return;
+	if (table_mode(tk) &&
+	    lc_leaptable_next(tk->table, tk->next_sec - 1, &l) == 0 &&
+	    l.when - 2 * 86400 < to)
+		to = l.when - 2 * 86400;
+	if (to > tk->next_sec)
+		tk->next_sec = to;
+}
+
 static void catch_up(struct lc_timekeeper *tk, int64_t mono_now)
 {
 	struct lc__tk_snap *s = &tk->s;
@@ -253,6 +286,13 @@ static void catch_up(struct lc_timekeeper *tk, int64_t mono_now)
 
 		if (b > mono_now)
 			break;
+		if (mono_now - b > 4 * 86400 * LC__NS) {
+			int64_t before = tk->next_sec;
+
+			fast_forward(tk, mono_now);
+			if (tk->next_sec != before)
+				continue;
+		}
 		if (table_mode(tk))
 			table_arm(tk, tk->next_sec);
 		leap = lc__ntp_second_overflow(&tk->ntp, tk->next_sec);

@@ -936,6 +936,40 @@ static void test_table_late_start(void)
 	check_late_start(W2017 * NS - 1, 7 * MS, 0);
 }
 
+/* Long gaps between updates: the writer skips quiet seconds exactly. A
+ * year in one update ends in the same state as updates every 3 days (which
+ * process every second); with the table as source, updates 5 days apart
+ * across 2015-06-30 and 2016-12-31 still fold both leaps. */
+static void test_long_gaps(void)
+{
+	struct env a, b;
+	struct lc_timex ta, tb;
+	int64_t year = 365 * 86400 * NS;
+
+	env_new(&a, 1000000000u, 0, D2030 * NS, LC_LEAP_FROM_ADJTIMEX);
+	env_new(&b, 1000000000u, 0, D2030 * NS, LC_LEAP_FROM_ADJTIMEX);
+	run_for(&a, year, year);
+	run_for(&b, year, 3 * 86400 * NS);
+	LC_EQ_I64(lc_now_ns(a.tk, LC_CLOCK_REALTIME), D2030 * NS + year);
+	LC_EQ_I64(lc_now_ns(b.tk, LC_CLOCK_REALTIME), D2030 * NS + year);
+	LC_EQ_INT(adj_read(&a, &ta), LC_TIME_ERROR);
+	LC_EQ_INT(adj_read(&b, &tb), LC_TIME_ERROR);
+	ta.time = tb.time;
+	LC_TRUE(memcmp(&ta, &tb, sizeof(ta)) == 0);
+	LC_EQ_I64(ta.maxerror, 16000000);
+	env_free(&a);
+	env_free(&b);
+
+	/* 2015-01-01 to 2018-01-01 */
+	env_new(&a, 1000000000u, 0, INT64_C(1420070400) * NS, LC_LEAP_FROM_TABLE);
+	run_for(&a, 1096 * 86400 * NS, 5 * 86400 * NS);
+	LC_EQ_I64(lc_now_ns(a.tk, LC_CLOCK_REALTIME),
+	          (INT64_C(1420070400) + 1096 * 86400 - 2) * NS);
+	LC_EQ_I64(lc_now_ns(a.tk, LC_CLOCK_TAI) - lc_now_ns(a.tk, LC_CLOCK_REALTIME),
+	          37 * NS);
+	env_free(&a);
+}
+
 /* ---- smearing ------------------------------------------------------------------- */
 
 static void check_smear(int rt_smeared)
@@ -1100,6 +1134,7 @@ int main(int argc, char **argv)
 	LC_RUN(test_mono_at, "lc_tk_mono_at/cycles_at: first instant at or past the deadline on every clock, across insertion and deletion");
 	LC_RUN(test_table_source, "LC_LEAP_FROM_TABLE: the table arms 2016-12-31 23:59:60 and owns TAI-UTC");
 	LC_RUN(test_table_late_start, "table source started in the last second before a leap: the writer applies the leap its readers apply");
+	LC_RUN(test_long_gaps, "long gaps between updates: quiet seconds skipped exactly, table leaps still folded");
 	LC_RUN(test_smear, "UTC_SLS smears within 1 s, strictly increasing; REALTIME smeared with it; TAI never");
 	LC_RUN(test_smear_cancel_and_late, "a smeared leap cancelled mid-window unwinds without going back; one armed late completes by the leap");
 	return lc_test_done();
