@@ -44,7 +44,7 @@ check-main:
 
 check-asan:
 	$(CMAKE) -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLC_WERROR=ON \
-	  -DLC_SANITIZE=address,undefined -DLC_BENCH=OFF >/dev/null
+	  -DLC_SANITIZE=address,undefined >/dev/null
 	$(CMAKE) --build build-asan -j $(JOBS)
 	cd build-asan && LC_SANITIZED=1 LC_EXPECT_NO_SYS_TIME=$(if $(NOCLOCK),1,0) $(NOCLOCK) ctest --output-on-failure -j $(JOBS)
 
