@@ -1038,7 +1038,16 @@ static int build_readers(struct lc__sim *s)
 	return 0;
 }
 
-/* The observer: samples every clock every 1 s over the whole run, every
+/* Far from the leap (a smear window's hours), samples and updates every
+ * 10 s; within a minute of it, every second. */
+static int64_t far_step(const struct lc__sim *s, int64_t t)
+{
+	int64_t d = t > s->t_leap ? t - s->t_leap : s->t_leap - t;
+
+	return d > 60 * LC__NS ? 10 * LC__NS : LC__NS;
+}
+
+/* The observer: samples every clock every 1 s (10 s far away), every
  * 10 ms from 2 s before to 3 s after the leap and every 1 ms from 0.1 s
  * before to 1.1 s after. */
 static void observer_events(struct lc__sim *s)
@@ -1046,14 +1055,14 @@ static void observer_events(struct lc__sim *s)
 	int idx = s->nrd - 1;
 	int64_t j = 0, t;
 
-	for (t = 0; t < s->t_leap - 2 * LC__NS; t += LC__NS)
+	for (t = 0; t < s->t_leap - 2 * LC__NS; t += far_step(s, t))
 		push_ev(s, t, EV_READ, idx, j++);
 	for (t = s->t_leap - 2 * LC__NS; t < s->t_leap + 3 * LC__NS;
 	     t += t >= s->t_leap - 100 * MS && t < s->t_leap + 1100 * MS
 	              ? MS
 	              : 10 * MS)
 		push_ev(s, t, EV_READ, idx, j++);
-	for (; t < s->t_end; t += LC__NS)
+	for (; t < s->t_end; t += far_step(s, t))
 		push_ev(s, t, EV_READ, idx, j++);
 }
 
@@ -1475,7 +1484,7 @@ static int run(struct lc__sim *s, struct lc_error *err)
 	/* updates ("ticks") for the timekeeper models */
 	if (s->ops->update != NULL) {
 		int64_t last = 0;
-		for (t = 0; t < s->t_leap - 5 * LC__NS; t += LC__NS)
+		for (t = 0; t < s->t_leap - 5 * LC__NS; t += far_step(s, t))
 			push_ev(s, t, EV_UPDATE, 0, 0);
 		for (t = grid_ceil(s, s->t_leap - 5 * LC__NS);
 		     t < s->t_leap + 5 * LC__NS; t += s->period) {
@@ -1488,7 +1497,7 @@ static int run(struct lc__sim *s, struct lc_error *err)
 					push_x(s, t);
 			}
 		}
-		for (; t < s->t_end; t += LC__NS)
+		for (; t < s->t_end; t += far_step(s, t))
 			push_ev(s, t, EV_UPDATE, 0, 0);
 	}
 	if (s->ops->arm != NULL)

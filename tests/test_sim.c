@@ -271,6 +271,8 @@ static void test_seeds(void)
 		for (size_t m = 0; m < sizeof(models) / sizeof(*models); m++) {
 			struct lc__sim_config c;
 			struct lc__sim_result r;
+			if (m == 3 && i % 4 != 0)
+				continue; /* the smear: every 4th seed (time) */
 			config(&c, models[m], scen, hz, nohz, seed);
 			if (scen == LC__SIM_DELETE)
 				c.ntimers = 8;
