@@ -187,10 +187,13 @@ static int64_t next_after(struct lc_loop *l, int64_t now)
 
 		if (t == NULL)
 			continue;
-		m = l->cache[c].valid && l->cache[c].key == t->key
-		            ? l->cache[c].mono
-		            : (c == LC_CLOCK_MONOTONIC ? t->key : now);
-		if (c == LC_CLOCK_MONOTONIC_RAW || m <= now) {
+		if (c == LC_CLOCK_MONOTONIC)
+			m = t->key;
+		else if (l->cache[c].valid && l->cache[c].key == t->key)
+			m = l->cache[c].mono;
+		else
+			m = now;
+		if (m <= now) {
 			/* due by its clock (armed by a callback after the
 			 * pass, say): now */
 			rem = lc__key_remaining(l->tk, c, t->key);

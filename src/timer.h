@@ -96,7 +96,6 @@ struct lc_loop {
 	int64_t tfd_armed;  /* MONOTONIC ns the timerfd is armed for */
 	int sleeping;       /* lc_loop_run is blocked on tfd */
 	int stop;
-	int in_expire;
 };
 
 static inline void lc__loop_lock(struct lc_loop *l)
