@@ -259,13 +259,28 @@ static void pt_cb(lc_timer *t, int status, void *data)
 	fires++;
 	if (status == LC_ECANCELED) {
 		cancels_cos++;
-		if (!p->cos || expected_cos_cancel(p) != m)
+		if (!p->cos || expected_cos_cancel(p) != m) {
+			if (bad_cos < 5)
+				printf("  cancelled: clock %d cos %d at %lld, "
+				       "expected %lld (armed %lld)\n",
+				       p->clock, p->cos, (long long)m,
+				       (long long)expected_cos_cancel(p),
+				       (long long)p->cos_ref);
 			bad_cos++;
+		}
 		release(p);
 		return;
 	}
-	if (p->cos && expected_cos_cancel(p) <= m)
-		bad_cos++; /* should have been cancelled */
+	if (p->cos && expected_cos_cancel(p) <= m) {
+		/* should have been cancelled */
+		if (bad_cos < 5)
+			printf("  not cancelled: clock %d at %lld, expected "
+			       "%lld (armed %lld)\n",
+			       p->clock, (long long)m,
+			       (long long)expected_cos_cancel(p),
+			       (long long)p->cos_ref);
+		bad_cos++;
+	}
 	rd = reading_ns(p->clock, &now);
 	if (ts_cmp(&now, &p->dl) < 0)
 		early++;
@@ -460,9 +475,12 @@ static void segment(int64_t *day, int *n_ins, int *n_del, int *n_cancel)
 		if (m >= tai_at) {
 			struct lc_timex tx;
 			memset(&tx, 0, sizeof(tx));
+			int64_t before = lc_now_ns(tk, LC_CLOCK_TAI) - m;
 			tx.modes = LC_ADJ_TAI;
 			tx.constant = lc_rand_range(30, 40);
-			if (lc_adjtimex(tk, &tx) >= 0)
+			/* a step only if the offset moved (it may be the same) */
+			if (lc_adjtimex(tk, &tx) >= 0 &&
+			    lc_now_ns(tk, LC_CLOCK_TAI) - m != before)
 				add_step(st_tai, &nst_tai, m);
 			refresh_leap();
 			tai_at = INT64_MAX;
