@@ -113,6 +113,10 @@ if build_helper; then
 	# threads, a signal handler and fork across the leap, while the
 	# shim's writer runs (started before 23:59:59) and when it must not
 	# (started inside the last second)
+	out=$(PRELOAD_TEST_LEAP=1483228800 run --pretend 2016-12-31T23:59:60.3Z -- \
+		"$helper" state@L-0.5@3 timerfd@L-0.2@37 timer@L+0.2@37 \
+		state@L+0.5@4 2>&1)
+	helper_result "pretending 23:59:60.3: the repeated 23:59:59 (TIME_OOP, TAI-UTC 37), deadlines in and after it" $? "$out"
 	for p in 2016-12-31T23:59:58.5Z 2016-12-31T23:59:59.4Z; do
 		out=$(run --pretend $p -- "$helper" threads@2.0 fork 2>&1)
 		helper_result "threads, SIGALRM handler, fork from $p: TAI monotonic, TAI - REALTIME whole seconds, one timeline" $? "$out"
