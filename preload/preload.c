@@ -352,11 +352,22 @@ static int to_host_mono(int which, const struct timespec *abs,
 		 * plan is constant, so this is the exact REALTIME's too. */
 		mono = lc__smear_plan_mono_at(&g_sm.plan, g_sm.offs_pre, d);
 	} else {
+		int64_t now_mono, now_rt;
+
 		rc = lc_tk_mono_at(g_tk,
 		                   which == 2 ? LC_CLOCK_TAI : LC_CLOCK_REALTIME,
 		                   abs, &mono);
 		if (rc < 0)
 			return rc;
+		/* lc_tk_mono_at answers the first instant ever: during a
+		 * repeated 23:59:59, a deadline later in it was first
+		 * reached in the first 23:59:59, already past. The program
+		 * (like Linux) waits for its clock from now on: REALTIME
+		 * runs with MONOTONIC until the next leap, so the deadline
+		 * is d - REALTIME now after now. */
+		now_rt = which == 1 ? exact_rt(&now_mono) : 0;
+		if (which == 1 && mono < now_mono && now_rt < d)
+			mono = now_mono + (d - now_rt);
 	}
 	lc_tk_cycles_at(g_tk, mono, &cyc); /* counter ns = host MONOTONIC */
 	if (cyc > (uint64_t)INT64_MAX)
