@@ -46,6 +46,7 @@ int lc_loop_new(lc_loop **out, lc_timekeeper *tk, unsigned int flags)
 	}
 	l->tk = tk;
 	l->cos_leap_mono = INT64_MAX;
+	l->bulk_min = LC__BULK_MIN;
 	l->tfd = -1;
 	l->tfd_armed = INT64_MIN;
 #ifdef LC_HAVE_TIMERFD

@@ -21,6 +21,7 @@
 #include <pthread.h>
 
 #define LC__HEAP0 3u
+#define LC__BULK_MIN (UINT32_C(1) << 18) /* 4 MB of heap array */
 
 /* Timer states (lc__timer.state bits) */
 #define LC__T_INHEAP 0x1u /* queued in its base */
@@ -91,6 +92,7 @@ struct lc_loop {
 	int64_t offs_spread;   /* largest spread of an offset sample (ns) */
 	int cos_leap_dir;
 	uint64_t guard_rearms; /* heads found not due when converted due */
+	uint32_t bulk_min;     /* bulk expiry from this many queued timers */
 	/* real driver */
 	int tfd;
 	int64_t tfd_armed;  /* MONOTONIC ns the timerfd is armed for */

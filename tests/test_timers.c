@@ -635,6 +635,82 @@ static void test_guard_against_bad_conversion(void)
 	teardown();
 }
 
+/* Bulk expiry (from 2^18 queued timers) and one-at-a-time pops deliver the
+ * same timers in the same order: 300,000 timers (ties, periodic ones,
+ * tombstones of stopped ones) due at once, each path on its own loop, then
+ * compared with each other and with a sort of (deadline, start order). */
+#define NBULK 300000
+static int *bulk_seq, nbulk_seq;
+static void bulk_cb(lc_timer *t, int status, void *data)
+{
+	(void)t;
+	(void)status;
+	bulk_seq[nbulk_seq++] = (int)(intptr_t)data;
+}
+
+static int64_t *bulk_dl;
+static int cmp_bulk(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	if (bulk_dl[x] != bulk_dl[y])
+		return bulk_dl[x] < bulk_dl[y] ? -1 : 1;
+	return (x > y) - (x < y); /* started in index order */
+}
+
+static void run_bulk(uint32_t bulk_min, int *out, int *nout, uint64_t seed)
+{
+	lc_timer *tm = calloc(NBULK, sizeof(*tm));
+	int64_t m0;
+
+	LC_EQ_INT(setup((E - 1000) * NS, NULL), 0);
+	loop->bulk_min = bulk_min;
+	m0 = mono();
+	lc_rand_seed(seed);
+	for (int i = 0; i < NBULK; i++) {
+		bulk_dl[i] = m0 + 1 + lc_rand_range(0, 999) * 1000;
+		lc_timer_init(loop, &tm[i], LC_CLOCK_MONOTONIC, bulk_cb,
+		              (void *)(intptr_t)i);
+		lc_timer_start_ns(&tm[i], LC_TIMER_ABSTIME, bulk_dl[i],
+		                  i % 10 == 0 ? 10 * MS : 0);
+	}
+	for (int i = 0; i < NBULK; i += 7)
+		lc_timer_stop(&tm[i]); /* tombstones */
+	bulk_seq = out;
+	nbulk_seq = 0;
+	lc_sim_set_true_ns(cnt, lc_sim_true_ns(cnt) + 2 * MS);
+	LC_GE_INT(lc_loop_expire(loop), 0);
+	*nout = nbulk_seq;
+	for (int i = 0; i < NBULK; i++)
+		lc_timer_stop(&tm[i]);
+	free(tm);
+	teardown();
+}
+
+static void test_bulk_equals_one_by_one(void)
+{
+	int *a = calloc(NBULK, sizeof(int)), *b = calloc(NBULK, sizeof(int));
+	int *ref = calloc(NBULK, sizeof(int)), na = 0, nb = 0, nref = 0;
+	uint64_t seed = lc_rand();
+
+	bulk_dl = calloc(NBULK, sizeof(int64_t));
+	run_bulk(64, a, &na, seed);
+	run_bulk(UINT32_MAX, b, &nb, seed);
+	for (int i = 0; i < NBULK; i++)
+		if (i % 7 != 0)
+			ref[nref++] = i;
+	qsort(ref, (size_t)nref, sizeof(int), cmp_bulk);
+	LC_EQ_INT(na, nref);
+	LC_EQ_INT(nb, nref);
+	for (int i = 0; i < nref; i++) {
+		LC_EQ_INT(a[i], ref[i]);
+		LC_EQ_INT(b[i], ref[i]);
+	}
+	free(a);
+	free(b);
+	free(ref);
+	free(bulk_dl);
+}
+
 int main(int argc, char **argv)
 {
 	lc_test_init(argc, argv);
@@ -658,6 +734,8 @@ int main(int argc, char **argv)
 	LC_RUN(test_ties_and_rearm,
 	       "ties in start order; self re-arming cannot starve; stop from callback");
 	LC_RUN(test_clamp_and_args, "overflow clamps; invalid arguments rejected");
+	LC_RUN(test_bulk_equals_one_by_one,
+	       "bulk expiry and one-by-one pops deliver 257k timers in (deadline, start) order");
 	LC_RUN(test_guard_against_bad_conversion,
 	       "guard: a poisoned MONOTONIC conversion cannot make a timer fire early or late");
 	return lc_test_done();
