@@ -87,6 +87,15 @@ struct lc_timekeeper {
 	__int128 err, raw_err; /* ideal - published, shifted ns << 32 */
 	int64_t next_sec;      /* the next POSIX second boundary to process */
 	int64_t plan_leap_mono; /* the leap the smear plan is for */
+	int64_t plan_leap_sec;  /* its leap_sec (the POSIX second) */
+	/* Set by a step (after_step()) while a leap's smear plan was in
+	 * effect, for rearm_smear() to move the plan with the step
+	 * (docs/smearing.md (c)): that leap's second and direction, and
+	 * whether it had been applied before the step. */
+	int step_pending;
+	int step_leap_applied;
+	int64_t step_leap_sec;
+	int64_t step_leap_dir;
 
 	/* following the host */
 	struct lc_tk_host host;
@@ -320,6 +329,53 @@ static int plan_active(const struct lc__smear_plan *pl)
 	return pl->start_mono != INT64_MAX;
 }
 
+/* After a step (after_step() set tk->step_pending): the plan of the leap
+ * that was being smeared becomes the nominal plan for that leap's instant on
+ * the new timeline (docs/smearing.md (c)), so that UTC_SLS steps with
+ * REALTIME by exactly the step and the smear keeps its schedule relative to
+ * the leap. The leap is identified by its POSIX second and direction, not
+ * by the step's size: a settime into 23:59:60 steps REALTIME by one second
+ * less than UTC. Where the leap is now:
+ *  - still pending (rearm() re-armed it): at leap_mono; the pre-leap base
+ *    offs_sls is offs_real;
+ *  - applied at leap_mono (a settime into its 23:59:60): base offs_real +
+ *    dir * 1 s (the pre-leap timeline T reads one second more than
+ *    REALTIME after an insertion);
+ *  - behind us, if it had been applied before the step, or the table rules
+ *    TAI-UTC (then REALTIME after the step is post-leap UTC): T =
+ *    MONOTONIC + offs_real + dir * 1 s and the leap is where T reads
+ *    leap_sec * 1 s.
+ * Otherwise (the step disarmed the leap, as Linux's armed state that never
+ * fires after ntp_clear, or moved it to another day) the plan is dropped:
+ * the step is not smeared, and a leap armed now is planned afresh. */
+static void smear_after_step(struct lc_timekeeper *tk, int64_t mono_now)
+{
+	struct lc__tk_snap *s = &tk->s;
+	int64_t sec = tk->step_leap_sec, dir = tk->step_leap_dir;
+	int64_t post = s->offs_real + dir * LC__NS, lm = INT64_MAX, base = 0;
+
+	tk->step_pending = 0;
+	if (s->leap_dir == dir && s->leap_sec == sec) {
+		lm = s->leap_mono;
+		base = s->leap_folded ? post : s->offs_real;
+	} else if ((tk->step_leap_applied || table_mode(tk)) &&
+	           sec < INT64_MAX / LC__NS &&
+	           sec * LC__NS - post <= mono_now) {
+		lm = sec * LC__NS - post;
+		base = post;
+	}
+	if (lm != INT64_MAX && lc__smear_plan_settime(&s->plan, tk->cfg.smear,
+	                                              lm, (int)dir, NULL) == 0) {
+		s->offs_sls = base;
+		tk->plan_leap_mono = lm;
+		tk->plan_leap_sec = sec;
+		return;
+	}
+	lc__smear_plan_none(&s->plan);
+	s->offs_sls = s->offs_real;
+	tk->plan_leap_mono = INT64_MAX;
+}
+
 /* Keeps the smear plan in step with the pending leap. */
 static void rearm_smear(struct lc_timekeeper *tk, int64_t mono_now)
 {
@@ -328,6 +384,8 @@ static void rearm_smear(struct lc_timekeeper *tk, int64_t mono_now)
 
 	if (p == NULL)
 		return;
+	if (tk->step_pending)
+		smear_after_step(tk, mono_now);
 	if (plan_active(&s->plan) && mono_now >= s->plan.end_mono &&
 	    s->plan.to_ns == s->offs_sls - s->offs_real) {
 		/* Done: the smeared timeline has caught up with REALTIME. */
@@ -351,6 +409,7 @@ static void rearm_smear(struct lc_timekeeper *tk, int64_t mono_now)
 				s->plan = pl;
 				s->offs_sls = s->offs_real;
 				tk->plan_leap_mono = s->leap_mono;
+				tk->plan_leap_sec = s->leap_sec;
 			}
 		}
 	} else if (plan_active(&s->plan) &&
@@ -1065,26 +1124,44 @@ int lc_tk_cycles_at(const lc_timekeeper *tk, int64_t mono_ns, uint64_t *cycles)
 
 /* ---- setting the time --------------------------------------------------------- */
 
-/* After any step of REALTIME: NTP cleared as Linux does, the next boundary
- * recomputed, the smear plan dropped (a step is not smeared), TAI from the
- * table where the table rules it, the step counted. */
+/* After any step of REALTIME (offs_real already moved): NTP cleared as
+ * Linux does, the next boundary recomputed, TAI from the table where the
+ * table rules it, the step counted. The smear plan is not simply dropped:
+ * an unwind is relative to UTC and stays as it is (its base moves with
+ * offs_real); the plan of a leap moves with that leap once rearm() has
+ * re-armed it (rearm_smear() -> smear_after_step()). */
 static void after_step(struct lc_timekeeper *tk, int64_t mono_now)
 {
 	struct lc__tk_snap *s = &tk->s;
 
+	if (plan_active(&s->plan) && (s->plan.flags & LC__SMEAR_UNWIND)) {
+		s->offs_sls = s->offs_real;
+	} else if (plan_active(&s->plan) && tk->plan_leap_mono != INT64_MAX) {
+		tk->step_pending = 1;
+		tk->step_leap_sec = tk->plan_leap_sec;
+		tk->step_leap_dir = s->plan.to_ns > 0 ? 1 : -1;
+		tk->step_leap_applied = mono_now >= tk->plan_leap_mono;
+	} else {
+		lc__smear_plan_none(&s->plan);
+		tk->plan_leap_mono = INT64_MAX;
+		s->offs_sls = s->offs_real;
+	}
 	lc__ntp_clear(&tk->ntp);
-	if (table_mode(tk) && (tk->ntp.time_state == LC_TIME_INS ||
-	                       tk->ntp.time_state == LC_TIME_DEL)) {
+	if (table_mode(tk) && tk->ntp.time_state != LC_TIME_OK) {
 		/* Linux keeps an armed state that then never fires (ref
 		 * 2.6); with the table in charge, start over from TIME_OK so
-		 * that the table re-arms at the next boundary. */
+		 * that the table re-arms at the next boundary. So too from
+		 * TIME_OOP/TIME_WAIT: a step back out of 23:59:60 (or to
+		 * before a leap just applied) must meet that leap again, and
+		 * TIME_WAIT, which STA_INS from the table holds, would never
+		 * insert it. (lc_settime into 23:59:60 sets TIME_OOP after
+		 * this.) */
 		tk->ntp.time_state = LC_TIME_OK;
 		tk->ntp.next_leap_sec = INT64_MAX;
 	}
 	tk->next_sec = lc__fdiv(mono_now + s->offs_real, LC__NS) + 1;
-	lc__smear_plan_none(&s->plan);
-	tk->plan_leap_mono = INT64_MAX;
-	s->offs_sls = s->offs_real;
+	if (!tk->step_pending)
+		s->offs_sls = s->offs_real;
 	s->leap_folded = 0;
 	s->leap_dir = 0;
 	s->leap_mono = INT64_MAX;

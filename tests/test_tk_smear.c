@@ -1,0 +1,464 @@
+/*
+ * test_tk_smear.c - the timekeeper's smeared clock (UTC_SLS) at the edges of
+ * docs/smearing.md section 3: the time set inside a smear window (c), and a
+ * leap re-armed while a cancelled smear unwinds (a) + (b), on the simulated
+ * counter against the public nominal smear lc_smear_offset().
+ */
+#include "lc_test.h"
+
+#include "leapclock.h"
+
+#include <math.h>
+
+#define NS INT64_C(1000000000)
+#define US INT64_C(1000)
+#define MS INT64_C(1000000)
+/* 2016-12-31T23:59:60 was inserted: the midnight after it. On the pre-leap
+ * timeline T the inserted second starts at W2017 * 1 s (the leap instant L). */
+#define W2017 INT64_C(1483228800)
+#define L2017 (W2017 * NS)
+/* A future midnight for adjtimex-armed leaps. */
+#define D2030 INT64_C(1893456000)
+
+struct sim {
+	lc_counter *c;
+	lc_timekeeper *tk;
+	int64_t t;     /* true time = MONOTONIC (1 GHz, no rate error) */
+	int64_t t_off; /* the model: T = t + t_off (pre-leap continuous) */
+};
+
+static int sim_new(struct sim *m, const struct lc_smear_policy *p,
+                   int source, int64_t rt0)
+{
+	struct lc_tk_config cfg;
+
+	memset(m, 0, sizeof(*m));
+	if (lc_counter_new_sim(&m->c, 1000000000u, 0) < 0)
+		return -1;
+	lc_tk_config_init(&cfg);
+	cfg.initial_realtime_ns = rt0;
+	cfg.leap_source = source;
+	cfg.smear = p;
+	m->t_off = rt0;
+	return lc_tk_new(&m->tk, m->c, &cfg);
+}
+
+static void sim_free(struct sim *m)
+{
+	lc_tk_free(m->tk);
+	lc_counter_free(m->c);
+}
+
+static void sim_at(struct sim *m, int64_t t)
+{
+	m->t = t;
+	lc_sim_set_true_ns(m->c, t);
+}
+
+static int64_t sls_now(const struct sim *m)
+{
+	struct timespec ts;
+
+	lc_gettime(m->tk, LC_CLOCK_UTC_SLS, &ts);
+	return (int64_t)ts.tv_sec * NS + ts.tv_nsec;
+}
+
+/* UTC now as a reading on the T scale: 23:59:60.x is W + x s (T itself
+ * during the inserted second), 00:00:00.x after it W + 1 + x s. */
+static int64_t utc_on_t(const struct sim *m)
+{
+	struct timespec ts;
+	int64_t v;
+
+	lc_gettime(m->tk, LC_CLOCK_UTC, &ts);
+	v = (int64_t)ts.tv_sec * NS + ts.tv_nsec;
+	return v >= L2017 ? v + NS - (ts.tv_nsec >= NS ? NS : 0) : v;
+}
+
+static int adj_status(struct sim *m, int status)
+{
+	struct lc_timex tx;
+
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = LC_ADJ_STATUS;
+	tx.status = status;
+	return lc_adjtimex(m->tk, &tx);
+}
+
+static int is_linear(const struct lc_smear_policy *p)
+{
+	return p->shape == LC_SMEAR_LINEAR || p->shape == LC_SMEAR_STEP;
+}
+
+/* ---- (c) the time set during a smear window ------------------------------ */
+
+/* Sets the clock so that T becomes `t_new` (the table rules TAI-UTC, so a
+ * REALTIME after the leap is post-leap UTC): REALTIME below L, 23:59:60.x
+ * through LC_CLOCK_UTC inside the inserted second, REALTIME + 1 s after.
+ * Half the time by ADJ_SETOFFSET instead where the target is unambiguous. */
+static int set_t(struct sim *m, int64_t t_new)
+{
+	int64_t t_old = m->t + m->t_off;
+	struct timespec ts;
+	int rc;
+
+	if ((t_new < L2017 || t_new >= L2017 + NS) &&
+	    (t_old < L2017 || t_old >= L2017 + NS) && lc_rand() % 2) {
+		/* REALTIME moves by the step minus the leap's second where
+		 * the step crosses the leap (the table's TAI-UTC). */
+		int64_t d = t_new - t_old;
+		struct lc_timex tx;
+
+		if (t_new >= L2017 && t_old < L2017)
+			d -= NS;
+		if (t_new < L2017 && t_old >= L2017)
+			d += NS;
+		memset(&tx, 0, sizeof(tx));
+		tx.modes = LC_ADJ_SETOFFSET | LC_ADJ_NANO;
+		tx.time.tv_sec = d / NS - (d % NS < 0);
+		tx.time.tv_usec = d - tx.time.tv_sec * NS;
+		rc = lc_adjtimex(m->tk, &tx);
+	} else if (t_new >= L2017 && t_new < L2017 + NS) {
+		ts.tv_sec = (time_t)(W2017 - 1);
+		ts.tv_nsec = (long)(NS + t_new - L2017);
+		rc = lc_settime(m->tk, LC_CLOCK_UTC, &ts);
+	} else {
+		int64_t rt = t_new >= L2017 ? t_new - NS : t_new;
+
+		ts.tv_sec = (time_t)(rt / NS);
+		ts.tv_nsec = (long)(rt % NS);
+		rc = lc_settime(m->tk, LC_CLOCK_REALTIME, &ts);
+	}
+	m->t_off = t_new - m->t;
+	return rc < 0 ? rc : 0;
+}
+
+/* One step inside the window of the 2016 leap for preset `name`: start
+ * before the window (the nominal plan), run to a random instant in it,
+ * step T by a random amount (forwards or backwards) to another instant in
+ * the window (or just outside it), then check UTC_SLS at the step and at
+ * random instants to past the window's end against the policy's nominal
+ * smear of the new UTC: UTC_SLS == T - lc_smear_offset(T - L), to the ns
+ * for the linear shape, within 1 ns otherwise; UTC read on the T scale is
+ * T; UTC_SLS strictly increasing between steps. */
+static void check_step(const char *name, int64_t window, int forward)
+{
+	struct lc_smear_policy p;
+	struct sim m;
+	int64_t ws, we, t_rel, t_new_rel, t, prev = INT64_MIN;
+	int64_t tol;
+
+	LC_EQ_INT(lc_smear_preset(name, window, &p, NULL), 0);
+	tol = is_linear(&p) ? 0 : 1;
+	lc_smear_window_dir(&p, 1, &ws, &we);
+	/* T starts a minute before the window */
+	LC_EQ_INT(sim_new(&m, &p, LC_LEAP_FROM_TABLE, L2017 + ws - 60 * NS), 0);
+	t_rel = lc_rand_range(ws + 1, we - 1);
+	if (forward)
+		t_new_rel = lc_rand_range(t_rel + 1, we + NS);
+	else
+		t_new_rel = lc_rand_range(ws - NS, t_rel - 1);
+	/* Run to T = L + t_rel, updating now and then (the smear is exact
+	 * whatever the cadence), reading UTC_SLS. */
+	for (t = 0; t + m.t_off < L2017 + t_rel;) {
+		int64_t v;
+
+		t += lc_rand_range(1, (we - ws) / 50 + 1);
+		if (t + m.t_off > L2017 + t_rel)
+			t = L2017 + t_rel - m.t_off;
+		sim_at(&m, t);
+		if (lc_rand() % 4 == 0)
+			lc_update(m.tk);
+		v = sls_now(&m);
+		LC_GT_I64(v, prev);
+		prev = v;
+		LC_EQ_I64(utc_on_t(&m), t + m.t_off);
+		LC_EQ_I64(v + lc_smear_offset(&p, 1, t + m.t_off - L2017) -
+		                  (t + m.t_off),
+		          0);
+	}
+	LC_EQ_INT(set_t(&m, L2017 + t_new_rel), 0);
+	/* at the step and after it, to 10 s past the window's end */
+	for (int i = 0;; i++) {
+		int64_t T = m.t + m.t_off, v = sls_now(&m);
+		int64_t want = T - lc_smear_offset(&p, 1, T - L2017);
+
+		if (v - want > tol || want - v > tol ||
+		    utc_on_t(&m) != T) {
+			printf("  %s %s: stepped T from L%+.9f s to L%+.9f s; "
+			       "read %d at L%+.9f s\n",
+			       name, forward ? "forward" : "backward",
+			       (double)t_rel / 1e9, (double)t_new_rel / 1e9, i,
+			       (double)(T - L2017) / 1e9);
+			LC_EQ_I64(utc_on_t(&m), T);
+			LC_EQ_I64(v, want);
+		}
+		if (i > 0)
+			LC_GT_I64(v, prev);
+		LC_TRUE(want - v <= NS && v - want <= NS);
+		prev = v;
+		if (T - L2017 > we + 10 * NS)
+			break;
+		sim_at(&m, m.t + lc_rand_range(1, (we - ws) / 40 + 1));
+		if (lc_rand() % 3 == 0)
+			lc_update(m.tk);
+	}
+	/* after the window: UTC_SLS is UTC */
+	LC_EQ_I64(sls_now(&m), m.t + m.t_off - NS);
+	sim_free(&m);
+}
+
+static void test_settime_in_window(void)
+{
+	static const struct {
+		const char *name;
+		int64_t window;
+	} presets[] = {
+		{ "utc-sls", 0 }, { "minute", 0 },  { "google", 0 },
+		{ "ntpd", 7200 * NS }, { "fbclock", 0 }, { "chrony", 0 },
+		{ "cosine", 600 * NS }, { "windows", 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
+		for (int k = 0; k < 6; k++) {
+			check_step(presets[i].name, presets[i].window, k & 1);
+			LC_BAIL();
+		}
+}
+
+/* The example of docs/smearing.md (c): utc-sls, the time set 200 s
+ * forwards 500 s before the leap: the offset becomes that of 300 s before
+ * the leap, 699 ms. The window is the 1000 SI s ending at midnight, L + 1 s,
+ * so it starts at L - 999 s: 500 s before L, 499 s of 1000 are done (499
+ * ms); 300 s before, 699 s (699 ms). */
+static void test_settime_example(void)
+{
+	struct lc_smear_policy p;
+	struct sim m;
+	struct timespec ts = { (time_t)(W2017 - 300), 0 };
+
+	LC_EQ_INT(lc_smear_preset("utc-sls", 0, &p, NULL), 0);
+	LC_EQ_INT(sim_new(&m, &p, LC_LEAP_FROM_TABLE, L2017 - 2000 * NS), 0);
+	sim_at(&m, 1500 * NS);
+	lc_update(m.tk);
+	/* 500 s before the leap: 499 s of 1000 done, offset 499 ms */
+	LC_EQ_I64(m.t + m.t_off - sls_now(&m), 499 * MS);
+	LC_EQ_INT(lc_settime(m.tk, LC_CLOCK_REALTIME, &ts), 0);
+	LC_EQ_I64(L2017 - 300 * NS - sls_now(&m), 699 * MS);
+	/* and the smear ends at midnight on schedule */
+	sim_at(&m, m.t + 301 * NS);
+	LC_EQ_I64(sls_now(&m), L2017);
+	sim_free(&m);
+}
+
+/* ---- a leap re-armed while a cancelled smear unwinds ------------------- */
+
+/* The bound on |d offset / dt| the smeared clock may show at any instant:
+ * the policy's rate bound (nominal smear and the unwind), or the rate a
+ * late plan needs to move the remaining `left` ns by the window's end
+ * `time_left` ns away: left / time_left times the shape's peak slope. */
+static double late_need_ppm(const struct lc_smear_policy *p, int64_t left,
+                            int64_t time_left)
+{
+	double gpk = p->shape == LC_SMEAR_COSINE      ? M_PI / 2
+	             : p->shape == LC_SMEAR_QUADRATIC ? 2
+	                                              : 1;
+
+	return (double)left / (double)time_left * gpk * 1e6;
+}
+
+struct walk {
+	struct sim *m;
+	const struct lc_smear_policy *p;
+	int64_t prev_t, prev_v;
+	double bound_ppm;
+	int64_t max_jump; /* the largest |d offset| - allowed seen, ns */
+	long reads;
+};
+
+/* Reads UTC_SLS at true time t (>= the previous read) and checks it
+ * against the previous read: strictly increasing, the offset moved no
+ * faster than the bound (+ 2 ns for the integer rounding of both reads),
+ * within [0, 1 s] of T before the leap is applied, of T - 1 s after. */
+static void walk_to(struct walk *w, int64_t t)
+{
+	struct sim *m = w->m;
+	int64_t v, T, d_off, allow;
+
+	sim_at(m, t);
+	v = sls_now(m);
+	T = t + m->t_off;
+	w->reads++;
+	if (w->prev_t != INT64_MIN) {
+		int64_t dt = t - w->prev_t;
+
+		LC_EXPECT_TRUE(v > w->prev_v);
+		/* the offset is T - UTC_SLS */
+		d_off = (dt - (v - w->prev_v));
+		if (d_off < 0)
+			d_off = -d_off;
+		allow = (int64_t)ceil((double)dt * w->bound_ppm * 1e-6) + 2;
+		if (d_off - allow > w->max_jump)
+			w->max_jump = d_off - allow;
+		if (d_off > allow) {
+			printf("  jump at T = L%+.9f s: UTC_SLS moved %" PRId64
+			       " ns in %" PRId64 " ns (offset %" PRId64
+			       " ns, allowed %" PRId64 ")\n",
+			       (double)(T - (int64_t)D2030 * NS) / 1e9,
+			       v - w->prev_v, dt, d_off, allow);
+			LC_EXPECT_TRUE(d_off <= allow);
+		}
+	}
+	if (!(T - v >= 0 && T - v <= NS)) {
+		printf("  at T = L%+.9f s: UTC_SLS is T - %" PRId64 " ns (previous read %+.9f s, T - %" PRId64 ")\n",
+		       (double)(T - (int64_t)D2030 * NS) / 1e9, T - v, (double)(w->prev_t + m->t_off - (int64_t)D2030 * NS) / 1e9, w->prev_t + m->t_off - w->prev_v);
+		LC_EXPECT_TRUE(T - v >= 0 && T - v <= NS);
+	}
+	w->prev_t = t;
+	w->prev_v = v;
+}
+
+/* Every simulated microsecond for `half` either side of `t`, then t. */
+static void walk_fine(struct walk *w, int64_t t, int64_t half)
+{
+	for (int64_t u = t - half; u < t; u += US)
+		if (u > w->prev_t)
+			walk_to(w, u);
+}
+
+static void walk_coarse(struct walk *w, int64_t to, int64_t max_step)
+{
+	while (w->prev_t < to) {
+		int64_t t = w->prev_t + lc_rand_range(1, max_step);
+
+		if (t > to)
+			t = to;
+		if (lc_rand() % 16 == 0)
+			lc_update(w->m->tk);
+		walk_to(w, t);
+	}
+}
+
+/* An insertion at the end of 2029-12-31, armed by adjtimex (STA_INS) well
+ * before the window; cancelled (STA_INS cleared) at a random instant in
+ * the window; re-armed (STA_INS set) at a random instant after that, while
+ * the unwind runs or after it ended (both happen), up to the point where a
+ * late smear would need more than 20x the policy's rate; sampled every
+ * microsecond for 3 ms around each transition and at random instants in
+ * between. The leap then happens (REALTIME steps back), and UTC_SLS ends
+ * equal to UTC. */
+static void check_rearm(const char *name, int64_t window, int64_t *worst)
+{
+	struct lc_smear_policy p;
+	struct sim m;
+	struct walk w;
+	int64_t L = (int64_t)D2030 * NS, ws, we, t_cancel, t_rearm, bound_ppm;
+	int64_t off;
+
+	LC_EQ_INT(lc_smear_preset(name, window, &p, NULL), 0);
+	lc_smear_window_dir(&p, 1, &ws, &we);
+	printf("#   %s\n", name);
+	LC_EQ_INT(sim_new(&m, &p, LC_LEAP_FROM_ADJTIMEX, L + ws - 20 * NS), 0);
+	LC_GE_INT(adj_status(&m, LC_STA_INS), 0);
+	memset(&w, 0, sizeof(w));
+	w.m = &m;
+	w.p = &p;
+	w.prev_t = INT64_MIN;
+	bound_ppm = (int64_t)ceil(lc_smear_peak_ppm(&p, 1));
+	w.bound_ppm = (double)bound_ppm;
+	walk_to(&w, 0);
+
+	/* cancel somewhere in the window before the leap; midnight's own
+	 * boundary must not be crossed with STA_INS cleared in between (the
+	 * NTP state machine would drop TIME_INS: then the re-arm is for the
+	 * next day) */
+	t_cancel = lc_rand_range(L + ws + (we - ws) / 20,
+	                         L - (we - ws) / 4 - 2 * NS) -
+	           m.t_off;
+	walk_coarse(&w, t_cancel - 2 * MS, (we - ws) / 2000 + 1);
+	walk_fine(&w, t_cancel, 2 * MS);
+	walk_to(&w, t_cancel);
+	LC_GE_INT(adj_status(&m, 0), 0);
+	off = t_cancel + m.t_off - sls_now(&m);
+	walk_fine(&w, t_cancel + 2 * MS, 2 * MS);
+
+	/* re-arm: the late plan must move the remaining (1 s - offset) by
+	 * the window's end at no more than 20x the nominal rate; the offset
+	 * at the re-arm is at most `off` */
+	{
+		int64_t latest = L + we - (int64_t)((double)(NS) /
+		                                    (20.0 * bound_ppm * 1e-6) *
+		                                    (p.shape == LC_SMEAR_COSINE
+		                                             ? M_PI / 2
+		                                             : 2));
+
+		/* (STA_INS set in the last second before midnight would arm
+		 * the next day's leap, as Linux's) */
+		if (latest > L - NS - 10 * MS)
+			latest = L - NS - 10 * MS;
+		t_rearm = lc_rand_range(t_cancel + m.t_off + 5 * MS, latest) -
+		          m.t_off;
+		LC_LT_I64(t_cancel + m.t_off, latest);
+	}
+	walk_coarse(&w, t_rearm - 2 * MS, (we - ws) / 2000 + 1);
+	walk_fine(&w, t_rearm, 2 * MS);
+	walk_to(&w, t_rearm);
+	LC_GE_INT(adj_status(&m, LC_STA_INS), 0);
+	if (getenv("LC_DEBUG"))
+		printf("cancel L%+.9f rearm L%+.9f\n", (double)(t_cancel + m.t_off - L) / 1e9, (double)(t_rearm + m.t_off - L) / 1e9);
+	/* from here the smeared clock may need the late plan's rate: the
+	 * offset left over the time left, from the offset read now */
+	off = t_rearm + m.t_off - sls_now(&m);
+	{
+		double need = late_need_ppm(&p, NS - off, L + we - (t_rearm +
+		                                                    m.t_off));
+
+		if (need > w.bound_ppm)
+			w.bound_ppm = need * (1 + 1e-9);
+	}
+	walk_fine(&w, t_rearm + 2 * MS, 2 * MS);
+	/* on to the leap, through it, and past the window's end */
+	walk_coarse(&w, L - m.t_off - 2 * MS, (we - ws) / 2000 + 1);
+	walk_fine(&w, L - m.t_off + 2 * MS, 2 * MS);
+	LC_EQ_I64(lc_now_ns(m.tk, LC_CLOCK_REALTIME), w.prev_t + m.t_off - NS);
+	/* (T stays the pre-leap timeline: UTC is T through 23:59:60, T - 1 s
+	 * after it, so 0 <= T - UTC_SLS <= 1 s is |UTC_SLS - UTC| <= 1 s on
+	 * both sides) */
+	walk_coarse(&w, L + we + NS - m.t_off - NS, (we - ws) / 2000 + 1);
+	/* UTC_SLS is UTC after the window */
+	LC_EQ_I64(sls_now(&m), lc_now_ns(m.tk, LC_CLOCK_REALTIME));
+	if (w.max_jump > *worst)
+		*worst = w.max_jump;
+	LC_BAIL();
+	sim_free(&m);
+}
+
+static void test_rearm_while_unwinding(void)
+{
+	static const struct {
+		const char *name;
+		int64_t window;
+	} presets[] = {
+		{ "utc-sls", 0 },      { "minute", 0 },       { "cosine", 600 * NS },
+		{ "ntpd", 7200 * NS }, { "cosine", 7200 * NS }, { "google", 0 },
+	};
+	int64_t worst = INT64_MIN;
+
+	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
+		for (int k = 0; k < 8; k++) {
+			check_rearm(presets[i].name, presets[i].window, &worst);
+			LC_BAIL();
+		}
+	printf("# largest |offset change| beyond the rate bound: %" PRId64
+	       " ns\n",
+	       worst);
+}
+
+int main(int argc, char **argv)
+{
+	lc_test_init(argc, argv);
+	LC_RUN(test_settime_example, "docs/smearing.md (c) example: utc-sls set 200 s forwards 500 s before the leap reads 699 ms behind and ends at midnight");
+	LC_RUN(test_settime_in_window, "time set forwards/backwards inside the window, 8 presets: UTC_SLS == new UTC - lc_smear_offset(new UTC - L) (exact for linear, 1 ns otherwise) at and after the step");
+	LC_RUN(test_rearm_while_unwinding, "leap cancelled in the window and re-armed at random: UTC_SLS never back, no jump beyond the rate bound (1 us sampling at each transition), within 1 s of UTC, == UTC after");
+	return lc_test_done();
+}
