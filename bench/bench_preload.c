@@ -12,9 +12,10 @@
  * one number back from each child over a pipe: the best of 7 timed runs
  * of N calls (default 2e6), in ns of the thread's CPU time per call (so
  * that a busy machine's scheduling does not count); five rounds over all
- * the configurations, interleaved, and the best of them is reported. CLOCK_MONOTONIC (which the shim
- * passes through) is measured the same way. The shim is looked for next to
- * this program (the build tree), libfaketime in Debian's multiarch path.
+ * the configurations, interleaved, and the best of them is reported.
+ * CLOCK_MONOTONIC (which the shim passes through) is measured the same
+ * way. The shim is looked for next to this program (the build tree),
+ * libfaketime in Debian's multiarch path.
  * Target (issue 8): the shim at most 1.5x bare and below libfaketime.
  */
 #define _GNU_SOURCE

@@ -87,7 +87,7 @@ LCP_EXPORT int stime(const time_t *t);
 LCP_EXPORT int lcp_ntp_gettime_compat(struct ntptimeval *ntv)
 	__asm__("ntp_gettime");
 
-/* ---- the real functions ---------------------------------------------------- */
+/* ---- the real functions -------------------------------------------------- */
 
 #define LCP_REALS(X)                                                        \
 	X(clock_gettime) X(clock_getres) X(gettimeofday) X(clock_nanosleep) \
@@ -147,7 +147,7 @@ static int64_t host_ns(clockid_t clk)
 	return lc__ts_to_ns(&ts);
 }
 
-/* ---- state ------------------------------------------------------------------- */
+/* ---- state --------------------------------------------------------------- */
 
 enum { ST_NONE, ST_INIT, ST_READY, ST_OFF };
 
@@ -199,7 +199,7 @@ static int ready_wait(void)
 	return 1;
 }
 
-/* ---- the writer --------------------------------------------------------------- */
+/* ---- the writer ---------------------------------------------------------- */
 
 static int writer_try(void)
 {
@@ -229,8 +229,9 @@ static void mark_synced(unsigned int extra_modes)
 static void update_slow(int64_t mono)
 {
 	if (!writer_try())
-		return; /* another thread (or the code we interrupted) is on it */
-	if (mono >= atomic_load_explicit(&g_next_update, memory_order_relaxed)) {
+		return; /* another thread, or the code we interrupted */
+	if (mono >=
+	    atomic_load_explicit(&g_next_update, memory_order_relaxed)) {
 		lc_update(g_tk);
 		mark_synced(0);
 		atomic_store_explicit(&g_next_update, mono + LC__NS,
@@ -249,7 +250,7 @@ static inline void maybe_update(int64_t mono)
 		update_slow(mono);
 }
 
-/* ---- the program's clocks ------------------------------------------------------ */
+/* ---- the program's clocks ------------------------------------------------ */
 
 /* The timekeeper's REALTIME (exact leap) and the MONOTONIC it was read at:
  * lc__tk_read_rt with the instant kept. */
@@ -354,9 +355,9 @@ static int to_host_mono(int which, const struct timespec *abs,
 	} else {
 		int64_t now_mono, now_rt;
 
-		rc = lc_tk_mono_at(g_tk,
-		                   which == 2 ? LC_CLOCK_TAI : LC_CLOCK_REALTIME,
-		                   abs, &mono);
+		lc_clock_id id = which == 2 ? LC_CLOCK_TAI : LC_CLOCK_REALTIME;
+
+		rc = lc_tk_mono_at(g_tk, id, abs, &mono);
 		if (rc < 0)
 			return rc;
 		/* lc_tk_mono_at answers the first instant ever: during a
@@ -381,7 +382,7 @@ static int reached(int which, const struct timespec *abs)
 	return prog_now(which) >= lc__ts_to_ns(abs);
 }
 
-/* ---- reading clocks ------------------------------------------------------------ */
+/* ---- reading clocks ------------------------------------------------------ */
 
 LCP_EXPORT int clock_gettime(clockid_t clk, struct timespec *ts)
 {
@@ -458,7 +459,7 @@ LCP_EXPORT int clock_getres(clockid_t clk, struct timespec *res)
 	return (int)syscall(SYS_clock_getres, clk, res);
 }
 
-/* ---- setting clocks: refused ------------------------------------------------------ */
+/* ---- setting clocks: refused --------------------------------------------- */
 
 LCP_EXPORT int clock_settime(clockid_t clk, const struct timespec *ts)
 {
@@ -679,7 +680,7 @@ int lcp_ntp_gettime_compat(struct ntptimeval *ntv)
 	return rc;
 }
 
-/* ---- sleeping until a deadline -------------------------------------------------- */
+/* ---- sleeping until a deadline ------------------------------------------- */
 
 LCP_EXPORT int clock_nanosleep(clockid_t clk, int flags,
                                const struct timespec *req,
@@ -703,13 +704,13 @@ LCP_EXPORT int clock_nanosleep(clockid_t clk, int flags,
 			return EINVAL;
 		rc = f(CLOCK_MONOTONIC, TIMER_ABSTIME, &m, NULL);
 		if (rc != 0)
-			return rc; /* EINTR: an absolute sleep has no remainder */
+			return rc; /* EINTR: no remainder when absolute */
 		if (reached(which, req))
 			return 0;
 	}
 }
 
-/* ---- POSIX timers and timerfds ------------------------------------------------------ */
+/* ---- POSIX timers and timerfds ------------------------------------------- */
 
 /* POSIX timers created on REALTIME/TAI run on CLOCK_MONOTONIC; this table
  * remembers which (key: timer_t + 1, so that kernel timer id 0 is not an
@@ -839,8 +840,8 @@ static int tfd_is_rt(int fd)
 {
 	if (fd < 0 || fd >= LCP_FDS)
 		return 0;
-	return (atomic_load_explicit(&g_tfd_rt[fd / 64], memory_order_relaxed) >>
-	        (fd % 64)) & 1;
+	return (atomic_load_explicit(&g_tfd_rt[fd / 64],
+	                             memory_order_relaxed) >> (fd % 64)) & 1;
 }
 
 LCP_EXPORT int timerfd_create(int clk, int flags)
@@ -893,7 +894,7 @@ LCP_EXPORT int timerfd_settime(int fd, int flags,
 	return REAL(timerfd_settime)(fd, flags, &v, ov);
 }
 
-/* ---- blocking with a deadline: condvars, semaphores, locks ---------------------------- */
+/* ---- blocking with a deadline: condvars, semaphores, locks --------------- */
 
 /* glibc keeps a condvar's clock in bit 1 of __wrefs (since 2.25): set for
  * CLOCK_MONOTONIC (pthread_condattr_setclock), clear for the REALTIME
@@ -930,8 +931,8 @@ LCP_EXPORT int pthread_cond_timedwait(pthread_cond_t *restrict c,
 {
 	if (!ready_wait() || cond_is_monotonic(c) || lcp_null(abs))
 		return REAL(pthread_cond_timedwait)(c, mx, abs);
-	DEADLINE_LOOP(1, abs,
-	              REAL(pthread_cond_clockwait)(c, mx, CLOCK_MONOTONIC, &m_));
+	DEADLINE_LOOP(1, abs, REAL(pthread_cond_clockwait)(
+	                              c, mx, CLOCK_MONOTONIC, &m_));
 }
 
 LCP_EXPORT int pthread_cond_clockwait(pthread_cond_t *restrict c,
@@ -941,8 +942,8 @@ LCP_EXPORT int pthread_cond_clockwait(pthread_cond_t *restrict c,
 {
 	if (!ready_wait() || clk != CLOCK_REALTIME || lcp_null(abs))
 		return REAL(pthread_cond_clockwait)(c, mx, clk, abs);
-	DEADLINE_LOOP(1, abs,
-	              REAL(pthread_cond_clockwait)(c, mx, CLOCK_MONOTONIC, &m_));
+	DEADLINE_LOOP(1, abs, REAL(pthread_cond_clockwait)(
+	                              c, mx, CLOCK_MONOTONIC, &m_));
 }
 
 static int sem_rc(int rc)
@@ -1021,7 +1022,7 @@ LCP_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *restrict l,
 	                              l, CLOCK_MONOTONIC, &m_));
 }
 
-/* ---- initialisation ------------------------------------------------------------------ */
+/* ---- initialisation ------------------------------------------------------ */
 
 static int g_debug;
 
@@ -1231,7 +1232,8 @@ static void init(void)
 		const char *e = lcp_parse_u64(anchor_s, &anchor);
 
 		if (e == NULL || *e != '\0')
-			die("LEAPCLOCK_ANCHOR is not a CLOCK_MONOTONIC ns count");
+			die("LEAPCLOCK_ANCHOR is not a CLOCK_MONOTONIC ns "
+			    "count");
 	} else if ((pretend != NULL && *pretend) || (leap_in && *leap_in)) {
 		anchor = host_ns(CLOCK_MONOTONIC);
 		snprintf(buf, sizeof(buf), "%" PRId64, anchor);
@@ -1292,7 +1294,8 @@ static void init(void)
 
 		lc_gettime(g_tk, LC_CLOCK_UTC, &now);
 		lc_iso8601_format(&now, 6, buf, sizeof(buf));
-		say("mode %s%s, realtime %s, TAI-UTC %d", g_sm.on ? "smear:" : "exact",
+		say("mode %s%s, realtime %s, TAI-UTC %d",
+		    g_sm.on ? "smear:" : "exact",
 		    g_sm.on ? g_sm.policy.name : "", buf,
 		    (int)lc__fdiv(prog_tai() - exact_rt(&w) + LC__NS / 2,
 		                  LC__NS));

@@ -313,7 +313,7 @@ static void step_settime(void)
 	             "clock_adjtime(ADJ_FREQUENCY)");
 }
 
-/* ---- threads, a signal handler, fork ---------------------------------------- */
+/* ---- threads, a signal handler, fork ------------------------------------- */
 
 static atomic_int stop_flag;
 static int smear_mode;

@@ -68,7 +68,7 @@ void lc_cmd_run_usage(FILE *out)
 	        "docs/preload.md.\n");
 }
 
-/* ---- what kind of program is it? ------------------------------------------ */
+/* ---- what kind of program is it? ----------------------------------------- */
 
 enum kind { K_DYNAMIC, K_STATIC, K_GO, K_NOT_ELF, K_UNREADABLE };
 
@@ -256,7 +256,7 @@ static int check_program(const char *prog)
 	return 0;
 }
 
-/* ---- finding the shim ------------------------------------------------------ */
+/* ---- finding the shim ---------------------------------------------------- */
 
 static int usable(const char *p)
 {
@@ -307,7 +307,7 @@ static int find_preload(char *buf, size_t size)
 	return -1;
 }
 
-/* ---- the command ----------------------------------------------------------------- */
+/* ---- the command --------------------------------------------------------- */
 
 int lc_cmd_run(int argc, char **argv)
 {
@@ -336,13 +336,27 @@ int lc_cmd_run(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'm': mode = optarg; break;
-		case 'p': pretend = optarg; break;
-		case 'l': leap_in = optarg; break;
-		case 'd': del = 1; break;
-		case 'f': leapfile = optarg; break;
-		case 'D': debug = 1; break;
-		case 'h': lc_cmd_run_usage(stdout); return 0;
+		case 'm':
+			mode = optarg;
+			break;
+		case 'p':
+			pretend = optarg;
+			break;
+		case 'l':
+			leap_in = optarg;
+			break;
+		case 'd':
+			del = 1;
+			break;
+		case 'f':
+			leapfile = optarg;
+			break;
+		case 'D':
+			debug = 1;
+			break;
+		case 'h':
+			lc_cmd_run_usage(stdout);
+			return 0;
 		case ':':
 			return lc_cli_usage_error(CMD, "option '%s' needs a "
 			                          "value", argv[optind - 1]);
