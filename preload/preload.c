@@ -713,42 +713,61 @@ LCP_EXPORT int clock_nanosleep(clockid_t clk, int flags,
 /* ---- POSIX timers and timerfds ------------------------------------------- */
 
 /* POSIX timers created on REALTIME/TAI run on CLOCK_MONOTONIC; this table
- * remembers which (key: timer_t + 1, so that kernel timer id 0 is not an
- * empty slot). Lock-free: slots are claimed with a compare-and-swap. */
+ * remembers which. An entry is (timer_t + 1) << 2 | which (1 realtime, 2
+ * TAI; the + 1 keeps kernel timer id 0 from looking like an empty slot;
+ * timer_t is a small id or a user-space pointer, so the shift loses
+ * nothing). Lock-free: slots are claimed and freed by compare-and-swap. */
 #define LCP_TIMERS 1024
-static _Atomic uintptr_t g_timer_key[LCP_TIMERS];
-static _Atomic unsigned char g_timer_which[LCP_TIMERS];
+static _Atomic uintptr_t g_timer_ent[LCP_TIMERS];
+
+static _Atomic int g_timer_count;
 
 static uintptr_t timer_key(timer_t t)
 {
 	return (uintptr_t)t + 1;
 }
 
+/* Where the search for a key starts (then every slot, wrapping): timer_t
+ * values are small kernel ids or pointers, so this is usually the slot. */
+static int timer_slot0(uintptr_t k)
+{
+	return (int)((k * UINT64_C(0x9e3779b97f4a7c15)) >> 54) &
+	       (LCP_TIMERS - 1);
+}
+
 static int timer_lookup(timer_t t)
 {
 	uintptr_t k = timer_key(t);
+	int i0 = timer_slot0(k);
 
-	for (int i = 0; i < LCP_TIMERS; i++)
-		if (atomic_load_explicit(&g_timer_key[i],
-		                         memory_order_acquire) == k)
-			return atomic_load_explicit(&g_timer_which[i],
-			                            memory_order_relaxed);
+	if (atomic_load_explicit(&g_timer_count, memory_order_relaxed) == 0)
+		return 0;
+	for (int j = 0; j < LCP_TIMERS; j++) {
+		int i = (i0 + j) & (LCP_TIMERS - 1);
+
+		uintptr_t e = atomic_load_explicit(&g_timer_ent[i],
+		                                   memory_order_relaxed);
+
+		if (e != 0 && e >> 2 == k)
+			return (int)(e & 3);
+	}
 	return 0;
 }
 
 static int timer_remember(timer_t t, int which)
 {
-	for (int i = 0; i < LCP_TIMERS; i++) {
+	uintptr_t k = timer_key(t);
+	int i0 = timer_slot0(k);
+
+	for (int j = 0; j < LCP_TIMERS; j++) {
+		int i = (i0 + j) & (LCP_TIMERS - 1);
 		uintptr_t z = 0;
 
-		if (atomic_load_explicit(&g_timer_key[i],
-		                         memory_order_relaxed) != 0)
-			continue;
-		atomic_store_explicit(&g_timer_which[i], (unsigned char)which,
-		                      memory_order_relaxed);
-		if (atomic_compare_exchange_strong(&g_timer_key[i], &z,
-		                                   timer_key(t)))
+		if (atomic_compare_exchange_strong(&g_timer_ent[i], &z,
+		                                   k << 2 | (uintptr_t)which)) {
+			atomic_fetch_add(&g_timer_count, 1);
 			return 0;
+		}
 	}
 	return -1;
 }
@@ -756,12 +775,20 @@ static int timer_remember(timer_t t, int which)
 static void timer_forget(timer_t t)
 {
 	uintptr_t k = timer_key(t);
+	int i0 = timer_slot0(k);
 
-	for (int i = 0; i < LCP_TIMERS; i++) {
-		uintptr_t cur = k;
+	if (atomic_load_explicit(&g_timer_count, memory_order_relaxed) == 0)
+		return;
+	for (int j = 0; j < LCP_TIMERS; j++) {
+		int i = (i0 + j) & (LCP_TIMERS - 1);
+		uintptr_t e = atomic_load_explicit(&g_timer_ent[i],
+		                                   memory_order_relaxed);
 
-		if (atomic_compare_exchange_strong(&g_timer_key[i], &cur, 0))
+		if (e != 0 && e >> 2 == k &&
+		    atomic_compare_exchange_strong(&g_timer_ent[i], &e, 0)) {
+			atomic_fetch_sub(&g_timer_count, 1);
 			return;
+		}
 	}
 }
 

@@ -103,7 +103,8 @@ if build_helper; then
 		"$helper" nanosleep@L-1.6@36 timerfd@L-1.3@36 state@L-0.7@1 \
 		timer@L-0.6@36 cond@L-0.4@36 timerfd@L+0.05@37 \
 		timer@L+0.15@37 state@L+0.25@4 nanosleep@L+0.3@37 \
-		cond@L+0.4@37 sem@L+0.5@37 mutex@L+0.6@37 rwlock@L+0.7@37 2>&1)
+		cond@L+0.4@37 sem@L+0.5@37 mutex@L+0.6@37 rwlock@L+0.7@37 \
+		taitimer@L+0.8@37 2>&1)
 	helper_result "insertion, exact: timers, timerfds, sleeps, waits fire when the program's realtime reaches them (L+x after the repeated second), adjtimex TIME_INS then TIME_WAIT" $? "$out"
 	out=$(run --leap-in 1.5s --delete -- "$helper" state@L-1.6@2 \
 		nanosleep@L-1.2@37 timer@L-1.05@37 timerfd@L-0.5@36@0.5 \

@@ -8,7 +8,8 @@
  * usage: preload_timers STEP...
  *   MECH@DEADLINE[@TAIUTC[@LATE]]
  *                        wait until DEADLINE with MECH (timer, timerfd,
- *                        nanosleep, cond, sem, mutex, rwlock). DEADLINE is
+ *                        nanosleep, cond, sem, mutex, rwlock; taitimer: a
+ *                        CLOCK_TAI timer at DEADLINE + TAIUTC). DEADLINE is
  *                        POSIX seconds ("1483228800.25") or relative to the
  *                        leap L ("L+0.25", "L-1.5"): L is the POSIX second
  *                        of the 00:00:00 after the leap, from
@@ -100,7 +101,7 @@ static int64_t parse_deadline(const char *s)
 	return base + (int64_t)(off * 1e9 + (off < 0 ? -0.5 : 0.5));
 }
 
-static void wait_timer(int64_t d)
+static void wait_timer(clockid_t clk, int64_t d)
 {
 	struct sigevent sev;
 	struct itimerspec its;
@@ -114,7 +115,7 @@ static void wait_timer(int64_t d)
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_SIGNAL;
 	sev.sigev_signo = SIGRTMIN;
-	if (timer_create(CLOCK_REALTIME, &sev, &t) != 0) {
+	if (timer_create(clk, &sev, &t) != 0) {
 		perror("timer_create");
 		exit(2);
 	}
@@ -224,7 +225,9 @@ static void step_wait(const char *mech, int64_t d, const char *taiutc,
 	char msg[256];
 
 	if (strcmp(mech, "timer") == 0)
-		wait_timer(d);
+		wait_timer(CLOCK_REALTIME, d);
+	else if (strcmp(mech, "taitimer") == 0 && taiutc != NULL)
+		wait_timer(CLOCK_TAI, d + (int64_t)atoi(taiutc) * 1000000000);
 	else if (strcmp(mech, "timerfd") == 0)
 		wait_timerfd(d);
 	else if (strcmp(mech, "nanosleep") == 0)
