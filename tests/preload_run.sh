@@ -43,6 +43,17 @@ if "$cc" -O2 -o "$tmp/dyn" "$tmp/p.c" 2>/dev/null; then
 			expect "a Go binary (.go.buildinfo section) is refused" 2 'Go program' \
 				-- run -- "$tmp/gofake"
 	fi
+	if "$cc" -m32 -O2 -o "$tmp/p32" "$tmp/p.c" 2>/dev/null; then
+		expect "a 32-bit program is refused" 2 '64-bit' -- run -- "$tmp/p32"
+	else
+		# an ELF32 header is all leapclock run reads
+		"$PY_HOST" -c '
+import sys
+h = bytearray(open(sys.argv[1], "rb").read())
+h[4] = 1  # EI_CLASS = ELFCLASS32
+open(sys.argv[2], "wb").write(h)' "$tmp/dyn" "$tmp/p32" && chmod +x "$tmp/p32" &&
+			expect "a 32-bit ELF is refused" 2 '64-bit' -- run -- "$tmp/p32"
+	fi
 	if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
 		cp "$tmp/dyn" "$tmp/suid"
 		chown nobody "$tmp/suid" && chmod 4755 "$tmp/suid" &&

@@ -70,7 +70,14 @@ void lc_cmd_run_usage(FILE *out)
 
 /* ---- what kind of program is it? ----------------------------------------- */
 
-enum kind { K_DYNAMIC, K_STATIC, K_GO, K_NOT_ELF, K_UNREADABLE };
+enum kind {
+	K_DYNAMIC,
+	K_STATIC,
+	K_GO,
+	K_OTHER_ELF,
+	K_NOT_ELF,
+	K_UNREADABLE
+};
 
 static int read_at(int fd, void *buf, size_t len, uint64_t off)
 {
@@ -81,8 +88,8 @@ static int read_at(int fd, void *buf, size_t len, uint64_t off)
 
 /* Reads the ELF headers: PT_INTERP/PT_DYNAMIC say it is dynamically
  * linked; a .go.buildinfo or .note.go.buildid section (or a "Go" note)
- * says Go. Handles ELF64 little-endian (the platforms the shim builds on)
- * and answers K_NOT_ELF for anything else. */
+ * says Go. Reads ELF64 little-endian (the platforms the shim builds on);
+ * another ELF class is K_OTHER_ELF, no ELF at all K_NOT_ELF. */
 static enum kind elf_kind(const char *path)
 {
 	Elf64_Ehdr eh;
@@ -95,11 +102,17 @@ static enum kind elf_kind(const char *path)
 	if (fd < 0)
 		return K_UNREADABLE;
 	if (read_at(fd, &eh, sizeof(eh), 0) < 0 ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB) {
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
 		close(fd);
 		return K_NOT_ELF;
+	}
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB) {
+		/* a 32-bit (or big-endian) program: the loader would skip
+		 * the 64-bit shim with a warning and run it on the host's
+		 * clock */
+		close(fd);
+		return K_OTHER_ELF;
 	}
 	for (unsigned i = 0; i < eh.e_phnum && i < 4096; i++) {
 		if (read_at(fd, &ph, sizeof(ph),
@@ -241,6 +254,14 @@ static int check_program(const char *prog)
 		        "cannot interpose its time calls, so the shim cannot "
 		        "give it leapclock's clocks. Link it dynamically, or "
 		        "link it against libleapclock.\n",
+		        path);
+		return LC_EXIT_USAGE;
+	}
+	if (k == K_OTHER_ELF) {
+		fprintf(stderr,
+		        "leapclock run: %s is not a 64-bit little-endian "
+		        "program: the dynamic loader would skip the 64-bit "
+		        "shim and run it on the host's clock.\n",
 		        path);
 		return LC_EXIT_USAGE;
 	}
