@@ -63,9 +63,9 @@ void lc_cmd_run_usage(FILE *out)
 	        "stderr\n"
 	        "  -h, --help      this help\n\n"
 	        "exit status: PROGRAM's, or 2 for a usage error or a program "
-	        "the shim cannot\ncover (statically linked, Go, set-id), 127 "
-	        "if PROGRAM cannot be run.\nSee leapclock-run(1) and "
-	        "docs/preload.md.\n");
+	        "the shim cannot\ncover (statically linked, Go, 32-bit, "
+	        "set-id), 127 if PROGRAM cannot be run.\n"
+	        "See leapclock-run(1) and docs/preload.md.\n");
 }
 
 /* ---- what kind of program is it? ----------------------------------------- */
