@@ -1584,28 +1584,28 @@ static void test_settime_back_across_unfolded_leap(void)
 	lc_sim_advance(c, 10 * NS + NS / 2);
 	memset(&tx, 0, sizeof(tx));
 	lc_adjtimex_unprivileged(tk, &tx);
-	LC_EQ_INT(tx.tai, 37);
-	LC_EQ_I64(lc_now_ns(tk, LC_CLOCK_TAI) - lc_now_ns(tk, LC_CLOCK_REALTIME),
+	LC_EXPECT_I64(tx.tai, 37);
+	LC_EXPECT_I64(lc_now_ns(tk, LC_CLOCK_TAI) - lc_now_ns(tk, LC_CLOCK_REALTIME),
 	          37 * NS);
-	LC_EQ_INT(lc_settime(tk, LC_CLOCK_REALTIME, &ts), 0);
-	LC_EQ_I64(lc_now_ns(tk, LC_CLOCK_TAI), (W - 100 + 36) * NS);
+	LC_EXPECT_I64(lc_settime(tk, LC_CLOCK_REALTIME, &ts), 0);
+	LC_EXPECT_I64(lc_now_ns(tk, LC_CLOCK_TAI), (W - 100 + 36) * NS);
 	memset(&tx, 0, sizeof(tx));
 	lc_adjtimex_unprivileged(tk, &tx);
-	LC_EQ_INT(tx.tai, 36);
+	LC_EXPECT_I64(tx.tai, 36);
 	/* through the leap again: 1 s + 38 us after the leap instant */
 	lc_sim_advance(c, 101 * NS + 38 * US);
 	tai0 = lc_now_ns(tk, LC_CLOCK_TAI);
 	rt0 = lc_now_ns(tk, LC_CLOCK_REALTIME);
-	LC_EQ_I64(tai0, (W + 37) * NS + 38 * US);
-	LC_EQ_I64(rt0, W * NS + 38 * US);
+	LC_EXPECT_I64(tai0, (W + 37) * NS + 38 * US);
+	LC_EXPECT_I64(rt0, W * NS + 38 * US);
 	memset(&tx, 0, sizeof(tx));
 	lc_adjtimex_unprivileged(tk, &tx);
-	LC_EQ_INT(tx.tai, 37);
+	LC_EXPECT_I64(tx.tai, 37);
 	lc_update(tk);
 	tai1 = lc_now_ns(tk, LC_CLOCK_TAI);
 	rt1 = lc_now_ns(tk, LC_CLOCK_REALTIME);
-	LC_EQ_I64(tai1, tai0);
-	LC_EQ_I64(rt1, rt0);
+	LC_EXPECT_I64(tai1, tai0);
+	LC_EXPECT_I64(rt1, rt0);
 	lc_tk_free(tk);
 	lc_counter_free(c);
 }
@@ -1639,12 +1639,12 @@ static void test_raw_rate_without_update(void)
 	b = lc_now_ns(every, LC_CLOCK_MONOTONIC_RAW);
 	ideal = (int64_t)((unsigned __int128)lc_counter_read(c) * 1000000000u /
 	                  f);
-	LC_EQ_I64(b - ideal, 0);
-	LC_LE_I64(a - ideal, 1000);
-	LC_GE_I64(a - ideal, -1000);
 	lc_tk_free(never);
 	lc_tk_free(every);
 	lc_counter_free(c);
+	LC_EQ_I64(b - ideal, 0);
+	LC_LE_I64(a - ideal, 1000);
+	LC_GE_I64(a - ideal, -1000);
 }
 
 int main(int argc, char **argv)
