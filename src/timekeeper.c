@@ -376,6 +376,46 @@ static void smear_after_step(struct lc_timekeeper *tk, int64_t mono_now)
 	tk->plan_leap_mono = INT64_MAX;
 }
 
+/* A leap re-armed while a cancelled smear unwinds, which
+ * lc__smear_plan_leap() refused (LC_ERANGE: from the unwind's offset, the
+ * rest cannot be absorbed by the window's end within the policy's rate).
+ * The leap cannot go unsmeared: UTC_SLS is on the unwind, continuous, and
+ * a leap then applied would leave it on the pre-leap base for good (one
+ * second ahead of UTC after an insertion, behind after a deletion, until
+ * the next plan re-bases it with a one-second step). So the smear is
+ * planned from the unwind's offset as for a later leap instant, the
+ * smallest delay (bisected to 1 ms, up to about 12 days) that the policy
+ * accepts: it runs at no more than the policy's rate and ends that much
+ * after the nominal window's end. (The plan's own record of its leap is
+ * then that later instant; the timekeeper keeps the real one in
+ * plan_leap_mono.) Returns 0 with *pl set, or the first refusal. */
+static int plan_leap_extended(struct lc__smear_plan *pl,
+                              const struct lc_smear_policy *p,
+                              int64_t leap_mono, int dir, int64_t mono_now)
+{
+	struct lc__smear_plan t = *pl;
+	int64_t lo = 0, hi = INT64_C(1) << 50, ms = 1000000;
+	int rc = lc__smear_plan_leap(&t, p, lc__sat_add(leap_mono, hi), dir,
+	                             mono_now, NULL);
+
+	if (rc < 0)
+		return rc;
+	/* invariant: lo refused, hi accepted */
+	while (hi - lo > ms) {
+		int64_t mid = lo + (hi - lo) / 2;
+
+		t = *pl;
+		if (lc__smear_plan_leap(&t, p, lc__sat_add(leap_mono, mid), dir,
+		                        mono_now, NULL) == 0)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	rc = lc__smear_plan_leap(pl, p, lc__sat_add(leap_mono, hi), dir,
+	                         mono_now, NULL);
+	return rc;
+}
+
 /* Keeps the smear plan in step with the pending leap. */
 static void rearm_smear(struct lc_timekeeper *tk, int64_t mono_now)
 {
@@ -398,14 +438,25 @@ static void rearm_smear(struct lc_timekeeper *tk, int64_t mono_now)
 		    (!plan_active(&s->plan) ||
 		     (s->plan.flags & LC__SMEAR_UNWIND))) {
 			struct lc__smear_plan pl = s->plan;
+			int rc;
 
-			/* A new leap to smear (or one re-armed while a
-			 * cancelled one unwinds: start from scratch, which
-			 * the plan's LATE handling makes continuous only if
-			 * the unwind is done; rare enough). */
-			if (lc__smear_plan_leap(&pl, p, s->leap_mono,
-			                        (int)s->leap_dir, mono_now,
-			                        NULL) == 0) {
+			/* A new leap to smear, or one re-armed while a
+			 * cancelled one unwinds: lc__smear_plan_leap()
+			 * continues from the unwind's offset at mono_now
+			 * (pl is the current plan), on the same pre-leap
+			 * base (offs_sls == offs_real during an unwind and
+			 * before this leap). A late arm refused from an
+			 * unwind is planned later instead (above); one
+			 * refused from no plan leaves the leap unsmeared
+			 * (docs/smearing.md (b)). */
+			rc = lc__smear_plan_leap(&pl, p, s->leap_mono,
+			                         (int)s->leap_dir, mono_now,
+			                         NULL);
+			if (rc == LC_ERANGE && plan_active(&s->plan))
+				rc = plan_leap_extended(&pl, p, s->leap_mono,
+				                        (int)s->leap_dir,
+				                        mono_now);
+			if (rc == 0) {
 				s->plan = pl;
 				s->offs_sls = s->offs_real;
 				tk->plan_leap_mono = s->leap_mono;

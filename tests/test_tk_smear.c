@@ -253,20 +253,6 @@ static void test_settime_example(void)
 
 /* ---- a leap re-armed while a cancelled smear unwinds ------------------- */
 
-/* The bound on |d offset / dt| the smeared clock may show at any instant:
- * the policy's rate bound (nominal smear and the unwind), or the rate a
- * late plan needs to move the remaining `left` ns by the window's end
- * `time_left` ns away: left / time_left times the shape's peak slope. */
-static double late_need_ppm(const struct lc_smear_policy *p, int64_t left,
-                            int64_t time_left)
-{
-	double gpk = p->shape == LC_SMEAR_COSINE      ? M_PI / 2
-	             : p->shape == LC_SMEAR_QUADRATIC ? 2
-	                                              : 1;
-
-	return (double)left / (double)time_left * gpk * 1e6;
-}
-
 struct walk {
 	struct sim *m;
 	const struct lc_smear_policy *p;
@@ -274,6 +260,7 @@ struct walk {
 	double bound_ppm;
 	int64_t max_jump; /* the largest |d offset| - allowed seen, ns */
 	long reads;
+	int unsmeared; /* the leap is not smeared: UTC_SLS reads as UTC */
 };
 
 /* Reads UTC_SLS at true time t (>= the previous read) and checks it
@@ -289,6 +276,17 @@ static void walk_to(struct walk *w, int64_t t)
 	v = sls_now(m);
 	T = t + m->t_off;
 	w->reads++;
+	if (w->unsmeared) {
+		struct timespec a, b;
+
+		lc_gettime(m->tk, LC_CLOCK_UTC_SLS, &a);
+		lc_gettime(m->tk, LC_CLOCK_UTC, &b);
+		LC_EXPECT_I64((int64_t)a.tv_sec, (int64_t)b.tv_sec);
+		LC_EXPECT_I64((int64_t)a.tv_nsec, (int64_t)b.tv_nsec);
+		w->prev_t = t;
+		w->prev_v = v;
+		return;
+	}
 	if (w->prev_t != INT64_MIN) {
 		int64_t dt = t - w->prev_t;
 
@@ -339,94 +337,141 @@ static void walk_coarse(struct walk *w, int64_t to, int64_t max_step)
 	}
 }
 
+static long n_unsmeared, n_capped_unwinding;
+
+static double shape_peak_slope(const struct lc_smear_policy *p)
+{
+	/* g' at its peak: 1 (linear), pi/2 (cosine), 2 (the quadratic's
+	 * triangle, its steepest trapezoid) */
+	return p->shape == LC_SMEAR_COSINE      ? M_PI / 2
+	       : p->shape == LC_SMEAR_QUADRATIC ? 2
+	                                        : 1;
+}
+
 /* An insertion at the end of 2029-12-31, armed by adjtimex (STA_INS) well
  * before the window; cancelled (STA_INS cleared) at a random instant in
  * the window; re-armed (STA_INS set) at a random instant after that, while
- * the unwind runs or after it ended (both happen), up to the point where a
- * late smear would need more than 20x the policy's rate; sampled every
- * microsecond for 3 ms around each transition and at random instants in
- * between. The leap then happens (REALTIME steps back), and UTC_SLS ends
- * equal to UTC. */
-static void check_rearm(const char *name, int64_t window, int64_t *worst)
+ * the unwind runs or after it ended (both happen); sampled every
+ * microsecond for 2 ms either side of each transition and at random
+ * instants in between. The leap then happens (REALTIME steps back), and
+ * UTC_SLS ends equal to UTC.
+ * Uncapped: the re-arm comes early enough that the late smear needs at
+ * most 20x the policy's rate; the rate bound is the policy's, or the late
+ * smear's from the offset read at the re-arm. Capped (max_rate_ppm set a
+ * little above the policy's peak): anywhere up to the last second, so
+ * that the late smear is often refused and the unwind may still run at
+ * the leap; the rate bound is max_rate_ppm throughout, and UTC_SLS must
+ * still be continuous and end equal to UTC. */
+static void check_rearm(const char *name, int64_t window, int capped,
+                        int64_t *worst)
 {
 	struct lc_smear_policy p;
 	struct sim m;
 	struct walk w;
-	int64_t L = (int64_t)D2030 * NS, ws, we, t_cancel, t_rearm, bound_ppm;
-	int64_t off;
+	int64_t L = (int64_t)D2030 * NS, ws, we, t_cancel, t_rearm, latest;
+	int64_t off, t_end, step;
+	double bound_ppm;
 
 	LC_EQ_INT(lc_smear_preset(name, window, &p, NULL), 0);
 	lc_smear_window_dir(&p, 1, &ws, &we);
-	printf("#   %s\n", name);
+	bound_ppm = ceil(lc_smear_peak_ppm(&p, 1));
+	if (capped) {
+		p.max_rate_ppm = bound_ppm * (1 + (double)lc_rand_range(0, 50) /
+		                                          100);
+		bound_ppm = p.max_rate_ppm;
+	}
 	LC_EQ_INT(sim_new(&m, &p, LC_LEAP_FROM_ADJTIMEX, L + ws - 20 * NS), 0);
 	LC_GE_INT(adj_status(&m, LC_STA_INS), 0);
 	memset(&w, 0, sizeof(w));
 	w.m = &m;
 	w.p = &p;
 	w.prev_t = INT64_MIN;
-	bound_ppm = (int64_t)ceil(lc_smear_peak_ppm(&p, 1));
-	w.bound_ppm = (double)bound_ppm;
+	w.bound_ppm = bound_ppm;
+	step = (we - ws) / 2000 + 1;
 	walk_to(&w, 0);
 
-	/* cancel somewhere in the window before the leap; midnight's own
-	 * boundary must not be crossed with STA_INS cleared in between (the
-	 * NTP state machine would drop TIME_INS: then the re-arm is for the
-	 * next day) */
+	/* Re-arming must come before the last second before midnight:
+	 * STA_INS set there arms the next day's leap (as Linux's state
+	 * machine, which moves to TIME_INS only at a boundary before it). */
+	latest = L - NS - 10 * MS;
+	if (!capped) {
+		int64_t need = (int64_t)((double)NS / (20.0 * bound_ppm * 1e-6) *
+		                         shape_peak_slope(&p));
+
+		if (L + we - need < latest)
+			latest = L + we - need;
+	}
+	/* cancel somewhere in the window before `latest` */
 	t_cancel = lc_rand_range(L + ws + (we - ws) / 20,
-	                         L - (we - ws) / 4 - 2 * NS) -
+	                         capped ? latest - 20 * MS
+	                                : L - (we - ws) / 4 - 2 * NS) -
 	           m.t_off;
-	walk_coarse(&w, t_cancel - 2 * MS, (we - ws) / 2000 + 1);
+	LC_LT_I64(t_cancel + m.t_off + 5 * MS, latest);
+	walk_coarse(&w, t_cancel - 2 * MS, step);
 	walk_fine(&w, t_cancel, 2 * MS);
 	walk_to(&w, t_cancel);
 	LC_GE_INT(adj_status(&m, 0), 0);
-	off = t_cancel + m.t_off - sls_now(&m);
 	walk_fine(&w, t_cancel + 2 * MS, 2 * MS);
 
-	/* re-arm: the late plan must move the remaining (1 s - offset) by
-	 * the window's end at no more than 20x the nominal rate; the offset
-	 * at the re-arm is at most `off` */
-	{
-		int64_t latest = L + we - (int64_t)((double)(NS) /
-		                                    (20.0 * bound_ppm * 1e-6) *
-		                                    (p.shape == LC_SMEAR_COSINE
-		                                             ? M_PI / 2
-		                                             : 2));
-
-		/* (STA_INS set in the last second before midnight would arm
-		 * the next day's leap, as Linux's) */
-		if (latest > L - NS - 10 * MS)
-			latest = L - NS - 10 * MS;
-		t_rearm = lc_rand_range(t_cancel + m.t_off + 5 * MS, latest) -
-		          m.t_off;
-		LC_LT_I64(t_cancel + m.t_off, latest);
-	}
-	walk_coarse(&w, t_rearm - 2 * MS, (we - ws) / 2000 + 1);
+	t_rearm = lc_rand_range(t_cancel + m.t_off + 5 * MS, latest) - m.t_off;
+	walk_coarse(&w, t_rearm - 2 * MS, step);
 	walk_fine(&w, t_rearm, 2 * MS);
 	walk_to(&w, t_rearm);
-	LC_GE_INT(adj_status(&m, LC_STA_INS), 0);
-	if (getenv("LC_DEBUG"))
-		printf("cancel L%+.9f rearm L%+.9f\n", (double)(t_cancel + m.t_off - L) / 1e9, (double)(t_rearm + m.t_off - L) / 1e9);
-	/* from here the smeared clock may need the late plan's rate: the
-	 * offset left over the time left, from the offset read now */
 	off = t_rearm + m.t_off - sls_now(&m);
-	{
-		double need = late_need_ppm(&p, NS - off, L + we - (t_rearm +
-		                                                    m.t_off));
+	LC_GE_INT(adj_status(&m, LC_STA_INS), 0);
+	/* Capped, with the unwind over: a plain late arm, refused if it
+	 * needs more than max_rate_ppm; the leap is then not smeared and
+	 * UTC_SLS reads as UTC, 23:59:60 included (docs/smearing.md (b)).
+	 * (The rate is the mean times the shape's peak slope; 1e-6 of
+	 * margin either side for the rounding of the library's figure.) */
+	if (capped && off == 0) {
+		double need = 1e9 / (double)(L + we - (t_rearm + m.t_off)) *
+		              shape_peak_slope(&p) * 1e6;
+
+		if (need > p.max_rate_ppm * (1 - 1e-6) &&
+		    need < p.max_rate_ppm * (1 + 1e-6)) {
+			sim_free(&m);
+			return; /* too close to call */
+		}
+		w.unsmeared = need > p.max_rate_ppm;
+		if (w.unsmeared)
+			n_unsmeared++;
+	}
+	if (capped && off > 0)
+		n_capped_unwinding++;
+	/* uncapped, the smeared clock may need the late plan's rate from
+	 * here: the offset left over the time left, from the offset now */
+	if (!capped) {
+		double need = (double)(NS - off) /
+		              (double)(L + we - (t_rearm + m.t_off)) *
+		              shape_peak_slope(&p) * 1e6;
 
 		if (need > w.bound_ppm)
 			w.bound_ppm = need * (1 + 1e-9);
 	}
 	walk_fine(&w, t_rearm + 2 * MS, 2 * MS);
-	/* on to the leap, through it, and past the window's end */
-	walk_coarse(&w, L - m.t_off - 2 * MS, (we - ws) / 2000 + 1);
+	/* on to the leap, through it (T stays the pre-leap timeline: UTC is
+	 * T through 23:59:60 and T - 1 s after it, so 0 <= T - UTC_SLS <= 1 s
+	 * is |UTC_SLS - UTC| <= 1 s on both sides), and to the end of the
+	 * smear: the window's end, or, capped, the longest a smear from 0 at
+	 * max_rate_ppm can take after the re-arm */
+	walk_coarse(&w, L - m.t_off - 2 * MS, step);
 	walk_fine(&w, L - m.t_off + 2 * MS, 2 * MS);
 	LC_EQ_I64(lc_now_ns(m.tk, LC_CLOCK_REALTIME), w.prev_t + m.t_off - NS);
-	/* (T stays the pre-leap timeline: UTC is T through 23:59:60, T - 1 s
-	 * after it, so 0 <= T - UTC_SLS <= 1 s is |UTC_SLS - UTC| <= 1 s on
-	 * both sides) */
-	walk_coarse(&w, L + we + NS - m.t_off - NS, (we - ws) / 2000 + 1);
-	/* UTC_SLS is UTC after the window */
+	t_end = L + we;
+	if (capped) {
+		int64_t longest = t_rearm + m.t_off +
+		                  (int64_t)ceil(shape_peak_slope(&p) * 1e9 /
+		                                (p.max_rate_ppm * 1e-6));
+
+		if (longest > t_end)
+			t_end = longest;
+	}
+	walk_coarse(&w, t_end + NS - m.t_off, step);
+	/* UTC_SLS is UTC after the smear */
 	LC_EQ_I64(sls_now(&m), lc_now_ns(m.tk, LC_CLOCK_REALTIME));
+	LC_EQ_I64(sls_now(&m), w.prev_t + m.t_off - NS);
+	LC_EQ_I64(lc_now_ns(m.tk, LC_CLOCK_TAI), w.prev_t + m.t_off - NS + 38 * NS);
 	if (w.max_jump > *worst)
 		*worst = w.max_jump;
 	LC_BAIL();
@@ -445,13 +490,15 @@ static void test_rearm_while_unwinding(void)
 	int64_t worst = INT64_MIN;
 
 	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
-		for (int k = 0; k < 8; k++) {
-			check_rearm(presets[i].name, presets[i].window, &worst);
+		for (int k = 0; k < 12; k++) {
+			check_rearm(presets[i].name, presets[i].window, k & 1,
+			            &worst);
 			LC_BAIL();
 		}
 	printf("# largest |offset change| beyond the rate bound: %" PRId64
-	       " ns\n",
-	       worst);
+	       " ns; capped runs re-armed while unwinding: %ld, re-armed "
+	       "after it and refused (unsmeared): %ld\n",
+	       worst, n_capped_unwinding, n_unsmeared);
 }
 
 int main(int argc, char **argv)
