@@ -100,7 +100,7 @@ static int verbose;
 
 static long n_scen, n_steps, n_reads, n_utc60, n_ins, n_del, n_cancel,
 	n_sets, n_invalid, n_badload, n_timers_fired, n_cadence_cmp,
-	n_smear_reads, n_exact_late, n_adjstate, n_rt_back;
+	n_smear_reads, n_exact_late, n_into60, n_adjstate, n_rt_back;
 
 /* ---- a scenario ----------------------------------------------------------- */
 
@@ -977,6 +977,67 @@ static void adj_action(struct run *r, int64_t tai)
 	}
 }
 
+/*
+ * Table mode without a smear: lc_settime on UTC with tv_nsec >= 1e9, into
+ * 23:59:60 of a table insertion near now (the clock is then inside that
+ * second), or on a second that is not an inserted one (LC_ENOTLEAP, and
+ * nothing changes: invariant 6).
+ */
+static void step_into_leap_second(struct run *r, int64_t tai)
+{
+	struct leapref lr[8];
+	int n = leaps_near(r, tai, lr, 8), rc;
+	struct timespec ts;
+	int i;
+
+	if (n == 0)
+		return;
+	i = (int)lc_rand_range(0, n - 1);
+	for (int k = 1; k < r->sc->nrows; k++) {
+		const struct row *w = &r->sc->rows[k];
+
+		if (w->L != lr[i].L)
+			continue;
+		ts.tv_sec = (time_t)(w->when - 1);
+		ts.tv_nsec = (long)(NS + lc_rand_range(0, NS - 1));
+		if (w->dir < 0 || (lc_rand() & 1)) {
+			/* not an inserted second */
+			struct rd before, after;
+
+			if (w->dir > 0)
+				ts.tv_sec -= lc_rand_range(1, 86400);
+			read_all(r, &before);
+			rc = lc_settime(r->tk, LC_CLOCK_UTC, &ts);
+			read_all(r, &after);
+			CHK(r, rc == LC_ENOTLEAP,
+			    "settime UTC %lld.%09ld (no inserted second) "
+			    "returned %d",
+			    (long long)ts.tv_sec, ts.tv_nsec, rc);
+			for (int id = 0; id < LC_CLOCK_COUNT; id++)
+				CHK(r, ts_eq(&before.ts[id], &after.ts[id]),
+				    "rejected settime changed %s",
+				    lc_clock_name((lc_clock_id)id));
+			CHK(r, before.seq == after.seq,
+			    "rejected settime bumped the seq");
+			n_invalid++;
+			return;
+		}
+		VLOG("    settime UTC into 23:59:60: %lld.%09ld\n",
+		     (long long)ts.tv_sec, ts.tv_nsec);
+		rc = lc_settime(r->tk, LC_CLOCK_UTC, &ts);
+		CHK(r, rc == 0, "settime UTC %lld.%09ld returned %d",
+		    (long long)ts.tv_sec, ts.tv_nsec, rc);
+		stepped(r);
+		CHK(r, lc_now_ns(r->tk, LC_CLOCK_TAI) ==
+		               w->L + (int64_t)ts.tv_nsec - NS,
+		    "settime into 23:59:60: TAI %" PRId64 " expected %" PRId64,
+		    lc_now_ns(r->tk, LC_CLOCK_TAI),
+		    w->L + (int64_t)ts.tv_nsec - NS);
+		n_into60++;
+		return;
+	}
+}
+
 /* A random clock step (settime, ADJ_SETOFFSET, ADJ_TAI). */
 static void random_step(struct run *r, int64_t tai)
 {
@@ -989,6 +1050,11 @@ static void random_step(struct run *r, int64_t tai)
 	if (r->sc->source == LC_LEAP_FROM_ADJTIMEX &&
 	    (r->pend_dir != 0 || r->bits_set))
 		return;
+	if (r->sc->source == LC_LEAP_FROM_TABLE && r->pp == NULL &&
+	    (lc_rand() & 3) == 0) {
+		step_into_leap_second(r, tai);
+		return;
+	}
 	off = model_off(r, tai, &in60, &w60, &L60);
 	if (in60)
 		return;
@@ -1498,12 +1564,12 @@ static void test_random_scenarios(void)
 			break;
 	}
 	printf("# %ld scenarios (%ld failed), %ld steps, %ld clock reads, "
-	       "%ld in 23:59:60, %ld insertions, %ld deletions crossed, %ld "
+	       "%ld in 23:59:60 (%ld steps into it), %ld insertions, %ld deletions crossed, %ld "
 	       "cancelled, %ld steps set, %ld smeared reads, %ld exact late "
 	       "leaps, %ld adjtimex states, %ld REALTIME repeats, %ld "
 	       "invalid adjtimex, %ld bad tables, %ld timers fired; %.2f s "
 	       "CPU\n",
-	       n_scen, fails, n_steps, n_reads, n_utc60, n_ins, n_del,
+	       n_scen, fails, n_steps, n_reads, n_utc60, n_into60, n_ins, n_del,
 	       n_cancel, n_sets, n_smear_reads, n_exact_late, n_adjstate,
 	       n_rt_back, n_invalid, n_badload, n_timers_fired,
 	       (double)(clock() - c0) / CLOCKS_PER_SEC);
