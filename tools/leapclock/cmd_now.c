@@ -23,7 +23,8 @@ void lc_cmd_now_usage(FILE *out)
 	        "CLOCK_MONOTONIC), takes UTC from the host's CLOCK_REALTIME and\n"
 	        "TAI-UTC and leaps from the system's leap table.\n\n"
 	        "  --json   one object: a member per clock id {sec, nsec}, plus\n"
-	        "           counter, leap_source and next_leap\n\n"
+	        "           counter, leap_source, leap_table_expired and next_leap\n\n"
+	        "A leap table past its expiry is warned about on stderr.\n\n"
 	        "See leapclock-now(1).\n");
 }
 
@@ -71,7 +72,8 @@ int lc_cmd_now(int argc, char **argv)
 	struct lc_tk_host host;
 	char src[300];
 	int64_t when = 0;
-	int dir = 0, json = 0, have_next, have_host;
+	int dir = 0, json = 0, have_next, have_host, expired;
+	struct lc_leaptable_info info;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
@@ -94,6 +96,23 @@ int lc_cmd_now(int argc, char **argv)
 	have_next = lc_tk_next_leap(tk, &when, &dir) == 0;
 	have_host = lc_tk_host_status(tk, &host) == 0;
 	leap_source_text(table, src, sizeof(src));
+	/* An expired table knows nothing of the leaps announced since: say
+	 * so (on stderr, as `leapclock table` does), judged at REALTIME now. */
+	expired = lc_leaptable_expired(table,
+	                               (int64_t)ts[LC_CLOCK_REALTIME].tv_sec);
+	if (expired && lc_leaptable_info(table, &info) == 0) {
+		struct timespec e = { (time_t)info.expires, 0 };
+		char iso[64];
+
+		if (lc_iso8601_format(&e, 0, iso, sizeof(iso)) > 0)
+			iso[10] = '\0'; /* the date */
+		else
+			snprintf(iso, sizeof(iso), "%" PRId64, info.expires);
+		fprintf(stderr,
+		        "leapclock %s: warning: leap table %s expired on %s; "
+		        "leap seconds announced since then are unknown to it\n",
+		        CMD, src, iso);
+	}
 
 	if (json) {
 		printf("{");
@@ -106,6 +125,7 @@ int lc_cmd_now(int argc, char **argv)
 		printf(",\"counter_hz\":%" PRIu64 ",\"leap_source\":",
 		       lc_counter_freq(c));
 		lc_cli_json_str(stdout, src);
+		printf(",\"leap_table_expired\":%s", expired ? "true" : "false");
 		printf(",\"next_leap\":");
 		if (have_next) {
 			struct timespec w = { (time_t)when, 0 };
