@@ -1190,10 +1190,13 @@ static void plan_smear(void)
  * start of 23:59:59 for an insertion, of 23:59:58 for a deletion (an
  * STA_INS seen first at the leap's own boundary arms the next midnight,
  * as in Linux). A timekeeper started after that boundary (a pretend
- * instant in the last second or two) would have its writer drop the leap
- * that its readers already apply exactly. Then the writer never runs: the
- * readers keep applying the leap armed at creation (exact in every read,
- * the slow path after it) and adjtimex is answered from the snapshot.
+ * instant in the last second or two) never sees its state machine armed
+ * for the leap its readers apply: its adjtimex would answer TIME_OK where
+ * the program must see TIME_INS/TIME_DEL (and earlier timekeepers
+ * dropped the leap from REALTIME at the first update). Then the writer
+ * never runs: the readers keep applying the leap armed at creation (exact
+ * in every read, the slow path after it) and adjtimex is answered from the
+ * snapshot (snapshot_state()).
  */
 static int updates_safe(void)
 {
