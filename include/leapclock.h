@@ -568,9 +568,18 @@ int lc_tk_leap_source(const lc_timekeeper *tk);
 lc_timekeeper *lc_default(void);
 
 /* The tick: accumulates elapsed cycles, runs the NTP second processing and the
- * leap state machine. May run at any rate; readers do not depend on it (a
- * leap is applied at its exact instant in every read path; the snapshot
- * holds one leap, so run it at least once between two leaps). NTP's
+ * leap state machine. May run at any rate; readers do not depend on it for
+ * the leap at hand: every read path applies at its exact instant the one
+ * leap the snapshot holds, which is the next leap as of the last writer
+ * call (lc_update, lc_settime, lc_adjtimex), or the one just applied while
+ * its inserted 23:59:60 lasts. The leap after it is armed by the first
+ * writer call after that leap's instant (for an insertion, after its
+ * 23:59:60 ended). So reads are exact through every leap if some writer
+ * call runs between each two leaps (at least once a day where leaps come
+ * at consecutive day ends); if none runs, reads are one second off from
+ * the second leap's instant until the next update, which then processes
+ * every leap crossed, in order, exactly (REALTIME, TAI-UTC, the NTP state,
+ * the clock-was-set count). NTP's
  * per-second slew and frequency take effect at each update, as Linux's at
  * each tick. It processes every REALTIME second crossed since the last
  * update, in order; after a gap of days the quiet ones (nothing armed,

@@ -231,6 +231,15 @@ static void table_arm(struct lc_timekeeper *tk, int64_t secs)
 		         secs <= l.when - 1)
 			bits = LC_STA_DEL;
 	}
+	/* Just after a leap the state is TIME_WAIT, which Linux leaves only
+	 * at a boundary that finds STA_INS/STA_DEL clear. With the next leap
+	 * less than a day away (two leaps at consecutive day ends) the bits
+	 * would never clear and that leap would never be processed: clear
+	 * them for this one boundary (TIME_WAIT -> TIME_OK); the next one
+	 * arms the next leap (TIME_OK -> TIME_INS/DEL, for the midnight
+	 * that ends that day). */
+	if (tk->ntp.time_state == LC_TIME_WAIT)
+		bits = 0;
 	tk->ntp.time_status =
 		(tk->ntp.time_status & ~(LC_STA_INS | LC_STA_DEL)) | bits;
 	/* A timekeeper that starts (or is set) inside the last second

@@ -970,6 +970,188 @@ static void test_long_gaps(void)
 	env_free(&a);
 }
 
+/* ---- two leaps one day apart, updates between them or not ------------------- */
+
+/* 2030-06-30 and 2030-07-01 each end with an inserted second (or the second
+ * one with a deleted 23:59:59), appended to tzdata 2026f's table: midnights
+ * W1 = 1909094400 (2030-07-01T00:00:00Z) and W2 = W1 + 86400. */
+#define W1 INT64_C(1909094400)
+#define W2 (W1 + 86400)
+
+static int two_leaps_table(lc_leaptable **out, int dir2)
+{
+	char path[512], *buf;
+	FILE *f;
+	long n;
+	size_t len;
+	const char *extra = dir2 > 0 ? "Leap\t2030\tJun\t30\t23:59:60\t+\tS\n"
+	                               "Leap\t2030\tJul\t1\t23:59:60\t+\tS\n"
+	                             : "Leap\t2030\tJun\t30\t23:59:60\t+\tS\n"
+	                               "Leap\t2030\tJul\t1\t23:59:59\t-\tS\n";
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/leapseconds.tzdata2026f",
+	         LC_TEST_DATA_DIR);
+	f = fopen(path, "rb");
+	if (f == NULL)
+		return -1;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + strlen(extra) + 1);
+	len = fread(buf, 1, (size_t)n, f);
+	fclose(f);
+	/* drop the expiry lines (the table ends in 2027 otherwise) */
+	buf[len] = '\0';
+	for (char *l = buf; (l = strstr(l, "Expires")) != NULL; l++)
+		if (l == buf || l[-1] == '\n')
+			l[0] = '#';
+	memcpy(buf + len, extra, strlen(extra) + 1);
+	*out = lc_leaptable_new();
+	rc = lc_leaptable_load_buffer(*out, "two-leaps", buf, strlen(buf),
+	                              LC_LEAPFMT_TZDATA, NULL);
+	free(buf);
+	return rc;
+}
+
+/* The UTC reading of the model at true time t for a timekeeper started at
+ * REALTIME W1 - 100 s: T = W1 - 100 s + t on the pre-leap timeline, an
+ * inserted second at W1 (T in [W1, W1 + 1 s)), the second leap at W2 + 1 s
+ * on T (W2 after the first leap), inserted or deleted. Returns the expected
+ * UTC timespec and TAI-UTC. */
+static void two_leaps_model(int64_t t, int dir2, struct timespec *utc,
+                            int64_t *rt, int *tai)
+{
+	int64_t T = (W1 - 100) * NS + t, u;
+
+	*tai = 38;
+	if (T < W1 * NS) {
+		u = T;
+		*tai = 37;
+	} else if (T < (W1 + 1) * NS) {
+		utc->tv_sec = (time_t)(W1 - 1);
+		utc->tv_nsec = (long)(NS + T - W1 * NS);
+		*rt = T - NS;
+		return;
+	} else {
+		u = T - NS; /* on UTC after the first leap */
+	}
+	if (*tai == 38 && dir2 > 0 && u >= W2 * NS) {
+		if (u < (W2 + 1) * NS) {
+			utc->tv_sec = (time_t)(W2 - 1);
+			utc->tv_nsec = (long)(NS + u - W2 * NS);
+			*rt = u - NS;
+			*tai = 39;
+			return;
+		}
+		u -= NS;
+		*tai = 39;
+	} else if (*tai == 38 && dir2 < 0 && u >= (W2 - 1) * NS) {
+		u += NS; /* 23:59:59 deleted */
+		*tai = 37;
+	}
+	*utc = (struct timespec){ (time_t)(u / NS), (long)(u % NS) };
+	*rt = u;
+}
+
+/* Readings at true time t against the model; `exact` also checks UTC and
+ * REALTIME (else only TAI, which never depends on leaps being armed). */
+static void two_leaps_check(lc_timekeeper *tk, int64_t t, int dir2)
+{
+	struct timespec utc, got;
+	int64_t rt;
+	int tai;
+
+	two_leaps_model(t, dir2, &utc, &rt, &tai);
+	lc_gettime(tk, LC_CLOCK_UTC, &got);
+	LC_EXPECT_I64((int64_t)got.tv_sec, (int64_t)utc.tv_sec);
+	LC_EXPECT_I64((int64_t)got.tv_nsec, (int64_t)utc.tv_nsec);
+	LC_EXPECT_I64(lc_now_ns(tk, LC_CLOCK_REALTIME), rt);
+	LC_EXPECT_I64(lc_now_ns(tk, LC_CLOCK_TAI), (W1 - 100 + 37) * NS + t);
+}
+
+/* Two table leaps one day apart. (a) One update after the first leap and
+ * none until after the second: readings through the second leap are exact
+ * (the snapshot had it armed). (b) No update from before the first leap to
+ * after the second: the readers' single-leap snapshot misses the second
+ * (documented), but the update after both folds both exactly: REALTIME,
+ * UTC, TAI-UTC (adjtimex's tai), clock_was_set (+2), no leap left armed,
+ * the NTP state back to TIME_OK with the table's bits clear. Every
+ * reading right after that update is exact again. */
+static void check_two_leaps(int dir2, int update_between)
+{
+	lc_leaptable *tab;
+	lc_counter *c;
+	lc_timekeeper *tk;
+	struct lc_tk_config cfg;
+	struct lc_timex tx;
+	uint64_t cws0;
+	int64_t t, end = 100 * NS + 86400 * NS + 200 * NS, when;
+	int dir;
+
+	LC_EQ_INT(two_leaps_table(&tab, dir2), 0);
+	lc_counter_new_sim(&c, 1000000000u, 0);
+	lc_tk_config_init(&cfg);
+	cfg.initial_realtime_ns = (W1 - 100) * NS;
+	cfg.leap_source = LC_LEAP_FROM_TABLE;
+	cfg.table = tab;
+	LC_EQ_INT(lc_tk_new(&tk, c, &cfg), 0);
+	cws0 = lc_clock_was_set_seq(tk);
+	LC_EQ_INT(lc_tk_next_leap(tk, &when, &dir), 0);
+	LC_EQ_I64(when, W1);
+	/* through the first leap, no update */
+	for (t = 90 * NS; t < 103 * NS; t += 7 * MS + 3) {
+		lc_sim_set_true_ns(c, t);
+		two_leaps_check(tk, t, dir2);
+	}
+	LC_BAIL();
+	if (update_between) {
+		lc_sim_set_true_ns(c, 110 * NS);
+		lc_update(tk);
+		LC_EQ_INT(lc_tk_next_leap(tk, &when, &dir), 0);
+		LC_EQ_I64(when, dir2 > 0 ? W2 : W2);
+		LC_EQ_INT(dir, dir2);
+		/* through the second leap, no update */
+		for (t = 100 * NS + 86400 * NS - 10 * NS;
+		     t < 100 * NS + 86400 * NS + 10 * NS; t += 7 * MS + 3) {
+			lc_sim_set_true_ns(c, t);
+			two_leaps_check(tk, t, dir2);
+		}
+		LC_BAIL();
+	}
+	/* one update after both */
+	lc_sim_set_true_ns(c, end);
+	lc_update(tk);
+	two_leaps_check(tk, end, dir2);
+	LC_BAIL();
+	LC_EQ_U64(lc_clock_was_set_seq(tk), cws0 + 2);
+	LC_EQ_INT(lc_tk_next_leap(tk, &when, &dir), LC_ENOENT);
+	memset(&tx, 0, sizeof(tx));
+	lc_adjtimex(tk, &tx);
+	LC_EQ_INT(tx.tai, dir2 > 0 ? 39 : 37);
+	LC_EQ_INT(tx.status & (LC_STA_INS | LC_STA_DEL), 0);
+	LC_EQ_I64(lc_now_ns(tk, LC_CLOCK_TAI) - lc_now_ns(tk, LC_CLOCK_REALTIME),
+	          (dir2 > 0 ? 39 : 37) * NS);
+	/* and the next second boundary leaves the state at TIME_OK */
+	lc_sim_set_true_ns(c, end + 2 * NS);
+	LC_EQ_INT(lc_adjtimex(tk, &tx) & 0xff, LC_TIME_ERROR); /* UNSYNC */
+	two_leaps_check(tk, end + 2 * NS, dir2);
+	lc_tk_free(tk);
+	lc_counter_free(c);
+	lc_leaptable_free(tab);
+}
+
+static void test_two_leaps(void)
+{
+	check_two_leaps(1, 1);
+	LC_BAIL();
+	check_two_leaps(1, 0);
+	LC_BAIL();
+	check_two_leaps(-1, 1);
+	LC_BAIL();
+	check_two_leaps(-1, 0);
+}
+
 /* ---- smearing ------------------------------------------------------------------- */
 
 static void check_smear(int rt_smeared)
@@ -1135,6 +1317,7 @@ int main(int argc, char **argv)
 	LC_RUN(test_table_source, "LC_LEAP_FROM_TABLE: the table arms 2016-12-31 23:59:60 and owns TAI-UTC");
 	LC_RUN(test_table_late_start, "table source started in the last second before a leap: the writer applies the leap its readers apply");
 	LC_RUN(test_long_gaps, "long gaps between updates: quiet seconds skipped exactly, table leaps still folded");
+	LC_RUN(test_two_leaps, "two table leaps a day apart (+1 +1, +1 -1): exact through the second with an update after the first; one update after both folds both (REALTIME, UTC, TAI-UTC, clock-was-set +2, nothing left armed)");
 	LC_RUN(test_smear, "UTC_SLS smears within 1 s, strictly increasing; REALTIME smeared with it; TAI never");
 	LC_RUN(test_smear_cancel_and_late, "a smeared leap cancelled mid-window unwinds without going back; one armed late completes by the leap");
 	return lc_test_done();
