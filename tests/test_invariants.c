@@ -1724,6 +1724,78 @@ static void test_raw_rate_with_and_without_update(void)
 	LC_GE_I64(a - ideal, -86400 * US);
 }
 
+/*
+ * Found by the random scenarios (LC_INV_SCENARIO=7308084980313125010,
+ * 955187030005134526, 2539592137621692356): a leap armed while the smear
+ * of a cancelled one is still unwinding is smeared from the unwind's
+ * offset at the policy's rate, and at its instant UTC_SLS is more than
+ * 1 s from UTC (DESIGN.md invariant 5: |UTC_SLS - UTC| <= 1 s). Minimal
+ * form with the google policy (24 h linear, noon to noon, 11.57 ppm):
+ * an insertion armed a day ahead is cancelled 50 ms before midnight M
+ * (UTC_SLS then 0.5 s behind and unwinding), REALTIME is set back to
+ * M - 2 h, and a deletion is armed for the same midnight. At M the
+ * deleted second makes UTC jump 1 s ahead while UTC_SLS is still about
+ * 0.4 s behind the pre-leap timeline: 1.4 s apart. The late-arm rule
+ * (DESIGN.md section 4: "starts the smear at once and finishes it in the
+ * time left, and says so") would keep the bound.
+ */
+static int adj_bits(lc_timekeeper *tk, int status)
+{
+	struct lc_timex tx;
+
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = LC_ADJ_STATUS;
+	tx.status = status;
+	return lc_adjtimex(tk, &tx);
+}
+
+static void test_rearm_while_unwinding(void)
+{
+	const int64_t M = INT64_C(2051222400); /* 2035-01-01T00:00:00Z */
+	struct lc_smear_policy pol;
+	struct lc_tk_config cfg;
+	lc_counter *c;
+	lc_timekeeper *tk;
+	struct timespec ts = {(time_t)(M - 7200), 0}, u, sls;
+	int64_t worst = 0, t;
+
+	LC_EQ_INT(lc_smear_preset("google", 0, &pol, NULL), 0);
+	LC_EQ_INT(lc_counter_new_sim(&c, INT64_C(1000000000), 0), 0);
+	lc_tk_config_init(&cfg);
+	cfg.initial_realtime_ns = (M - 20 * 3600) * NS;
+	cfg.initial_tai_offset = 40;
+	cfg.smear = &pol;
+	LC_EQ_INT(lc_tk_new(&tk, c, &cfg), 0);
+	adj_bits(tk, LC_STA_INS);                       /* at M - 20 h */
+	lc_sim_advance(c, 20 * 3600 * NS - 50 * MS);
+	lc_update(tk);
+	adj_bits(tk, 0);                                /* cancel at M - 50 ms */
+	lc_settime(tk, LC_CLOCK_REALTIME, &ts);         /* back to M - 2 h */
+	adj_bits(tk, LC_STA_DEL);
+	/* from 1 s before the deleted second to 10 s after it, every 1 ms */
+	lc_sim_advance(c, 7200 * NS - 2 * NS);
+	lc_update(tk);
+	for (t = 0; t < 12000; t++) {
+		int64_t d;
+
+		lc_sim_advance(c, MS);
+		if (t % 1000 == 0)
+			lc_update(tk);
+		lc_gettime(tk, LC_CLOCK_UTC, &u);
+		lc_gettime(tk, LC_CLOCK_UTC_SLS, &sls);
+		d = tsns(&sls) - tsns(&u);
+		if (d < 0)
+			d = -d;
+		if (d > worst)
+			worst = d;
+	}
+	lc_tk_free(tk);
+	lc_counter_free(c);
+	printf("# largest |UTC_SLS - UTC| around the deletion: %" PRId64
+	       " ns\n", worst);
+	LC_LE_I64(worst, NS);
+}
+
 int main(int argc, char **argv)
 {
 	const char *one = getenv("LC_INV_SCENARIO");
@@ -1746,6 +1818,9 @@ int main(int argc, char **argv)
 	       "regression (found here, fixed in afbd71e): REALTIME set "
 	       "back out of 23:59:60; crossing the leap again, the next "
 	       "update does not step TAI/REALTIME");
+	LC_RUN(test_rearm_while_unwinding,
+	       "BUG (timekeeper/smear): a deletion armed while a cancelled "
+	       "insertion's smear unwinds keeps |UTC_SLS - UTC| <= 1 s");
 	LC_RUN(test_raw_rate_with_and_without_update,
 	       "MONOTONIC_RAW of a 3 GHz counter after a day: exact with "
 	       "updates every second, within 1 ppm without any");
