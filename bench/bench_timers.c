@@ -600,7 +600,8 @@ int main(int argc, char **argv)
 		free(raw);
 	}
 	printf("\nmemory: struct lc_timer %zu bytes (caller's) + 16 bytes per "
-	       "queued timer in the heap array (x2 worst case while it grows)\n",
+	       "queued timer in the heap array (64 at worst: tombstones of "
+	       "stopped timers up to the armed count, and doubling)\n",
 	       sizeof(struct lc_timer));
 #ifdef __linux__
 	if (do_lat)
