@@ -425,6 +425,33 @@ static int plan_leap_extended(struct lc__smear_plan *pl,
 	return rc;
 }
 
+/* lc__smear_plan_leap() from the current plan *pl. When *pl unwinds an
+ * offset of the other sign than this leap's (an insertion's smear
+ * cancelled, then a deletion armed, or the reverse), the smear from that
+ * offset must be over by the leap instant: |UTC_SLS - UTC| <= 1 s needs the
+ * offset in [0, 1 s] at an insertion's instant (UTC steps back by 1 s
+ * against T there) and in [-1 s, 0] at a deletion's, and a window that
+ * runs on past the leap (centred, starting) would cross it with up to
+ * 2 s to go. So the smear is planned as the policy's shape with its window
+ * ending at midnight (placement ENDING; a late plan from now to there,
+ * faster than the policy's own). */
+static int plan_leap_from(struct lc__smear_plan *pl,
+                          const struct lc_smear_policy *p, int64_t leap_mono,
+                          int dir, int64_t mono_now)
+{
+	struct lc_smear_policy q = *p;
+	int64_t o = 0;
+
+	if (plan_active(pl) && (pl->flags & LC__SMEAR_UNWIND))
+		o = lc__smear_plan_offset(pl, mono_now);
+	if (o != 0 && (o > 0) != (dir > 0)) {
+		q.placement = LC_SMEAR_ENDING;
+		if (lc_smear_validate(&q, NULL) == 0)
+			p = &q;
+	}
+	return lc__smear_plan_leap(pl, p, leap_mono, dir, mono_now, NULL);
+}
+
 /* Keeps the smear plan in step with the pending leap. */
 static void rearm_smear(struct lc_timekeeper *tk, int64_t mono_now)
 {
@@ -454,13 +481,16 @@ static void rearm_smear(struct lc_timekeeper *tk, int64_t mono_now)
 			 * continues from the unwind's offset at mono_now
 			 * (pl is the current plan), on the same pre-leap
 			 * base (offs_sls == offs_real during an unwind and
-			 * before this leap). A late arm refused from an
-			 * unwind is planned later instead (above); one
+			 * before this leap), over by the leap if that offset
+			 * has the other sign (plan_leap_from()). A late arm
+			 * refused from an unwind is planned later instead
+			 * (plan_leap_extended(); if the offset had the other
+			 * sign, |UTC_SLS - UTC| then exceeds 1 s for a while
+			 * rather than UTC_SLS stepping); one
 			 * refused from no plan leaves the leap unsmeared
 			 * (docs/smearing.md (b)). */
-			rc = lc__smear_plan_leap(&pl, p, s->leap_mono,
-			                         (int)s->leap_dir, mono_now,
-			                         NULL);
+			rc = plan_leap_from(&pl, p, s->leap_mono,
+			                    (int)s->leap_dir, mono_now);
 			if (rc == LC_ERANGE && plan_active(&s->plan))
 				rc = plan_leap_extended(&pl, p, s->leap_mono,
 				                        (int)s->leap_dir,
