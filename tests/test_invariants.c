@@ -1737,7 +1737,9 @@ static void test_raw_rate_with_and_without_update(void)
  * deleted second makes UTC jump 1 s ahead while UTC_SLS is still about
  * 0.4 s behind the pre-leap timeline: 1.4 s apart. The late-arm rule
  * (DESIGN.md section 4: "starts the smear at once and finishes it in the
- * time left, and says so") would keep the bound.
+ * time left, and says so") would keep the bound. No step is needed: in
+ * 2539592137621692356 a deletion is cancelled and an insertion armed for
+ * the same midnight 33 min before it; UTC_SLS is 1.03 s from UTC.
  */
 static int adj_bits(lc_timekeeper *tk, int status)
 {
