@@ -261,6 +261,7 @@ struct walk {
 	int64_t max_jump; /* the largest |d offset| - allowed seen, ns */
 	long reads;
 	int unsmeared; /* the leap is not smeared: UTC_SLS reads as UTC */
+	int64_t del_at; /* T of a deleted second's start, else INT64_MAX */
 };
 
 /* Reads UTC_SLS at true time t (>= the previous read) and checks it
@@ -307,7 +308,17 @@ static void walk_to(struct walk *w, int64_t t)
 			LC_EXPECT_TRUE(d_off <= allow);
 		}
 	}
-	if (!(T - v >= 0 && T - v <= NS)) {
+	if (w->del_at != INT64_MAX) {
+		/* UTC is T until the deleted second, T + 1 s from it */
+		int64_t U = T + (T >= w->del_at ? NS : 0);
+
+		if (v - U > NS || U - v > NS) {
+			printf("  at T = L%+.9f s: UTC_SLS - UTC = %" PRId64
+			       " ns\n",
+			       (double)(T - (int64_t)D2030 * NS) / 1e9, v - U);
+			LC_EXPECT_TRUE(v - U <= NS && U - v <= NS);
+		}
+	} else if (!(T - v >= 0 && T - v <= NS)) {
 		printf("  at T = L%+.9f s: UTC_SLS is T - %" PRId64 " ns (previous read %+.9f s, T - %" PRId64 ")\n",
 		       (double)(T - (int64_t)D2030 * NS) / 1e9, T - v, (double)(w->prev_t + m->t_off - (int64_t)D2030 * NS) / 1e9, w->prev_t + m->t_off - w->prev_v);
 		LC_EXPECT_TRUE(T - v >= 0 && T - v <= NS);
@@ -386,6 +397,7 @@ static void check_rearm(const char *name, int64_t window, int capped,
 	w.m = &m;
 	w.p = &p;
 	w.prev_t = INT64_MIN;
+	w.del_at = INT64_MAX;
 	w.bound_ppm = bound_ppm;
 	step = (we - ws) / 2000 + 1;
 	walk_to(&w, 0);
@@ -478,6 +490,92 @@ static void check_rearm(const char *name, int64_t window, int capped,
 	sim_free(&m);
 }
 
+/* The other direction: an insertion's smear cancelled in its window, then a
+ * deletion armed for the same midnight (STA_DEL) while the unwind runs. The
+ * deleted second starts at Ld = M - 1 s on T, where UTC steps to T + 1 s.
+ * UTC_SLS must stay continuous (rate within the policy's, or the late
+ * smear's from the offset at the re-arm to -1 s by Ld), strictly
+ * increasing, within 1 s of UTC throughout, and equal to UTC after the
+ * smear. */
+static void check_rearm_reverse(const char *name, int64_t window)
+{
+	struct lc_smear_policy p;
+	struct sim m;
+	struct walk w;
+	int64_t M = (int64_t)D2030 * NS, Ld = M - NS, ws, we, dws, dwe;
+	int64_t t_cancel, t_rearm, latest, off, step, t_end;
+	double need;
+
+	LC_EQ_INT(lc_smear_preset(name, window, &p, NULL), 0);
+	lc_smear_window_dir(&p, 1, &ws, &we);
+	lc_smear_window_dir(&p, -1, &dws, &dwe);
+	LC_EQ_INT(sim_new(&m, &p, LC_LEAP_FROM_ADJTIMEX, M + ws - 20 * NS), 0);
+	LC_GE_INT(adj_status(&m, LC_STA_INS), 0);
+	memset(&w, 0, sizeof(w));
+	w.m = &m;
+	w.prev_t = INT64_MIN;
+	w.del_at = Ld;
+	w.bound_ppm = ceil(fmax(lc_smear_peak_ppm(&p, 1),
+	                        lc_smear_peak_ppm(&p, -1)));
+	step = (we - ws) / 2000 + 1;
+	walk_to(&w, 0);
+	/* the insertion's window has begun before M only for ending and
+	 * centred placements; STA_DEL must come before M - 2 s (the boundary
+	 * that arms the deleted M - 1 s) with time to spare for the late
+	 * smear: 2 s at no more than 20x the nominal rate */
+	latest = Ld - (int64_t)(2e9 / (20.0 * w.bound_ppm * 1e-6) *
+	                        shape_peak_slope(&p));
+	LC_LT_I64(M + ws + (we - ws) / 20, latest - 20 * MS);
+	t_cancel = lc_rand_range(M + ws + (we - ws) / 20,
+	                         (M + ws + (we - ws) / 20 + latest) / 2) -
+	           m.t_off;
+	walk_coarse(&w, t_cancel - 2 * MS, step);
+	walk_fine(&w, t_cancel, 2 * MS);
+	walk_to(&w, t_cancel);
+	LC_GE_INT(adj_status(&m, 0), 0);
+	walk_fine(&w, t_cancel + 2 * MS, 2 * MS);
+	t_rearm = lc_rand_range(t_cancel + m.t_off + 5 * MS, latest) - m.t_off;
+	walk_coarse(&w, t_rearm - 2 * MS, step);
+	walk_fine(&w, t_rearm, 2 * MS);
+	walk_to(&w, t_rearm);
+	off = t_rearm + m.t_off - sls_now(&m);
+	LC_GE_INT(adj_status(&m, LC_STA_DEL), 0);
+	need = (double)(NS + off) / (double)(Ld - (t_rearm + m.t_off)) *
+	       shape_peak_slope(&p) * 1e6;
+	if (need > w.bound_ppm)
+		w.bound_ppm = need * (1 + 1e-9);
+	walk_fine(&w, t_rearm + 2 * MS, 2 * MS);
+	walk_coarse(&w, Ld - m.t_off - 2 * MS, step);
+	walk_fine(&w, Ld - m.t_off + 2 * MS, 2 * MS);
+	/* the deletion happened: REALTIME is T + 1 s */
+	LC_EQ_I64(lc_now_ns(m.tk, LC_CLOCK_REALTIME), w.prev_t + m.t_off + NS);
+	t_end = Ld + (off == 0 ? dwe : 0);
+	if (t_end < Ld)
+		t_end = Ld;
+	walk_coarse(&w, t_end + 2 * NS - m.t_off, step);
+	LC_EQ_I64(sls_now(&m), lc_now_ns(m.tk, LC_CLOCK_REALTIME));
+	LC_EQ_I64(sls_now(&m), w.prev_t + m.t_off + NS);
+	LC_BAIL();
+	sim_free(&m);
+}
+
+static void test_rearm_reverse(void)
+{
+	static const struct {
+		const char *name;
+		int64_t window;
+	} presets[] = {
+		{ "google", 0 }, { "utc-sls", 0 }, { "minute", 0 },
+		{ "cosine", 600 * NS }, { "ntpd", 7200 * NS },
+	};
+
+	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
+		for (int k = 0; k < 6; k++) {
+			check_rearm_reverse(presets[i].name, presets[i].window);
+			LC_BAIL();
+		}
+}
+
 static void test_rearm_while_unwinding(void)
 {
 	static const struct {
@@ -507,5 +605,6 @@ int main(int argc, char **argv)
 	LC_RUN(test_settime_example, "docs/smearing.md (c) example: utc-sls set 200 s forwards 500 s before the leap reads 699 ms behind and ends at midnight");
 	LC_RUN(test_settime_in_window, "time set forwards/backwards inside the window, 8 presets: UTC_SLS == new UTC - lc_smear_offset(new UTC - L) (exact for linear, 1 ns otherwise) at and after the step");
 	LC_RUN(test_rearm_while_unwinding, "leap cancelled in the window and re-armed at random: UTC_SLS never back, no jump beyond the rate bound (1 us sampling at each transition), within 1 s of UTC, == UTC after");
+	LC_RUN(test_rearm_reverse, "insertion's smear cancelled, deletion armed while it unwinds (5 presets): UTC_SLS continuous, never back, within 1 s of UTC across the deleted second, == UTC after");
 	return lc_test_done();
 }
