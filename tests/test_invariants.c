@@ -417,9 +417,12 @@ static void note_event(struct run *r, int64_t mono, int64_t tai)
 		/* Armed while a cancelled leap still unwinds: the new smear
 		 * starts at once from the unwind's offset (smear.h), moving
 		 * up to 2 s in the time left, beyond the nominal rate when
-		 * that is too short. */
+		 * that is too short; from an unwind of the other sign it is
+		 * over by the leap's midnight (timekeeper e65ed57), so the
+		 * time left is counted to there. */
 		if (r->unwinding && mono < lm + e) {
-			double pk = 2.0 * 2e15 / (double)(lm + e - mono);
+			int64_t end = mono < lm ? lm + NS : lm + e;
+			double pk = 2.0 * 2e15 / (double)(end - mono);
 			if (pk > r->late_ppm || r->late_until < mono)
 				r->late_ppm = pk;
 			r->late_until = lm + e;
@@ -1726,10 +1729,11 @@ static void test_raw_rate_with_and_without_update(void)
 
 /*
  * Found by the random scenarios (LC_INV_SCENARIO=7308084980313125010,
- * 955187030005134526, 2539592137621692356): a leap armed while the smear
- * of a cancelled one is still unwinding is smeared from the unwind's
- * offset at the policy's rate, and at its instant UTC_SLS is more than
- * 1 s from UTC (DESIGN.md invariant 5: |UTC_SLS - UTC| <= 1 s). Minimal
+ * 955187030005134526, 2539592137621692356; fixed by timekeeper commit
+ * e65ed57, kept as a regression test): a leap armed while the smear of a
+ * cancelled one was still unwinding was smeared from the unwind's offset
+ * at the policy's rate, and at its instant UTC_SLS was more than 1 s from
+ * UTC (DESIGN.md invariant 5: |UTC_SLS - UTC| <= 1 s). Minimal
  * form with the google policy (24 h linear, noon to noon, 11.57 ppm):
  * an insertion armed a day ahead is cancelled 50 ms before midnight M
  * (UTC_SLS then 0.5 s behind and unwinding), REALTIME is set back to
@@ -1821,8 +1825,9 @@ int main(int argc, char **argv)
 	       "back out of 23:59:60; crossing the leap again, the next "
 	       "update does not step TAI/REALTIME");
 	LC_RUN(test_rearm_while_unwinding,
-	       "BUG (timekeeper/smear): a deletion armed while a cancelled "
-	       "insertion's smear unwinds keeps |UTC_SLS - UTC| <= 1 s");
+	       "regression (found here, fixed in e65ed57): a deletion armed "
+	       "while a cancelled insertion's smear unwinds keeps "
+	       "|UTC_SLS - UTC| <= 1 s");
 	LC_RUN(test_raw_rate_with_and_without_update,
 	       "MONOTONIC_RAW of a 3 GHz counter after a day: exact with "
 	       "updates every second, within 1 ppm without any");
