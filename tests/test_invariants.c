@@ -1595,14 +1595,24 @@ static void test_cadence(void)
 		struct scen sc;
 		struct run r1, r2;
 		uint64_t seed = have_one ? one_seed : lc_rand();
-		int a = (int)lc_rand_range(0, 3);
-		int b = (a + (int)lc_rand_range(1, 3)) % 4;
+		/* from the scenario's seed, so LC_INV_SCENARIO replays them;
+		 * LC_INV_CADENCES=a,b (indices in CADENCE) overrides */
+		int a = (int)(seed % 4);
+		int b = (a + 1 + (int)((seed >> 8) % 3)) % 4;
+		const char *cd = getenv("LC_INV_CADENCES");
+
+		if (cd != NULL && sscanf(cd, "%d,%d", &a, &b) == 2) {
+			a &= 3;
+			b &= 3;
+		}
 
 		make_scen(&sc, seed, 1);
 		memset(&r1, 0, sizeof(r1));
 		memset(&r2, 0, sizeof(r2));
 		r1.trace = malloc(sizeof(struct rd));
 		r1.captrace = 1;
+		VLOG("    cadences %" PRId64 " and %" PRId64 " ns\n", CADENCE[a],
+		     CADENCE[b]);
 		if (run_scenario(&sc, CADENCE[a], &r1) == 0) {
 			r2.cmp = r1.trace;
 			r2.ncmp = r1.ntrace;
@@ -1684,6 +1694,37 @@ static void test_settime_back_across_unfolded_leap(void)
 	LC_EXPECT_I64(rt1, rt0);
 	lc_tk_free(tk);
 	lc_counter_free(c);
+}
+
+/*
+ * Found by test_cadence (LC_INV_SCENARIO=15216960259624117173, any cadence
+ * pair with 1 kHz against never, 1 Hz or 17 s): UTC_SLS (here as smeared
+ * REALTIME) differs by 1 ns between update cadences, 6.7 us after the end
+ * of a google window (noon after a deletion at midnight M1), where the
+ * smear of that deletion ends while the unwind of an insertion for M1 +
+ * 1 day, cancelled 31 ms before its midnight and then stepped back into
+ * M1's window, is still running. A plan that changes at "the first update
+ * at or after" an instant (smear.h) rounds differently by when that
+ * update comes. The replay runs the scenario with both cadences and
+ * compares every reading.
+ */
+static void test_cadence_replay_smear_handover(void)
+{
+	struct scen sc;
+	struct run r1, r2;
+
+	make_scen(&sc, UINT64_C(15216960259624117173), 1);
+	memset(&r1, 0, sizeof(r1));
+	memset(&r2, 0, sizeof(r2));
+	r1.trace = malloc(sizeof(struct rd));
+	r1.captrace = 1;
+	if (run_scenario(&sc, 0, &r1) == 0) {
+		r2.cmp = r1.trace;
+		r2.ncmp = r1.ntrace;
+		run_scenario(&sc, MS, &r2);
+	}
+	free(r1.trace);
+	free(sc.tzbuf);
 }
 
 /*
@@ -1828,6 +1869,10 @@ int main(int argc, char **argv)
 	       "regression (found here, fixed in e65ed57): a deletion armed "
 	       "while a cancelled insertion's smear unwinds keeps "
 	       "|UTC_SLS - UTC| <= 1 s");
+	LC_RUN(test_cadence_replay_smear_handover,
+	       "BUG (timekeeper/smear, 1 ns): one scenario's readings are "
+	       "the same with lc_update never and at 1 kHz (smear handover "
+	       "at a window's end during an unwind)");
 	LC_RUN(test_raw_rate_with_and_without_update,
 	       "MONOTONIC_RAW of a 3 GHz counter after a day: exact with "
 	       "updates every second, within 1 ppm without any");
