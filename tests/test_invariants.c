@@ -1157,7 +1157,10 @@ static void random_step(struct run *r, int64_t tai)
 
 		if (r->sc->source != LC_LEAP_FROM_ADJTIMEX)
 			return;
-		nt = r->cur_off + lc_rand_range(1, 5) * ((lc_rand() & 1) ? 1 : -1);
+		nt = lc_rand_range(1, 5);
+		if (lc_rand() & 1)
+			nt = -nt;
+		nt += r->cur_off;
 		if (nt < 1)
 			nt = r->cur_off + 3;
 		memset(&tx, 0, sizeof(tx));
@@ -1524,10 +1527,16 @@ static void make_scen(struct scen *sc, uint64_t seed, int noslew)
 	/* the start: days before a leap of the table, or anywhere */
 	{
 		int64_t y = lc_rand_range(1972, 2100);
-		int64_t d = lc_days_from_civil(y, (int)lc_rand_range(1, 12),
-		                               (int)lc_rand_range(1, 28));
-		sc->rt0 = d * DAY + lc_rand_range(3, 86396) * NS +
-		          lc_rand_range(0, NS - 1);
+		/* one draw per statement: the order of evaluation of
+		 * arguments differs between compilers, and a seed must
+		 * replay the same scenario with any of them */
+		int mday = (int)lc_rand_range(1, 28);
+		int mon = (int)lc_rand_range(1, 12);
+		int64_t d = lc_days_from_civil(y, mon, mday);
+		int64_t sec = lc_rand_range(3, 86396);
+
+		sc->rt0 = d * DAY + sec * NS;
+		sc->rt0 += lc_rand_range(0, NS - 1);
 		if (sc->source == LC_LEAP_FROM_TABLE && (lc_rand() % 4) != 0) {
 			int i = (int)lc_rand_range(1, sc->nrows - 1);
 			int64_t back = lc_rand_range(3 * NS, 4 * DAY);
