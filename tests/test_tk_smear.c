@@ -25,21 +25,32 @@ struct sim {
 	lc_timekeeper *tk;
 	int64_t t;     /* true time = MONOTONIC (1 GHz, no rate error) */
 	int64_t t_off; /* the model: T = t + t_off (pre-leap continuous) */
+	/* the leap of check_step(): its instant on T and direction */
+	int64_t L;
+	int dir;
+	lc_leaptable *table; /* owned, or NULL */
 };
 
+/* m->table: the table to use (NULL: the built-in one); sim_free() frees
+ * it. */
 static int sim_new(struct sim *m, const struct lc_smear_policy *p,
                    int source, int64_t rt0)
 {
 	struct lc_tk_config cfg;
+	lc_leaptable *table = m->table; /* the caller's, or NULL */
 
 	memset(m, 0, sizeof(*m));
+	m->table = table;
 	if (lc_counter_new_sim(&m->c, 1000000000u, 0) < 0)
 		return -1;
 	lc_tk_config_init(&cfg);
 	cfg.initial_realtime_ns = rt0;
 	cfg.leap_source = source;
 	cfg.smear = p;
+	cfg.table = m->table;
 	m->t_off = rt0;
+	m->L = L2017;
+	m->dir = 1;
 	return lc_tk_new(&m->tk, m->c, &cfg);
 }
 
@@ -47,6 +58,46 @@ static void sim_free(struct sim *m)
 {
 	lc_tk_free(m->tk);
 	lc_counter_free(m->c);
+	lc_leaptable_free(m->table);
+}
+
+/* tzdata 2026f's table plus a deleted 2030-06-30T23:59:59 (its Expires
+ * lines commented out): the deleted second starts at DEL2030 - 1 s. */
+#define DEL2030 INT64_C(1909094400) /* 2030-07-01T00:00:00Z */
+
+static lc_leaptable *deletion_table(void)
+{
+	static const char extra[] = "Leap\t2030\tJun\t30\t23:59:59\t-\tS\n";
+	char path[512], *buf;
+	lc_leaptable *t;
+	FILE *f;
+	long n;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/leapseconds.tzdata2026f",
+	         LC_TEST_DATA_DIR);
+	f = fopen(path, "rb");
+	if (f == NULL)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + sizeof(extra));
+	len = fread(buf, 1, (size_t)n, f);
+	fclose(f);
+	buf[len] = '\0';
+	for (char *l = buf; (l = strstr(l, "Expires")) != NULL; l++)
+		if (l == buf || l[-1] == '\n')
+			l[0] = '#';
+	memcpy(buf + len, extra, sizeof(extra));
+	t = lc_leaptable_new();
+	if (lc_leaptable_load_buffer(t, "deletion", buf, strlen(buf),
+	                             LC_LEAPFMT_TZDATA, NULL) < 0) {
+		lc_leaptable_free(t);
+		t = NULL;
+	}
+	free(buf);
+	return t;
 }
 
 static void sim_at(struct sim *m, int64_t t)
@@ -64,7 +115,8 @@ static int64_t sls_now(const struct sim *m)
 }
 
 /* UTC now as a reading on the T scale: 23:59:60.x is W + x s (T itself
- * during the inserted second), 00:00:00.x after it W + 1 + x s. */
+ * during the inserted second), 00:00:00.x after it W + 1 + x s; after a
+ * deleted second UTC reads 1 s more than T. */
 static int64_t utc_on_t(const struct sim *m)
 {
 	struct timespec ts;
@@ -72,7 +124,9 @@ static int64_t utc_on_t(const struct sim *m)
 
 	lc_gettime(m->tk, LC_CLOCK_UTC, &ts);
 	v = (int64_t)ts.tv_sec * NS + ts.tv_nsec;
-	return v >= L2017 ? v + NS - (ts.tv_nsec >= NS ? NS : 0) : v;
+	if (m->dir < 0) /* from the deleted second on, UTC is T + 1 s */
+		return v >= m->L + NS ? v - NS : v;
+	return v >= m->L ? v + NS - (ts.tv_nsec >= NS ? NS : 0) : v;
 }
 
 static int adj_status(struct sim *m, int status)
@@ -94,36 +148,38 @@ static int is_linear(const struct lc_smear_policy *p)
 
 /* Sets the clock so that T becomes `t_new` (the table rules TAI-UTC, so a
  * REALTIME after the leap is post-leap UTC): REALTIME below L, 23:59:60.x
- * through LC_CLOCK_UTC inside the inserted second, REALTIME + 1 s after.
+ * through LC_CLOCK_UTC inside an inserted second, T - 1 s after it (T + 1 s
+ * after a deleted one).
  * Half the time by ADJ_SETOFFSET instead where the target is unambiguous. */
 static int set_t(struct sim *m, int64_t t_new)
 {
-	int64_t t_old = m->t + m->t_off;
+	int64_t t_old = m->t + m->t_off, L = m->L, sh = m->dir * NS;
+	int in_old = m->dir > 0 && t_old >= L && t_old < L + NS;
+	int in_new = m->dir > 0 && t_new >= L && t_new < L + NS;
 	struct timespec ts;
 	int rc;
 
-	if ((t_new < L2017 || t_new >= L2017 + NS) &&
-	    (t_old < L2017 || t_old >= L2017 + NS) && lc_rand() % 2) {
+	if (!in_new && !in_old && lc_rand() % 2) {
 		/* REALTIME moves by the step minus the leap's second where
 		 * the step crosses the leap (the table's TAI-UTC). */
 		int64_t d = t_new - t_old;
 		struct lc_timex tx;
 
-		if (t_new >= L2017 && t_old < L2017)
-			d -= NS;
-		if (t_new < L2017 && t_old >= L2017)
-			d += NS;
+		if (t_new >= L && t_old < L)
+			d -= sh;
+		if (t_new < L && t_old >= L)
+			d += sh;
 		memset(&tx, 0, sizeof(tx));
 		tx.modes = LC_ADJ_SETOFFSET | LC_ADJ_NANO;
 		tx.time.tv_sec = d / NS - (d % NS < 0);
 		tx.time.tv_usec = d - tx.time.tv_sec * NS;
 		rc = lc_adjtimex(m->tk, &tx);
-	} else if (t_new >= L2017 && t_new < L2017 + NS) {
-		ts.tv_sec = (time_t)(W2017 - 1);
-		ts.tv_nsec = (long)(NS + t_new - L2017);
+	} else if (in_new) {
+		ts.tv_sec = (time_t)(L / NS - 1);
+		ts.tv_nsec = (long)(NS + t_new - L);
 		rc = lc_settime(m->tk, LC_CLOCK_UTC, &ts);
 	} else {
-		int64_t rt = t_new >= L2017 ? t_new - NS : t_new;
+		int64_t rt = t_new >= L ? t_new - sh : t_new;
 
 		ts.tv_sec = (time_t)(rt / NS);
 		ts.tv_nsec = (long)(rt % NS);
@@ -141,18 +197,27 @@ static int set_t(struct sim *m, int64_t t_new)
  * smear of the new UTC: UTC_SLS == T - lc_smear_offset(T - L), to the ns
  * for the linear shape, within 1 ns otherwise; UTC read on the T scale is
  * T; UTC_SLS strictly increasing between steps. */
-static void check_step(const char *name, int64_t window, int forward)
+static void check_step(const char *name, int64_t window, int forward, int dir)
 {
 	struct lc_smear_policy p;
 	struct sim m;
 	int64_t ws, we, t_rel, t_new_rel, t, prev = INT64_MIN;
-	int64_t tol;
+	int64_t tol, L;
 
 	LC_EQ_INT(lc_smear_preset(name, window, &p, NULL), 0);
 	tol = is_linear(&p) ? 0 : 1;
-	lc_smear_window_dir(&p, 1, &ws, &we);
+	lc_smear_window_dir(&p, dir, &ws, &we);
 	/* T starts a minute before the window */
-	LC_EQ_INT(sim_new(&m, &p, LC_LEAP_FROM_TABLE, L2017 + ws - 60 * NS), 0);
+	memset(&m, 0, sizeof(m));
+	L = L2017;
+	if (dir < 0) {
+		L = (DEL2030 - 1) * NS;
+		m.table = deletion_table();
+		LC_TRUE(m.table != NULL);
+	}
+	LC_EQ_INT(sim_new(&m, &p, LC_LEAP_FROM_TABLE, L + ws - 60 * NS), 0);
+	m.L = L;
+	m.dir = dir;
 	t_rel = lc_rand_range(ws + 1, we - 1);
 	if (forward)
 		t_new_rel = lc_rand_range(t_rel + 1, we + NS);
@@ -160,36 +225,43 @@ static void check_step(const char *name, int64_t window, int forward)
 		t_new_rel = lc_rand_range(ws - NS, t_rel - 1);
 	/* Run to T = L + t_rel, updating now and then (the smear is exact
 	 * whatever the cadence), reading UTC_SLS. */
-	for (t = 0; t + m.t_off < L2017 + t_rel;) {
+	for (t = 0; t + m.t_off < L + t_rel;) {
 		int64_t v;
 
 		t += lc_rand_range(1, (we - ws) / 50 + 1);
-		if (t + m.t_off > L2017 + t_rel)
-			t = L2017 + t_rel - m.t_off;
+		if (t + m.t_off > L + t_rel)
+			t = L + t_rel - m.t_off;
 		sim_at(&m, t);
 		if (lc_rand() % 4 == 0)
 			lc_update(m.tk);
 		v = sls_now(&m);
 		LC_GT_I64(v, prev);
 		prev = v;
-		LC_EQ_I64(utc_on_t(&m), t + m.t_off);
-		LC_EQ_I64(v + lc_smear_offset(&p, 1, t + m.t_off - L2017) -
-		                  (t + m.t_off),
-		          0);
+		if (v + lc_smear_offset(&p, dir, t + m.t_off - L) !=
+		            t + m.t_off ||
+		    utc_on_t(&m) != t + m.t_off) {
+			printf("  %s %s: before the step, at L%+.9f s\n",
+			       dir > 0 ? "insertion" : "deletion", name,
+			       (double)(t + m.t_off - L) / 1e9);
+			LC_EQ_I64(utc_on_t(&m), t + m.t_off);
+			LC_EQ_I64(v + lc_smear_offset(&p, dir, t + m.t_off - L),
+			          t + m.t_off);
+		}
 	}
-	LC_EQ_INT(set_t(&m, L2017 + t_new_rel), 0);
+	LC_EQ_INT(set_t(&m, L + t_new_rel), 0);
 	/* at the step and after it, to 10 s past the window's end */
 	for (int i = 0;; i++) {
 		int64_t T = m.t + m.t_off, v = sls_now(&m);
-		int64_t want = T - lc_smear_offset(&p, 1, T - L2017);
+		int64_t want = T - lc_smear_offset(&p, dir, T - L);
 
 		if (v - want > tol || want - v > tol ||
 		    utc_on_t(&m) != T) {
-			printf("  %s %s: stepped T from L%+.9f s to L%+.9f s; "
+			printf("  %s %s %s: stepped T from L%+.9f s to L%+.9f s; "
 			       "read %d at L%+.9f s\n",
-			       name, forward ? "forward" : "backward",
+			       dir > 0 ? "insertion" : "deletion", name,
+			       forward ? "forward" : "backward",
 			       (double)t_rel / 1e9, (double)t_new_rel / 1e9, i,
-			       (double)(T - L2017) / 1e9);
+			       (double)(T - L) / 1e9);
 			LC_EQ_I64(utc_on_t(&m), T);
 			LC_EQ_I64(v, want);
 		}
@@ -197,14 +269,14 @@ static void check_step(const char *name, int64_t window, int forward)
 			LC_GT_I64(v, prev);
 		LC_TRUE(want - v <= NS && v - want <= NS);
 		prev = v;
-		if (T - L2017 > we + 10 * NS)
+		if (T - L > we + 10 * NS)
 			break;
 		sim_at(&m, m.t + lc_rand_range(1, (we - ws) / 40 + 1));
 		if (lc_rand() % 3 == 0)
 			lc_update(m.tk);
 	}
 	/* after the window: UTC_SLS is UTC */
-	LC_EQ_I64(sls_now(&m), m.t + m.t_off - NS);
+	LC_EQ_I64(sls_now(&m), m.t + m.t_off - dir * NS);
 	sim_free(&m);
 }
 
@@ -220,8 +292,9 @@ static void test_settime_in_window(void)
 	};
 
 	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
-		for (int k = 0; k < 6; k++) {
-			check_step(presets[i].name, presets[i].window, k & 1);
+		for (int k = 0; k < 8; k++) {
+			check_step(presets[i].name, presets[i].window, k & 1,
+			           k & 2 ? -1 : 1);
 			LC_BAIL();
 		}
 }
@@ -238,6 +311,7 @@ static void test_settime_example(void)
 	struct timespec ts = { (time_t)(W2017 - 300), 0 };
 
 	LC_EQ_INT(lc_smear_preset("utc-sls", 0, &p, NULL), 0);
+	m.table = NULL;
 	LC_EQ_INT(sim_new(&m, &p, LC_LEAP_FROM_TABLE, L2017 - 2000 * NS), 0);
 	sim_at(&m, 1500 * NS);
 	lc_update(m.tk);
@@ -262,6 +336,7 @@ struct walk {
 	long reads;
 	int unsmeared; /* the leap is not smeared: UTC_SLS reads as UTC */
 	int64_t del_at; /* T of a deleted second's start, else INT64_MAX */
+	char what[160]; /* the scenario, for messages */
 };
 
 /* Reads UTC_SLS at true time t (>= the previous read) and checks it
@@ -300,10 +375,10 @@ static void walk_to(struct walk *w, int64_t t)
 		if (d_off - allow > w->max_jump)
 			w->max_jump = d_off - allow;
 		if (d_off > allow) {
-			printf("  jump at T = L%+.9f s: UTC_SLS moved %" PRId64
+			printf("  %s: jump at T = L%+.9f s: UTC_SLS moved %" PRId64
 			       " ns in %" PRId64 " ns (offset %" PRId64
 			       " ns, allowed %" PRId64 ")\n",
-			       (double)(T - (int64_t)D2030 * NS) / 1e9,
+			       w->what, (double)(T - (int64_t)D2030 * NS) / 1e9,
 			       v - w->prev_v, dt, d_off, allow);
 			LC_EXPECT_TRUE(d_off <= allow);
 		}
@@ -391,6 +466,7 @@ static void check_rearm(const char *name, int64_t window, int capped,
 		                                          100);
 		bound_ppm = p.max_rate_ppm;
 	}
+	m.table = NULL;
 	LC_EQ_INT(sim_new(&m, &p, LC_LEAP_FROM_ADJTIMEX, L + ws - 20 * NS), 0);
 	LC_GE_INT(adj_status(&m, LC_STA_INS), 0);
 	memset(&w, 0, sizeof(w));
@@ -509,12 +585,14 @@ static void check_rearm_reverse(const char *name, int64_t window)
 	LC_EQ_INT(lc_smear_preset(name, window, &p, NULL), 0);
 	lc_smear_window_dir(&p, 1, &ws, &we);
 	lc_smear_window_dir(&p, -1, &dws, &dwe);
+	m.table = NULL;
 	LC_EQ_INT(sim_new(&m, &p, LC_LEAP_FROM_ADJTIMEX, M + ws - 20 * NS), 0);
 	LC_GE_INT(adj_status(&m, LC_STA_INS), 0);
 	memset(&w, 0, sizeof(w));
 	w.m = &m;
 	w.prev_t = INT64_MIN;
 	w.del_at = Ld;
+	snprintf(w.what, sizeof(w.what), "%s reverse", name);
 	w.bound_ppm = ceil(fmax(lc_smear_peak_ppm(&p, 1),
 	                        lc_smear_peak_ppm(&p, -1)));
 	step = (we - ws) / 2000 + 1;
@@ -525,7 +603,7 @@ static void check_rearm_reverse(const char *name, int64_t window)
 	 * smear: 2 s at no more than 20x the nominal rate */
 	latest = Ld - (int64_t)(2e9 / (20.0 * w.bound_ppm * 1e-6) *
 	                        shape_peak_slope(&p));
-	LC_LT_I64(M + ws + (we - ws) / 20, latest - 20 * MS);
+	LC_LT_I64(M + ws + (we - ws) / 20, latest - 3 * NS);
 	t_cancel = lc_rand_range(M + ws + (we - ws) / 20,
 	                         (M + ws + (we - ws) / 20 + latest) / 2) -
 	           m.t_off;
@@ -534,12 +612,21 @@ static void check_rearm_reverse(const char *name, int64_t window)
 	walk_to(&w, t_cancel);
 	LC_GE_INT(adj_status(&m, 0), 0);
 	walk_fine(&w, t_cancel + 2 * MS, 2 * MS);
-	t_rearm = lc_rand_range(t_cancel + m.t_off + 5 * MS, latest) - m.t_off;
+	/* More than a second after the cancel: within the same second the
+	 * state is still TIME_INS, where STA_DEL arms nothing until the next
+	 * boundary returns it to TIME_OK (Linux's state machine), and the
+	 * late smear would start there, not at the re-arm. */
+	t_rearm = lc_rand_range(t_cancel + m.t_off + 1100 * MS, latest) -
+	          m.t_off;
 	walk_coarse(&w, t_rearm - 2 * MS, step);
 	walk_fine(&w, t_rearm, 2 * MS);
 	walk_to(&w, t_rearm);
 	off = t_rearm + m.t_off - sls_now(&m);
 	LC_GE_INT(adj_status(&m, LC_STA_DEL), 0);
+	snprintf(w.what, sizeof(w.what),
+	         "%s reverse (cancel L%+.3f s, re-arm L%+.3f s, offset %.6f s)",
+	         name, (double)(t_cancel + m.t_off - M) / 1e9,
+	         (double)(t_rearm + m.t_off - M) / 1e9, (double)off / 1e9);
 	need = (double)(NS + off) / (double)(Ld - (t_rearm + m.t_off)) *
 	       shape_peak_slope(&p) * 1e6;
 	if (need > w.bound_ppm)
@@ -603,7 +690,7 @@ int main(int argc, char **argv)
 {
 	lc_test_init(argc, argv);
 	LC_RUN(test_settime_example, "docs/smearing.md (c) example: utc-sls set 200 s forwards 500 s before the leap reads 699 ms behind and ends at midnight");
-	LC_RUN(test_settime_in_window, "time set forwards/backwards inside the window, 8 presets: UTC_SLS == new UTC - lc_smear_offset(new UTC - L) (exact for linear, 1 ns otherwise) at and after the step");
+	LC_RUN(test_settime_in_window, "time set forwards/backwards inside the window, 8 presets, insertion and deletion: UTC_SLS == new UTC - lc_smear_offset(new UTC - L) (exact for linear, 1 ns otherwise) at and after the step");
 	LC_RUN(test_rearm_while_unwinding, "leap cancelled in the window and re-armed at random: UTC_SLS never back, no jump beyond the rate bound (1 us sampling at each transition), within 1 s of UTC, == UTC after");
 	LC_RUN(test_rearm_reverse, "insertion's smear cancelled, deletion armed while it unwinds (5 presets): UTC_SLS continuous, never back, within 1 s of UTC across the deleted second, == UTC after");
 	return lc_test_done();
