@@ -604,7 +604,11 @@ int lc_gettime_utc_tm(const lc_timekeeper *tk, struct lc_tm *tm);
  * the table under LC_LEAP_FROM_TABLE/follow_host, else with the current
  * TAI offset. LC_EINVAL for another id, a bad tv_nsec, or REALTIME below
  * MONOTONIC (as Linux). With LC_LEAP_FROM_TABLE the TAI offset is re-read
- * from the table; with adjtimex as the source it is kept. */
+ * from the table; with adjtimex as the source it is kept. A smear under way
+ * for a leap that stays armed (or was applied) moves with the step, as for
+ * ADJ_SETOFFSET and a followed host step: UTC_SLS steps with REALTIME and
+ * then reads the policy's nominal smear of the new UTC (docs/smearing.md,
+ * edge case (c)); an unwind after a cancelled leap is kept as it is. */
 int lc_settime(lc_timekeeper *tk, lc_clock_id id, const struct timespec *ts);
 /* Incremented whenever REALTIME/TAI step: lc_settime, ADJ_SETOFFSET, a
  * change of TAI-UTC (ADJ_TAI, or the table), a followed host step, and each
