@@ -33,8 +33,8 @@ struct sim {
 
 /* m->table: the table to use (NULL: the built-in one); sim_free() frees
  * it. */
-static int sim_new(struct sim *m, const struct lc_smear_policy *p,
-                   int source, int64_t rt0)
+static int sim_new(struct sim *m, const struct lc_smear_policy *p, int source,
+                   int64_t rt0)
 {
 	struct lc_tk_config cfg;
 	lc_leaptable *table = m->table; /* the caller's, or NULL */
@@ -238,7 +238,7 @@ static void check_step(const char *name, int64_t window, int forward, int dir)
 		LC_GT_I64(v, prev);
 		prev = v;
 		if (v + lc_smear_offset(&p, dir, t + m.t_off - L) !=
-		            t + m.t_off ||
+		        t + m.t_off ||
 		    utc_on_t(&m) != t + m.t_off) {
 			printf("  %s %s: before the step, at L%+.9f s\n",
 			       dir > 0 ? "insertion" : "deletion", name,
@@ -254,14 +254,14 @@ static void check_step(const char *name, int64_t window, int forward, int dir)
 		int64_t T = m.t + m.t_off, v = sls_now(&m);
 		int64_t want = T - lc_smear_offset(&p, dir, T - L);
 
-		if (v - want > tol || want - v > tol ||
-		    utc_on_t(&m) != T) {
-			printf("  %s %s %s: stepped T from L%+.9f s to L%+.9f s; "
-			       "read %d at L%+.9f s\n",
-			       dir > 0 ? "insertion" : "deletion", name,
-			       forward ? "forward" : "backward",
-			       (double)t_rel / 1e9, (double)t_new_rel / 1e9, i,
-			       (double)(T - L) / 1e9);
+		if (v - want > tol || want - v > tol || utc_on_t(&m) != T) {
+			printf(
+			    "  %s %s %s: stepped T from L%+.9f s to L%+.9f s; "
+			    "read %d at L%+.9f s\n",
+			    dir > 0 ? "insertion" : "deletion", name,
+			    forward ? "forward" : "backward",
+			    (double)t_rel / 1e9, (double)t_new_rel / 1e9, i,
+			    (double)(T - L) / 1e9);
 			LC_EQ_I64(utc_on_t(&m), T);
 			LC_EQ_I64(v, want);
 		}
@@ -286,9 +286,9 @@ static void test_settime_in_window(void)
 		const char *name;
 		int64_t window;
 	} presets[] = {
-		{ "utc-sls", 0 }, { "minute", 0 },  { "google", 0 },
-		{ "ntpd", 7200 * NS }, { "fbclock", 0 }, { "chrony", 0 },
-		{ "cosine", 600 * NS }, { "windows", 0 },
+	    {"utc-sls", 0},       {"minute", 0},  {"google", 0},
+	    {"ntpd", 7200 * NS},  {"fbclock", 0}, {"chrony", 0},
+	    {"cosine", 600 * NS}, {"windows", 0},
 	};
 
 	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
@@ -308,7 +308,7 @@ static void test_settime_example(void)
 {
 	struct lc_smear_policy p;
 	struct sim m;
-	struct timespec ts = { (time_t)(W2017 - 300), 0 };
+	struct timespec ts = {(time_t)(W2017 - 300), 0};
 
 	LC_EQ_INT(lc_smear_preset("utc-sls", 0, &p, NULL), 0);
 	m.table = NULL;
@@ -334,7 +334,7 @@ struct walk {
 	double bound_ppm;
 	int64_t max_jump; /* the largest |d offset| - allowed seen, ns */
 	long reads;
-	int unsmeared; /* the leap is not smeared: UTC_SLS reads as UTC */
+	int unsmeared;  /* the leap is not smeared: UTC_SLS reads as UTC */
 	int64_t del_at; /* T of a deleted second's start, else INT64_MAX */
 	char what[160]; /* the scenario, for messages */
 };
@@ -375,11 +375,12 @@ static void walk_to(struct walk *w, int64_t t)
 		if (d_off - allow > w->max_jump)
 			w->max_jump = d_off - allow;
 		if (d_off > allow) {
-			printf("  %s: jump at T = L%+.9f s: UTC_SLS moved %" PRId64
-			       " ns in %" PRId64 " ns (offset %" PRId64
-			       " ns, allowed %" PRId64 ")\n",
-			       w->what, (double)(T - (int64_t)D2030 * NS) / 1e9,
-			       v - w->prev_v, dt, d_off, allow);
+			printf(
+			    "  %s: jump at T = L%+.9f s: UTC_SLS moved %" PRId64
+			    " ns in %" PRId64 " ns (offset %" PRId64
+			    " ns, allowed %" PRId64 ")\n",
+			    w->what, (double)(T - (int64_t)D2030 * NS) / 1e9,
+			    v - w->prev_v, dt, d_off, allow);
 			LC_EXPECT_TRUE(d_off <= allow);
 		}
 	}
@@ -394,8 +395,12 @@ static void walk_to(struct walk *w, int64_t t)
 			LC_EXPECT_TRUE(v - U <= NS && U - v <= NS);
 		}
 	} else if (!(T - v >= 0 && T - v <= NS)) {
-		printf("  at T = L%+.9f s: UTC_SLS is T - %" PRId64 " ns (previous read %+.9f s, T - %" PRId64 ")\n",
-		       (double)(T - (int64_t)D2030 * NS) / 1e9, T - v, (double)(w->prev_t + m->t_off - (int64_t)D2030 * NS) / 1e9, w->prev_t + m->t_off - w->prev_v);
+		printf("  at T = L%+.9f s: UTC_SLS is T - %" PRId64
+		       " ns (previous read %+.9f s, T - %" PRId64 ")\n",
+		       (double)(T - (int64_t)D2030 * NS) / 1e9, T - v,
+		       (double)(w->prev_t + m->t_off - (int64_t)D2030 * NS) /
+		           1e9,
+		       w->prev_t + m->t_off - w->prev_v);
 		LC_EXPECT_TRUE(T - v >= 0 && T - v <= NS);
 	}
 	w->prev_t = t;
@@ -462,8 +467,8 @@ static void check_rearm(const char *name, int64_t window, int capped,
 	lc_smear_window_dir(&p, 1, &ws, &we);
 	bound_ppm = ceil(lc_smear_peak_ppm(&p, 1));
 	if (capped) {
-		p.max_rate_ppm = bound_ppm * (1 + (double)lc_rand_range(0, 50) /
-		                                          100);
+		p.max_rate_ppm =
+		    bound_ppm * (1 + (double)lc_rand_range(0, 50) / 100);
 		bound_ppm = p.max_rate_ppm;
 	}
 	m.table = NULL;
@@ -483,8 +488,9 @@ static void check_rearm(const char *name, int64_t window, int capped,
 	 * machine, which moves to TIME_INS only at a boundary before it). */
 	latest = L - NS - 10 * MS;
 	if (!capped) {
-		int64_t need = (int64_t)((double)NS / (20.0 * bound_ppm * 1e-6) *
-		                         shape_peak_slope(&p));
+		int64_t need =
+		    (int64_t)((double)NS / (20.0 * bound_ppm * 1e-6) *
+		              shape_peak_slope(&p));
 
 		if (L + we - need < latest)
 			latest = L + we - need;
@@ -559,7 +565,8 @@ static void check_rearm(const char *name, int64_t window, int capped,
 	/* UTC_SLS is UTC after the smear */
 	LC_EQ_I64(sls_now(&m), lc_now_ns(m.tk, LC_CLOCK_REALTIME));
 	LC_EQ_I64(sls_now(&m), w.prev_t + m.t_off - NS);
-	LC_EQ_I64(lc_now_ns(m.tk, LC_CLOCK_TAI), w.prev_t + m.t_off - NS + 38 * NS);
+	LC_EQ_I64(lc_now_ns(m.tk, LC_CLOCK_TAI),
+	          w.prev_t + m.t_off - NS + 38 * NS);
 	if (w.max_jump > *worst)
 		*worst = w.max_jump;
 	LC_BAIL();
@@ -593,8 +600,8 @@ static void check_rearm_reverse(const char *name, int64_t window)
 	w.prev_t = INT64_MIN;
 	w.del_at = Ld;
 	snprintf(w.what, sizeof(w.what), "%s reverse", name);
-	w.bound_ppm = ceil(fmax(lc_smear_peak_ppm(&p, 1),
-	                        lc_smear_peak_ppm(&p, -1)));
+	w.bound_ppm =
+	    ceil(fmax(lc_smear_peak_ppm(&p, 1), lc_smear_peak_ppm(&p, -1)));
 	step = (we - ws) / 2000 + 1;
 	walk_to(&w, 0);
 	/* the insertion's window has begun before M only for ending and
@@ -616,8 +623,8 @@ static void check_rearm_reverse(const char *name, int64_t window)
 	 * state is still TIME_INS, where STA_DEL arms nothing until the next
 	 * boundary returns it to TIME_OK (Linux's state machine), and the
 	 * late smear would start there, not at the re-arm. */
-	t_rearm = lc_rand_range(t_cancel + m.t_off + 1100 * MS, latest) -
-	          m.t_off;
+	t_rearm =
+	    lc_rand_range(t_cancel + m.t_off + 1100 * MS, latest) - m.t_off;
 	walk_coarse(&w, t_rearm - 2 * MS, step);
 	walk_fine(&w, t_rearm, 2 * MS);
 	walk_to(&w, t_rearm);
@@ -652,8 +659,8 @@ static void test_rearm_reverse(void)
 		const char *name;
 		int64_t window;
 	} presets[] = {
-		{ "google", 0 }, { "utc-sls", 0 }, { "minute", 0 },
-		{ "cosine", 600 * NS }, { "ntpd", 7200 * NS },
+	    {"google", 0},        {"utc-sls", 0},      {"minute", 0},
+	    {"cosine", 600 * NS}, {"ntpd", 7200 * NS},
 	};
 
 	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
@@ -669,8 +676,8 @@ static void test_rearm_while_unwinding(void)
 		const char *name;
 		int64_t window;
 	} presets[] = {
-		{ "utc-sls", 0 },      { "minute", 0 },       { "cosine", 600 * NS },
-		{ "ntpd", 7200 * NS }, { "cosine", 7200 * NS }, { "google", 0 },
+	    {"utc-sls", 0},      {"minute", 0},         {"cosine", 600 * NS},
+	    {"ntpd", 7200 * NS}, {"cosine", 7200 * NS}, {"google", 0},
 	};
 	int64_t worst = INT64_MIN;
 
@@ -689,9 +696,21 @@ static void test_rearm_while_unwinding(void)
 int main(int argc, char **argv)
 {
 	lc_test_init(argc, argv);
-	LC_RUN(test_settime_example, "docs/smearing.md (c) example: utc-sls set 200 s forwards 500 s before the leap reads 699 ms behind and ends at midnight");
-	LC_RUN(test_settime_in_window, "time set forwards/backwards inside the window, 8 presets, insertion and deletion: UTC_SLS == new UTC - lc_smear_offset(new UTC - L) (exact for linear, 1 ns otherwise) at and after the step");
-	LC_RUN(test_rearm_while_unwinding, "leap cancelled in the window and re-armed at random: UTC_SLS never back, no jump beyond the rate bound (1 us sampling at each transition), within 1 s of UTC, == UTC after");
-	LC_RUN(test_rearm_reverse, "insertion's smear cancelled, deletion armed while it unwinds (5 presets): UTC_SLS continuous, never back, within 1 s of UTC across the deleted second, == UTC after");
+	LC_RUN(test_settime_example,
+	       "docs/smearing.md (c) example: utc-sls set 200 s forwards 500 s "
+	       "before the leap reads 699 ms behind and ends at midnight");
+	LC_RUN(test_settime_in_window,
+	       "time set forwards/backwards inside the window, 8 presets, "
+	       "insertion and deletion: UTC_SLS == new UTC - "
+	       "lc_smear_offset(new UTC - L) (exact for linear, 1 ns "
+	       "otherwise) at and after the step");
+	LC_RUN(test_rearm_while_unwinding,
+	       "leap cancelled in the window and re-armed at random: UTC_SLS "
+	       "never back, no jump beyond the rate bound (1 us sampling at "
+	       "each transition), within 1 s of UTC, == UTC after");
+	LC_RUN(test_rearm_reverse,
+	       "insertion's smear cancelled, deletion armed while it unwinds "
+	       "(5 presets): UTC_SLS continuous, never back, within 1 s of UTC "
+	       "across the deleted second, == UTC after");
 	return lc_test_done();
 }
