@@ -349,18 +349,19 @@ int64_t lc_loop_run_sim(lc_loop *loop, int64_t until_mono)
 		lc__expire_locked(loop);
 		n += lc__run_ready_locked(loop, 0);
 		now = lc_now_ns(loop->tk, LC_CLOCK_MONOTONIC);
+		d = next_after(loop, now);
+		/* Armed due by a callback: another pass at this instant, at
+		 * until_mono too (a run leaves nothing due behind it, so a
+		 * step the caller makes next cannot move a timer that was
+		 * already due). Time moves on (or the run returns) after
+		 * SAME_INSTANT_MAX passes so that a timer re-arming itself
+		 * for "now" cannot stop the simulation. */
+		if (d <= now && ++same < SAME_INSTANT_MAX)
+			continue;
 		if (now >= until_mono)
 			break;
-		d = next_after(loop, now);
-		if (d <= now) {
-			/* armed due by a callback: another pass at this
-			 * instant, but time moves on after SAME_INSTANT_MAX
-			 * passes so that a timer re-arming itself for "now"
-			 * cannot stop the simulation */
-			if (++same < SAME_INSTANT_MAX)
-				continue;
+		if (d <= now)
 			d = now + 1;
-		}
 		same = 0;
 		if (d >= until_mono) {
 			sim_jump(loop, c, until_mono);

@@ -23,6 +23,11 @@
  *  - CANCEL_ON_SET: cancelled exactly at the first step of its clock after
  *    it was armed (REALTIME: settime and applied leaps; TAI: settime and
  *    ADJ_TAI; UTC, UTC_SLS: settime), never otherwise.
+ *
+ * A run depends on the seed alone (simulated counter, no threads, no host
+ * clock, no pointer order): it prints a digest of every delivery (which
+ * timer, status, MONOTONIC instant, overrun) that a replay with the same
+ * seed and count must print again.
  */
 #include "lc_test.h"
 #include "timer.h"
@@ -31,6 +36,22 @@
 #define US INT64_C(1000)
 #define MS INT64_C(1000000)
 #define LIVE 20000
+
+/* Sanitizer builds run a tenth of the timers even without LC_SANITIZED=1:
+ * 10 million timers under ASan+UBSan take 4-8 minutes on the 2-core
+ * machine, past CTest's 300 s timeout, so a hand-run ctest in a sanitizer
+ * tree failed by timeout depending on the load. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZER_BUILD 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+        __has_feature(memory_sanitizer)
+#define SANITIZER_BUILD 1
+#endif
+#endif
+#ifndef SANITIZER_BUILD
+#define SANITIZER_BUILD 0
+#endif
 
 struct pt {
 	lc_timer t;
@@ -50,6 +71,15 @@ static struct pt *pts;
 static int *freelist, nfree;
 static int64_t started, target, fires, cancels_cos, early, late, bad_ov,
         bad_cos, lost, double_fire, skipped_late, checked_late, ov_checked;
+static uint64_t digest = UINT64_C(0xcbf29ce484222325); /* FNV-1a 64 */
+
+static void digest_add(int64_t v)
+{
+	for (int i = 0; i < 8; i++) {
+		digest ^= (uint64_t)v >> (8 * i) & 0xffu;
+		digest *= UINT64_C(0x100000001b3);
+	}
+}
 
 /* step instants (MONOTONIC) per kind */
 #define MAXSTEP 100000
@@ -231,8 +261,14 @@ static void stop_one(struct pt *p)
 {
 	if (!p->slot_live)
 		return;
-	if (lc_timer_stop(&p->t) != p->armed)
+	if (lc_timer_stop(&p->t) != p->armed) {
+		if (lost < 5)
+			printf("  stop: timer %d clock %d: stop says %d, armed %d "
+			       "at %lld\n",
+			       (int)(p - pts), p->clock, !p->armed, p->armed,
+			       (long long)mono());
 		lost++;
+	}
 	release(p);
 }
 
@@ -252,6 +288,10 @@ static void pt_cb(lc_timer *t, int status, void *data)
 	struct timespec now;
 	int64_t rd;
 
+	digest_add(p - pts);
+	digest_add(status);
+	digest_add(m);
+	digest_add(lc_timer_overrun(t));
 	if (!p->armed) {
 		double_fire++;
 		return;
@@ -367,8 +407,17 @@ static void check_heads(void)
 {
 	for (int c = 0; c < LC_CLOCK_COUNT; c++) {
 		struct lc__timer *t = lc__heap_top(&loop->base[c]);
-		if (t != NULL && lc__key_remaining(tk, c, t->key) <= 0)
+		if (t != NULL && lc__key_remaining(tk, c, t->key) <= 0) {
+			struct timespec k = lc__key_to_ts(c, t->key), now;
+			reading_ns(c, &now);
+			if (lost < 5)
+				printf("  due after the run: clock %d head "
+				       "%lld.%09ld reads %lld.%09ld at %lld\n",
+				       c, (long long)k.tv_sec, k.tv_nsec,
+				       (long long)now.tv_sec, now.tv_nsec,
+				       (long long)mono());
 			lost++;
+		}
 	}
 }
 
@@ -380,13 +429,27 @@ static void sweep(void)
 		if (!p->slot_live)
 			continue;
 		if (lc_timer_active(&p->t) != p->armed) {
+			if (lost < 5)
+				printf("  sweep: timer %d clock %d active %d, "
+				       "armed %d at %lld\n",
+				       i, p->clock, !p->armed, p->armed,
+				       (long long)mono());
 			lost++;
 			continue;
 		}
 		if (p->armed && lc_timer_deadline(&p->t, &got) == 0 &&
 		    ts_cmp(&got, &p->dl) != 0 &&
-		    !(p->clock == LC_CLOCK_UTC && near_leap(&got)))
+		    !(p->clock == LC_CLOCK_UTC && near_leap(&got))) {
+			if (lost < 5)
+				printf("  sweep: timer %d clock %d deadline "
+				       "%lld.%09ld, model %lld.%09ld iv %lld "
+				       "at %lld\n",
+				       i, p->clock, (long long)got.tv_sec,
+				       got.tv_nsec, (long long)p->dl.tv_sec,
+				       p->dl.tv_nsec, (long long)p->iv,
+				       (long long)mono());
 			lost++;
+		}
 	}
 }
 
@@ -567,6 +630,13 @@ static void test_property(void)
 	       " (%" PRId64 " skipped), overruns on %" PRId64 "\n",
 	       started, fires, cancels_cos, checked_late, skipped_late,
 	       ov_checked);
+	printf("# delivery digest %016" PRIx64 " (seed %" PRIu64 ", %" PRId64
+	       " timers)\n",
+	       digest, lc_test_seed(), total_n);
+	if (early || late || lost || double_fire || bad_ov || bad_cos)
+		printf("# FAILED: replay with LC_SEED=%" PRIu64
+		       " LC_TIMER_PROPERTY_N=%" PRId64 "\n",
+		       lc_test_seed(), total_n);
 	LC_GE_I64(started, total_n);
 	LC_EQ_I64(early, 0);
 	LC_EQ_I64(late, 0);
@@ -585,9 +655,10 @@ int main(int argc, char **argv)
 
 	lc_test_init(argc, argv);
 	total_n = 10000000;
-	if (san != NULL && strcmp(san, "1") == 0) {
+	if (SANITIZER_BUILD || (san != NULL && strcmp(san, "1") == 0)) {
 		total_n = 1000000;
-		printf("# LC_SANITIZED=1: 1,000,000 timers instead of 10,000,000\n");
+		printf("# %s: 1,000,000 timers instead of 10,000,000\n",
+		       SANITIZER_BUILD ? "sanitizer build" : "LC_SANITIZED=1");
 	}
 	if (n != NULL && *n != '\0')
 		total_n = strtoll(n, NULL, 0);

@@ -550,6 +550,119 @@ static void test_ties_and_rearm(void)
 	teardown();
 }
 
+/* A callback running at until_mono that arms a timer already due there. */
+struct due_at_until {
+	lc_timer *rt, *mo; /* armed by the first callback */
+	int n_first, n_rt, n_mo, n_self;
+	int64_t at_rt, at_mo;
+};
+
+static void due_first_cb(lc_timer *t, int status, void *data)
+{
+	struct due_at_until *d = data;
+
+	(void)t;
+	(void)status;
+	d->n_first++;
+	/* REALTIME relative 0 and MONOTONIC absolute "now": both due now */
+	lc_timer_start_ns(d->rt, 0, 0, 0);
+	lc_timer_start_ns(d->mo, LC_TIMER_ABSTIME, mono(), 0);
+}
+
+static void due_rt_cb(lc_timer *t, int status, void *data)
+{
+	struct due_at_until *d = data;
+
+	(void)t;
+	(void)status;
+	d->n_rt++;
+	d->at_rt = mono();
+}
+
+static void due_mo_cb(lc_timer *t, int status, void *data)
+{
+	struct due_at_until *d = data;
+
+	(void)t;
+	(void)status;
+	d->n_mo++;
+	d->at_mo = mono();
+}
+
+static void due_self_cb(lc_timer *t, int status, void *data)
+{
+	struct due_at_until *d = data;
+
+	(void)status;
+	d->n_self++;
+	lc_timer_start_ns(t, 0, 0, 0); /* due again at once, forever */
+}
+
+/*
+ * lc_loop_run_sim(until) fires what is due at until, including timers that
+ * callbacks running at until arm already due (as it does at every earlier
+ * instant): nothing due is left queued when it returns. Found by
+ * test_timer_property (LC_SEED=14177142343793010131 LC_TIMER_PROPERTY_N=
+ * 1000000): a callback at a deletion's jump re-armed a REALTIME timer for
+ * the reading at that instant; the run ended at the jump with it queued.
+ */
+static void test_due_at_until(void)
+{
+	lc_timer first, rt, mo, self;
+	struct due_at_until d, d2;
+	int64_t m0, until, n1, n2, end1, next1;
+	size_t count1;
+
+	memset(&d, 0, sizeof(d));
+	d.rt = &rt;
+	d.mo = &mo;
+	LC_EQ_INT(setup((E - 1000) * NS, NULL), 0);
+	lc_timer_init(loop, &first, LC_CLOCK_MONOTONIC, due_first_cb, &d);
+	lc_timer_init(loop, &rt, LC_CLOCK_REALTIME, due_rt_cb, &d);
+	lc_timer_init(loop, &mo, LC_CLOCK_MONOTONIC, due_mo_cb, &d);
+	m0 = mono();
+	until = m0 + NS;
+	/* the first timer is due exactly at until */
+	lc_timer_start_ns(&first, LC_TIMER_ABSTIME, until, 0);
+	n1 = lc_loop_run_sim(loop, until);
+	end1 = mono();
+	count1 = lc_loop_count(loop);
+	next1 = lc_loop_next_deadline(loop);
+
+	/* the same at an instant before until: fired at that instant */
+	d2 = d;
+	memset(&d, 0, sizeof(d));
+	d.rt = &rt;
+	d.mo = &mo;
+	lc_timer_start_ns(&first, LC_TIMER_ABSTIME, until + NS, 0);
+	n2 = lc_loop_run_sim(loop, until + 2 * NS);
+
+	/* a timer re-arming itself for "now" at until cannot hold the run:
+	 * it returns after a bounded number of passes at that instant */
+	lc_timer_init(loop, &self, LC_CLOCK_MONOTONIC, due_self_cb, &d);
+	lc_timer_start_ns(&self, LC_TIMER_ABSTIME, mono() + 10, 0);
+	lc_loop_run_sim(loop, mono() + 10);
+	lc_timer_stop(&self);
+	lc_timer_stop(&rt);
+	lc_timer_stop(&mo);
+	teardown();
+
+	LC_EQ_I64(n1, 3);
+	LC_EQ_I64(end1, until);
+	LC_EQ_INT(d2.n_first, 1);
+	LC_EQ_INT(d2.n_rt, 1);
+	LC_EQ_INT(d2.n_mo, 1);
+	LC_EQ_I64(d2.at_rt, until);
+	LC_EQ_I64(d2.at_mo, until);
+	LC_EQ_U64(count1, 0);
+	LC_EQ_I64(next1, INT64_MAX);
+	LC_EQ_I64(n2, 3);
+	LC_EQ_I64(d.at_rt, until + NS);
+	LC_EQ_I64(d.at_mo, until + NS);
+	LC_GT_I64(d.n_self, 1);
+	LC_LE_I64(d.n_self, 1000);
+}
+
 static void test_clamp_and_args(void)
 {
 	lc_timer t;
@@ -733,6 +846,8 @@ int main(int argc, char **argv)
 	       "steps: overruns counted, stepped-over one-shot fires at once, step back waits");
 	LC_RUN(test_ties_and_rearm,
 	       "ties in start order; self re-arming cannot starve; stop from callback");
+	LC_RUN(test_due_at_until,
+	       "run_sim(until) fires timers that callbacks at until arm already due");
 	LC_RUN(test_clamp_and_args, "overflow clamps; invalid arguments rejected");
 	LC_RUN(test_bulk_equals_one_by_one,
 	       "bulk expiry and one-by-one pops deliver 257k timers in (deadline, start) order");
