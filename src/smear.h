@@ -69,12 +69,14 @@ int64_t lc__smear_plan_mono_at(const struct lc__smear_plan *pl, int64_t base,
  *    lc__smear_plan_none() (or leave it; it is constant).
  *  - lc__smear_plan_leap() returns 0 without change if *pl already smears
  *    this leap (same leap_mono and dir); LC_EBUSY (with *err) if *pl still
- *    smears a different leap at now_mono: call again at the first update
- *    at or after pl->end_mono, passing that update's mono (two leaps
- *    closer than the window: the second smear starts when the first ends,
- *    and is a late arm if its window had begun); LC_ERANGE if now_mono is
- *    past leap_mono. If *pl is unwinding a cancelled leap, the new smear
- *    starts from the unwind's offset at now_mono (continuous).
+ *    smears a different leap at now_mono (two leaps closer than the
+ *    window: plan the second one on an empty plan with now_mono =
+ *    max(now, pl->end_mono), so that it starts exactly when the first
+ *    ends, a late arm if its window had begun, and publish it ahead of
+ *    time: the timekeeper's plan_next, docs/smearing.md (d)); LC_ERANGE
+ *    if now_mono is past leap_mono. If *pl is unwinding a cancelled
+ *    leap, the new smear starts from the unwind's offset at now_mono
+ *    (continuous).
  *  - The time was set (settime, ADJ_SETOFFSET) while a leap is armed: call
  *    lc__smear_plan_settime() with the leap's new leap_mono. The plan
  *    becomes the nominal one for the new instants (UTC_SLS steps with

@@ -88,6 +88,8 @@ struct lc_timekeeper {
 	int64_t next_sec;      /* the next POSIX second boundary to process */
 	int64_t plan_leap_mono; /* the leap the smear plan is for */
 	int64_t plan_leap_sec;  /* its leap_sec (the POSIX second) */
+	int64_t next_leap_mono; /* the leap s.plan_next is for (INT64_MAX) */
+	int64_t next_leap_sec;
 	/* Set by a step (after_step()) while a leap's smear plan was in
 	 * effect, for rearm_smear() to move the plan with the step
 	 * (docs/smearing.md (c)): that leap's second and direction, and
@@ -452,6 +454,99 @@ static int plan_leap_from(struct lc__smear_plan *pl,
 	return lc__smear_plan_leap(pl, p, leap_mono, dir, mono_now, NULL);
 }
 
+static void drop_next(struct lc_timekeeper *tk)
+{
+	lc__smear_plan_none(&tk->s.plan_next);
+	tk->next_leap_mono = INT64_MAX;
+}
+
+/*
+ * Two leaps whose smears meet (docs/smearing.md (d)). While the plan of an
+ * applied leap still runs, the next leap's smear is planned at once, as if
+ * armed at max(now, plan.end_mono), into s->plan_next, which readers add
+ * (timekeeper.h). Its schedule therefore depends on the instants only (the
+ * first plan's end, the second leap's instant, the policy, and the arm
+ * call when that came after the first plan's end), never on when the writer
+ * runs: every writer call from the arm to plan.end_mono computes the same
+ * plan, and a reader between plan.end_mono and the next writer call already
+ * reads it.
+ *
+ * Folding it in (the first writer call at or after plan.end_mono): readers
+ * computed
+ *	U(m) = m + offs_sls - plan(m) - plan_next(m)
+ * and for m >= plan.end_mono plan(m) == plan.to_ns, so
+ *	U(m) = m + (offs_sls - plan.to_ns) - plan_next(m)
+ * which is what the single plan plan_next on the base offs_sls -
+ * plan.to_ns gives: no reading changes. The first plan is done when its
+ * leap was applied (offs_sls - offs_real == plan.to_ns), or when the
+ * second one was applied too (no writer call between them:
+ * offs_sls - offs_real == plan.to_ns + plan_next.to_ns).
+ */
+static void fold_plans(struct lc_timekeeper *tk, int64_t mono_now)
+{
+	struct lc__tk_snap *s = &tk->s;
+	int64_t gap = s->offs_sls - s->offs_real;
+	int next = plan_active(&s->plan_next);
+
+	if (!plan_active(&s->plan) || mono_now < s->plan.end_mono)
+		return;
+	if (gap == s->plan.to_ns ||
+	    (next && gap == s->plan.to_ns + s->plan_next.to_ns)) {
+		if (next) {
+			s->offs_sls -= s->plan.to_ns;
+			s->plan = s->plan_next;
+			tk->plan_leap_mono = tk->next_leap_mono;
+			tk->plan_leap_sec = tk->next_leap_sec;
+			drop_next(tk);
+			return;
+		}
+		/* Done: the smeared timeline has caught up with REALTIME. */
+		lc__smear_plan_none(&s->plan);
+		s->offs_sls = s->offs_real;
+		tk->plan_leap_mono = INT64_MAX;
+	}
+}
+
+/* The pending leap (s->leap_*, not applied) while the plan of an applied
+ * leap runs: plan_next for it (see fold_plans()), or none if the policy
+ * refuses it as a late arm at max(now, plan.end_mono) (it would refuse it
+ * at any later instant too: less time, a higher rate), which leaves that
+ * leap unsmeared (docs/smearing.md (b)). A plan_next whose leap is no
+ * longer pending nor applied (cancelled, or another leap armed) is
+ * dropped: it has not started (mono_now < plan.end_mono <=
+ * plan_next.start_mono, or fold_plans() would have taken it), so no
+ * reading changes. */
+static void plan_next_leap(struct lc_timekeeper *tk, int64_t mono_now)
+{
+	struct lc__tk_snap *s = &tk->s;
+	int pending = s->leap_dir != 0 && !s->leap_folded;
+	struct lc__smear_plan pl;
+
+	if (plan_active(&s->plan_next) &&
+	    !(pending && s->leap_mono == tk->next_leap_mono) &&
+	    s->offs_sls - s->offs_real !=
+	            s->plan.to_ns + s->plan_next.to_ns)
+		drop_next(tk);
+	if (!pending || !plan_active(&s->plan) ||
+	    (s->plan.flags & LC__SMEAR_UNWIND) ||
+	    tk->plan_leap_mono == s->leap_mono ||
+	    tk->next_leap_mono == s->leap_mono ||
+	    s->offs_sls - s->offs_real != s->plan.to_ns ||
+	    s->plan.to_ns == 0)
+		return;
+	lc__smear_plan_none(&pl);
+	if (lc__smear_plan_leap(&pl, tk->cfg.smear, s->leap_mono,
+	                        (int)s->leap_dir,
+	                        mono_now > s->plan.end_mono ? mono_now
+	                                                    : s->plan.end_mono,
+	                        NULL) == 0 &&
+	    pl.from_ns == 0 && pl.start_mono >= s->plan.end_mono) {
+		s->plan_next = pl;
+		tk->next_leap_mono = s->leap_mono;
+		tk->next_leap_sec = s->leap_sec;
+	}
+}
+
 /* Keeps the smear plan in step with the pending leap. */
 static void rearm_smear(struct lc_timekeeper *tk, int64_t mono_now)
 {
@@ -462,13 +557,8 @@ static void rearm_smear(struct lc_timekeeper *tk, int64_t mono_now)
 		return;
 	if (tk->step_pending)
 		smear_after_step(tk, mono_now);
-	if (plan_active(&s->plan) && mono_now >= s->plan.end_mono &&
-	    s->plan.to_ns == s->offs_sls - s->offs_real) {
-		/* Done: the smeared timeline has caught up with REALTIME. */
-		lc__smear_plan_none(&s->plan);
-		s->offs_sls = s->offs_real;
-		tk->plan_leap_mono = INT64_MAX;
-	}
+	fold_plans(tk, mono_now);
+	plan_next_leap(tk, mono_now);
 	if (s->leap_dir != 0 && !s->leap_folded) {
 		if (tk->plan_leap_mono != s->leap_mono &&
 		    (!plan_active(&s->plan) ||
@@ -612,6 +702,9 @@ static int64_t advance(struct lc_timekeeper *tk)
 	mono = tk->s.mono;
 	/* The base is exact at cycle_last (frac is below 1 ns). */
 	catch_up(tk, mono);
+	/* Before anything (a step) moves offs_real under the plans. */
+	if (tk->cfg.smear != NULL)
+		fold_plans(tk, mono);
 	return mono;
 }
 
@@ -748,7 +841,9 @@ int lc_tk_new(lc_timekeeper **out, lc_counter *counter,
 	s->flags = (tk->cfg.smear ? LC__TKF_SMEAR : 0) |
 	           (tk->cfg.realtime_smeared ? LC__TKF_RT_SMEARED : 0);
 	lc__smear_plan_none(&s->plan);
+	lc__smear_plan_none(&s->plan_next);
 	tk->plan_leap_mono = INT64_MAX;
+	tk->next_leap_mono = INT64_MAX;
 
 	lc__ntp_init(&tk->ntp);
 	if (cfg->initial_tai_offset >= 0)
@@ -847,7 +942,26 @@ static int64_t sls_at(const struct lc__tk_snap *s, int64_t mono)
 {
 	if (!plan_active(&s->plan))
 		return lc__tk_realtime_at(s, mono);
-	return mono + s->offs_sls - lc__smear_plan_offset(&s->plan, mono);
+	return mono + s->offs_sls - lc__smear_plan_offset(&s->plan, mono) -
+	       lc__smear_plan_offset(&s->plan_next, mono);
+}
+
+/* The first MONOTONIC instant at which UTC_SLS (ns) reads >= d. With
+ * f(m) = m + offs_sls - plan(m) - plan_next(m): plan_next is 0 before its
+ * start S2 (>= plan.end_mono), so f is plan's alone there; from S2 on plan
+ * is constant (to_ns) and f(m) = m + (offs_sls - plan.to_ns) -
+ * plan_next(m). Both are non-decreasing. So the answer is plan's own
+ * inverse if that is before S2, else the first instant >= S2 of
+ * plan_next's inverse on its base. */
+static int64_t sls_inverse(const struct lc__tk_snap *s, int64_t d)
+{
+	int64_t m = lc__smear_plan_mono_at(&s->plan, s->offs_sls, d);
+
+	if (!plan_active(&s->plan_next) || m < s->plan_next.start_mono)
+		return m;
+	m = lc__smear_plan_mono_at(&s->plan_next,
+	                           s->offs_sls - s->plan.to_ns, d);
+	return m > s->plan_next.start_mono ? m : s->plan_next.start_mono;
 }
 
 int64_t lc__tk_slow_rt(const lc_timekeeper *tk, int64_t *mono_out)
@@ -1171,7 +1285,7 @@ int lc_tk_mono_at(const lc_timekeeper *tk, lc_clock_id id,
 		return 0;
 	case LC_CLOCK_REALTIME:
 		if ((s.flags & LC__TKF_RT_SMEARED) && plan_active(&s.plan))
-			*mono_ns = lc__smear_plan_mono_at(&s.plan, s.offs_sls, d);
+			*mono_ns = sls_inverse(&s, d);
 		else
 			*mono_ns = rt_inverse(&s, d);
 		return 0;
@@ -1179,7 +1293,7 @@ int lc_tk_mono_at(const lc_timekeeper *tk, lc_clock_id id,
 		if (plan_active(&s.plan)) {
 			if (deadline->tv_nsec >= LC__NS)
 				d = ((int64_t)deadline->tv_sec + 1) * LC__NS;
-			*mono_ns = lc__smear_plan_mono_at(&s.plan, s.offs_sls, d);
+			*mono_ns = sls_inverse(&s, d);
 			return 0;
 		}
 		/* no plan: UTC_SLS == UTC */
@@ -1224,6 +1338,9 @@ static void after_step(struct lc_timekeeper *tk, int64_t mono_now)
 {
 	struct lc__tk_snap *s = &tk->s;
 
+	/* advance() folded a next plan whose time had come: one left has not
+	 * started; the re-armed leap gets a new one (rearm_smear()). */
+	drop_next(tk);
 	if (plan_active(&s->plan) && (s->plan.flags & LC__SMEAR_UNWIND)) {
 		s->offs_sls = s->offs_real;
 	} else if (plan_active(&s->plan) && tk->plan_leap_mono != INT64_MAX) {

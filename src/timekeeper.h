@@ -70,6 +70,19 @@
  *	cws_seq		clock-was-set sequence (the leap at leap_mono adds one
  *			more once reached, see lc_clock_was_set_seq())
  *	plan		the smear plan of UTC_SLS (struct lc__smear_plan)
+ *	plan_next	the smear of the next leap when its window meets the
+ *			running plan's (docs/smearing.md (d)): it starts at
+ *			or after plan.end_mono, from offset 0, on the base
+ *			offs_sls - plan.to_ns (the first leap's post-leap
+ *			REALTIME offset); start_mono INT64_MAX when none.
+ *			Readers subtract both offsets:
+ *			UTC_SLS = MONO + offs_sls - plan(MONO) - plan_next(MONO)
+ *			which is exact because plan_next is 0 up to
+ *			plan.end_mono and plan is constant (to_ns) from there.
+ *			The writer folds it into plan at its first operation
+ *			at or after plan.end_mono without changing a reading,
+ *			so the second smear's schedule never depends on when
+ *			the writer runs.
  */
 #ifndef LC_TIMEKEEPER_H
 #define LC_TIMEKEEPER_H
@@ -149,6 +162,7 @@ struct lc__tk_snap {
 	int64_t flags;
 	uint64_t cws_seq;
 	struct lc__smear_plan plan;
+	struct lc__smear_plan plan_next;
 };
 
 _Static_assert(sizeof(struct lc__tk_snap) % 8 == 0,

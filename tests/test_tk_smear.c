@@ -693,6 +693,191 @@ static void test_rearm_while_unwinding(void)
 	       worst, n_capped_unwinding, n_unsmeared);
 }
 
+/* ---- (d) two leaps whose windows meet ----------------------------------- */
+
+static int64_t ts_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * NS + ts->tv_nsec;
+}
+
+static int64_t sls_of(lc_timekeeper *tk)
+{
+	struct timespec ts;
+
+	lc_gettime(tk, LC_CLOCK_UTC_SLS, &ts);
+	return ts_ns(&ts);
+}
+
+static int adj_tk(lc_timekeeper *tk, int status)
+{
+	struct lc_timex tx;
+
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = LC_ADJ_STATUS;
+	tx.status = status;
+	return lc_adjtimex(tk, &tx);
+}
+
+/*
+ * A linear smear centred on the leap over 36 h: a deletion at the end of
+ * 2029-12-31 (the deleted second starts at D - 1 s, D = 2030-01-01
+ * 00:00:00) smears until D + 18 h (UTC); an insertion armed at D + 1 h for
+ * the next midnight W2 = D + 1 day has a nominal window from W2 - 18 h =
+ * D + 6 h, inside the first. docs/smearing.md (d): the second smear
+ * starts exactly at the first's end, D + 18 h, as a late arm ending at
+ * the nominal end W2 + 1 s + 18 h (T, the insertion's pre-leap timeline,
+ * is UTC until W2): between them the linear offset is
+ *	ceil(1e9 * (u - (D + 18 h)) / 86,401 s)
+ * at UTC reading u (the window's 86,401 SI seconds), derived here from
+ * the rule, not from the code. Two timekeepers on identical simulated
+ * counters get the same calls (arm, clear, arm); one also runs lc_update
+ * every few samples (1 us apart around the first window's end), the other
+ * never: every UTC_SLS reading must be the same (DESIGN.md: nothing a
+ * reader sees depends on when the writer runs) and equal the model.
+ * Variants: `cancel` clears STA_INS again at D + 17 h, before the second
+ * smear starts: no second smear at all (UTC_SLS == UTC from D + 18 h).
+ */
+/* check_two_leaps()'s rule for UTC_SLS at UTC reading u in
+ * [S2, W2) */
+static int64_t model_two(int cancel, int64_t S2, int64_t u)
+{
+	if (cancel)
+		return u;
+	return u - (int64_t)(((unsigned __int128)(u - S2) * 1000000000u +
+	                      86401 * NS - 1) /
+	                     (86401 * NS));
+}
+
+static void check_two_leaps(int cancel)
+{
+	const int64_t D = D2030 * NS, H = 3600 * NS, W2 = D + 86400 * NS;
+	const int64_t S2 = D + 18 * H, E2 = W2 + NS + 18 * H;
+	struct lc_smear_policy pol;
+	struct lc_tk_config cfg;
+	lc_counter *ca, *cb;
+	lc_timekeeper *a, *b;
+	int64_t t, t0 = D - 20 * H, va, vb, model, n = 0, bad = 0;
+	int64_t x, nx, nmono = 0;
+
+	memset(&pol, 0, sizeof(pol));
+	snprintf(pol.name, sizeof(pol.name), "custom");
+	pol.shape = LC_SMEAR_LINEAR;
+	pol.placement = LC_SMEAR_CENTRED;
+	pol.window_ns = 36 * H;
+	LC_EQ_INT(lc_smear_validate(&pol, NULL), 0);
+	LC_EQ_INT(lc_counter_new_sim(&ca, 1000000000u, 0), 0);
+	LC_EQ_INT(lc_counter_new_sim(&cb, 1000000000u, 0), 0);
+	lc_tk_config_init(&cfg);
+	cfg.initial_realtime_ns = t0;
+	cfg.smear = &pol;
+	LC_EQ_INT(lc_tk_new(&a, ca, &cfg), 0);
+	LC_EQ_INT(lc_tk_new(&b, cb, &cfg), 0);
+	/* MONOTONIC = t (1 GHz, no error); UTC = t0 + t until D - 1 s,
+	 * t0 + t + 1 s after the deleted second. */
+#define AT(x)                                                                  \
+	do {                                                                   \
+		lc_sim_set_true_ns(ca, (x));                                   \
+		lc_sim_set_true_ns(cb, (x));                                   \
+	} while (0)
+#define BOTH(call)                                                             \
+	do {                                                                   \
+		LC_TRUE(call(a) >= 0);                                         \
+		LC_TRUE(call(b) >= 0);                                         \
+	} while (0)
+#define DEL(tk) adj_tk(tk, LC_STA_DEL)
+#define CLR(tk) adj_tk(tk, 0)
+#define INS(tk) adj_tk(tk, LC_STA_INS)
+	AT(0);
+	BOTH(DEL);
+	AT(D + 10 * NS - NS - t0);
+	BOTH(CLR);
+	AT(D + H - NS - t0);
+	BOTH(INS);
+	/* samples: every 61 s from D + 1 h to E2 + 1 h, every 1 us within
+	 * 3 ms of S2, every 1 ms within 2 s of W2 */
+	for (t = D + H - NS - t0 + NS;;) {
+		if (cancel == 1 && t0 + t + NS >= D + 17 * H) {
+			AT(D + 17 * H - NS - t0);
+			BOTH(CLR);
+			cancel = 2;
+		}
+		AT(t);
+		if (n % 3 == 0)
+			lc_update(a);
+		va = sls_of(a);
+		vb = sls_of(b);
+		if (va != vb && bad++ < 5)
+			printf("  %s: t %" PRId64 ": UTC_SLS %" PRId64
+			       " updated, %" PRId64 " never updated\n",
+			       cancel ? "cancel" : "two leaps", t, va, vb);
+		model = INT64_MIN;
+		if (t0 + t + NS >= S2 && t0 + t + NS < W2) {
+			model = model_two(cancel, S2, t0 + t + NS);
+		} else if (t0 + t + NS >= W2 + NS && (cancel || t0 + t >= E2)) {
+			/* UTC after both leaps, or after the deletion
+			 * alone */
+			model = cancel ? t0 + t + NS : t0 + t;
+		}
+		if (model != INT64_MIN && vb != model && bad++ < 5)
+			printf("  %s: t %" PRId64 ": UTC_SLS %" PRId64
+			       ", the rule gives %" PRId64 "\n",
+			       cancel ? "cancel" : "two leaps", t, vb, model);
+		/* the timer inverse on the never-updated one (plan_next
+		 * still unfolded in its snapshot), where the model holds:
+		 * the first instant at which UTC_SLS reads >= vb, which is
+		 * t or, where the slow clock shows vb for two ns, t - 1 */
+		if (n % 7 == 0 && model != INT64_MIN && t0 + t + NS < W2) {
+			struct timespec d = {(time_t)(vb / NS),
+			                     (long)(vb % NS)};
+			int64_t m, first = t;
+
+			while (model_two(cancel, S2, t0 + first - 1 + NS) >= vb)
+				first--;
+			LC_EQ_INT(lc_tk_mono_at(b, LC_CLOCK_UTC_SLS, &d, &m),
+			          0);
+			if (m != first && bad++ < 5)
+				printf("  mono_at %" PRId64
+				       ", the rule gives %" PRId64 "\n",
+				       m, first);
+			nmono++;
+		}
+		n++;
+		x = t0 + t + NS; /* post-deletion UTC until W2 */
+		if (llabs(x - S2) < 3 * MS)
+			nx = x + US;
+		else if (llabs(x - W2) < 2 * NS)
+			nx = x + MS;
+		else
+			nx = x + 61 * NS;
+		if (x < S2 - 3 * MS && nx > S2 - 3 * MS)
+			nx = S2 - 3 * MS;
+		if (x < W2 - 2 * NS && nx > W2 - 2 * NS)
+			nx = W2 - 2 * NS;
+		t = nx - t0 - NS;
+		if (t0 + t > E2 + H)
+			break;
+	}
+	printf("# %s: %" PRId64 " readings, two cadences, %" PRId64
+	       " timer inverses, %" PRId64 " wrong\n",
+	       cancel ? "second leap cancelled" : "two leaps", n, nmono, bad);
+	LC_EQ_I64(bad, 0);
+#undef AT
+#undef BOTH
+#undef DEL
+#undef CLR
+#undef INS
+	lc_tk_free(a);
+	lc_tk_free(b);
+	lc_counter_free(ca);
+	lc_counter_free(cb);
+}
+
+static void test_two_leaps_meeting(void)
+{
+	check_two_leaps(0);
+	check_two_leaps(1);
+}
+
 int main(int argc, char **argv)
 {
 	lc_test_init(argc, argv);
@@ -712,5 +897,10 @@ int main(int argc, char **argv)
 	       "insertion's smear cancelled, deletion armed while it unwinds "
 	       "(5 presets): UTC_SLS continuous, never back, within 1 s of UTC "
 	       "across the deleted second, == UTC after");
+	LC_RUN(test_two_leaps_meeting,
+	       "docs/smearing.md (d): a second leap's smear starts exactly at "
+	       "the first's end (late arm, linear offset from the rule), the "
+	       "same readings with lc_update never and every few us; "
+	       "cancelled before it starts, no second smear");
 	return lc_test_done();
 }
