@@ -658,7 +658,14 @@ int lc_tk_next_leap(const lc_timekeeper *tk, int64_t *when, int *dir);
  * 23:59:59.999..., and a UTC deadline in 23:59:60 (tv_nsec >= 1e9, UTC and
  * UTC_SLS only) is inside the inserted second; UTC_SLS goes through the
  * smear plan. Exact on a simulated counter (tested: the clock reads below
- * the deadline 1 ns earlier). Lock-free. For timers. */
+ * the deadline 1 ns earlier). A REALTIME deadline (exact, or smeared while
+ * no smear plan runs) in a repeated 23:59:59 is the first occurrence when
+ * asked before the leap, and the repeated one when asked during or after
+ * it (the first is past): the first instant from now on at which the
+ * clock reads >= the deadline, as Linux's hrtimer does for a timer armed
+ * in the leap second (one past in the repeat too returns its last
+ * occurrence, in the past: a timer fires at once). Lock-free. For
+ * timers. */
 int lc_tk_mono_at(const lc_timekeeper *tk, lc_clock_id id,
                   const struct timespec *deadline, int64_t *mono_ns);
 

@@ -1205,8 +1205,17 @@ static int64_t mono_at_delta(const struct lc__tk_snap *s, int64_t k)
 }
 
 /* First MONOTONIC instant at which REALTIME (exact leap) reads >= d:
- * REALTIME is mono + before until leap_mono, mono + after from then on. */
-static int64_t rt_inverse(const struct lc__tk_snap *s, int64_t d)
+ * REALTIME is mono + before until leap_mono, mono + after from then on.
+ * An insertion makes the readings of [leap_sec - 1 s, leap_sec) happen
+ * twice: first in [leap_mono - 1 s, leap_mono), again in [leap_mono,
+ * leap_mono + 1 s) (after = before - 1 s). Asked at `now` >= leap_mono
+ * (in the repeated second or later), the first occurrence is past and
+ * REALTIME now reads below d if d is still ahead in the repeat: the
+ * answer from now on is the repeated occurrence, d - after (Linux's
+ * hrtimer, armed during the leap second, expires there too). If that is
+ * before now as well, it is the last instant the clock reached d (a past
+ * deadline: a timer fires at once), as for any past deadline. */
+static int64_t rt_inverse(const struct lc__tk_snap *s, int64_t d, int64_t now)
 {
 	int64_t before = s->offs_real, after = s->offs_real, m;
 
@@ -1217,7 +1226,9 @@ static int64_t rt_inverse(const struct lc__tk_snap *s, int64_t d)
 			after = s->offs_real - s->leap_dir * LC__NS;
 	}
 	m = lc__sat_add(d, -before);
-	if (m < s->leap_mono)
+	if (m < s->leap_mono &&
+	    !(s->leap_dir > 0 && now >= s->leap_mono &&
+	      m >= s->leap_mono - LC__NS))
 		return m;
 	m = lc__sat_add(d, -after);
 	return m > s->leap_mono ? m : s->leap_mono;
@@ -1234,7 +1245,7 @@ static int64_t utc_inverse(const struct lc__tk_snap *s,
 		 * second's 00.000. */
 		if (s->leap_dir > 0 && sec == s->leap_sec - 1)
 			return s->leap_mono + (nsec - LC__NS);
-		return rt_inverse(s, (sec + 1) * LC__NS);
+		return rt_inverse(s, (sec + 1) * LC__NS, INT64_MIN);
 	}
 	if (s->leap_dir > 0) {
 		int64_t before = s->offs_real, after;
@@ -1248,7 +1259,7 @@ static int64_t utc_inverse(const struct lc__tk_snap *s,
 			return lc__sat_add(sec * LC__NS + nsec, -before);
 		return lc__sat_add(sec * LC__NS + nsec, -after);
 	}
-	return rt_inverse(s, sec * LC__NS + nsec);
+	return rt_inverse(s, sec * LC__NS + nsec, INT64_MIN);
 }
 
 int lc_tk_mono_at(const lc_timekeeper *tk, lc_clock_id id,
@@ -1287,7 +1298,7 @@ int lc_tk_mono_at(const lc_timekeeper *tk, lc_clock_id id,
 		if ((s.flags & LC__TKF_RT_SMEARED) && plan_active(&s.plan))
 			*mono_ns = sls_inverse(&s, d);
 		else
-			*mono_ns = rt_inverse(&s, d);
+			*mono_ns = rt_inverse(&s, d, mono);
 		return 0;
 	case LC_CLOCK_UTC_SLS:
 		if (plan_active(&s.plan)) {

@@ -843,6 +843,50 @@ static void test_mono_at(void)
 	check_inverse(-1);
 }
 
+/* A REALTIME deadline inside the repeated 23:59:59 of an insertion (leap
+ * at MONOTONIC lm = 10 s, 1 GHz: REALTIME 23:59:59.x at lm - 1 s + x and
+ * again at lm + x). Asked before the leap, 23:59:59.8 is the first
+ * occurrence, lm - 200 ms; asked during the repeat at 23:59:59.3 (the
+ * first is past), it is the repeated one, lm + 800 ms, where REALTIME
+ * reads 23:59:59.8 again and 1 ns earlier 23:59:59.799999999 ("from now
+ * on", as a Linux hrtimer armed in the leap second); 23:59:59.2, past in
+ * the repeat too, is its last occurrence lm + 200 ms (in the past: fires
+ * at once). With and without an update in the repeat (the leap folded by
+ * the writer or applied by the reader). */
+static void check_mono_at_repeat(int update)
+{
+	struct env e;
+	int64_t w = D2030 + 86400, m, lm = 10 * NS;
+	struct timespec d = { (time_t)(w - 1), (long)(800 * MS) };
+
+	env_new(&e, 1000000000u, 0, (w - 10) * NS, LC_LEAP_FROM_ADJTIMEX);
+	clear_time_state(&e);
+	adj_status(&e, LC_STA_INS);
+	LC_EQ_INT(lc_tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), 0);
+	LC_EQ_I64(m, lm - 200 * MS);
+	run_for(&e, lm + 300 * MS - e.t, update ? 100 * MS : 0);
+	LC_EQ_I64(lc_now_ns(e.tk, LC_CLOCK_REALTIME), (w - 1) * NS + 300 * MS);
+	LC_EQ_INT(lc_tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), 0);
+	LC_EQ_I64(m, lm + 800 * MS);
+	d.tv_nsec = (long)(200 * MS);
+	LC_EQ_INT(lc_tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), 0);
+	LC_EQ_I64(m, lm + 200 * MS);
+	/* the instant found reads 23:59:59.8 in the repeat, 1 ns before it
+	 * still less */
+	run_for(&e, lm + 800 * MS - 1 - e.t, 0);
+	LC_EQ_I64(lc_now_ns(e.tk, LC_CLOCK_REALTIME),
+	          (w - 1) * NS + 800 * MS - 1);
+	run_for(&e, 1, 0);
+	LC_EQ_I64(lc_now_ns(e.tk, LC_CLOCK_REALTIME), (w - 1) * NS + 800 * MS);
+	env_free(&e);
+}
+
+static void test_mono_at_repeat(void)
+{
+	check_mono_at_repeat(0);
+	check_mono_at_repeat(1);
+}
+
 /* ---- the table as leap source (chrony's leapsectz) ------------------------------ */
 
 static void test_table_source(void)
@@ -1314,6 +1358,7 @@ int main(int argc, char **argv)
 	LC_RUN(test_exact_without_update, "exact leap with no update: reads, clock-was-set and next-leap switch at the instant");
 	LC_RUN(test_next_leap_vectors, "next-leap vectors of the reference through lc_tk_next_leap, predicted and armed");
 	LC_RUN(test_mono_at, "lc_tk_mono_at/cycles_at: first instant at or past the deadline on every clock, across insertion and deletion");
+	LC_RUN(test_mono_at_repeat, "lc_tk_mono_at REALTIME in the repeated 23:59:59: the first occurrence before the leap, the repeated one from inside it (from now on), updated or not");
 	LC_RUN(test_table_source, "LC_LEAP_FROM_TABLE: the table arms 2016-12-31 23:59:60 and owns TAI-UTC");
 	LC_RUN(test_table_late_start, "table source started in the last second before a leap: the writer applies the leap its readers apply");
 	LC_RUN(test_long_gaps, "long gaps between updates: quiet seconds skipped exactly, table leaps still folded");
