@@ -22,6 +22,9 @@ else
 NOCLOCK :=
 endif
 
+# ThreadSanitizer runs the concurrent-reader tests (tests/test_concurrency_*.c).
+TSAN_TESTS := $(basename $(notdir $(wildcard tests/test_concurrency_*.c)))
+
 .PHONY: all build run check check-main check-asan check-tsan check-clang \
         bench fuzz install vm-test clean
 
@@ -51,7 +54,7 @@ check-asan:
 check-tsan:
 	$(CMAKE) -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLC_WERROR=ON \
 	  -DLC_SANITIZE=thread -DLC_BENCH=OFF >/dev/null
-	$(CMAKE) --build build-tsan -j $(JOBS)
+	$(CMAKE) --build build-tsan -j $(JOBS) --target $(TSAN_TESTS)
 	cd build-tsan && LC_SANITIZED=1 $(NOCLOCK) ctest --output-on-failure -L concurrency
 
 # The whole tree must also compile clean with clang -Werror.
