@@ -579,7 +579,9 @@ lc_timekeeper *lc_default(void);
  * at consecutive day ends); if none runs, reads are one second off from
  * the second leap's instant until the next update, which then processes
  * every leap crossed, in order, exactly (REALTIME, TAI-UTC, the NTP state,
- * the clock-was-set count). NTP's
+ * the clock-was-set count). A leap's smear that must wait for the previous
+ * leap's to end is published with it and starts exactly at its end, so
+ * UTC_SLS does not depend on when updates run (docs/smearing.md (d)). NTP's
  * per-second slew and frequency take effect at each update, as Linux's at
  * each tick. It processes every REALTIME second crossed since the last
  * update, in order; after a gap of days the quiet ones (nothing armed,
