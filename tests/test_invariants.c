@@ -1708,13 +1708,14 @@ static void test_settime_back_across_unfolded_leap(void)
 /*
  * Found by test_cadence (LC_INV_SCENARIO=15216960259624117173, any cadence
  * pair with 1 kHz against never, 1 Hz or 17 s): UTC_SLS (here as smeared
- * REALTIME) differs by 1 ns between update cadences, 6.7 us after the end
- * of a google window (noon after a deletion at midnight M1), where the
- * smear of that deletion ends while the unwind of an insertion for M1 +
- * 1 day, cancelled 31 ms before its midnight and then stepped back into
- * M1's window, is still running. A plan that changes at "the first update
- * at or after" an instant (smear.h) rounds differently by when that
- * update comes. The replay runs the scenario with both cadences and
+ * REALTIME) differed by 1 ns between update cadences 6.7 us after noon,
+ * where the google window of a deletion at midnight M1 ends and that of an
+ * insertion armed for M1 + 1 day begins. The second smear was planned at
+ * "the first update at or after" the first one's end, so its start and
+ * rounding depended on when that update came. Fixed in f9477f7: the second
+ * plan starts exactly at the first one's end and is published ahead of
+ * time (docs/smearing.md (d)). The replay runs the scenario with both
+ * cadences and
  * compares every reading.
  */
 static void test_cadence_replay_smear_handover(void)
@@ -1879,9 +1880,9 @@ int main(int argc, char **argv)
 	       "while a cancelled insertion's smear unwinds keeps "
 	       "|UTC_SLS - UTC| <= 1 s");
 	LC_RUN(test_cadence_replay_smear_handover,
-	       "BUG (timekeeper/smear, 1 ns): one scenario's readings are "
-	       "the same with lc_update never and at 1 kHz (smear handover "
-	       "at a window's end during an unwind)");
+	       "regression (found here, fixed in f9477f7): one scenario's "
+	       "readings are the same with lc_update never and at 1 kHz "
+	       "(two leaps' smears meeting at a window's end)");
 	LC_RUN(test_raw_rate_with_and_without_update,
 	       "MONOTONIC_RAW of a 3 GHz counter after a day: exact with "
 	       "updates every second, within 1 ppm without any");
