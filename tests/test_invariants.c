@@ -1715,8 +1715,7 @@ static void test_settime_back_across_unfolded_leap(void)
  * rounding depended on when that update came. Fixed in f9477f7: the second
  * plan starts exactly at the first one's end and is published ahead of
  * time (docs/smearing.md (d)). The replay runs the scenario with both
- * cadences and
- * compares every reading.
+ * cadences and compares every reading.
  */
 static void test_cadence_replay_smear_handover(void)
 {
