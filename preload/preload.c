@@ -644,7 +644,9 @@ LCP_EXPORT int clock_adjtime(clockid_t clk, struct timex *tx)
 	}
 }
 
-LCP_EXPORT int ntp_gettimex(struct ntptimeval *ntv)
+/* The read-only adjtimex, as ntp_gettime(x) reports it; `with_tai` is 0
+ * for the old struct (time, maxerror, esterror only). */
+static int ntptimeval_read(struct ntptimeval *ntv, int with_tai)
 {
 	struct timex tx;
 	int rc;
@@ -658,26 +660,19 @@ LCP_EXPORT int ntp_gettimex(struct ntptimeval *ntv)
 		ntv->time.tv_usec /= 1000;
 	ntv->maxerror = tx.maxerror;
 	ntv->esterror = tx.esterror;
-	ntv->tai = tx.tai;
+	if (with_tai)
+		ntv->tai = tx.tai;
 	return rc;
+}
+
+LCP_EXPORT int ntp_gettimex(struct ntptimeval *ntv)
+{
+	return ntptimeval_read(ntv, 1);
 }
 
 int lcp_ntp_gettime_compat(struct ntptimeval *ntv)
 {
-	struct timex tx;
-	int rc;
-
-	/* the old struct: time, maxerror, esterror only */
-	memset(&tx, 0, sizeof(tx));
-	rc = timex_read(&tx);
-	if (rc < 0)
-		return rc;
-	ntv->time = tx.time;
-	if (tx.status & STA_NANO)
-		ntv->time.tv_usec /= 1000;
-	ntv->maxerror = tx.maxerror;
-	ntv->esterror = tx.esterror;
-	return rc;
+	return ntptimeval_read(ntv, 0);
 }
 
 /* ---- sleeping until a deadline ------------------------------------------- */
