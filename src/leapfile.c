@@ -43,46 +43,17 @@
 /* Calendar                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/*
- * Days since 1970-01-01 of a proleptic Gregorian date. The year is taken to
- * start on March 1st, so that the leap day is the last day of a year and the
- * month lengths from March on repeat as 31 30 31 30 31 (153 days per five
- * months): the days before March-based month m (0 = March) are
- * floor((153 m + 2) / 5), which gives 0 31 61 92 122 153 184 214 245 275 306
- * 337. A 400-year era has 146097 days; within it, year y has
- * 365 y + y/4 - y/100 days before it. 0000-03-01 is 719468 days before
- * 1970-01-01.
- */
+/* The calendar is civil.c's (one implementation in the library); these
+ * keep the parsers' and the table command's call sites short. */
 int64_t lc__leap_days_from_civil(int64_t year, int mon, int mday)
 {
-	int64_t y = year - (mon <= 2);
-	int64_t era = lc__fdiv(y, 400);
-	int64_t yoe = y - era * 400;                 /* 0..399 */
-	int64_t mp = (mon + 9) % 12;                 /* March = 0 */
-	int64_t doy = (153 * mp + 2) / 5 + mday - 1; /* 0..365 */
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-
-	return era * 146097 + doe - 719468;
+	return lc_days_from_civil(year, mon, mday);
 }
 
-/* The inverse: the year of era is estimated from the day of era by removing
- * the leap days before it (one per 1460 days, less one per 36524, plus one
- * per 146096), which makes each year exactly 365 days long. */
 void lc__leap_civil(int64_t unix_sec, int64_t *year, int *mon, int *mday,
                     int *sec_of_day)
 {
-	int64_t days = lc__fdiv(unix_sec, LC_SECS_PER_DAY);
-	int64_t z = days + 719468;
-	int64_t era = lc__fdiv(z, 146097);
-	int64_t doe = z - era * 146097; /* 0..146096 */
-	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100); /* 0..365 */
-	int64_t mp = (5 * doy + 2) / 153;                      /* March = 0 */
-	int m = (int)(mp < 10 ? mp + 3 : mp - 9);
-
-	*mday = (int)(doy - (153 * mp + 2) / 5 + 1);
-	*mon = m;
-	*year = yoe + era * 400 + (m <= 2);
+	lc_civil_from_days(lc__fdiv(unix_sec, LC_SECS_PER_DAY), year, mon, mday);
 	*sec_of_day = (int)lc__fmod(unix_sec, LC_SECS_PER_DAY);
 }
 

@@ -28,8 +28,7 @@ int lc__leaptable_load_system_paths(struct lc_leaptable *t,
                                     struct lc_error *err);
 
 /* Calendar helpers of leapfile.c (proleptic Gregorian, days since
- * 1970-01-01), shared with the `leapclock table` command. They exist so that
- * the leap table does not depend on civil.c. */
+ * 1970-01-01) over civil.c's, shared with the `leapclock table` command. */
 int64_t lc__leap_days_from_civil(int64_t year, int mon, int mday);
 /* POSIX seconds to year, month (1..12), day (1..31) and second of the day. */
 void lc__leap_civil(int64_t unix_sec, int64_t *year, int *mon, int *mday,
