@@ -73,6 +73,14 @@
 
 struct lc_timekeeper {
 	struct lc__tk_pub pub; /* must be first: the latch readers use */
+	struct lc__tk_latch own; /* the latch, unless a timeline page's */
+	struct lc__tk_latch *wlatch; /* where the writer publishes */
+	/* A reader of a timeline page (lc__tk_new_reader): pub.latch is the
+	 * page's, read-only; the writer state below is unused until
+	 * lc__tk_resume() makes it a writer from the page's snapshot. */
+	int reader;
+	void (*reader_update)(struct lc_timekeeper *tk, void *arg);
+	void *reader_arg;
 
 	pthread_mutex_t lock;
 	lc_counter *counter;
@@ -579,8 +587,19 @@ static void rearm_smear(struct lc_timekeeper *tk, int64_t mono_now)
 			 * rather than UTC_SLS stepping); one
 			 * refused from no plan leaves the leap unsmeared
 			 * (docs/smearing.md (b)). */
-			rc = plan_leap_from(&pl, p, s->leap_mono,
-			                    (int)s->leap_dir, mono_now);
+			/* A table leap is smeared on its nominal schedule,
+			 * a pure function of the instant, however late the
+			 * writer learnt of it (it started, restarted, or
+			 * loaded a table inside the window): every process
+			 * and the server then agree. Late arms are for leaps
+			 * armed through adjtimex. */
+			if (table_mode(tk) && !plan_active(&s->plan))
+				rc = lc__smear_plan_settime(&pl, p, s->leap_mono,
+				                            (int)s->leap_dir,
+				                            NULL);
+			else
+				rc = plan_leap_from(&pl, p, s->leap_mono,
+				                    (int)s->leap_dir, mono_now);
 			if (rc == LC_ERANGE && plan_active(&s->plan))
 				rc = plan_leap_extended(&pl, p, s->leap_mono,
 				                        (int)s->leap_dir,
@@ -646,7 +665,8 @@ smear:
 
 static void publish(struct lc_timekeeper *tk)
 {
-	struct lc__tk_pub *p = &tk->pub;
+	/* The writer owns its latch, its own or a timeline page's. */
+	struct lc__tk_latch *p = tk->wlatch;
 	struct lc__tk_snap *s = &tk->s;
 	uint64_t w[LC__TK_WORDS];
 	uint64_t seq;
@@ -749,6 +769,14 @@ int lc_update(lc_timekeeper *tk)
 {
 	int64_t mono;
 
+	if (tk->reader) {
+		/* A page reader: the page's writer updates; the timeline
+		 * module checks the page (and may resume in-process). */
+		if (tk->reader_update != NULL)
+			tk->reader_update(tk, tk->reader_arg);
+		if (tk->reader)
+			return 0;
+	}
 	pthread_mutex_lock(&tk->lock);
 	mono = advance(tk);
 	sync_table_tai(tk, mono);
@@ -761,6 +789,8 @@ int lc_update(lc_timekeeper *tk)
 }
 
 /* ---- creation --------------------------------------------------------------- */
+
+static void plan_prev_table_leap(struct lc_timekeeper *tk, int64_t rt);
 
 void lc_tk_config_init(struct lc_tk_config *cfg)
 {
@@ -806,6 +836,8 @@ int lc_tk_new(lc_timekeeper **out, lc_counter *counter,
 	if (tk->cfg.host_step_ns <= 0)
 		tk->cfg.host_step_ns = 1000000;
 	tk->counter = counter;
+	tk->wlatch = &tk->own;
+	atomic_init(&tk->pub.latch, &tk->own);
 	tk->pub.counter = counter;
 	tk->pub.counter_kind = counter->kind;
 	if (cfg->table != NULL) {
@@ -858,6 +890,7 @@ int lc_tk_new(lc_timekeeper **out, lc_counter *counter,
 	set_rate(tk);
 	if (tk->cfg.follow_host)
 		tk->host.state = LC_HOST_AGREES;
+	plan_prev_table_leap(tk, rt0);
 	rearm(tk, s->mono);
 	tk->last_update_mono = s->mono;
 	publish(tk);
@@ -872,6 +905,133 @@ void lc_tk_free(lc_timekeeper *tk)
 	pthread_mutex_destroy(&tk->lock);
 	lc_leaptable_free(tk->own_table);
 	free(tk);
+}
+
+/* ---- timeline support ----------------------------------------------------- */
+
+void lc__tk_publish_to(lc_timekeeper *tk, struct lc__tk_latch *l)
+{
+	pthread_mutex_lock(&tk->lock);
+	tk->wlatch = l;
+	publish(tk);
+	atomic_store_explicit(&tk->pub.latch, l, memory_order_release);
+	pthread_mutex_unlock(&tk->lock);
+}
+
+void lc__tk_read_from(lc_timekeeper *tk, const struct lc__tk_latch *l,
+                      void (*update)(lc_timekeeper *tk, void *arg),
+                      void *arg)
+{
+	pthread_mutex_lock(&tk->lock);
+	tk->reader = 1;
+	tk->reader_update = update;
+	tk->reader_arg = arg;
+	atomic_store_explicit(&tk->pub.latch, l, memory_order_release);
+	pthread_mutex_unlock(&tk->lock);
+}
+
+int lc__tk_is_reader(const lc_timekeeper *tk)
+{
+	return tk->reader;
+}
+
+void lc__tk_latch_snap(const lc_timekeeper *tk, const struct lc__tk_latch *l,
+                       struct lc__tk_snap *s, int64_t *mono)
+{
+	struct lc__tk_pub view;
+
+	/* The same read as lc__tk_read_snap, of another latch with tk's
+	 * counter (pub is the first member, so a view is a timekeeper to
+	 * the inline readers). */
+	view.counter = tk->pub.counter;
+	view.counter_kind = tk->pub.counter_kind;
+	atomic_init(&view.latch, l);
+	lc__tk_read_snap((const lc_timekeeper *)(const void *)&view, s, mono);
+}
+
+/* Plans the smear of the table leap just behind REALTIME `rt` if its
+ * window may still run (the nominal plan, as after a step: see
+ * smear_after_step()), so that a writer that starts or resumes inside a
+ * window that runs on past the leap (chrony's, fbclock's) smears exactly
+ * as one that ran through it. */
+static void plan_prev_table_leap(struct lc_timekeeper *tk, int64_t rt)
+{
+	struct lc_leap l;
+
+	if (tk->cfg.smear == NULL || !table_mode(tk))
+		return;
+	if (lc_leaptable_prev(tk->table, lc__fdiv(rt, LC__NS), &l) < 0 ||
+	    l.dir == 0 || rt - l.when * LC__NS > 30 * 86400 * LC__NS)
+		return;
+	tk->step_pending = 1;
+	tk->step_leap_applied = 1;
+	tk->step_leap_sec = l.dir > 0 ? l.when : l.when - 1;
+	tk->step_leap_dir = l.dir;
+}
+
+int lc__tk_resume(lc_timekeeper *tk, const struct lc__tk_latch *from,
+                  int to_own)
+{
+	struct lc__tk_snap ps, *s = &tk->s;
+	int64_t pm, mono0, rt0, nominal, ppb;
+	uint64_t c0;
+
+	lc__tk_latch_snap(tk, from, &ps, &pm);
+	if (ps.leap_dir != 0 && ps.leap_mono != INT64_MAX &&
+	    pm >= ps.leap_mono - LC__NS && pm < ps.leap_mono + 2 * LC__NS)
+		return LC_EBUSY;
+	pthread_mutex_lock(&tk->lock);
+	c0 = lc__counter_read(tk->counter);
+	mono0 = ps.mono + (int64_t)lc__cyc2ns(c0, ps.cycle_last, ps.mult,
+	                                      ps.frac, ps.shift_max);
+	rt0 = lc__tk_realtime_at(&ps, mono0);
+	s->cycle_last = c0;
+	s->mono = mono0;
+	s->frac = 0;
+	s->raw_mono = ps.raw_mono +
+	              (int64_t)lc__cyc2ns(c0, ps.cycle_last, ps.raw_mult,
+	                                  ps.raw_frac, ps.shift_max);
+	s->raw_frac = 0;
+	s->offs_real = rt0 - mono0;
+	s->offs_tai = ps.offs_tai;
+	s->offs_sls = s->offs_real;
+	s->offs_boot = ps.offs_boot;
+	s->cws_seq = ps.cws_seq;
+	lc__smear_plan_none(&s->plan);
+	lc__smear_plan_none(&s->plan_next);
+	tk->plan_leap_mono = INT64_MAX;
+	tk->next_leap_mono = INT64_MAX;
+	tk->step_pending = 0;
+	lc__ntp_init(&tk->ntp);
+	tk->ntp.tai_offset = (int32_t)lc__fdiv(ps.offs_tai - s->offs_real +
+	                                       LC__NS / 2, LC__NS);
+	tk->next_sec = lc__fdiv(rt0, LC__NS) + 1;
+	tk->err = 0;
+	tk->raw_err = 0;
+	/* Run on at the page's rate: the steering it had is the counter's
+	 * error against the host (and the host following corrects it from
+	 * here on). */
+	nominal = (int64_t)(rate_to_mq(tk, RATE_NOMINAL) >> 32);
+	ppb = nominal > 0 ? (int64_t)(((__int128)ps.mult - nominal) * LC__NS /
+	                              nominal)
+	                  : 0;
+	if (ppb > FOLLOW_MAX_I_PPB)
+		ppb = FOLLOW_MAX_I_PPB;
+	if (ppb < -FOLLOW_MAX_I_PPB)
+		ppb = -FOLLOW_MAX_I_PPB;
+	tk->steer_ppb = tk->steer_i_ppb = ppb;
+	set_rate(tk);
+	plan_prev_table_leap(tk, rt0);
+	rearm(tk, mono0);
+	tk->last_update_mono = mono0;
+	if (to_own) {
+		tk->wlatch = &tk->own;
+		tk->reader = 0;
+	}
+	publish(tk);
+	atomic_store_explicit(&tk->pub.latch, tk->wlatch, memory_order_release);
+	pthread_mutex_unlock(&tk->lock);
+	return 0;
 }
 
 lc_counter *lc_tk_counter(const lc_timekeeper *tk)
@@ -1102,7 +1262,7 @@ int lc_gettime(const lc_timekeeper *tk, lc_clock_id id, struct timespec *ts)
 	case LC_CLOCK_UTC_SLS:
 		/* Without a smear policy UTC_SLS is UTC. The flags never
 		 * change after lc_tk_new(), so either copy tells. */
-		if (!(lc__tkw(&lc__tk_pub(tk)->copy[0], LC__TKW(flags)) &
+		if (!(lc__tkw(&lc__tk_latch_of(tk)->copy[0], LC__TKW(flags)) &
 		      LC__TKF_SMEAR) &&
 		    lc__tk_gettime_utc_fast(tk, ts))
 			return 0;
@@ -1404,6 +1564,8 @@ int lc_settime(lc_timekeeper *tk, lc_clock_id id, const struct timespec *ts)
 	int32_t tai;
 	int in_leap = 0, rc = 0;
 
+	if (tk->reader)
+		return LC_EPERM; /* only the page's writer sets its time */
 	if (ts == NULL || ts->tv_nsec < 0)
 		return LC_EINVAL;
 	nsec = (int64_t)ts->tv_nsec;
@@ -1482,6 +1644,8 @@ static int do_adjtimex(lc_timekeeper *tk, struct lc_timex *tx, int privileged)
 
 	if (tx == NULL)
 		return LC_EFAULT;
+	if (tk->reader && tx->modes != 0)
+		return LC_EPERM; /* only the page's writer adjusts it */
 	rc = lc__ntp_validate(tx, privileged);
 	if (rc < 0)
 		return rc;

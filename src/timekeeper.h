@@ -5,8 +5,8 @@
  * Reading a clock is:
  *
  *	do {
- *		seq = acquire-load(p->seq);   (p = lc__tk_pub(tk))
- *		c   = &p->copy[seq & 1];
+ *		seq = acquire-load(l->seq);   (l = lc__tk_pub(tk)->latch)
+ *		c   = &l->copy[seq & 1];
  *		... acquire-load the words needed from c ...
  *		cycles = lc__tk_counter_read(p);
  *		... compute ...
@@ -177,13 +177,26 @@ struct lc__tk_copy {
 	_Alignas(64) _Atomic uint64_t w[LC__TK_WORDS];
 };
 
-/* The reader-visible part of a timekeeper: the latch. The rest of struct
- * lc_timekeeper (writer state) follows it in timekeeper.c. */
-struct lc__tk_pub {
+/* The latch itself: the sequence and the two copies. It lives in the
+ * timekeeper's own memory, or in a timeline page shared by every process
+ * of the host (src/timeline.h), where a reader maps it read-only. It holds
+ * no pointer, so that it means the same in every process. */
+struct lc__tk_latch {
 	_Alignas(64) _Atomic uint64_t seq;
+	struct lc__tk_copy copy[2];
+};
+
+/* The reader-visible part of a timekeeper: where its latch is, and its
+ * counter. The rest of struct lc_timekeeper (writer state) follows it in
+ * timekeeper.c. A reader of a timeline page has its own counter of the
+ * page's kind (the TSC or the host's CLOCK_MONOTONIC read the same in
+ * every process). */
+struct lc__tk_pub {
+	/* Changes only when a page reader falls back to its own writer
+	 * (lc__tk_resume): atomic, loaded relaxed (a plain move). */
+	_Atomic(const struct lc__tk_latch *) latch;
 	const struct lc_counter *counter;
 	int counter_kind; /* a copy, so that a tsc read needs only this line */
-	struct lc__tk_copy copy[2];
 };
 
 /* The counter of a timekeeper, read on the hot path. */
@@ -211,16 +224,21 @@ static inline uint64_t lc__tkw(const struct lc__tk_copy *c, size_t i)
 static inline uint64_t lc__tk_read_begin(const struct lc__tk_pub *p,
                                          const struct lc__tk_copy **c)
 {
-	uint64_t seq = atomic_load_explicit(&p->seq, memory_order_acquire);
+	const struct lc__tk_latch *l =
+		atomic_load_explicit(&p->latch, memory_order_relaxed);
+	uint64_t seq = atomic_load_explicit(&l->seq, memory_order_acquire);
 
-	*c = &p->copy[seq & 1];
+	*c = &l->copy[seq & 1];
 	return seq;
 }
 
 static inline int lc__tk_read_retry(const struct lc__tk_pub *p, uint64_t seq)
 {
 	/* The acquire loads of the words keep this load after them. */
-	return atomic_load_explicit(&p->seq, memory_order_relaxed) != seq;
+	const struct lc__tk_latch *l =
+		atomic_load_explicit(&p->latch, memory_order_relaxed);
+
+	return atomic_load_explicit(&l->seq, memory_order_relaxed) != seq;
 }
 
 /* Copies a whole snapshot (slow paths). */
@@ -316,6 +334,45 @@ static inline int64_t lc__tk_realtime_at(const struct lc__tk_snap *s,
 int64_t lc__tk_slow_rt(const lc_timekeeper *tk, int64_t *mono);
 int lc__tk_clock_at(const struct lc__tk_snap *s, lc_clock_id id, int64_t mono,
                     struct timespec *ts);
+
+/* ---- timeline support (src/timeline.c) ----------------------------------- */
+
+/* The latch a timekeeper's readers use now (its own, or a page's). */
+static inline const struct lc__tk_latch *lc__tk_latch_of(const lc_timekeeper *tk)
+{
+	return atomic_load_explicit(&lc__tk_pub(tk)->latch,
+	                            memory_order_relaxed);
+}
+
+/* Makes the writer publish into `l` (a timeline page's latch, mapped
+ * writable by its one writer) from now on, and publishes there at once.
+ * Call before other threads read the timekeeper. */
+void lc__tk_publish_to(lc_timekeeper *tk, struct lc__tk_latch *l);
+
+/* Makes `tk` (just created, no other thread reading it yet) a reader of
+ * the page latch `l`: lc_gettime() and friends read `l`; writer calls
+ * (lc_settime, lc_adjtimex) fail with LC_EPERM; lc_update() calls
+ * `update(tk, arg)` (the timeline module's check of the page) instead of
+ * the writer, while tk reads the page. */
+void lc__tk_read_from(lc_timekeeper *tk, const struct lc__tk_latch *l,
+                      void (*update)(lc_timekeeper *tk, void *arg),
+                      void *arg);
+/* 1 while tk reads a page it does not write. */
+int lc__tk_is_reader(const lc_timekeeper *tk);
+
+/* Continues the timeline published in `from` with tk's own writer: the
+ * writer state is rebuilt so that MONOTONIC, MONOTONIC_RAW, REALTIME, UTC,
+ * TAI and UTC_SLS (table leaps: the nominal smear, a pure function of the
+ * instant) read on from what `from` reads now, at its rate; it then
+ * publishes to tk's own latch (a reader falling back in-process) or to
+ * the page it was told to publish to (a writer restarting on its page),
+ * and readers switch to that latch. LC_EAGAIN within a second of a leap
+ * (the page's snapshot is exact there by itself: try again later). */
+int lc__tk_resume(lc_timekeeper *tk, const struct lc__tk_latch *from,
+                  int to_own);
+/* Copies the current snapshot of a latch (for validation and status). */
+void lc__tk_latch_snap(const lc_timekeeper *tk, const struct lc__tk_latch *l,
+                       struct lc__tk_snap *s, int64_t *mono);
 
 /* ns to timespec without a signed 64-bit division where ns >= 0 (always, for
  * clocks after 1970): the unsigned division by a constant is a multiply. */
