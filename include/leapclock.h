@@ -302,6 +302,31 @@ int64_t lc_unix_ns_from_ntp(uint64_t ntp, int64_t pivot_unix_sec);
  * untouched. Writes a UTC timespec (tv_nsec + 1e9 for 23:59:60). */
 int lc_iso8601_parse(const char *s, const lc_leaptable *t,
                      struct timespec *utc, struct lc_error *err);
+
+/* The instants that every int64_t ns scale of the library holds (POSIX,
+ * TAI and GPS ns, the clocks), in whole days: 1677-09-22 to 2262-04-10
+ * UTC, that is POSIX seconds [LC_RANGE_FIRST_SEC, LC_RANGE_END_SEC).
+ * int64_t ns run from 1677-09-21T00:12:43Z to 2262-04-11T23:47:16Z; the
+ * margin holds TAI-UTC and a 23:59:60. A struct timespec or lc_tm holds
+ * far more (lc_iso8601_parse reads years up to 11 digits), so an entry
+ * point that converts to ns checks its input with lc_range_check() or
+ * lc_iso8601_parse_range() first. */
+#define LC_RANGE_FIRST_SEC INT64_C(-9223286400) /* 1677-09-22T00:00:00Z */
+#define LC_RANGE_END_SEC INT64_C(9223286400)    /* 2262-04-11T00:00:00Z */
+/* 0 if the POSIX second `sec` is in [first_sec, end_sec); else LC_ERANGE
+ * and *err (may be NULL) with where = `where` (NULL: "<time>") and a
+ * message naming the instant and the range ("3000-01-01T00:00:00Z is
+ * outside the supported range, 1677-09-22 to 2262-04-10", without the
+ * instant when `where` already is its text; a range of whole days is given
+ * as its first and last day). */
+int lc_range_check(int64_t sec, int64_t first_sec, int64_t end_sec,
+                   const char *where, struct lc_error *err);
+/* lc_iso8601_parse, then lc_range_check of the result's tv_sec (23:59:60
+ * counts as its 23:59:59) against [first_sec, end_sec): LC_ERANGE outside,
+ * with *utc untouched. */
+int lc_iso8601_parse_range(const char *s, const lc_leaptable *t,
+                           int64_t first_sec, int64_t end_sec,
+                           struct timespec *utc, struct lc_error *err);
 /* Formats a UTC timespec as "YYYY-MM-DDThh:mm:ss[.fff]Z" with `digits`
  * fraction digits (0..9, truncated, never rounded up); tv_nsec >= 1e9 prints
  * second 60. Years outside 0..9999 use the expanded form that

@@ -642,3 +642,79 @@ int lc_iso8601_format_scale(int64_t ns, int digits, char *buf, size_t size)
 	                &tm);
 	return format_fields(&tm, digits, "", buf, size);
 }
+
+/* ------------------------------------------------------------------------ */
+/* Supported range                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* "YYYY-MM-DD" when `date_only`, else "YYYY-MM-DDThh:mm:ssZ". */
+static void range_text(int64_t sec, int date_only, char *buf, size_t size)
+{
+	struct lc_tm tm;
+	int n;
+
+	lc_tm_from_unix(sec, 0, &tm);
+	n = format_fields(&tm, 0, "Z", buf, size);
+	if (date_only && n > 0)
+		buf[n - 10] = '\0'; /* drop "Thh:mm:ssZ" */
+}
+
+/* The error of lc_range_check; `name` the instant unless the label (the
+ * text given) already is that instant. */
+static int range_error(int64_t sec, int64_t first_sec, int64_t end_sec,
+                       const char *where, struct lc_error *err)
+{
+	char a[48], b[48], c[48];
+	int days;
+
+	if (where == NULL)
+		where = "<time>";
+	/* A range of whole days is shown as dates, the last one inclusive. */
+	days = lc__fmod(first_sec, LC_SECS_PER_DAY) == 0 &&
+	       lc__fmod(end_sec, LC_SECS_PER_DAY) == 0;
+	range_text(sec, 0, a, sizeof(a));
+	range_text(first_sec, days, b, sizeof(b));
+	range_text(days ? end_sec - LC_SECS_PER_DAY : end_sec - 1, days, c,
+	           sizeof(c));
+	if (strcmp(a, where) == 0)
+		return lc__error(err, LC_ERANGE, where, 0,
+		                 "outside the supported range, %s to %s", b, c);
+	return lc__error(err, LC_ERANGE, where, 0,
+	                 "%s is outside the supported range, %s to %s", a, b,
+	                 c);
+}
+
+int lc_range_check(int64_t sec, int64_t first_sec, int64_t end_sec,
+                   const char *where, struct lc_error *err)
+{
+	if (sec >= first_sec && sec < end_sec)
+		return 0;
+	return range_error(sec, first_sec, end_sec, where, err);
+}
+
+int lc_iso8601_parse_range(const char *s, const lc_leaptable *t,
+                           int64_t first_sec, int64_t end_sec,
+                           struct timespec *utc, struct lc_error *err)
+{
+	struct timespec ts;
+	char where[256];
+	int rc;
+
+	rc = lc_iso8601_parse(s, t, &ts, err);
+	if (rc < 0)
+		return rc;
+	snprintf(where, sizeof(where), "%s", s);
+	/* The labels of lc_iso8601_parse: printable, cut at 200. */
+	for (size_t i = 0; where[i] != '\0'; i++)
+		if ((unsigned char)where[i] < 0x20 ||
+		    (unsigned char)where[i] >= 0x7f)
+			where[i] = '?';
+	if (strlen(where) > 200)
+		strcpy(where + 200, "...");
+	rc = lc_range_check((int64_t)ts.tv_sec, first_sec, end_sec, where,
+	                    err);
+	if (rc < 0)
+		return rc;
+	*utc = ts;
+	return 0;
+}

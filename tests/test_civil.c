@@ -662,6 +662,99 @@ static void test_iso_bad(void)
 	}
 }
 
+/* ---- the supported range ------------------------------------------------- */
+
+/* POSIX seconds of the ends from `date -u -d 1677-09-22 +%s` and
+ * `date -u -d 2262-04-11 +%s`; every ns scale holds them with TAI-UTC. */
+static void test_range(void)
+{
+	static const struct {
+		const char *text, *msg;
+	} out[] = {
+	    {"3000-01-01T00:00:00Z", "outside the supported range, "
+	                             "1677-09-22 to 2262-04-10"},
+	    {"3000-01-01T01:00:00+01:00", "3000-01-01T00:00:00Z is outside the "
+	                                  "supported range, 1677-09-22 to "
+	                                  "2262-04-10"},
+	    {"1600-01-01T00:00:00Z", "outside the supported range"},
+	    {"0000-01-01T00:00:00Z", "outside the supported range"},
+	    {"9999-12-31T23:59:59Z", "outside the supported range"},
+	    {"+99999999999-01-01T00:00:00Z", "outside the supported range"},
+	    {"2262-04-11T00:00:00Z", "outside the supported range"},
+	    {"1677-09-21T23:59:59.999999999Z", "1677-09-21T23:59:59Z is "
+	                                       "outside"},
+	};
+	struct lc_error e;
+	struct timespec ts = {7, 7};
+	int64_t tai;
+
+	LC_EQ_I64(LC_RANGE_FIRST_SEC, lc_days_from_civil(1677, 9, 22) * 86400);
+	LC_EQ_I64(LC_RANGE_END_SEC, lc_days_from_civil(2262, 4, 11) * 86400);
+	LC_EQ_I64(LC_RANGE_FIRST_SEC, INT64_C(-9223286400));
+	LC_EQ_I64(LC_RANGE_END_SEC, INT64_C(9223286400));
+	/* the last second's 23:59:60-style ns and TAI still fit */
+	LC_TRUE(LC_RANGE_END_SEC < INT64_MAX / NS - 40);
+	LC_TRUE(LC_RANGE_FIRST_SEC > INT64_MIN / NS + 1);
+	for (size_t i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
+		memset(&e, 0, sizeof(e));
+		LC_EQ_INT(lc_iso8601_parse_range(out[i].text, tab,
+		                                 LC_RANGE_FIRST_SEC,
+		                                 LC_RANGE_END_SEC, &ts, &e),
+		          LC_ERANGE);
+		LC_EQ_INT(e.code, LC_ERANGE);
+		LC_EQ_STR(e.where, out[i].text);
+		LC_CONTAINS(e.msg, out[i].msg);
+		LC_EQ_I64(ts.tv_sec, 7);
+		LC_EQ_I64(ts.tv_nsec, 7);
+	}
+	/* the range is on UTC, after the offset */
+	LC_EQ_INT(lc_iso8601_parse_range("2262-04-11T01:00:00+02:00", tab,
+	                                 LC_RANGE_FIRST_SEC, LC_RANGE_END_SEC,
+	                                 &ts, &e),
+	          0);
+	LC_EQ_I64(ts.tv_sec, LC_RANGE_END_SEC - 3600);
+	LC_EQ_INT(lc_iso8601_parse_range("2262-04-10T23:59:59.999999999Z", tab,
+	                                 LC_RANGE_FIRST_SEC, LC_RANGE_END_SEC,
+	                                 &ts, &e),
+	          0);
+	LC_EQ_I64(ts.tv_sec, LC_RANGE_END_SEC - 1);
+	LC_EQ_INT(lc_iso8601_parse_range("1677-09-22T00:00:00Z", tab,
+	                                 LC_RANGE_FIRST_SEC, LC_RANGE_END_SEC,
+	                                 &ts, &e),
+	          0);
+	LC_EQ_I64(ts.tv_sec, LC_RANGE_FIRST_SEC);
+	/* inside the range, errors are lc_iso8601_parse's */
+	LC_EQ_INT(lc_iso8601_parse_range("2014-06-30T23:59:60Z", tab,
+	                                 LC_RANGE_FIRST_SEC, LC_RANGE_END_SEC,
+	                                 &ts, &e),
+	          LC_ENOTLEAP);
+	LC_EQ_INT(lc_iso8601_parse_range("2016-12-31T23:59:60Z", tab,
+	                                 LC_RANGE_FIRST_SEC, LC_RANGE_END_SEC,
+	                                 &ts, &e),
+	          0);
+	LC_EQ_I64(ts.tv_nsec, NS);
+	/* the far end converts to TAI ns without overflow */
+	ts.tv_sec = (time_t)(LC_RANGE_END_SEC - 1);
+	ts.tv_nsec = 999999999;
+	LC_EQ_INT(lc_tai_from_utc(tab, &ts, &tai), 0);
+	LC_EQ_I64(tai, (LC_RANGE_END_SEC - 1 + 37) * NS + 999999999);
+	/* lc_range_check: times and whole days, NULL err */
+	LC_EQ_INT(lc_range_check(5, 0, 10, "x", NULL), 0);
+	LC_EQ_INT(lc_range_check(10, 0, 10, "x", NULL), LC_ERANGE);
+	LC_EQ_INT(lc_range_check(-1, 0, 10, NULL, &e), LC_ERANGE);
+	LC_EQ_STR(e.where, "<time>");
+	LC_CONTAINS(e.msg, "1969-12-31T23:59:59Z is outside the supported "
+	                   "range, 1970-01-01T00:00:00Z to "
+	                   "1970-01-01T00:00:09Z");
+	LC_EQ_INT(lc_range_check(lc_days_from_civil(2116, 3, 1) * 86400 - 1,
+	                         lc_days_from_civil(1972, 1, 1) * 86400,
+	                         lc_days_from_civil(2116, 1, 1) * 86400, "d",
+	                         &e),
+	          LC_ERANGE);
+	LC_EQ_STR(e.msg, "2116-02-29T23:59:59Z is outside the supported range, "
+	                 "1972-01-01 to 2115-12-31");
+}
+
 /* ---- a deleted second ---------------------------------------------------- */
 
 static const char negative_table[] =
@@ -754,6 +847,9 @@ int main(int argc, char **argv)
 	       "format/parse round trips at 0..9 digits and random offsets");
 	LC_RUN(test_iso_bad,
 	       "malformed times rejected with the right code and field");
+	LC_RUN(test_range,
+	       "instants outside 1677-09-22..2262-04-10 (int64_t ns) are "
+	       "LC_ERANGE with the range named; the ends convert");
 	neg = lc_leaptable_new();
 	rc = neg ? lc_leaptable_load_buffer(neg, "negative", negative_table,
 	                                    strlen(negative_table),
