@@ -70,6 +70,17 @@ static int days_in_month(int64_t y, int m)
 	return m == 2 && is_leap_year(y) ? 29 : len[m - 1];
 }
 
+/* 1 if the POSIX second is 00:00:00 of the first day of a month: the
+ * instant after a leap at the end of a month. */
+static int starts_month(int64_t unix_sec)
+{
+	int64_t y;
+	int m, d, sod;
+
+	lc__leap_civil(unix_sec, &y, &m, &d, &sod);
+	return d == 1 && sod == 0;
+}
+
 /* "YYYY-MM-DD" for messages. */
 static const char *fmt_date(int64_t unix_sec, char buf[32])
 {
@@ -103,6 +114,7 @@ struct parser {
 	uint32_t hash_file[5];   /* the #h words */
 	struct lc__sha1 sha;
 	int updated_line, expires_line;
+	int month_end; /* a leap must end a month (a table from a file) */
 };
 
 /* The next line, without its '\n' (and a '\r' before it). 0 at the end. */
@@ -397,6 +409,13 @@ static int validate_rows(struct parser *ps)
 			    "TAI-UTC steps from %" PRId32 " to %" PRId32
 			    " s: a leap second changes it by exactly 1 s",
 			    r[-1].tai_utc, r->tai_utc);
+		if (ps->month_end && !starts_month(r->when))
+			return perr(ps, LC_ETABLE,
+			            "a leap second at the end of %s, which is "
+			            "not the last day of a month: ITU-R TF.460 "
+			            "puts leap seconds at the end of a month "
+			            "only",
+			            fmt_date(r->when - 1, d1));
 	}
 	/* Both formats agree on this: tzdata has no Leap line to give. */
 	if (t->count < 2) {
@@ -902,8 +921,11 @@ static void rewind_parser(struct parser *ps)
 	ps->lineno = 0;
 }
 
-int lc_leaptable_load_buffer(lc_leaptable *t, const char *name, const void *buf,
-                             size_t len, int format, struct lc_error *err)
+/* Parses a whole buffer into a temporary and copies it over *t when it is
+ * accepted. `month_end`: leaps must end a month (a table from a file). */
+static int load_buffer(lc_leaptable *t, const char *name, const void *buf,
+                       size_t len, int format, int month_end,
+                       struct lc_error *err)
 {
 	struct parser *ps;
 	int rc;
@@ -935,6 +957,7 @@ int lc_leaptable_load_buffer(lc_leaptable *t, const char *name, const void *buf,
 	ps->buf = buf;
 	ps->len = len;
 	ps->err = err;
+	ps->month_end = month_end;
 	ps->t->info.updated = INT64_MIN;
 	ps->t->info.expires = INT64_MIN;
 
@@ -964,6 +987,14 @@ int lc_leaptable_load_buffer(lc_leaptable *t, const char *name, const void *buf,
 	return rc;
 }
 
+int lc_leaptable_load_buffer(lc_leaptable *t, const char *name, const void *buf,
+                             size_t len, int format, struct lc_error *err)
+{
+	/* Buffers also carry synthetic tables (LEAPCLOCK_EXTRA_LEAP, the
+	 * simulator) with a leap at the end of any day. */
+	return load_buffer(t, name, buf, len, format, 0, err);
+}
+
 static int errno_code(int e)
 {
 	switch (e) {
@@ -980,6 +1011,21 @@ static int errno_code(int e)
 	}
 }
 
+static const char *file_type(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISSOCK(m))
+		return "a socket";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	return "not a regular file";
+}
+
 int lc_leaptable_load_file(lc_leaptable *t, const char *path, int format,
                            struct lc_error *err)
 {
@@ -988,16 +1034,38 @@ int lc_leaptable_load_file(lc_leaptable *t, const char *path, int format,
 	size_t len = 0;
 	int fd, rc;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * O_NONBLOCK: opening a FIFO (or a device) must not wait for a
+	 * writer; only a regular file is read, and on a regular file the
+	 * flag changes nothing. The type is checked on the open descriptor,
+	 * so the file read is the file checked.
+	 */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return lc__error(err, errno_code(errno), path, 0,
 		                 "cannot open: %s", strerror(errno));
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (fstat(fd, &st) != 0) {
+		rc = lc__error(err, errno_code(errno), path, 0,
+		               "cannot stat: %s", strerror(errno));
+		close(fd);
+		return rc;
+	}
+	if (!S_ISREG(st.st_mode)) {
 		close(fd);
 		return lc__error(err, LC_EIO, path, 0,
-		                 "is a directory, not a leap-second file");
+		                 "is %s: a leap-second file must be a regular "
+		                 "file",
+		                 file_type(st.st_mode));
 	}
-	/* One byte more than the limit, to tell "too large" from "fits". */
+	if (st.st_size > FILE_MAX) {
+		close(fd);
+		return lc__error(err, LC_EPARSE, path, 0,
+		                 "%lld bytes: too large for a leap-second file "
+		                 "(at most %d)",
+		                 (long long)st.st_size, FILE_MAX);
+	}
+	/* One byte more than the limit, to tell "too large" from "fits"
+	 * should the file grow while it is read. */
 	buf = malloc(FILE_MAX + 1);
 	if (buf == NULL) {
 		close(fd);
@@ -1016,53 +1084,241 @@ int lc_leaptable_load_file(lc_leaptable *t, const char *path, int format,
 			break;
 		len += (size_t)n;
 	}
-	rc = lc_leaptable_load_buffer(t, path, buf, len, format, err);
+	rc = load_buffer(t, path, buf, len, format, 1, err);
 out:
 	free(buf);
 	close(fd);
 	return rc;
 }
 
+/* The system search: candidates are compared by expiry, unknown (INT64_MIN)
+ * being the oldest; on a tie the one tried first wins. */
+static void candidate_init(struct lc_leap_candidate *c, const char *source)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->source, sizeof(c->source), "%s", source);
+	c->expires = INT64_MIN;
+}
+
 int lc__leaptable_load_system_paths(struct lc_leaptable *t,
                                     const char *const *paths,
+                                    struct lc_leaptable_search *search,
                                     struct lc_error *err)
 {
 	const char *env = getenv("LEAPCLOCK_LEAPFILE");
-	struct lc_error e;
+	struct lc_leaptable_search local;
+	struct lc_leaptable *best = NULL, *tmp = NULL;
+	struct lc_leap_candidate *c;
+	ptrdiff_t taken = -1;
+	size_t n = 0;
+	int rc;
 
+	if (search == NULL)
+		search = &local;
+	memset(search, 0, sizeof(*search));
 	if (err != NULL)
 		memset(err, 0, sizeof(*err));
 	if (env != NULL && *env != '\0') {
-		if (lc_leaptable_load_file(t, env, LC_LEAPFMT_AUTO, &e) == 0)
-			return 0;
-		/* The user named it: a missing file is worth saying too. */
-		if (err != NULL) {
-			*err = e;
-			if (e.code == LC_ENOENT)
-				snprintf(err->msg, sizeof(err->msg),
+		/* Named by the user: that table or an error, never another. */
+		search->from_env = 1;
+		search->count = 1;
+		c = &search->c[0];
+		candidate_init(c, env);
+		rc = lc_leaptable_load_file(t, env, LC_LEAPFMT_AUTO, &c->err);
+		if (rc < 0) {
+			c->status = rc == LC_ENOENT ? LC_CAND_MISSING
+			                            : LC_CAND_BAD;
+			search->taken = 1;
+			if (rc == LC_ENOENT) {
+				char m[sizeof(c->err.msg)];
+
+				snprintf(m, sizeof(m), "%s", c->err.msg);
+				snprintf(c->err.msg, sizeof(c->err.msg),
 				         "named by LEAPCLOCK_LEAPFILE but "
-				         "missing");
+				         "missing (%.200s)",
+				         m);
+			}
+			if (err != NULL)
+				*err = c->err;
+			return rc;
 		}
+		c->status = LC_CAND_TAKEN;
+		c->expires = t->info.expires;
+		search->taken = 0;
+		return 0;
 	}
-	for (size_t i = 0; paths != NULL && paths[i] != NULL; i++) {
-		int rc =
-		    lc_leaptable_load_file(t, paths[i], LC_LEAPFMT_AUTO, &e);
-		if (rc == 0)
-			return 0;
-		if (rc != LC_ENOENT && err != NULL && err->code == 0)
-			*err = e;
+
+	best = calloc(1, sizeof(*best));
+	tmp = calloc(1, sizeof(*tmp));
+	if (best == NULL || tmp == NULL) {
+		free(best);
+		free(tmp);
+		if (err != NULL)
+			lc__error(err, LC_ENOMEM, "<system leap table>", 0,
+			          "out of memory");
+		return LC_ENOMEM;
 	}
-	lc__leaptable_set_builtin(t);
+	/* Each valid candidate replaces the best so far only if it expires
+	 * strictly later; the built-in table is the last and always valid. */
+	for (size_t i = 0;; i++) {
+		int builtin = paths == NULL || paths[i] == NULL ||
+		              n + 1 == LC_LEAP_CANDIDATES_MAX;
+
+		c = &search->c[n];
+		candidate_init(c, builtin ? "built-in" : paths[i]);
+		if (builtin) {
+			lc__leaptable_set_builtin(tmp);
+			rc = 0;
+		} else {
+			rc = lc_leaptable_load_file(tmp, paths[i],
+			                            LC_LEAPFMT_AUTO, &c->err);
+		}
+		if (rc == LC_ENOENT) {
+			c->status = LC_CAND_MISSING;
+		} else if (rc < 0) {
+			c->status = LC_CAND_BAD;
+			if (err != NULL && err->code == 0)
+				*err = c->err;
+		} else {
+			c->expires = tmp->info.expires;
+			if (taken < 0 || c->expires > search->c[taken].expires) {
+				if (taken >= 0)
+					search->c[taken].status = LC_CAND_OLDER;
+				c->status = LC_CAND_TAKEN;
+				taken = (ptrdiff_t)n;
+				*best = *tmp;
+			} else {
+				c->status = LC_CAND_OLDER;
+			}
+		}
+		n++;
+		if (builtin)
+			break;
+	}
+	search->count = n;
+	search->taken = (size_t)taken;
+	*t = *best;
+	free(best);
+	free(tmp);
 	return 0;
 }
 
+static const char *const system_paths[] = {
+    "/usr/share/zoneinfo/leap-seconds.list",
+    "/usr/share/zoneinfo/leapseconds",
+    NULL,
+};
+
 int lc_leaptable_load_system(lc_leaptable *t, struct lc_error *err)
 {
-	static const char *const paths[] = {
-	    "/usr/share/zoneinfo/leap-seconds.list",
-	    "/usr/share/zoneinfo/leapseconds",
-	    NULL,
-	};
+	return lc__leaptable_load_system_paths(t, system_paths, NULL, err);
+}
 
-	return lc__leaptable_load_system_paths(t, paths, err);
+int lc_leaptable_load_system_report(lc_leaptable *t,
+                                    struct lc_leaptable_search *search,
+                                    struct lc_error *err)
+{
+	return lc__leaptable_load_system_paths(t, system_paths, search, err);
+}
+
+int lc_leaptable_search_notable(const struct lc_leaptable_search *s)
+{
+	size_t first = s->count;
+
+	if (s->from_env)
+		return 0;
+	for (size_t i = 0; i < s->count; i++) {
+		if (s->c[i].status == LC_CAND_BAD)
+			return 1;
+		if (s->c[i].status != LC_CAND_MISSING && first == s->count)
+			first = i;
+	}
+	return s->taken != first;
+}
+
+struct out {
+	char *buf;
+	size_t size, len;
+};
+
+LC__PRINTF(2, 3)
+static void out_printf(struct out *o, const char *fmt, ...);
+
+static void out_printf(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(o->len < o->size ? o->buf + o->len : NULL,
+	              o->len < o->size ? o->size - o->len : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->len += (size_t)n;
+}
+
+static const char *expiry_text(int64_t expires, char buf[32])
+{
+	if (expires == INT64_MIN)
+		return "unknown";
+	return fmt_date(expires, buf);
+}
+
+int lc_leaptable_search_format(const struct lc_leaptable_search *s, int all,
+                               const char *prefix, char *buf, size_t size)
+{
+	struct out o = {buf, size, 0};
+	const struct lc_leap_candidate *tk =
+	    s->taken < s->count ? &s->c[s->taken] : NULL;
+	char d1[32], d2[32], e[600];
+
+	if (size > 0)
+		buf[0] = '\0';
+	if (prefix == NULL)
+		prefix = "";
+	if (!all && !lc_leaptable_search_notable(s))
+		return 0;
+	/* The one in use first, then the others in the order tried. */
+	if (tk != NULL)
+		out_printf(&o, "%sleap table: using %s (expires %s)\n", prefix,
+		           tk->source, expiry_text(tk->expires, d1));
+	for (size_t i = 0; i < s->count; i++) {
+		const struct lc_leap_candidate *c = &s->c[i];
+
+		switch (c->status) {
+		case LC_CAND_TAKEN:
+			break;
+		case LC_CAND_OLDER:
+			if (tk != NULL && tk->expires == c->expires)
+				out_printf(&o,
+				           "%sleap table: skipped %s (expires "
+				           "%s): %s expires on the same day and "
+				           "comes first\n",
+				           prefix, c->source,
+				           expiry_text(c->expires, d1),
+				           tk->source);
+			else
+				out_printf(&o,
+				           "%sleap table: skipped %s (expires "
+				           "%s): %s expires later (%s)\n",
+				           prefix, c->source,
+				           expiry_text(c->expires, d1),
+				           tk != NULL ? tk->source : "another",
+				           tk != NULL
+				               ? expiry_text(tk->expires, d2)
+				               : "?");
+			break;
+		case LC_CAND_BAD:
+			lc_error_format(&c->err, e, sizeof(e));
+			out_printf(&o, "%sleap table: skipped %s\n", prefix, e);
+			break;
+		default: /* LC_CAND_MISSING */
+			if (all || s->from_env)
+				out_printf(&o, "%sleap table: skipped %s: "
+				               "missing\n",
+				           prefix, c->source);
+			break;
+		}
+	}
+	return (int)o.len;
 }

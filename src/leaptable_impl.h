@@ -16,15 +16,14 @@ struct lc_leaptable {
 
 void lc__leaptable_set_builtin(struct lc_leaptable *t);
 
-/* lc_leaptable_load_system with its list of system paths given: tries
- * $LEAPCLOCK_LEAPFILE (when set and not empty), then each of `paths` (a
- * NULL-terminated list) in order, then the built-in table. Missing system
- * files are skipped quietly; a missing $LEAPCLOCK_LEAPFILE and any file that
- * exists but does not load are reported in *err (the first such problem) and
- * the search goes on. *err is cleared first (err->code == 0: no problem).
- * Returns 0: some source is always loaded. */
+/* lc_leaptable_load_system_report with its list of system paths given (a
+ * NULL-terminated list, at most LC_LEAP_CANDIDATES_MAX - 1 are tried; NULL
+ * for none): $LEAPCLOCK_LEAPFILE when set and not empty (its error is
+ * returned), else the valid table that expires last among `paths` and the
+ * built-in one. `search` may be NULL. */
 int lc__leaptable_load_system_paths(struct lc_leaptable *t,
                                     const char *const *paths,
+                                    struct lc_leaptable_search *search,
                                     struct lc_error *err);
 
 /* Calendar helpers of leapfile.c (proleptic Gregorian, days since

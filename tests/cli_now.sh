@@ -95,24 +95,66 @@ expect_line "now: counter and its rate" '^counter +[a-z]+ \([0-9]+ Hz\)$' "$out"
 expect_line "now: leap source" '^leap source +[^ ]' "$out"
 expect_line "now: next leap" '^next leap +(none scheduled|(inserted|deleted) second [0-9]{4}-)' "$out"
 
-# TAI - REALTIME from the text form, against the system's table (the tool
-# loads the same one: $LEAPCLOCK_LEAPFILE unset, then the zoneinfo list)
-sysfile=/usr/share/zoneinfo/leap-seconds.list
+# TAI - REALTIME from the text form, against the system's table. The tool
+# searches the same candidates as this: $LEAPCLOCK_LEAPFILE unset, the
+# zoneinfo list, the zoneinfo leapseconds, then the built-in table (tzdata
+# 2026f's, expiring 2027-06-28 = 1814140800), and takes the one that expires
+# last (the first of those on a tie). Expiries from the files' own lines.
+list=/usr/share/zoneinfo/leap-seconds.list
+tzfile=/usr/share/zoneinfo/leapseconds
+exp_of_list() { local n; n=$(sed -n 's/^#@[[:space:]]*\([0-9]*\).*/\1/p' "$1"); [ -n "$n" ] && echo $((n - 2208988800)); }
+exp_of_tz() { sed -n 's/^#expires \([0-9]*\).*/\1/p' "$1"; }
+best=""; best_exp=-1; first=""
+for cand in "$list" "$tzfile" built-in; do
+	case $cand in
+	built-in) e=1814140800 ;;
+	"$list") [ -f "$cand" ] || continue; e=$(exp_of_list "$cand") ;;
+	*) [ -f "$cand" ] || continue; e=$(exp_of_tz "$cand") ;;
+	esac
+	[ -n "$e" ] || e=-1
+	[ -n "$first" ] || first=$cand
+	if [ "$e" -gt "$best_exp" ]; then best=$cand; best_exp=$e; fi
+done
+out=$("$lc" now 2>"$tmp/err")
+err=$(cat "$tmp/err")
 src_line=$(sed -n 's/^leap source *//p' <<<"$out")
-if [ "$src_line" = "$sysfile" ]; then
-	want=$(tai_of "$sysfile")
-	t0=$(date +%s)
-	"$lc" now --json >"$tmp/now.json" 2>"$tmp/err"
-	rc=$?
-	t1=$(date +%s)
-	expect_rc "now --json runs" 0 $rc
-	if python3 -m json.tool "$tmp/now.json" >/dev/null; then ok "now --json parses (json.tool)"; else bad "now --json parses"; cat "$tmp/now.json"; fi
-	if check_json "$tmp/now.json" "$want" "$sysfile" "$t0" "$t1"; then
-		ok "now --json: every clock id {sec, nsec}, counter, leap_source, next_leap; tai - realtime = $want s (the system list)"
-	else bad "now --json members and values (system list)"; fi
+if [ "$src_line" = "$best" ]; then ok "now: the newest table is used ($best)"; else
+	bad "now: leap source '$src_line', want the newest, $best"; fi
+if [ "$best" != "$first" ]; then
+	# Debian 12 in 2026: its files expired 2026-06-28, the built-in runs on
+	expect_line "now: stderr says which table it took" "^leapclock now: leap table: using $best \\(expires " "$err"
+	expect_line "now: ... and why it skipped $first" "^leapclock now: leap table: skipped $first \\(expires [0-9-]+\\): $best expires later" "$err"
 else
-	skip "system list comparison: the tool uses '$src_line', not $sysfile"
+	no_line "now: the first table is the newest: nothing said" 'leap table:' "$err"
 fi
+case $best in
+built-in) want=$(tai_of "$data/leap-seconds.list.tzdata2026f") ;;
+"$list") want=$(tai_of "$list") ;;
+*) want=37 ;; # tzdata's leapseconds: 37 s since 2017
+esac
+t0=$(date +%s)
+"$lc" now --json >"$tmp/now.json" 2>"$tmp/err"
+rc=$?
+t1=$(date +%s)
+expect_rc "now --json runs" 0 $rc
+if python3 -m json.tool "$tmp/now.json" >/dev/null; then ok "now --json parses (json.tool)"; else bad "now --json parses"; cat "$tmp/now.json"; fi
+if check_json "$tmp/now.json" "$want" "$best" "$t0" "$t1"; then
+	ok "now --json: every clock id {sec, nsec}, counter, leap_source, next_leap; tai - realtime = $want s ($best)"
+else bad "now --json members and values ($best)"; fi
+
+# ---- a table named by LEAPCLOCK_LEAPFILE that cannot be used: exit 2 with
+# the file (and line), never an answer from another table
+cp "$data/leap-seconds.list.tzdata2026f" "$tmp/tampered.list"
+sed -i 's/^3692217600/3692217601/' "$tmp/tampered.list"
+mkfifo "$tmp/fifo"
+for c in "tampered.list|tampered\.list:[0-9]+: hash mismatch" "fifo|fifo: is a FIFO" \
+	"missing|missing: named by LEAPCLOCK_LEAPFILE but missing"; do
+	f=${c%%|*}; pat=${c#*|}
+	out=$(LEAPCLOCK_LEAPFILE=$tmp/$f timeout 10 "$lc" now 2>"$tmp/err")
+	expect_rc "now with a bad LEAPCLOCK_LEAPFILE ($f)" 2 $?
+	expect_line "now: says what is wrong with $f" "^leapclock now: .*$pat" "$(cat "$tmp/err")"
+	[ -z "$out" ] && ok "now: no answer from another table ($f)" || bad "now: answered with a bad $f: $out"
+done
 
 # ---- with LEAPCLOCK_LEAPFILE: the source is that file, TAI-UTC its own
 for f in leap-seconds.list.tzdata2025b leap-seconds.list.tzdata2026f; do

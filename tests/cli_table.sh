@@ -151,9 +151,43 @@ fi
 # ---- the system search, steered by LEAPCLOCK_LEAPFILE
 out=$(LEAPCLOCK_LEAPFILE="$data/leapseconds.tzdata2026f" "$lc" table --now $now 2>&1)
 expect_line "LEAPCLOCK_LEAPFILE is used" "^source: +$data/leapseconds\.tzdata2026f$" "$out"
-out=$(LEAPCLOCK_LEAPFILE="$tmp/tampered.list" "$lc" table --now $now 2>&1)
-expect_line "a bad LEAPCLOCK_LEAPFILE is reported and skipped" 'warning: skipped .*tampered\.list:120: hash mismatch' "$out"
-no_line "... and not used" "^source: +$tmp/tampered\.list" "$out"
+# A table named by LEAPCLOCK_LEAPFILE or --file that cannot be used is an
+# error (exit 2, file:line), never an answer from another table.
+out=$(LEAPCLOCK_LEAPFILE="$tmp/tampered.list" "$lc" table --now $now 2>"$tmp/err")
+expect_rc "a bad LEAPCLOCK_LEAPFILE is an error" 2 $?
+expect_line "... naming the file and line" '^leapclock table: LEAPCLOCK_LEAPFILE: .*tampered\.list:120: hash mismatch' "$(cat "$tmp/err")"
+[ -z "$out" ] && ok "... and no other table is shown" || bad "a bad LEAPCLOCK_LEAPFILE: another table shown: $out"
+out=$(LEAPCLOCK_LEAPFILE="$tmp/nowhere.list" "$lc" table --now $now 2>"$tmp/err")
+expect_rc "a missing LEAPCLOCK_LEAPFILE is an error" 2 $?
+expect_line "... saying it is missing" 'nowhere\.list: named by LEAPCLOCK_LEAPFILE but missing' "$(cat "$tmp/err")"
+out=$(LEAPCLOCK_LEAPFILE="$tmp/tampered.list" "$lc" table --verify 2>"$tmp/err")
+expect_rc "--verify of a tampered LEAPCLOCK_LEAPFILE: hash wrong" 1 $?
+expect_line "... says so" 'tampered\.list:120: hash mismatch' "$out"
+
+# ---- a FIFO (or a device) as the table: refused at once, not waited on
+mkfifo "$tmp/fifo"
+out=$(timeout 10 "$lc" table --file "$tmp/fifo" 2>"$tmp/err")
+expect_rc "a FIFO as --file is refused" 2 $?
+expect_line "... as not a regular file" "^leapclock table: $tmp/fifo: is a FIFO: a leap-second file must be a regular file" "$(cat "$tmp/err")"
+out=$(LEAPCLOCK_LEAPFILE=$tmp/fifo timeout 10 "$lc" table 2>"$tmp/err")
+expect_rc "a FIFO as LEAPCLOCK_LEAPFILE is refused" 2 $?
+out=$(timeout 10 "$lc" table --file /dev/zero 2>"$tmp/err")
+expect_rc "/dev/zero as --file is refused" 2 $?
+expect_line "... as a character device" 'is a character device' "$(cat "$tmp/err")"
+
+# ---- leaps only at the end of a month (ITU-R TF.460): a row for
+# 2018-03-15 (NTP 3730060800, from Python's calendar.timegm) with a valid
+# hash (Python's hashlib over the #$, #@ and rows' numbers), and tzdata's
+# "Leap 2016 Dec 15"
+printf '#$\t3692217600\n#@\t3992312697\n2272060800\t10\n2287785600\t11\n3730060800\t12\n#h\t84aa427c 03a3ed9f 570142da 46d0963c 52e1a230\n' >"$tmp/mid.list"
+out=$("$lc" table --file "$tmp/mid.list" 2>"$tmp/err")
+expect_rc "a leap on 2018-03-14 (valid hash) is refused" 2 $?
+expect_line "... with file:line and the rule" "^leapclock table: $tmp/mid\.list:5: a leap second at the end of 2018-03-14, which is not the last day of a month: ITU-R TF\.460" "$(cat "$tmp/err")"
+no_line "... and not listed" '2018-03-14T23:59:60Z' "$out"
+printf 'Leap\t1972\tJun\t30\t23:59:60\t+\tS\nLeap\t2016\tDec\t15\t23:59:60\t+\tS\n' >"$tmp/mid.tz"
+"$lc" table --file "$tmp/mid.tz" >/dev/null 2>"$tmp/err"
+expect_rc "tzdata Leap 2016 Dec 15 is refused" 2 $?
+expect_line "... with file:line" "mid\.tz:2: a leap second at the end of 2016-12-15" "$(cat "$tmp/err")"
 
 out=$("$lc" table --help 2>&1)
 expect_line "--help shows usage" '^usage: leapclock table' "$out"

@@ -977,6 +977,25 @@ static void test_load_file_errors(void)
 	          LC_EPARSE);
 	LC_CONTAINS(err.msg, "too large");
 	LC_EQ_STR(err.where, path);
+	/* a FIFO would block open() and read() until a writer came: it is
+	 * refused at once (the alarm turns a hang into a failure) */
+	path_in_tmp(path, sizeof(path), "fifo");
+	unlink(path);
+	LC_EQ_INT(mkfifo(path, 0600), 0);
+	alarm(10);
+	LC_EQ_INT(lc_leaptable_load_file(t, path, LC_LEAPFMT_AUTO, &err),
+	          LC_EIO);
+	alarm(0);
+	LC_EQ_STR(err.where, path);
+	LC_CONTAINS(err.msg, "is a FIFO: a leap-second file must be a "
+	                     "regular file");
+	LC_TRUE(same_table(t, before));
+	/* a device: not read either (/dev/zero would never end) */
+	LC_EQ_INT(lc_leaptable_load_file(t, "/dev/zero", LC_LEAPFMT_AUTO,
+	                                 &err),
+	          LC_EIO);
+	LC_CONTAINS(err.msg, "is a character device");
+	LC_TRUE(same_table(t, before));
 	/* a bad file names the file and the line */
 	path_in_tmp(path, sizeof(path), "bad");
 	LC_EQ_INT(write_file(path, "2272060800 10\n2287785600 13\n", 28), 0);
@@ -989,16 +1008,76 @@ static void test_load_file_errors(void)
 	lc_leaptable_free(before);
 }
 
-static void test_load_system(void)
+/* ITU-R TF.460: a leap second ends a month. A file with a leap at the end
+ * of another day is refused with its line, even with a valid hash (from
+ * Python's hashlib over "3692217600" "3992312697" and the rows' numbers);
+ * a buffer (a synthetic table) may still put one anywhere. */
+static void test_month_end(void)
 {
-	lc_leaptable *t = lc_leaptable_new();
+	static const char iers[] = "#$\t3692217600\n"
+	                           "#@\t3992312697\n"
+	                           "2272060800\t10\t# 1 Jan 1972\n"
+	                           "2287785600\t11\t# 1 Jul 1972\n"
+	                           "3730060800\t12\t# 15 Mar 2018\n"
+	                           "#h\t84aa427c 03a3ed9f 570142da 46d0963c "
+	                           "52e1a230\n";
+	static const char tz[] = "Leap\t1972\tJun\t30\t23:59:60\t+\tS\n"
+	                         "Leap\t2016\tDec\t15\t23:59:60\t+\tS\n"
+	                         "#expires 1814140800\n";
+	lc_leaptable *t = lc_leaptable_new(), *before = lc_leaptable_new();
 	struct lc_leaptable_info info;
 	struct lc_error err;
-	char missing[128], bad[128], dir[128];
+	char path[128], fmt[600];
+
+	LC_TRUE(t != NULL && before != NULL);
+	path_in_tmp(path, sizeof(path), "midmonth.list");
+	LC_EQ_INT(write_file(path, iers, strlen(iers)), 0);
+	LC_EQ_INT(lc_leaptable_load_file(t, path, LC_LEAPFMT_AUTO, &err),
+	          LC_ETABLE);
+	lc_error_format(&err, fmt, sizeof(fmt));
+	printf("  %s\n", fmt);
+	LC_EQ_STR(err.where, path);
+	LC_EQ_INT(err.line, 5);
+	LC_CONTAINS(err.msg, "at the end of 2018-03-14, which is not the "
+	                     "last day of a month");
+	LC_CONTAINS(err.msg, "ITU-R TF.460");
+	LC_TRUE(same_table(t, before));
+
+	path_in_tmp(path, sizeof(path), "midmonth.tz");
+	LC_EQ_INT(write_file(path, tz, strlen(tz)), 0);
+	LC_EQ_INT(lc_leaptable_load_file(t, path, LC_LEAPFMT_AUTO, &err),
+	          LC_ETABLE);
+	LC_EQ_INT(err.line, 2);
+	LC_CONTAINS(err.msg, "at the end of 2016-12-15");
+	LC_TRUE(same_table(t, before));
+
+	/* the same text from memory is a synthetic table: accepted */
+	LC_EQ_INT(lc_leaptable_load_buffer(t, "synthetic", iers, strlen(iers),
+	                                   LC_LEAPFMT_AUTO, &err),
+	          0);
+	lc_leaptable_info(t, &info);
+	LC_EQ_INT(info.hash, LC_HASH_OK);
+	LC_EQ_I64((int64_t)info.count, 3);
+	/* every real file: leaps at month ends only, accepted */
+	LC_EQ_INT(lc_leaptable_load_file(t, IERS_2026F, 0, &err), 0);
+	LC_EQ_INT(lc_leaptable_load_file(t, TZ_2026F, 0, &err), 0);
+	LC_EQ_INT(lc_leaptable_load_file(t, IERS_2025B, 0, &err), 0);
+	LC_EQ_INT(lc_leaptable_load_file(t, TZ_2025B, 0, &err), 0);
+	lc_leaptable_free(t);
+	lc_leaptable_free(before);
+}
+
+static void test_load_system(void)
+{
+	lc_leaptable *t = lc_leaptable_new(), *before = lc_leaptable_new();
+	struct lc_leaptable_info info;
+	struct lc_leaptable_search s;
+	struct lc_error err;
+	char missing[128], bad[128], dir[128], rep[2048];
 	size_t len;
 	char *text = read_all(IERS_2026F, &len);
 
-	LC_TRUE(t != NULL && text != NULL);
+	LC_TRUE(t != NULL && before != NULL && text != NULL);
 	path_in_tmp(missing, sizeof(missing), "nowhere/leap-seconds.list");
 	path_in_tmp(bad, sizeof(bad), "tampered.list");
 	path_in_tmp(dir, sizeof(dir), "");
@@ -1009,76 +1088,170 @@ static void test_load_system(void)
 	free(text);
 	unsetenv("LEAPCLOCK_LEAPFILE");
 	{
+		/* the newest wins, not the first: 2025b's files expire
+		 * 2026-06-28, 2026f's list 2027-06-28 (= the built-in's,
+		 * which comes last) */
 		const char *p[] = {missing, TZ_2025B, IERS_2026F, NULL};
-		LC_EQ_INT(lc__leaptable_load_system_paths(t, p, &err), 0);
+		LC_EQ_INT(lc__leaptable_load_system_paths(t, p, &s, &err), 0);
 		LC_EQ_INT(err.code, 0);
 		lc_leaptable_info(t, &info);
-		LC_EQ_STR(info.source, TZ_2025B);
+		LC_EQ_STR(info.source, IERS_2026F);
+		LC_EQ_I64((int64_t)s.count, 4);
+		LC_EQ_I64((int64_t)s.taken, 2);
+		LC_EQ_INT(s.from_env, 0);
+		LC_EQ_INT(s.c[0].status, LC_CAND_MISSING);
+		LC_EQ_INT(s.c[1].status, LC_CAND_OLDER);
+		LC_EQ_I64(s.c[1].expires, T_2026_06_28);
+		LC_EQ_INT(s.c[2].status, LC_CAND_TAKEN);
+		LC_EQ_I64(s.c[2].expires, T_2027_06_28);
+		LC_EQ_INT(s.c[3].status, LC_CAND_OLDER);
+		LC_EQ_STR(s.c[3].source, "built-in");
+		/* the first that exists lost: worth saying */
+		LC_EQ_INT(lc_leaptable_search_notable(&s), 1);
+		LC_TRUE(lc_leaptable_search_format(&s, 0, "x: ", rep,
+		                                   sizeof(rep)) > 0);
+		printf("%s", rep);
+		LC_CONTAINS(rep, "x: leap table: using " IERS_2026F
+		                 " (expires 2027-06-28)\n");
+		LC_CONTAINS(rep, "x: leap table: skipped " TZ_2025B
+		                 " (expires 2026-06-28): " IERS_2026F
+		                 " expires later (2027-06-28)\n");
+		LC_CONTAINS(rep, "skipped built-in (expires 2027-06-28): " IERS_2026F
+		                 " expires on the same day and comes first\n");
+		LC_TRUE(strstr(rep, "missing") == NULL);
+		lc_leaptable_search_format(&s, 1, NULL, rep, sizeof(rep));
+		LC_CONTAINS(rep, "nowhere/leap-seconds.list: missing\n");
 	}
 	{
+		/* the first is the newest: nothing to say */
 		const char *p[] = {IERS_2026F, TZ_2025B, NULL};
-		LC_EQ_INT(lc__leaptable_load_system_paths(t, p, &err), 0);
+		LC_EQ_INT(lc__leaptable_load_system_paths(t, p, &s, &err), 0);
 		lc_leaptable_info(t, &info);
 		LC_EQ_STR(info.source, IERS_2026F);
+		LC_EQ_INT(lc_leaptable_search_notable(&s), 0);
+		LC_EQ_INT(lc_leaptable_search_format(&s, 0, "x: ", rep,
+		                                     sizeof(rep)),
+		          0);
+		LC_EQ_STR(rep, "");
+	}
+	{
+		/* Debian 12: the installed files expired 2026-06-28, the
+		 * built-in table runs to 2027-06-28: the built-in wins */
+		const char *p[] = {IERS_2025B, TZ_2025B, NULL};
+		LC_EQ_INT(lc__leaptable_load_system_paths(t, p, &s, &err), 0);
+		LC_EQ_INT(err.code, 0);
+		lc_leaptable_info(t, &info);
+		LC_EQ_STR(info.source, "built-in");
+		LC_EQ_INT(info.format, LC_LEAPFMT_BUILTIN);
+		LC_EQ_I64(info.expires, T_2027_06_28);
+		LC_EQ_I64((int64_t)s.taken, 2);
+		LC_EQ_INT(lc_leaptable_search_notable(&s), 1);
+		lc_leaptable_search_format(&s, 0, NULL, rep, sizeof(rep));
+		printf("%s", rep);
+		LC_CONTAINS(rep, "leap table: using built-in (expires "
+		                 "2027-06-28)\n");
+		LC_CONTAINS(rep, "leap table: skipped " IERS_2025B
+		                 " (expires 2026-06-28): built-in expires "
+		                 "later (2027-06-28)\n");
+		LC_CONTAINS(rep, "leap table: skipped " TZ_2025B
+		                 " (expires 2026-06-28)");
 	}
 	{
 		/* a bad candidate is reported and skipped */
 		const char *p[] = {bad, TZ_2026F, NULL};
-		LC_EQ_INT(lc__leaptable_load_system_paths(t, p, &err), 0);
+		LC_EQ_INT(lc__leaptable_load_system_paths(t, p, &s, &err), 0);
 		LC_EQ_INT(err.code, LC_EHASH);
 		LC_EQ_STR(err.where, bad);
 		LC_EQ_INT(err.line, 120);
 		lc_leaptable_info(t, &info);
 		LC_EQ_STR(info.source, TZ_2026F);
+		LC_EQ_INT(s.c[0].status, LC_CAND_BAD);
+		LC_EQ_INT(s.c[0].err.code, LC_EHASH);
+		LC_EQ_INT(lc_leaptable_search_notable(&s), 1);
+		lc_leaptable_search_format(&s, 0, NULL, rep, sizeof(rep));
+		LC_CONTAINS(rep, "leap table: skipped ");
+		LC_CONTAINS(rep, "tampered.list:120: hash mismatch");
+		/* cut short: the length it needs, a terminated prefix */
+		{
+			char small[16];
+			int n = lc_leaptable_search_format(&s, 0, NULL, small,
+			                                   sizeof(small));
+			LC_EQ_I64((int64_t)n, (int64_t)strlen(rep));
+			LC_EQ_I64((int64_t)strlen(small), 15);
+		}
 	}
 	{
-		/* nothing there: built-in, no error */
+		/* nothing there: built-in */
 		const char *p[] = {missing, dir, NULL};
 		LC_EQ_INT(lc_leaptable_load_file(t, TZ_2025B, 0, &err), 0);
-		LC_EQ_INT(lc__leaptable_load_system_paths(t, p, &err), 0);
+		LC_EQ_INT(lc__leaptable_load_system_paths(t, p, &s, &err), 0);
 		lc_leaptable_info(t, &info);
 		LC_EQ_STR(info.source, "built-in");
 		LC_EQ_INT(info.format, LC_LEAPFMT_BUILTIN);
 		/* the directory is not missing: it is reported */
 		LC_EQ_INT(err.code, LC_EIO);
-		LC_EQ_INT(lc__leaptable_load_system_paths(t, NULL, &err), 0);
+		LC_EQ_INT(lc__leaptable_load_system_paths(t, NULL, &s, &err),
+		          0);
 		LC_EQ_INT(err.code, 0);
+		LC_EQ_I64((int64_t)s.count, 1);
+		LC_EQ_INT(lc_leaptable_search_notable(&s), 0);
 		lc_leaptable_info(t, &info);
 		LC_EQ_STR(info.source, "built-in");
 	}
 	{
-		/* $LEAPCLOCK_LEAPFILE comes first */
+		/* $LEAPCLOCK_LEAPFILE names the table: no search, even when
+		 * another candidate is newer */
 		const char *p[] = {IERS_2026F, NULL};
 		setenv("LEAPCLOCK_LEAPFILE", TZ_2025B, 1);
-		LC_EQ_INT(lc__leaptable_load_system_paths(t, p, &err), 0);
+		LC_EQ_INT(lc__leaptable_load_system_paths(t, p, &s, &err), 0);
 		LC_EQ_INT(err.code, 0);
 		lc_leaptable_info(t, &info);
 		LC_EQ_STR(info.source, TZ_2025B);
-		/* the public function too, whatever this machine has */
+		LC_EQ_INT(s.from_env, 1);
+		LC_EQ_I64((int64_t)s.count, 1);
+		LC_EQ_INT(lc_leaptable_search_notable(&s), 0);
+		/* the public functions too, whatever this machine has */
 		LC_EQ_INT(lc_leaptable_load_system(t, &err), 0);
 		lc_leaptable_info(t, &info);
 		LC_EQ_STR(info.source, TZ_2025B);
-		/* set but missing: said, then the search goes on */
+		LC_EQ_INT(lc_leaptable_load_system_report(t, NULL, &err), 0);
+		/* set but missing: an error, the table kept */
+		LC_EQ_INT(lc_leaptable_load_buffer(before, "neg", neg_tz,
+		                                   strlen(neg_tz),
+		                                   LC_LEAPFMT_AUTO, &err),
+		          0);
+		LC_EQ_INT(lc_leaptable_load_buffer(t, "neg", neg_tz,
+		                                   strlen(neg_tz),
+		                                   LC_LEAPFMT_AUTO, &err),
+		          0);
 		setenv("LEAPCLOCK_LEAPFILE", missing, 1);
-		LC_EQ_INT(lc__leaptable_load_system_paths(t, p, &err), 0);
+		LC_EQ_INT(lc__leaptable_load_system_paths(t, p, &s, &err),
+		          LC_ENOENT);
 		LC_EQ_INT(err.code, LC_ENOENT);
 		LC_EQ_STR(err.where, missing);
 		LC_CONTAINS(err.msg, "LEAPCLOCK_LEAPFILE");
-		lc_leaptable_info(t, &info);
-		LC_EQ_STR(info.source, IERS_2026F);
-		/* set but bad: its error, then the next */
+		LC_EQ_I64((int64_t)s.taken, 1);
+		LC_TRUE(same_table(t, before));
+		LC_EQ_INT(lc_leaptable_load_system(t, &err), LC_ENOENT);
+		LC_TRUE(same_table(t, before));
+		/* set but bad: its error with file and line, table kept */
 		setenv("LEAPCLOCK_LEAPFILE", bad, 1);
-		LC_EQ_INT(lc__leaptable_load_system_paths(t, p, &err), 0);
+		LC_EQ_INT(lc__leaptable_load_system_paths(t, p, &s, &err),
+		          LC_EHASH);
 		LC_EQ_INT(err.code, LC_EHASH);
-		lc_leaptable_info(t, &info);
-		LC_EQ_STR(info.source, IERS_2026F);
+		LC_EQ_STR(err.where, bad);
+		LC_EQ_INT(err.line, 120);
+		LC_EQ_INT(s.c[0].status, LC_CAND_BAD);
+		LC_TRUE(same_table(t, before));
 		/* empty: ignored */
 		setenv("LEAPCLOCK_LEAPFILE", "", 1);
-		LC_EQ_INT(lc__leaptable_load_system_paths(t, p, &err), 0);
+		LC_EQ_INT(lc__leaptable_load_system_paths(t, p, &s, &err), 0);
 		LC_EQ_INT(err.code, 0);
+		LC_EQ_INT(s.from_env, 0);
 		unsetenv("LEAPCLOCK_LEAPFILE");
 	}
 	lc_leaptable_free(t);
+	lc_leaptable_free(before);
 }
 
 static void cleanup_tmp(void)
@@ -1086,6 +1259,9 @@ static void cleanup_tmp(void)
 	static const char *const names[] = {
 	    "big",
 	    "bad",
+	    "fifo",
+	    "midmonth.list",
+	    "midmonth.tz",
 	    "tampered.list",
 	};
 	char p[128];
@@ -1133,11 +1309,14 @@ int main(int argc, char **argv)
 	LC_RUN(test_queries, "TAI-UTC at fixed and 200k random instants vs a "
 	                     "plain scan; TAI side; leap_at; next/prev");
 	LC_RUN(test_load_file_errors,
-	       "missing file, directory, oversized "
+	       "missing file, directory, FIFO, device, oversized "
 	       "file, bad file: codes, names, table kept");
+	LC_RUN(test_month_end,
+	       "a file with a leap not at the end of a month is refused "
+	       "with its line (IERS with a valid hash, tzdata)");
 	LC_RUN(test_load_system,
-	       "system search: LEAPCLOCK_LEAPFILE, then the "
-	       "paths in order, bad ones reported, then built-in");
+	       "system search: LEAPCLOCK_LEAPFILE is the table or an error; "
+	       "else the newest valid candidate or built-in, and a report");
 	rc = lc_test_done();
 	cleanup_tmp();
 	return rc;

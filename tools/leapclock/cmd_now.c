@@ -21,7 +21,10 @@ void lc_cmd_now_usage(FILE *out)
 	        "monotonic_raw, monotonic, boottime, tai, realtime, utc, utc_sls.\n"
 	        "It runs on the best counter (tsc where invariant, else the host's\n"
 	        "CLOCK_MONOTONIC), takes UTC from the host's CLOCK_REALTIME and\n"
-	        "TAI-UTC and leaps from the system's leap table.\n\n"
+	        "TAI-UTC and leaps from the system's leap table:\n"
+	        "$LEAPCLOCK_LEAPFILE when set (exit 2 if it cannot be used), "
+	        "else the one that\nexpires last of the zoneinfo files and "
+	        "the built-in table (see\nleapclock-table(1)).\n\n"
 	        "  --json   one object: a member per clock id {sec, nsec}, plus\n"
 	        "           counter, leap_source, leap_table_expired and next_leap\n\n"
 	        "A leap table past its expiry is warned about on stderr.\n\n"
@@ -37,6 +40,41 @@ static const char *leap_source_text(const lc_leaptable *t, char *buf,
 		return "unknown";
 	snprintf(buf, size, "%s", info.source);
 	return buf;
+}
+
+/*
+ * The default timekeeper loads the system's table itself and, if
+ * $LEAPCLOCK_LEAPFILE cannot be used, keeps the built-in one: search first
+ * (the same search, so the same answer) to refuse a named table that
+ * cannot be used and to say what the search took and skipped.
+ */
+static int check_table(void)
+{
+	struct lc_leaptable_search search;
+	struct lc_error err = {0};
+	lc_leaptable *t = lc_leaptable_new();
+	char m[2048];
+	int rc;
+
+	if (t == NULL) {
+		fprintf(stderr, "leapclock %s: out of memory\n", CMD);
+		return LC_EXIT_RUNTIME;
+	}
+	rc = lc_leaptable_load_system_report(t, &search, &err);
+	lc_leaptable_free(t);
+	if (rc < 0) {
+		lc_error_format(&err, m, sizeof(m));
+		fprintf(stderr, "leapclock %s: %s%s\n", CMD,
+		        strstr(m, "LEAPCLOCK_LEAPFILE") == NULL
+		            ? "LEAPCLOCK_LEAPFILE: "
+		            : "",
+		        m);
+		return rc == LC_ENOMEM ? LC_EXIT_RUNTIME : LC_EXIT_USAGE;
+	}
+	if (lc_leaptable_search_format(&search, 0, "leapclock " CMD ": ", m,
+	                               sizeof(m)) > 0)
+		fputs(m, stderr);
+	return 0;
 }
 
 static void print_ts_text(const char *name, lc_clock_id id,
@@ -72,7 +110,7 @@ int lc_cmd_now(int argc, char **argv)
 	struct lc_tk_host host;
 	char src[300];
 	int64_t when = 0;
-	int dir = 0, json = 0, have_next, have_host, expired;
+	int dir = 0, json = 0, have_next, have_host, expired, rc;
 	struct lc_leaptable_info info;
 
 	for (int i = 1; i < argc; i++) {
@@ -82,6 +120,9 @@ int lc_cmd_now(int argc, char **argv)
 			return lc_cli_usage_error(CMD, "unknown argument '%s'",
 			                          argv[i]);
 	}
+	rc = check_table();
+	if (rc != 0)
+		return rc;
 	tk = lc_default();
 	if (tk == NULL) {
 		fprintf(stderr, "leapclock %s: cannot start the timekeeper\n",

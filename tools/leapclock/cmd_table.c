@@ -27,9 +27,13 @@ void lc_cmd_table_usage(FILE *out)
 	    "Shows the leap-second table: its source, format, last update, "
 	    "expiry and\nhash status, and every leap second with TAI-UTC "
 	    "after it. Without --file\nthe system's table is used: "
-	    "$LEAPCLOCK_LEAPFILE, then\n/usr/share/zoneinfo/leap-seconds.list, "
-	    "then /usr/share/zoneinfo/leapseconds,\nthen the built-in one. "
-	    "An expired table is shown with a warning.\n\n"
+	    "$LEAPCLOCK_LEAPFILE when set (an error if it cannot\nbe used), "
+	    "else the one that expires last of\n"
+	    "/usr/share/zoneinfo/leap-seconds.list, "
+	    "/usr/share/zoneinfo/leapseconds and\nthe built-in table; stderr "
+	    "says which it took and why it skipped the others\nwhen a file "
+	    "was bad or lost to a newer table. An expired table is shown\n"
+	    "with a warning.\n\n"
 	    "options:\n"
 	    "  --file FILE  a leap-seconds.list (IERS/NIST) or tzdata "
 	    "leapseconds file\n"
@@ -275,6 +279,7 @@ int lc_cmd_table(int argc, char **argv)
 	struct lc_leaptable_info info;
 	struct lc_error err;
 	char warning[600], b[48];
+	struct lc_leaptable_search search;
 	lc_leaptable *t;
 
 	opterr = 0;
@@ -327,13 +332,27 @@ int lc_cmd_table(int argc, char **argv)
 			                       : LC_EXIT_USAGE;
 		}
 	} else {
-		rc = lc_leaptable_load_system(t, &err);
-		if (err.code != 0) {
-			char m[600];
+		char m[2048];
+
+		rc = lc_leaptable_load_system_report(t, &search, &err);
+		if (rc < 0 && !(do_verify && rc == LC_EHASH)) {
+			/* named by the user: that table or nothing */
 			lc_error_format(&err, m, sizeof(m));
-			fprintf(stderr, "leapclock %s: warning: skipped %s\n",
-			        CMD, m);
+			fprintf(stderr, "leapclock %s: %s%s\n", CMD,
+			        strstr(m, "LEAPCLOCK_LEAPFILE") != NULL
+			            ? ""
+			            : "LEAPCLOCK_LEAPFILE: ",
+			        m);
+			lc_leaptable_free(t);
+			return rc == LC_ENOMEM ? LC_EXIT_RUNTIME
+			                       : LC_EXIT_USAGE;
 		}
+		if (rc < 0)
+			file = search.c[0].source; /* --verify reports it */
+		snprintf(b, sizeof(b), "leapclock %s: ", CMD);
+		if (lc_leaptable_search_format(&search, 0, b, m, sizeof(m)) >
+		    0)
+			fputs(m, stderr);
 	}
 	if (rc == 0) {
 		lc_leaptable_info(t, &info);
