@@ -31,6 +31,7 @@ struct instant {
 	int64_t tai_ns;
 	int digits;   /* fraction digits to print (those of the input) */
 	int repeated; /* the POSIX second is the repeated 23:59:59 */
+	int ambiguous; /* read from a POSIX count that repeats: which one */
 };
 
 struct conv {
@@ -39,6 +40,8 @@ struct conv {
 	int json;
 	int first_member; /* JSON: no comma before the first member */
 	int have_smear;   /* --smear given: the utc-sls scale exists */
+	int second;       /* --occurrence second: a repeated POSIX second is
+	                   * its 23:59:60, not its 23:59:59 */
 	struct lc_smear_policy smear;
 };
 
@@ -68,8 +71,8 @@ static int parse_decimal(const char *s, int64_t *ns, int *digits,
 		if (sec > (INT64_MAX / LC__NS - 9) / 10)
 			return lc__error(
 			    err, LC_ERANGE, s, 0,
-			    "%s seconds out of range (about +-9.2e9 "
-			    "s, years 1677..2262)",
+			    "%s seconds out of range: the supported range "
+			    "is 1677-09-22 to 2262-04-10 (about +-9.2e9 s)",
 			    what);
 		sec = sec * 10 + (*p - '0');
 	}
@@ -124,6 +127,14 @@ static const char *fmt_sec(int64_t ns, int digits, char *buf, size_t size)
 
 /* ---- filling the instant from each input scale --------------------------- */
 
+/* Every scale is int64_t ns: an instant outside the range they hold is an
+ * error, never a wrapped answer. */
+static int check_range(int64_t utc_sec, const char *text, struct lc_error *err)
+{
+	return lc_range_check(utc_sec, LC_RANGE_FIRST_SEC, LC_RANGE_END_SEC,
+	                      text, err);
+}
+
 /* From a UTC timespec (already checked against the table). */
 static void fill_from_utc(struct conv *c)
 {
@@ -152,6 +163,9 @@ static int fill_from_tai(struct conv *c, const char *text, struct lc_error *err)
 		    "for this TAI instant");
 	if (rc < 0)
 		return lc__error(err, rc, text, 0, "%s", lc_strerror(rc));
+	rc = check_range((int64_t)in->utc.tv_sec, text, err);
+	if (rc < 0)
+		return rc;
 	in->tai_rc = 0;
 	in->repeated =
 	    lc_leaptable_leap_at(c->table, lc__fdiv(in->unix_ns, LC__NS)) == 1;
@@ -163,7 +177,8 @@ static int from_utc(struct conv *c, const char *text, struct lc_error *err)
 	const char *dot = strpbrk(text, ".,");
 	int rc;
 
-	rc = lc_iso8601_parse(text, c->table, &c->in.utc, err);
+	rc = lc_iso8601_parse_range(text, c->table, LC_RANGE_FIRST_SEC,
+	                            LC_RANGE_END_SEC, &c->in.utc, err);
 	if (rc < 0)
 		return rc;
 	c->in.digits = 0;
@@ -175,6 +190,9 @@ static int from_utc(struct conv *c, const char *text, struct lc_error *err)
 	return 0;
 }
 
+/* A POSIX second that repeats (the 23:59:59 before an inserted second) is
+ * ambiguous: it is read as its first occurrence, 23:59:59, as date(1)
+ * does, or with --occurrence second as the 23:59:60. */
 static int from_unix(struct conv *c, const char *text, struct lc_error *err)
 {
 	struct instant *in = &c->in;
@@ -185,23 +203,22 @@ static int from_unix(struct conv *c, const char *text, struct lc_error *err)
 	if (rc < 0)
 		return rc;
 	sec = lc__fdiv(in->unix_ns, LC__NS);
+	rc = check_range(sec, text, err);
+	if (rc < 0)
+		return rc;
 	if (lc_leaptable_leap_at(c->table, sec) < 0)
 		return lc__error(err, LC_ENOTLEAP, text, 0,
 		                 "POSIX second %" PRId64
 		                 " is a deleted 23:59:59: "
 		                 "it never appears on a POSIX clock",
 		                 sec);
-	in->tai_rc = lc_tai_from_unix(c->table, in->unix_ns, &in->tai_ns);
-	if (in->tai_rc == 0) {
-		/* The repeated second maps to 23:59:60 (see leapclock.h). */
-		rc = lc_utc_from_tai(c->table, in->tai_ns, &in->utc);
-		if (rc < 0)
-			return lc__error(err, rc, text, 0, "%s",
-			                 lc_strerror(rc));
-	} else {
-		in->utc = lc__ns_to_ts(in->unix_ns);
-	}
 	in->repeated = lc_leaptable_leap_at(c->table, sec) == 1;
+	in->ambiguous = in->repeated;
+	in->utc.tv_sec = (time_t)sec;
+	in->utc.tv_nsec = (long)lc__fmod(in->unix_ns, LC__NS);
+	if (in->repeated && c->second)
+		in->utc.tv_nsec += (long)LC__NS; /* 23:59:60 */
+	in->tai_rc = lc_tai_from_utc(c->table, &in->utc, &in->tai_ns);
 	return 0;
 }
 
@@ -238,11 +255,9 @@ static int from_tai(struct conv *c, const char *text, struct lc_error *err)
 		if (ts.tv_nsec >= LC__NS)
 			return lc__error(err, LC_EPARSE, text, 0,
 			                 "TAI has no second 60");
-		if (ts.tv_sec > INT64_MAX / LC__NS - 1 ||
-		    ts.tv_sec < INT64_MIN / LC__NS + 1)
-			return lc__error(err, LC_ERANGE, text, 0,
-			                 "TAI date out of range (years "
-			                 "1677..2262)");
+		rc = check_range((int64_t)ts.tv_sec, text, err);
+		if (rc < 0)
+			return rc;
 		in->tai_ns = lc__ts_to_ns(&ts);
 		in->digits = 0;
 		dot = strpbrk(buf, ".,");
@@ -293,7 +308,9 @@ static int from_gps(struct conv *c, const char *text, struct lc_error *err)
 			return rc;
 	}
 	if (gps_ns > INT64_MAX - LC_GPS_EPOCH_TAI * LC__NS)
-		return lc__error(err, LC_ERANGE, text, 0, "GPS time too large");
+		return lc__error(err, LC_ERANGE, text, 0,
+		                 "GPS time out of range: the supported range is "
+		                 "1677-09-22 to 2262-04-10");
 	c->in.tai_ns = lc_tai_from_gps(gps_ns);
 	return fill_from_tai(c, text, err);
 }
@@ -344,8 +361,15 @@ static int from_ntp(struct conv *c, const char *text, struct lc_error *err)
 			return lc__error(err, LC_ERANGE, text, 0,
 			                 "NTP seconds must be in [0, 2^32)");
 		if (era != INT64_MIN) {
-			in->unix_ns =
-			    ns + (era * TWO32 - LC_NTP_UNIX_OFFSET) * LC__NS;
+			/* eras -2 and 2 reach past int64_t ns: check the
+			 * seconds before they become ns */
+			int64_t sec = era * TWO32 - LC_NTP_UNIX_OFFSET +
+			              ns / LC__NS;
+
+			rc = check_range(sec, text, err);
+			if (rc < 0)
+				return rc;
+			in->unix_ns = sec * LC__NS + ns % LC__NS;
 		} else {
 			ntp = (uint64_t)(ns / LC__NS) << 32;
 			in->unix_ns =
@@ -479,7 +503,8 @@ static int from_sls(struct conv *c, const char *text, struct lc_error *err)
 	const char *dot = strpbrk(text, ".,");
 	int rc;
 
-	rc = lc_iso8601_parse(text, NULL, &sls, err);
+	rc = lc_iso8601_parse_range(text, NULL, LC_RANGE_FIRST_SEC,
+	                            LC_RANGE_END_SEC, &sls, err);
 	if (rc < 0)
 		return rc;
 	if (sls.tv_nsec >= LC__NS)
@@ -490,6 +515,9 @@ static int from_sls(struct conv *c, const char *text, struct lc_error *err)
 		return lc__error(err, rc, text, 0,
 		                 "cannot convert from smeared UTC (%s): %s",
 		                 c->smear.name, lc_strerror(rc));
+	rc = check_range((int64_t)c->in.utc.tv_sec, text, err);
+	if (rc < 0)
+		return rc;
 	c->in.digits = 0;
 	if (dot != NULL)
 		while (dot[1 + c->in.digits] >= '0' &&
@@ -629,7 +657,9 @@ void lc_cmd_convert_usage(FILE *out)
 {
 	fprintf(out,
 	        "usage: leapclock convert TIME [--from SCALE] [--to SCALE,...] "
-	        "[--file LEAPFILE] [--json]\n\n"
+	        "[--file LEAPFILE] [--json]\n"
+	        "                         [--smear PRESET] "
+	        "[--occurrence first|second]\n\n"
 	        "Prints one instant on several time scales, using the leap "
 	        "table\n(--file, else the system's: see 'leapclock table').\n\n"
 	        "  --from SCALE   the scale of TIME (default: utc for a date, "
@@ -640,7 +670,12 @@ void lc_cmd_convert_usage(FILE *out)
 	        "file\n"
 	        "  --json         one JSON object with a member per scale\n"
 	        "  --smear PRESET the smear of the utc-sls scale (it is "
-	        "printed only with\n                 this option)\n\n"
+	        "printed only with\n                 this option)\n"
+	        "  --occurrence first|second\n"
+	        "                 which UTC second a repeated POSIX second "
+	        "(unix or ntp\n                 input) is: its 23:59:59 "
+	        "(first, the default, as date(1))\n                 or "
+	        "its 23:59:60 (second)\n\n"
 	        "scales:\n");
 	for (size_t i = 0; i < NSCALES; i++)
 		fprintf(out, "  %-8s %s\n", scales[i].name, scales[i].help);
@@ -652,10 +687,69 @@ void lc_cmd_convert_usage(FILE *out)
 	fprintf(
 	    out,
 	    "\nTAI and GPS exist only from 1972-01-01 on (no integral "
-	    "TAI-UTC before).\nThe POSIX second of an inserted leap is read "
-	    "as the 23:59:60 (Linux's\nCLOCK_TAI convention).\n\n"
+	    "TAI-UTC before).\nInstants are supported from 1677-09-22 to "
+	    "2262-04-10 (int64_t ns on every\nscale); others are an error.\n"
+	    "The POSIX second of an inserted leap repeats: it is read as its "
+	    "23:59:59\n(first occurrence) unless --occurrence second, and "
+	    "stderr says it is ambiguous.\n\n"
 	    "example: leapclock convert 2016-12-31T23:59:60Z --to "
 	    "tai,gps,unix,ntp\n");
+}
+
+/* The leap table: --file, else the system's. A table named (--file or
+ * $LEAPCLOCK_LEAPFILE) that cannot be used is an error; the system search
+ * says on stderr what it took and skipped when that is worth knowing. */
+static lc_leaptable *load_table(const char *file)
+{
+	struct lc_leaptable_search search;
+	struct lc_error err = {0};
+	lc_leaptable *t = lc_leaptable_new();
+	char m[2048];
+	int rc;
+
+	if (t == NULL) {
+		fprintf(stderr, "leapclock %s: out of memory\n", CMD);
+		return NULL;
+	}
+	if (file != NULL)
+		rc = lc_leaptable_load_file(t, file, LC_LEAPFMT_AUTO, &err);
+	else
+		rc = lc_leaptable_load_system_report(t, &search, &err);
+	if (rc < 0) {
+		lc_error_format(&err, m, sizeof(m));
+		fprintf(stderr, "leapclock %s: %s%s\n", CMD,
+		        file == NULL && strstr(m, "LEAPCLOCK_LEAPFILE") == NULL
+		            ? "LEAPCLOCK_LEAPFILE: "
+		            : "",
+		        m);
+		lc_leaptable_free(t);
+		return NULL;
+	}
+	if (file == NULL &&
+	    lc_leaptable_search_format(&search, 0, "leapclock " CMD ": ", m,
+	                               sizeof(m)) > 0)
+		fputs(m, stderr);
+	return t;
+}
+
+/* The note for a repeated POSIX second read from unix or ntp input. */
+static void note_ambiguous(const struct conv *c, const char *time_arg)
+{
+	struct timespec a = c->in.utc, b;
+	char first[64], second[64];
+
+	a.tv_nsec %= (long)LC__NS;
+	b = a;
+	b.tv_nsec += (long)LC__NS;
+	lc_iso8601_format(&a, c->in.digits, first, sizeof(first));
+	lc_iso8601_format(&b, c->in.digits, second, sizeof(second));
+	fprintf(stderr,
+	        "leapclock %s: note: %s is ambiguous: POSIX second %" PRId64
+	        " is both %s and %s; this is the %s (--occurrence %s for "
+	        "the other)\n",
+	        CMD, time_arg, (int64_t)a.tv_sec, first, second,
+	        c->second ? "second" : "first",
+	        c->second ? "first" : "second");
 }
 
 /* "--opt VALUE" or "--opt=VALUE". */
@@ -688,7 +782,7 @@ static int looks_like_number(const char *s)
 int lc_cmd_convert(int argc, char **argv)
 {
 	const char *time_arg = NULL, *from = NULL, *to = "all", *file = NULL;
-	const char *smear = NULL;
+	const char *smear = NULL, *occurrence = NULL;
 	const struct scale *in_scale = NULL, *out[16];
 	size_t nout = 0;
 	struct conv c = {0};
@@ -717,6 +811,10 @@ int lc_cmd_convert(int argc, char **argv)
 			else if (r == 0 && (r = opt_value(argc, argv, &i,
 			                                  "--smear", &v)) > 0)
 				smear = v;
+			else if (r == 0 &&
+			         (r = opt_value(argc, argv, &i, "--occurrence",
+			                        &v)) > 0)
+				occurrence = v;
 			else if (r == 0 && strcmp(a, "--json") == 0)
 				c.json = 1;
 			else if (r < 0)
@@ -766,6 +864,20 @@ int lc_cmd_convert(int argc, char **argv)
 		in_scale = find_scale("utc", 3);
 	}
 
+	if (occurrence != NULL) {
+		if (strcmp(occurrence, "second") == 0)
+			c.second = 1;
+		else if (strcmp(occurrence, "first") != 0)
+			return lc_cli_usage_error(
+			    CMD, "--occurrence: first or second, not '%s'",
+			    occurrence);
+		if (in_scale->parse != from_unix && in_scale->parse != from_ntp)
+			return lc_cli_usage_error(
+			    CMD,
+			    "--occurrence applies to POSIX counts (unix "
+			    "and ntp input), where a second can repeat");
+	}
+
 	explicit_to = strcasecmp(to, "all") != 0;
 	if (!explicit_to) {
 		for (size_t i = 0; i < NSCALES; i++)
@@ -794,9 +906,9 @@ int lc_cmd_convert(int argc, char **argv)
 		}
 	}
 
-	t = lc_cli_load_table(CMD, file);
+	t = load_table(file);
 	if (t == NULL)
-		return file != NULL ? LC_EXIT_USAGE : LC_EXIT_RUNTIME;
+		return LC_EXIT_USAGE;
 	c.table = t;
 	c.first_member = 1;
 
@@ -813,6 +925,8 @@ int lc_cmd_convert(int argc, char **argv)
 		lc_leaptable_free(t);
 		return LC_EXIT_USAGE;
 	}
+	if (c.in.ambiguous)
+		note_ambiguous(&c, time_arg);
 	warn_expiry(&c, time_arg);
 	/* Scales that need TAI-UTC: an error if asked for by name, else
 	 * reported as unavailable. */
