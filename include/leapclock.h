@@ -162,81 +162,27 @@ void lc_leaptable_reset_builtin(lc_leaptable *t);
  * the SHA-1 of the #$ and #@ digits and the data lines' two numbers, as the
  * file's header describes; the message gives both hashes. LC_ETABLE: dates
  * not increasing, before 1972 or not a UTC midnight (tzdata: a leap at other
- * than 23:59:60 +, 23:59:59 -), a leap that does not end a month (ITU-R
- * TF.460 puts them at the end of a month only), a first row other than
- * 1972-01-01 with 10 s, a step other than +-1 s, more rows than the table
- * holds, a rolling (R) tzdata leap. LC_ENOENT, LC_EPERM, LC_EIO: the file
- * could not be read, or is not a regular file (a FIFO or a device is
- * refused without waiting for a writer: it is opened O_NONBLOCK and checked
- * with fstat). tzdata's implied 1972-01-01 row is added, so both formats
- * give the same rows; its Expires line is preferred to the #expires
- * comment. */
+ * than 23:59:60 +, 23:59:59 -), a first row other than 1972-01-01 with 10 s,
+ * a step other than +-1 s, more rows than the table holds, a rolling (R)
+ * tzdata leap. LC_ENOENT, LC_EPERM, LC_EIO: the file could not be read.
+ * tzdata's implied 1972-01-01 row is added, so both formats give the same
+ * rows; its Expires line is preferred to the #expires comment. */
 int lc_leaptable_load_file(lc_leaptable *t, const char *path, int format,
                            struct lc_error *err);
 /* As lc_leaptable_load_file, from memory; `name` labels errors (NULL:
- * "<buffer>") and becomes the source. LC_EINVAL for LC_LEAPFMT_BUILTIN.
- * Unlike a file, a buffer may put a leap at the end of any day: synthetic
- * tables (a rehearsed leap, the simulator) use that. */
+ * "<buffer>") and becomes the source. LC_EINVAL for LC_LEAPFMT_BUILTIN. */
 int lc_leaptable_load_buffer(lc_leaptable *t, const char *name,
                              const void *buf, size_t len, int format,
                              struct lc_error *err);
-/* Loads the system's table. With $LEAPCLOCK_LEAPFILE set (and not empty)
- * that file is the table: if it cannot be used (missing too), its error is
- * returned with *err naming the file and line, and *t is unchanged.
- * Otherwise the search takes, among /usr/share/zoneinfo/leap-seconds.list,
- * /usr/share/zoneinfo/leapseconds and the built-in table, the valid one
- * that expires last (an unknown expiry counts as the oldest; on a tie the
- * first in that order), and returns 0. *err is cleared first; after a
- * search err->code != 0 means a candidate that exists was bad and skipped
- * (the first such problem; missing system files are not reported).
- * Nothing is printed: lc_leaptable_load_system_report says what the search
- * took and skipped. */
+/* Loads the system's table: $LEAPCLOCK_LEAPFILE, then
+ * /usr/share/zoneinfo/leap-seconds.list, then /usr/share/zoneinfo/leapseconds,
+ * then the built-in one. A candidate that exists but is bad is an error
+ * (reported in *err) and the search goes on; the return is 0 whenever some
+ * source was loaded, the built-in one at worst. *err is cleared first, so
+ * err->code != 0 afterwards means a candidate was skipped (the first such
+ * problem; a set but missing $LEAPCLOCK_LEAPFILE counts, missing system
+ * files do not). */
 int lc_leaptable_load_system(lc_leaptable *t, struct lc_error *err);
-
-/* What the system search did, for a caller to report (the library prints
- * nothing). */
-enum lc_leap_candidate_status {
-	LC_CAND_TAKEN = 0,   /* the table loaded into *t */
-	LC_CAND_MISSING = 1, /* no such file */
-	LC_CAND_BAD = 2,     /* exists but cannot be used: err says why */
-	LC_CAND_OLDER = 3    /* valid, but the one taken expires later (or on
-	                      * the same day and comes first) */
-};
-
-struct lc_leap_candidate {
-	char source[256];    /* the path, or "built-in" */
-	int status;          /* enum lc_leap_candidate_status */
-	int64_t expires;     /* POSIX s when it loaded; INT64_MIN if unknown */
-	struct lc_error err; /* LC_CAND_BAD, LC_CAND_MISSING: why */
-};
-
-#define LC_LEAP_CANDIDATES_MAX 4
-
-struct lc_leaptable_search {
-	int from_env;  /* 1: $LEAPCLOCK_LEAPFILE named the table, no search */
-	size_t count;  /* candidates in c[], in the order tried */
-	size_t taken;  /* index of the one in use; count if none (from_env) */
-	struct lc_leap_candidate c[LC_LEAP_CANDIDATES_MAX];
-};
-
-/* As lc_leaptable_load_system, and fills *search (may be NULL). */
-int lc_leaptable_load_system_report(lc_leaptable *t,
-                                    struct lc_leaptable_search *search,
-                                    struct lc_error *err);
-/* 1 if the search is worth telling the user about: a candidate that exists
- * was bad, or the table taken is not the first that exists (a later one, or
- * the built-in one, expires later). 0 for an explicit $LEAPCLOCK_LEAPFILE. */
-int lc_leaptable_search_notable(const struct lc_leaptable_search *search);
-/* Writes the report as lines, each starting with `prefix` (may be NULL):
- * "leap table: using built-in (expires 2027-06-28)", "leap table: skipped
- * /usr/share/zoneinfo/leap-seconds.list (expires 2026-06-28): built-in
- * expires later (2027-06-28)", "leap table: skipped FILE:LINE: problem".
- * With all == 0 nothing is written unless lc_leaptable_search_notable() and
- * missing files are left out. Returns the length snprintf would have
- * written (the text is cut at size - 1). */
-int lc_leaptable_search_format(const struct lc_leaptable_search *search,
-                               int all, const char *prefix, char *buf,
-                               size_t size);
 int lc_leaptable_info(const lc_leaptable *t, struct lc_leaptable_info *info);
 /* 1 if the table has expired at POSIX second `now`, 0 if not or unknown. */
 int lc_leaptable_expired(const lc_leaptable *t, int64_t now);
@@ -356,31 +302,6 @@ int64_t lc_unix_ns_from_ntp(uint64_t ntp, int64_t pivot_unix_sec);
  * untouched. Writes a UTC timespec (tv_nsec + 1e9 for 23:59:60). */
 int lc_iso8601_parse(const char *s, const lc_leaptable *t,
                      struct timespec *utc, struct lc_error *err);
-
-/* The instants that every int64_t ns scale of the library holds (POSIX,
- * TAI and GPS ns, the clocks), in whole days: 1677-09-22 to 2262-04-10
- * UTC, that is POSIX seconds [LC_RANGE_FIRST_SEC, LC_RANGE_END_SEC).
- * int64_t ns run from 1677-09-21T00:12:43Z to 2262-04-11T23:47:16Z; the
- * margin holds TAI-UTC and a 23:59:60. A struct timespec or lc_tm holds
- * far more (lc_iso8601_parse reads years up to 11 digits), so an entry
- * point that converts to ns checks its input with lc_range_check() or
- * lc_iso8601_parse_range() first. */
-#define LC_RANGE_FIRST_SEC INT64_C(-9223286400) /* 1677-09-22T00:00:00Z */
-#define LC_RANGE_END_SEC INT64_C(9223286400)    /* 2262-04-11T00:00:00Z */
-/* 0 if the POSIX second `sec` is in [first_sec, end_sec); else LC_ERANGE
- * and *err (may be NULL) with where = `where` (NULL: "<time>") and a
- * message naming the instant and the range ("3000-01-01T00:00:00Z is
- * outside the supported range, 1677-09-22 to 2262-04-10", without the
- * instant when `where` already is its text; a range of whole days is given
- * as its first and last day). */
-int lc_range_check(int64_t sec, int64_t first_sec, int64_t end_sec,
-                   const char *where, struct lc_error *err);
-/* lc_iso8601_parse, then lc_range_check of the result's tv_sec (23:59:60
- * counts as its 23:59:59) against [first_sec, end_sec): LC_ERANGE outside,
- * with *utc untouched. */
-int lc_iso8601_parse_range(const char *s, const lc_leaptable *t,
-                           int64_t first_sec, int64_t end_sec,
-                           struct timespec *utc, struct lc_error *err);
 /* Formats a UTC timespec as "YYYY-MM-DDThh:mm:ss[.fff]Z" with `digits`
  * fraction digits (0..9, truncated, never rounded up); tv_nsec >= 1e9 prints
  * second 60. Years outside 0..9999 use the expanded form that
@@ -579,6 +500,28 @@ enum lc_leap_source {
 	LC_LEAP_FROM_TABLE = 1     /* the table arms them (chrony's leapsectz) */
 };
 
+/* One sample of the host the timekeeper follows (lc_tk_config
+ * host_sample), as Linux's read-only adjtimex gives it: taken at one
+ * instant, under one kernel lock. */
+#define LC_HOST_SAMPLE_KERNEL 0x1 /* tai, state, status are valid */
+#define LC_HOST_SAMPLE_CWS 0x2    /* clock_was_set is valid */
+struct lc_host_sample {
+	int64_t realtime_ns;    /* the host's CLOCK_REALTIME, POSIX ns (adjtimex's
+	                         * time: Linux shows its leap there from the
+	                         * exact second, clock_gettime only from the
+	                         * tick after it) */
+	int32_t tai;            /* the kernel's TAI offset, s (timex.tai); it
+	                         * moves by +1 (-1) when the kernel inserts
+	                         * (deletes) a leap, even from 0 */
+	int state;              /* adjtimex's return: LC_TIME_OK .. LC_TIME_ERROR */
+	int status;             /* timex.status: LC_STA_* bits */
+	uint64_t clock_was_set; /* how often the host's REALTIME was set so far
+	                         * (steps, and the kernel's own leaps: a
+	                         * TFD_TIMER_CANCEL_ON_SET count); any origin,
+	                         * only its changes matter */
+	int flags;              /* LC_HOST_SAMPLE_*: what the fields hold */
+};
+
 struct lc_tk_config {
 	/* The table used for TAI-UTC and, with LC_LEAP_FROM_TABLE, for leaps.
 	 * NULL: the library's built-in table. Not copied: it must outlive the
@@ -597,26 +540,49 @@ struct lc_tk_config {
 	const struct lc_smear_policy *smear;
 	int realtime_smeared;
 	/* Follow the host's CLOCK_REALTIME (DESIGN.md 7): each lc_update()
-	 * re-samples it. Differences up to host_step_ns are followed smoothly
-	 * (by steering the rate: a learnt frequency within 500 ppm plus a
-	 * phase term up to 10 %), larger ones as a step (a
-	 * clock-was-set) unless the leap table explains them: a difference of
-	 * at most 1 s within 2 days of a leap is the host's own leap handling
-	 * (applied late, never, or smeared) and is reported, not followed.
-	 * Within those 2 days, without a declared host_smear, small
-	 * differences are not steered either (an undeclared smear would look
-	 * like drift); a host step of under 1 s there is taken for leap
-	 * handling. TAI-UTC always comes from the table. */
+	 * re-samples it and compares the difference (host - leapclock, the
+	 * declared host_smear removed) with the offset learnt at the sample
+	 * before, not with zero. Where the host gives the kernel's facts and a
+	 * step signal (a real Linux host: the read-only adjtimex and a
+	 * TFD_TIMER_CANCEL_ON_SET timerfd; a simulated one: host_sample), the
+	 * candidates for the difference are the learnt offset and, while
+	 * leapclock has applied a table leap that the kernel has not (its TAI
+	 * offset has not moved by the leap's +-1), that plus the leap's second:
+	 *  - no step signalled: the difference from the nearest candidate is
+	 *    drift, removed by steering the rate (a learnt frequency within
+	 *    500 ppm plus a phase term up to 10 %), near a leap too;
+	 *  - a step signalled that the kernel's own leap does not explain: it
+	 *    is followed as a clock-was-set by the difference from the nearest
+	 *    candidate, whatever its size (1.5 ms or 300 ms, near a leap or
+	 *    not).
+	 * The host one leap behind (late, or never) is reported as
+	 * LC_HOST_LEAP_OFF, never followed. STA_INS/STA_DEL are not trusted to
+	 * predict a kernel leap (a step drops an armed one on Linux while the
+	 * bit reads back): only the TAI offset's change says it happened.
+	 * Without a step signal (host_realtime, or no timerfd) the threshold
+	 * rule is used: differences up to host_step_ns steered (but not within
+	 * 2 days of a table leap without a declared host_smear, where an
+	 * undeclared smear would look like drift), up to 1 s + host_step_ns
+	 * within those 2 days reported as the host's leap handling, anything
+	 * else followed as a step. TAI-UTC always comes from the table. */
 	int follow_host;
-	/* The host's CLOCK_REALTIME in POSIX ns, sampled now. NULL:
-	 * clock_gettime(CLOCK_REALTIME). Tests inject a simulated host. */
+	/* The host, sampled now, simulated: fills *out (realtime_ns, and what
+	 * out->flags says it holds) and returns 0, or a negative code to skip
+	 * this update's following. Preferred to host_realtime. */
+	int (*host_sample)(void *arg, struct lc_host_sample *out);
+	/* The host's CLOCK_REALTIME in POSIX ns, sampled now, without kernel
+	 * facts or step signal (the threshold rule). Both NULL: this host
+	 * (Linux: adjtimex with modes 0 and the timerfd; elsewhere
+	 * clock_gettime(CLOCK_REALTIME) and the threshold rule). */
 	int64_t (*host_realtime)(void *arg);
-	void *host_arg;
+	void *host_arg; /* passed to host_sample / host_realtime */
 	/* The smear the host is known to follow (e.g. the "google" preset for
 	 * a host synced to Google's servers), removed before comparing; NULL:
 	 * the host is expected to keep true UTC. Not copied. */
 	const struct lc_smear_policy *host_smear;
-	/* Largest difference followed smoothly, ns; 0: 1 ms. */
+	/* The threshold rule's largest difference followed smoothly, ns (and,
+	 * with a step signal, the largest drift a signal that the kernel's
+	 * leap explains may hide); 0: 1 ms. */
 	int64_t host_step_ns;
 };
 
@@ -713,15 +679,25 @@ enum lc_host_state {
 	LC_HOST_LEAP_OFF = 2,     /* off by (part of) a leap the table explains:
 	                           * the host applies it late, never, or smears
 	                           * it (undeclared); not followed */
-	LC_HOST_STEPPED = 3       /* the last update followed a host step */
+	LC_HOST_STEPPED = 3,      /* the last update followed a host step */
+	LC_HOST_SMEARED = 4       /* agrees, the declared host smear (under
+	                           * way now) removed */
 };
 
 struct lc_tk_host {
 	int state;          /* enum lc_host_state */
 	int64_t offset_ns;  /* host REALTIME - leapclock REALTIME (with the
-	                     * declared host smear removed) at the last update */
-	int64_t steer_ppb;  /* rate correction applied to follow the host */
+	                     * declared host smear removed) at the last update,
+	                     * ns: about +-1e9 while the host is a leap behind */
+	int64_t steer_ppb;  /* rate correction applied to follow the host, ppb */
 	uint64_t steps;     /* host steps followed so far */
+	int leaps_behind;   /* leap seconds (signed, +1 an insertion) applied
+	                     * here that the host has not (yet) */
+	int kernel_rule;    /* 1: decided from the kernel's facts and step
+	                     * signal; 0: by the threshold rule */
+	int32_t kernel_tai; /* the host kernel's TAI offset, s, and its state */
+	int kernel_state;   /* (LC_TIME_*) and status (LC_STA_*) at the last */
+	int kernel_status;  /* sample; 0 unless kernel facts were sampled */
 };
 
 /* The host-following state as of the last lc_update(). LC_ENOENT if the

@@ -47,6 +47,7 @@
  */
 #include "timekeeper.h"
 
+#include "hostfollow.h"
 #include "ntp.h"
 #include "smear.h"
 
@@ -109,8 +110,11 @@ struct lc_timekeeper {
 
 	/* following the host */
 	struct lc_tk_host host;
-	int64_t steer_ppb, steer_i_ppb;
+	int64_t steer_ppb, steer_i_ppb; /* steer_i_ppb: hf's integral */
 	int64_t last_update_mono;
+	struct lc__hf_state hf;   /* what the decision learnt (hostfollow.h) */
+	int64_t hf_offs_tai;      /* offs_tai as the last sample left it: */
+	int hf_offs_tai_valid;    /* another value means our clock was set */
 };
 
 /* ---- mult/shift ---------------------------------------------------------- */
@@ -699,12 +703,63 @@ static void publish(struct lc_timekeeper *tk)
 
 /* ---- the writer's catch-up ------------------------------------------------ */
 
-static int64_t host_realtime(const struct lc_timekeeper *tk)
+/* One sample of the host: the simulated one configured, else this host's
+ * (the kernel's facts and step signal where it has them). */
+static int host_sample(const struct lc_timekeeper *tk,
+                       struct lc_host_sample *hs)
 {
-	struct timespec ts;
+	if (tk->cfg.host_sample != NULL) {
+		memset(hs, 0, sizeof(*hs));
+		return tk->cfg.host_sample(tk->cfg.host_arg, hs);
+	}
+	if (tk->cfg.host_realtime != NULL) {
+		memset(hs, 0, sizeof(*hs));
+		hs->realtime_ns = tk->cfg.host_realtime(tk->cfg.host_arg);
+		return 0;
+	}
+	return lc__hostclock_sample(hs);
+}
 
+static void host_input(struct lc__hf_input *in, const struct lc_host_sample *hs)
+{
+	memset(in, 0, sizeof(*in));
+	in->host_ns = hs->realtime_ns;
+	in->has_kernel = (hs->flags & LC_HOST_SAMPLE_KERNEL) != 0;
+	in->ktai = hs->tai;
+	in->kstate = hs->state;
+	in->kstatus = hs->status;
+	in->has_cws = (hs->flags & LC_HOST_SAMPLE_CWS) != 0;
+	in->cws = hs->clock_was_set;
+}
+
+/* The host's REALTIME, which lc_tk_new starts from (s->mono is set). When
+ * following the host, that sample is also the first one the decision
+ * learns from: REALTIME is set to the host's, so the learnt offset is 0
+ * (unless a declared host smear is under way), TAI-UTC the table's, and
+ * the kernel's state and step count are the baselines. */
+static int64_t host_realtime(struct lc_timekeeper *tk)
+{
+	struct lc_host_sample hs;
+	struct lc__hf_input in;
+	struct timespec ts;
+	int32_t tai;
+
+	if (tk->cfg.follow_host && host_sample(tk, &hs) == 0) {
+		host_input(&in, &hs);
+		in.mono_ns = tk->s.mono;
+		if (table_tai(tk, lc__fdiv(hs.realtime_ns, LC__NS), 0, &tai) < 0)
+			tai = 0;
+		in.tai_utc = tai;
+		lc__hf_prime(&tk->hf, &in, tk->cfg.host_smear == NULL);
+		/* lc_tk_new's offs_tai, as sync_table_tai() leaves it */
+		tk->hf_offs_tai = hs.realtime_ns - tk->s.mono + (int64_t)tai * LC__NS;
+		tk->hf_offs_tai_valid = 1;
+		return hs.realtime_ns;
+	}
 	if (tk->cfg.host_realtime != NULL)
 		return tk->cfg.host_realtime(tk->cfg.host_arg);
+	if (tk->cfg.host_sample != NULL && host_sample(tk, &hs) == 0)
+		return hs.realtime_ns;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return lc__ts_to_ns(&ts);
 }
@@ -1793,87 +1848,118 @@ static int near_table_leap(const struct lc_timekeeper *tk, int64_t rt)
 	return 0;
 }
 
+/* Follows a host step of `r` ns as a clock-was-set on the continuous
+ * timeline: TAI moves by r and UTC comes from the table at the new TAI, so
+ * that a step made inside an inserted 23:59:60 stays inside it (a
+ * REALTIME step there could not tell the repeated 23:59:59 from the
+ * first). As lc_settime(LC_CLOCK_TAI) does, under the lock already held. */
+static void follow_step(struct lc_timekeeper *tk, int64_t mono_now, int64_t r)
+{
+	struct lc__tk_snap *s = &tk->s;
+	int64_t v = mono_now + s->offs_tai + r, nsec = 0;
+	int32_t tai;
+	int in_leap = 0;
+
+	if (lc_leaptable_tai_utc_at_tai(tk->table, lc__fdiv(v, LC__NS), &tai,
+	                                &in_leap) < 0) {
+		step_to(tk, mono_now, lc__tk_realtime_at(s, mono_now) + r);
+		return;
+	}
+	if (in_leap)
+		nsec = lc__fmod(v, LC__NS) + LC__NS;
+	v -= (int64_t)tai * LC__NS;
+	step_to(tk, mono_now, v);
+	if (in_leap) {
+		/* Inside an inserted second: it began `nsec` ago; the
+		 * repeated 23:59:59 on REALTIME, TIME_OOP until its end. */
+		int64_t w = lc__fdiv(v, LC__NS) + 1;
+
+		s->leap_mono = mono_now - lc__fmod(nsec, LC__NS);
+		s->leap_dir = 1;
+		s->leap_sec = w;
+		s->leap_folded = 1;
+		tk->ntp.time_state = LC_TIME_OOP;
+		tk->ntp.next_leap_sec = w;
+		tk->next_sec = w;
+		if (lc_leaptable_tai_utc(tk->table, w - 1, &tai) == 0) {
+			tk->ntp.tai_offset = tai;
+			s->offs_tai = s->offs_real + (int64_t)tai * LC__NS;
+		}
+	}
+}
+
 static void follow_host(struct lc_timekeeper *tk, int64_t mono_now)
 {
 	struct lc__tk_snap *s = &tk->s;
+	struct lc_host_sample hs, hv;
+	struct lc__hf_input in;
+	struct lc__hf_output out;
 	uint64_t ca = 0, cb = 0, best = UINT64_MAX;
-	int64_t h = 0, m, rt, d, ad, dt;
+	int64_t m, rt;
+	int got = 0;
 
 	/* The host sample between two counter reads, the tightest of three
-	 * (a preemption in between would bias it); our REALTIME is taken at
-	 * the middle (the update's own counter read is older). */
+	 * (a preemption in between would bias it), but never one older than
+	 * a step signal another showed; our REALTIME is taken at the middle
+	 * (the update's own counter read is older). */
+	memset(&hs, 0, sizeof(hs));
 	for (int i = 0; i < 3 && best != 0; i++) {
 		uint64_t a = lc__counter_read(tk->counter);
-		int64_t hv = host_realtime(tk);
+		int rc = host_sample(tk, &hv);
 		uint64_t b = lc__counter_read(tk->counter);
 
+		if (rc < 0)
+			continue;
+		if (got && hv.clock_was_set != hs.clock_was_set)
+			best = UINT64_MAX;
 		if (b - a < best) {
 			best = b - a;
 			ca = a;
 			cb = b;
-			h = hv;
+			hs = hv;
+			got = 1;
 		}
 	}
+	if (!got)
+		return; /* no sample: run on as we are */
 	m = s->mono + (int64_t)lc__cyc2ns(ca + (cb - ca) / 2, s->cycle_last,
 	                                  s->mult, s->frac, s->shift_max);
 	rt = lc__tk_realtime_at(s, m);
-	d = h - expected_host(tk, rt, m);
-	ad = d < 0 ? -d : d;
-	dt = mono_now - tk->last_update_mono;
 
-	tk->host.offset_ns = d;
-	if (ad <= tk->cfg.host_step_ns && tk->cfg.host_smear == NULL &&
-	    near_table_leap(tk, rt)) {
-		/* Near a leap, a host that smears without our knowing looks
-		 * like a slow drift at first: do not learn from it. Keep the
-		 * rate correction learnt before (a TSC's error), no phase
-		 * steering. */
-		tk->steer_ppb = tk->steer_i_ppb;
-		tk->host.state = LC_HOST_AGREES;
-	} else if (ad <= tk->cfg.host_step_ns) {
-		/* Agreement: steer the rate to close the gap, a
-		 * proportional term removing it over max(2 s, 2 intervals)
-		 * and a slow integral one for a counter whose rate differs
-		 * from the host's (a TSC against the disciplined clock).
-		 * 1 ns per second is 1 ppb. */
-		int64_t horizon = dt * 2 > 2 * LC__NS ? dt * 2 : 2 * LC__NS;
-		int64_t p = (int64_t)((__int128)d * LC__NS / horizon);
+	host_input(&in, &hs);
+	in.expected_ns = expected_host(tk, rt, m);
+	in.mono_ns = m;
+	/* TAI is continuous, so TAI - REALTIME at the sample is our TAI-UTC
+	 * with the leap applied at its instant. */
+	in.tai_utc = (int32_t)lc__fdiv(m + s->offs_tai - rt + LC__NS / 2, LC__NS);
+	in.smeared = in.expected_ns != rt;
+	in.host_smear = tk->cfg.host_smear != NULL;
+	in.near_leap = near_table_leap(tk, rt);
+	in.ours_set = tk->hf_offs_tai_valid && s->offs_tai != tk->hf_offs_tai;
+	in.step_ns = tk->cfg.host_step_ns;
 
-		if (dt > 0) {
-			tk->steer_i_ppb += (int64_t)((__int128)d * dt /
-			                             ((__int128)16 * LC__NS * horizon / LC__NS));
-			if (tk->steer_i_ppb > FOLLOW_MAX_I_PPB)
-				tk->steer_i_ppb = FOLLOW_MAX_I_PPB;
-			if (tk->steer_i_ppb < -FOLLOW_MAX_I_PPB)
-				tk->steer_i_ppb = -FOLLOW_MAX_I_PPB;
-		}
-		p += tk->steer_i_ppb;
-		if (p > FOLLOW_MAX_PPB)
-			p = FOLLOW_MAX_PPB;
-		if (p < -FOLLOW_MAX_PPB)
-			p = -FOLLOW_MAX_PPB;
-		tk->steer_ppb = p;
-		tk->host.state = LC_HOST_AGREES;
-	} else if (ad <= LC__NS + tk->cfg.host_step_ns &&
-	           near_table_leap(tk, rt)) {
-		/* The host's own leap handling: applied late, not at all, or
-		 * smeared without our knowing. We already applied the leap
-		 * at its exact instant; report, do not follow. */
-		tk->steer_ppb = tk->steer_i_ppb;
-		tk->host.state = LC_HOST_LEAP_OFF;
-	} else {
+	tk->hf.i_ppb = tk->steer_i_ppb; /* lc__tk_resume may seed it */
+	lc__hf_update(&tk->hf, &in, &out);
+	tk->steer_i_ppb = tk->hf.i_ppb;
+
+	if (out.action == LC__HF_STEP) {
 		/* A step of the host clock (its administrator, or NTP):
 		 * follow it as a clock-was-set. */
-		s->offs_real += d;
-		after_step(tk, mono_now);
-		sync_table_tai(tk, mono_now);
-		s->offs_tai = s->offs_real + (int64_t)tk->ntp.tai_offset * LC__NS;
-		tk->steer_ppb = tk->steer_i_ppb;
-		tk->host.state = LC_HOST_STEPPED;
+		follow_step(tk, mono_now, out.step_ns);
+		lc__hf_rebase(&tk->hf, tk->ntp.tai_offset);
 		tk->host.steps++;
-		tk->host.offset_ns = 0;
 	}
-	tk->host.steer_ppb = tk->steer_ppb;
+	tk->steer_ppb = out.steer_ppb;
+	tk->host.state = out.state;
+	tk->host.offset_ns = out.offset_ns;
+	tk->host.steer_ppb = out.steer_ppb;
+	tk->host.leaps_behind = out.gap;
+	tk->host.kernel_rule = out.kernel_rule;
+	tk->host.kernel_tai = in.has_kernel ? in.ktai : 0;
+	tk->host.kernel_state = in.has_kernel ? in.kstate : 0;
+	tk->host.kernel_status = in.has_kernel ? in.kstatus : 0;
+	tk->hf_offs_tai = s->offs_tai;
+	tk->hf_offs_tai_valid = 1;
 }
 
 int lc_tk_host_status(const lc_timekeeper *tk, struct lc_tk_host *st)

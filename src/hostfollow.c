@@ -1,0 +1,226 @@
+/*
+ * hostfollow.c - the decision of following the host (the rule is in
+ * hostfollow.h). Pure: no I/O, no globals.
+ */
+#include "hostfollow.h"
+
+#include "leapclock.h"
+
+#include <string.h>
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+static int64_t abs64(int64_t v)
+{
+	return v < 0 ? -v : v;
+}
+
+void lc__hf_init(struct lc__hf_state *st)
+{
+	memset(st, 0, sizeof(*st));
+}
+
+static void remember(struct lc__hf_state *st, const struct lc__hf_input *in)
+{
+	st->last_mono = in->mono_ns;
+	st->tai_utc = in->tai_utc;
+	st->have_tai_utc = 1;
+	st->have_kernel = in->has_kernel;
+	if (in->has_kernel) {
+		st->ktai = in->ktai;
+		st->kstate = in->kstate;
+		st->kstatus = in->kstatus;
+	}
+	st->have_cws = in->has_cws;
+	if (in->has_cws)
+		st->cws = in->cws;
+}
+
+void lc__hf_prime(struct lc__hf_state *st, const struct lc__hf_input *in,
+                  int offset_known)
+{
+	lc__hf_init(st);
+	remember(st, in);
+	st->off_ns = 0;
+	st->learnt = offset_known && in->has_cws;
+}
+
+void lc__hf_rebase(struct lc__hf_state *st, int32_t tai_utc)
+{
+	st->tai_utc = tai_utc;
+	st->have_tai_utc = 1;
+}
+
+/* The rate correction that removes the phase error `e` (ns, host ahead
+ * positive): a proportional term removing it over max(2 s, 2 intervals)
+ * and a slow integral one for a counter whose rate differs from the
+ * host's (a TSC against the disciplined clock). 1 ns per second is 1 ppb.
+ * Records the proportional part actually applied (after the clamps), by
+ * which the next sample predicts the learnt offset. */
+static int64_t steer(struct lc__hf_state *st, int64_t e, int64_t dt)
+{
+	int64_t horizon = dt * 2 > 2 * LC__NS ? dt * 2 : 2 * LC__NS;
+	int64_t p = (int64_t)((__int128)e * LC__NS / horizon);
+	int64_t total;
+
+	if (dt > 0) {
+		st->i_ppb += (int64_t)((__int128)e * dt / ((__int128)16 * horizon));
+		st->i_ppb = clamp64(st->i_ppb, -LC__HF_MAX_I_PPB, LC__HF_MAX_I_PPB);
+	}
+	total = clamp64(p + st->i_ppb, -LC__HF_MAX_PPB, LC__HF_MAX_PPB);
+	st->prop_ppb = total - st->i_ppb;
+	return total;
+}
+
+/* Holds the learnt frequency, no phase steering. */
+static int64_t hold(struct lc__hf_state *st)
+{
+	st->prop_ppb = 0;
+	return st->i_ppb;
+}
+
+/* The threshold rule: for a host that gives no step signal (or until one
+ * is learnt). */
+static void threshold_rule(struct lc__hf_state *st,
+                           const struct lc__hf_input *in, int64_t d,
+                           int64_t dt, struct lc__hf_output *out)
+{
+	int64_t ad = abs64(d), step = in->step_ns;
+
+	out->offset_ns = d;
+	if (ad <= step && !in->host_smear && in->near_leap) {
+		/* Near a leap, a host that smears without our knowing looks
+		 * like a slow drift at first: do not learn from it. Keep the
+		 * rate correction learnt before (a TSC's error), no phase
+		 * steering. */
+		out->steer_ppb = hold(st);
+		out->state = LC_HOST_AGREES;
+		st->off_ns = d;
+		st->gap = 0;
+	} else if (ad <= step) {
+		out->steer_ppb = steer(st, d, dt);
+		out->state = in->smeared ? LC_HOST_SMEARED : LC_HOST_AGREES;
+		st->off_ns = d;
+		st->gap = 0;
+	} else if (ad <= LC__NS + step && in->near_leap) {
+		/* The host's own leap handling: applied late, not at all, or
+		 * smeared without our knowing. We already applied the leap
+		 * at its exact instant; report, do not follow. */
+		out->steer_ppb = hold(st);
+		out->state = LC_HOST_LEAP_OFF;
+		st->gap = d > 0 ? 1 : -1;
+		st->off_ns = d - st->gap * LC__NS;
+	} else {
+		/* A step of the host clock: follow it as a clock-was-set. */
+		out->action = LC__HF_STEP;
+		out->step_ns = d;
+		out->steer_ppb = hold(st);
+		out->state = LC_HOST_STEPPED;
+		out->offset_ns = 0;
+		st->off_ns = 0;
+		st->gap = 0;
+	}
+}
+
+/* The kernel changed its TAI offset by `dk` (+-1) between the last sample
+ * and this one: its own leap, if it is in a leap state now or had that
+ * leap armed before (not an ADJ_TAI, which leaves TIME_OK). */
+static int kernel_leapt(const struct lc__hf_state *st,
+                        const struct lc__hf_input *in, int dk)
+{
+	int armed;
+
+	if (in->kstate == LC_TIME_OOP || in->kstate == LC_TIME_WAIT)
+		return 1;
+	if (dk > 0)
+		armed = st->kstate == LC_TIME_INS || (st->kstatus & LC_STA_INS);
+	else
+		armed = st->kstate == LC_TIME_DEL || (st->kstatus & LC_STA_DEL);
+	return armed;
+}
+
+void lc__hf_update(struct lc__hf_state *st, const struct lc__hf_input *in,
+                   struct lc__hf_output *out)
+{
+	int64_t d = in->host_ns - in->expected_ns;
+	int64_t dt = in->mono_ns - st->last_mono;
+	int64_t lp, e, r;
+	uint64_t fires = 0;
+	int k = 0, stepped = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (dt < 0)
+		dt = 0;
+
+	/* Leaps: ours since the last sample, and the kernel's. */
+	if (st->have_tai_utc)
+		st->gap += in->tai_utc - st->tai_utc;
+	if (in->has_kernel && st->have_kernel) {
+		int64_t dk = (int64_t)in->ktai - st->ktai;
+
+		if ((dk == 1 || dk == -1) && kernel_leapt(st, in, (int)dk)) {
+			st->gap -= (int)dk;
+			st->owed++;
+			st->owed_mono = in->mono_ns;
+		}
+	}
+	/* A signal owed for a kernel leap comes within LC__HF_OWED_NS; one
+	 * the previous sample, taken that long after, did not see is not
+	 * coming. */
+	if (st->owed > 0 && st->last_mono - st->owed_mono > LC__HF_OWED_NS)
+		st->owed = 0;
+
+	if (!in->has_cws || !st->have_cws || !st->learnt || in->ours_set) {
+		threshold_rule(st, in, d, dt, out);
+		st->learnt = in->has_cws;
+		goto done;
+	}
+	out->kernel_rule = 1;
+	fires = in->cws - st->cws;
+
+	/* The candidates: the learnt offset, less what the proportional
+	 * steer removed since; and, while the host is `gap` leaps behind, the
+	 * same plus gap seconds. */
+	lp = st->off_ns - (int64_t)((__int128)st->prop_ppb * dt / LC__NS);
+	if (st->gap != 0 &&
+	    abs64(d - (lp + st->gap * LC__NS)) < abs64(d - lp))
+		k = 1;
+	e = d - (k ? st->gap * LC__NS : 0);
+	r = e - lp;
+
+	if (fires > 0) {
+		uint64_t explained = fires < (uint64_t)st->owed ? fires
+		                                                 : (uint64_t)st->owed;
+
+		st->owed -= (int)explained;
+		/* A signal the kernel's leap does not explain is a step; one
+		 * it may explain can hide a step in the same interval (one
+		 * timerfd read stands for any number of them). */
+		if (fires > explained || abs64(r) > in->step_ns)
+			stepped = 1;
+	}
+	if (!k)
+		st->gap = 0; /* the host shows our leaps (again) */
+
+	if (stepped) {
+		out->action = LC__HF_STEP;
+		out->step_ns = r;
+		out->offset_ns = d - r;
+		out->state = LC_HOST_STEPPED;
+		st->off_ns = lp;
+		out->steer_ppb = steer(st, lp, dt);
+	} else {
+		out->offset_ns = d;
+		out->state = k ? LC_HOST_LEAP_OFF
+		           : in->smeared ? LC_HOST_SMEARED
+		                         : LC_HOST_AGREES;
+		st->off_ns = e;
+		out->steer_ppb = steer(st, e, dt);
+	}
+done:
+	out->gap = st->gap;
+	remember(st, in);
+}
