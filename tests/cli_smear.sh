@@ -112,5 +112,13 @@ expect2 "bad compare" "unknown preset 'x'" --compare google,x
 expect2 "bad option" "unknown or incomplete option" --frobnicate
 expect2 "bad leap date" "leap\|month\|date\|time" --leap 2016-13-45
 expect2 "bad range" "--range" --range 5h,1h
+# Leap days whose window int64_t ns cannot hold: refused with the range
+# (3000-06-30 used to draw a window in 1831).
+expect2 "leap in 3000" "--leap 3000-06-30: outside the supported range, 1678-01-01 to 2261-12-31" --leap 3000-06-30
+expect2 "leap in 1600" "outside the supported range, 1678-01-01 to 2261-12-31" --leap 1600-06-30T23:59:59Z
+expect2 "leap in year 0" "outside the supported range" --leap 0000-12-31
+out=$("$LC" smear --preset cosine --window 7d --leap 2261-12-31 --step 1d 2>&1) &&
+	echo "$out" | grep -q "2261-12-25T00:00:01.000Z to 2262-01-01T00:00:00.000Z" &&
+	ok "the last leap day, a 7-day window" || bad "the last leap day: $out"
 
 exit $fail

@@ -130,11 +130,19 @@ static int lookup(const char *s, const char *const *names, int n)
 	return -1;
 }
 
+/* The leap days --leap takes: the curves are int64_t ns around the leap,
+ * and a window of up to 7 days (lc_smear_validate) with its margins must
+ * stay inside LC_RANGE_FIRST_SEC..LC_RANGE_END_SEC (1677-09-22..2262-04-10):
+ * whole years inside that, 1678-01-01 to 2261-12-31. */
+#define LEAP_FIRST_SEC INT64_C(-9214560000) /* 1678-01-01T00:00:00Z */
+#define LEAP_END_SEC   INT64_C(9214646400)  /* 2262-01-01T00:00:00Z */
+
 /* The POSIX second of the midnight ending the leap's day. */
 static int parse_leap(const char *s, const lc_leaptable *t, int64_t *M,
                       struct lc_error *err)
 {
 	struct timespec ts;
+	const char *arg = s;
 	char buf[64];
 	int rc;
 
@@ -142,9 +150,15 @@ static int parse_leap(const char *s, const lc_leaptable *t, int64_t *M,
 		snprintf(buf, sizeof(buf), "%sT00:00:00Z", s);
 		s = buf;
 	}
-	rc = lc_iso8601_parse(s, t, &ts, err);
-	if (rc < 0)
+	/* 3000-06-30 used to wrap to a window in 1831. */
+	rc = lc_iso8601_parse_range(s, t, LEAP_FIRST_SEC, LEAP_END_SEC, &ts,
+	                            err);
+	if (rc < 0) {
+		if (err != NULL && s != arg)
+			snprintf(err->where, sizeof(err->where), "--leap %.200s",
+			         arg);
 		return rc;
+	}
 	*M = (lc__fdiv((int64_t)ts.tv_sec, 86400) + 1) * 86400;
 	return 0;
 }
