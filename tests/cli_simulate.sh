@@ -99,6 +99,30 @@ sed -n "$((plus + 1)),$((minus - 1))p" "$tmp/trace" | grep -v '^timer' | grep -v
 [ $rc -eq 2 ] && ok "--leap at noon: exit 2" || bad "--leap noon rc=$rc"
 "$LC" simulate --leap 2016-12-31T23:59:60Z --model exact --hz 100 >/dev/null 2>&1; rc=$?
 [ $rc -eq 0 ] && ok "--leap 2016-12-31T23:59:60Z" || bad "--leap 23:59:60 rc=$rc"
+# Leap days the simulator cannot represent: refused with the range, exit 2
+# (3000-01-01 used to report an early timer and a 37 s TAI error on exact,
+# 2116-02-29 timers 6000 ms late on every model).
+for d in 3000-01-01 2116-02-29 1971-12-31 "@32503680000" 2116-03-01T00:00:00Z; do
+	arg=${d#@}
+	out=$("$LC" simulate --leap "$arg" --model exact --hz 100 2>"$tmp/err"); rc=$?
+	if [ $rc -eq 2 ] && grep -q "^leapclock simulate: --leap $arg: .*outside the supported range, 1972-01-01 to 2115-12-31" "$tmp/err" && [ -z "$out" ]; then
+		ok "--leap $arg: refused with the range"
+	else bad "--leap $arg: rc=$rc $(cat "$tmp/err") $out"; fi
+done
+"$LC" simulate --leap 2015-02-31 --model exact --hz 100 >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] && ok "--leap 2015-02-31 (no such day): exit 2" || bad "--leap 2015-02-31 rc=$rc"
+for d in 1972-01-01 2115-12-31; do
+	command -v python3 >/dev/null || { echo "skip --leap $d: needs Debian package python3"; continue; }
+	out=$("$LC" simulate --leap $d --model exact,legacy --hz 1000 --json 2>&1); rc=$?
+	if [ $rc -eq 0 ] && python3 -c '
+import json, sys
+r = {x["model"]: x for x in json.loads(sys.stdin.read())}
+e = r["exact"]
+assert e["fired"] == 1 and e["early_fires"] == 0, e
+assert e["max_late_ns"] < 10000 and e["max_tai_error_ns"] == 0, e
+assert r["legacy"]["early_fires"] == 1, r["legacy"]
+' <<<"$out"; then ok "--leap $d: exact is exact, legacy fires early"; else bad "--leap $d: rc=$rc $out"; fi
+done
 "$LC" simulate --model smear:nonesuch >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc -eq 2 ] && grep -q nonesuch "$tmp/err" && ok "unknown smear preset: exit 2" || bad "bad preset rc=$rc"
 

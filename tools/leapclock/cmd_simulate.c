@@ -55,7 +55,8 @@ void lc_cmd_simulate_usage(FILE *out)
 	    "  --leap DATE    the day that ends with the leap (2015-06-30), "
 	    "or its\n"
 	    "                 23:59:60 / the midnight after, or POSIX "
-	    "seconds of that midnight\n"
+	    "seconds of that midnight;\n"
+	    "                 days 1972-01-01 to 2115-12-31\n"
 	    "  --hz N         tick rate (default 1000); without --nohz and "
 	    "--hz both\n"
 	    "                 HZ=1000 and NOHZ are shown\n"
@@ -123,43 +124,53 @@ static int add_models(struct opts *o, const char *list)
 	return 0;
 }
 
+/*
+ * The leap days the simulator covers: after UTC's 1972-01-01 start (it
+ * needs TAI-UTC before the leap), and before leapclock's UTC timers stop:
+ * their deadlines are clamped to "never" from 2116-02-20 on (2^62 ns of the
+ * UTC key, see leapclock.h), where every model reported the 00:00:00 timer
+ * 6000 ms late. The horizon (5 s, or a smear window of at most a day, each
+ * side) leaves room before that: leap days 1972-01-01 to 2115-12-31.
+ */
+#define SIM_FIRST_SEC INT64_C(63072000)   /* 1972-01-01T00:00:00Z */
+#define SIM_END_SEC   INT64_C(4607280000) /* 2116-01-01T00:00:00Z */
+
 /* --leap: "2015-06-30" (the day that ends with the leap), an ISO 8601
  * instant at that day's 23:59:59/23:59:60 or the following midnight, or
- * POSIX seconds of the midnight. */
-static int parse_leap(const char *s, int64_t *midnight)
+ * POSIX seconds of the midnight. 0; -1 if it is none of those; LC_ERANGE
+ * (with *err) for a day outside SIM_FIRST_SEC..SIM_END_SEC. */
+static int parse_leap(const char *s, int64_t *midnight, struct lc_error *err)
 {
-	struct lc_error err = {0};
 	struct timespec ts;
-	lc_leaptable *t;
-	int64_t v, y;
-	int mo, d, n = 0, rc;
+	char buf[64];
+	int64_t v;
 
-	if (parse_i64(s, 0, INT64_C(253402300800), &v) == 0) {
-		*midnight = v;
-		return v % 86400 == 0 ? 0 : -1;
-	}
-	if (sscanf(s, "%" SCNd64 "-%d-%d%n", &y, &mo, &d, &n) == 3 &&
-	    s[n] == '\0') {
-		if (mo < 1 || mo > 12 || d < 1 || d > 31)
+	if (parse_i64(s, 0, INT64_MAX, &v) == 0) {
+		if (v % 86400 != 0)
 			return -1;
-		*midnight = (lc_days_from_civil(y, mo, d) + 1) * 86400;
-		return 0;
+	} else {
+		if (strlen(s) == 10 && s[4] == '-' && s[7] == '-') {
+			/* the day: its last second */
+			snprintf(buf, sizeof(buf), "%sT23:59:59Z", s);
+			s = buf;
+		}
+		/* No table: a simulated leap may end any day, so 23:59:60
+		 * names the leap wherever it is. */
+		if (lc_iso8601_parse(s, NULL, &ts, NULL) < 0)
+			return -1;
+		if (ts.tv_nsec >= 1000000000L)
+			v = (int64_t)ts.tv_sec + 1; /* 23:59:60 */
+		else if (ts.tv_nsec == 0 && (int64_t)ts.tv_sec % 86400 == 0)
+			v = (int64_t)ts.tv_sec;
+		else if (lc__fmod((int64_t)ts.tv_sec, 86400) == 86399)
+			v = (int64_t)ts.tv_sec + 1;
+		else
+			return -1;
 	}
-	t = lc_leaptable_new();
-	if (t == NULL)
-		return -1;
-	rc = lc_iso8601_parse(s, t, &ts, &err);
-	lc_leaptable_free(t);
-	if (rc < 0)
-		return -1;
-	if (ts.tv_nsec >= 1000000000L)
-		v = (int64_t)ts.tv_sec + 1; /* 23:59:60 */
-	else if (ts.tv_nsec == 0 && (int64_t)ts.tv_sec % 86400 == 0)
-		v = (int64_t)ts.tv_sec;
-	else if ((int64_t)ts.tv_sec % 86400 == 86399)
-		v = (int64_t)ts.tv_sec + 1;
-	else
-		return -1;
+	/* the leap second itself, 23:59:59 (its POSIX value) of the day */
+	if (lc_range_check(v - 1, SIM_FIRST_SEC, SIM_END_SEC, "--leap", err) <
+	    0)
+		return LC_ERANGE;
 	*midnight = v;
 	return 0;
 }
@@ -259,7 +270,17 @@ int lc_cmd_simulate(int argc, char **argv)
 				goto out;
 			}
 		} else if (strcmp(a, "--leap") == 0) {
-			if (parse_leap(val, &o->base.leap_midnight) < 0) {
+			struct lc_error err = {0};
+			int r = parse_leap(val, &o->base.leap_midnight, &err);
+
+			if (r == LC_ERANGE) {
+				snprintf(err.where, sizeof(err.where),
+				         "--leap %.200s", val);
+				lc_cli_print_error(CMD, &err);
+				rc = LC_EXIT_USAGE;
+				goto out;
+			}
+			if (r < 0) {
 				rc = lc_cli_usage_error(
 				    CMD,
 				    "--leap: '%s' is not "
