@@ -162,27 +162,81 @@ void lc_leaptable_reset_builtin(lc_leaptable *t);
  * the SHA-1 of the #$ and #@ digits and the data lines' two numbers, as the
  * file's header describes; the message gives both hashes. LC_ETABLE: dates
  * not increasing, before 1972 or not a UTC midnight (tzdata: a leap at other
- * than 23:59:60 +, 23:59:59 -), a first row other than 1972-01-01 with 10 s,
- * a step other than +-1 s, more rows than the table holds, a rolling (R)
- * tzdata leap. LC_ENOENT, LC_EPERM, LC_EIO: the file could not be read.
- * tzdata's implied 1972-01-01 row is added, so both formats give the same
- * rows; its Expires line is preferred to the #expires comment. */
+ * than 23:59:60 +, 23:59:59 -), a leap that does not end a month (ITU-R
+ * TF.460 puts them at the end of a month only), a first row other than
+ * 1972-01-01 with 10 s, a step other than +-1 s, more rows than the table
+ * holds, a rolling (R) tzdata leap. LC_ENOENT, LC_EPERM, LC_EIO: the file
+ * could not be read, or is not a regular file (a FIFO or a device is
+ * refused without waiting for a writer: it is opened O_NONBLOCK and checked
+ * with fstat). tzdata's implied 1972-01-01 row is added, so both formats
+ * give the same rows; its Expires line is preferred to the #expires
+ * comment. */
 int lc_leaptable_load_file(lc_leaptable *t, const char *path, int format,
                            struct lc_error *err);
 /* As lc_leaptable_load_file, from memory; `name` labels errors (NULL:
- * "<buffer>") and becomes the source. LC_EINVAL for LC_LEAPFMT_BUILTIN. */
+ * "<buffer>") and becomes the source. LC_EINVAL for LC_LEAPFMT_BUILTIN.
+ * Unlike a file, a buffer may put a leap at the end of any day: synthetic
+ * tables (a rehearsed leap, the simulator) use that. */
 int lc_leaptable_load_buffer(lc_leaptable *t, const char *name,
                              const void *buf, size_t len, int format,
                              struct lc_error *err);
-/* Loads the system's table: $LEAPCLOCK_LEAPFILE, then
- * /usr/share/zoneinfo/leap-seconds.list, then /usr/share/zoneinfo/leapseconds,
- * then the built-in one. A candidate that exists but is bad is an error
- * (reported in *err) and the search goes on; the return is 0 whenever some
- * source was loaded, the built-in one at worst. *err is cleared first, so
- * err->code != 0 afterwards means a candidate was skipped (the first such
- * problem; a set but missing $LEAPCLOCK_LEAPFILE counts, missing system
- * files do not). */
+/* Loads the system's table. With $LEAPCLOCK_LEAPFILE set (and not empty)
+ * that file is the table: if it cannot be used (missing too), its error is
+ * returned with *err naming the file and line, and *t is unchanged.
+ * Otherwise the search takes, among /usr/share/zoneinfo/leap-seconds.list,
+ * /usr/share/zoneinfo/leapseconds and the built-in table, the valid one
+ * that expires last (an unknown expiry counts as the oldest; on a tie the
+ * first in that order), and returns 0. *err is cleared first; after a
+ * search err->code != 0 means a candidate that exists was bad and skipped
+ * (the first such problem; missing system files are not reported).
+ * Nothing is printed: lc_leaptable_load_system_report says what the search
+ * took and skipped. */
 int lc_leaptable_load_system(lc_leaptable *t, struct lc_error *err);
+
+/* What the system search did, for a caller to report (the library prints
+ * nothing). */
+enum lc_leap_candidate_status {
+	LC_CAND_TAKEN = 0,   /* the table loaded into *t */
+	LC_CAND_MISSING = 1, /* no such file */
+	LC_CAND_BAD = 2,     /* exists but cannot be used: err says why */
+	LC_CAND_OLDER = 3    /* valid, but the one taken expires later (or on
+	                      * the same day and comes first) */
+};
+
+struct lc_leap_candidate {
+	char source[256];    /* the path, or "built-in" */
+	int status;          /* enum lc_leap_candidate_status */
+	int64_t expires;     /* POSIX s when it loaded; INT64_MIN if unknown */
+	struct lc_error err; /* LC_CAND_BAD, LC_CAND_MISSING: why */
+};
+
+#define LC_LEAP_CANDIDATES_MAX 4
+
+struct lc_leaptable_search {
+	int from_env;  /* 1: $LEAPCLOCK_LEAPFILE named the table, no search */
+	size_t count;  /* candidates in c[], in the order tried */
+	size_t taken;  /* index of the one in use; count if none (from_env) */
+	struct lc_leap_candidate c[LC_LEAP_CANDIDATES_MAX];
+};
+
+/* As lc_leaptable_load_system, and fills *search (may be NULL). */
+int lc_leaptable_load_system_report(lc_leaptable *t,
+                                    struct lc_leaptable_search *search,
+                                    struct lc_error *err);
+/* 1 if the search is worth telling the user about: a candidate that exists
+ * was bad, or the table taken is not the first that exists (a later one, or
+ * the built-in one, expires later). 0 for an explicit $LEAPCLOCK_LEAPFILE. */
+int lc_leaptable_search_notable(const struct lc_leaptable_search *search);
+/* Writes the report as lines, each starting with `prefix` (may be NULL):
+ * "leap table: using built-in (expires 2027-06-28)", "leap table: skipped
+ * /usr/share/zoneinfo/leap-seconds.list (expires 2026-06-28): built-in
+ * expires later (2027-06-28)", "leap table: skipped FILE:LINE: problem".
+ * With all == 0 nothing is written unless lc_leaptable_search_notable() and
+ * missing files are left out. Returns the length snprintf would have
+ * written (the text is cut at size - 1). */
+int lc_leaptable_search_format(const struct lc_leaptable_search *search,
+                               int all, const char *prefix, char *buf,
+                               size_t size);
 int lc_leaptable_info(const lc_leaptable *t, struct lc_leaptable_info *info);
 /* 1 if the table has expired at POSIX second `now`, 0 if not or unknown. */
 int lc_leaptable_expired(const lc_leaptable *t, int64_t now);
@@ -302,6 +356,31 @@ int64_t lc_unix_ns_from_ntp(uint64_t ntp, int64_t pivot_unix_sec);
  * untouched. Writes a UTC timespec (tv_nsec + 1e9 for 23:59:60). */
 int lc_iso8601_parse(const char *s, const lc_leaptable *t,
                      struct timespec *utc, struct lc_error *err);
+
+/* The instants that every int64_t ns scale of the library holds (POSIX,
+ * TAI and GPS ns, the clocks), in whole days: 1677-09-22 to 2262-04-10
+ * UTC, that is POSIX seconds [LC_RANGE_FIRST_SEC, LC_RANGE_END_SEC).
+ * int64_t ns run from 1677-09-21T00:12:43Z to 2262-04-11T23:47:16Z; the
+ * margin holds TAI-UTC and a 23:59:60. A struct timespec or lc_tm holds
+ * far more (lc_iso8601_parse reads years up to 11 digits), so an entry
+ * point that converts to ns checks its input with lc_range_check() or
+ * lc_iso8601_parse_range() first. */
+#define LC_RANGE_FIRST_SEC INT64_C(-9223286400) /* 1677-09-22T00:00:00Z */
+#define LC_RANGE_END_SEC INT64_C(9223286400)    /* 2262-04-11T00:00:00Z */
+/* 0 if the POSIX second `sec` is in [first_sec, end_sec); else LC_ERANGE
+ * and *err (may be NULL) with where = `where` (NULL: "<time>") and a
+ * message naming the instant and the range ("3000-01-01T00:00:00Z is
+ * outside the supported range, 1677-09-22 to 2262-04-10", without the
+ * instant when `where` already is its text; a range of whole days is given
+ * as its first and last day). */
+int lc_range_check(int64_t sec, int64_t first_sec, int64_t end_sec,
+                   const char *where, struct lc_error *err);
+/* lc_iso8601_parse, then lc_range_check of the result's tv_sec (23:59:60
+ * counts as its 23:59:59) against [first_sec, end_sec): LC_ERANGE outside,
+ * with *utc untouched. */
+int lc_iso8601_parse_range(const char *s, const lc_leaptable *t,
+                           int64_t first_sec, int64_t end_sec,
+                           struct timespec *utc, struct lc_error *err);
 /* Formats a UTC timespec as "YYYY-MM-DDThh:mm:ss[.fff]Z" with `digits`
  * fraction digits (0..9, truncated, never rounded up); tv_nsec >= 1e9 prints
  * second 60. Years outside 0..9999 use the expanded form that
