@@ -56,7 +56,7 @@ near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d
 start_server() {
   local name=$1 first
   shift
-  "$D" -d --stats-file "$T/$name.stats" --leapfile "$LEAPFILE" "$@" \
+  "$D" -d --no-timeline --stats-file "$T/$name.stats" --leapfile "$LEAPFILE" "$@" \
     2>"$T/$name.log" &
   pids+=($!)
   first=$(printf '%s\n' "$@" | grep -m1 '=' | sed 's/=.*//')
@@ -199,7 +199,7 @@ netns_part() {
   # second as 23:59:59 is skipped.
   (grep -v '^#expires' "$S/tests/data/leapseconds.tzdata2026f"
    printf 'Leap\t2030\tJun\t30\t23:59:59\t-\tS\n') >"$T/deletion.leap"
-  "$D" -d --stats-file none --leapfile "$T/deletion.leap" \
+  "$D" -d --no-timeline --stats-file none --leapfile "$T/deletion.leap" \
     --pretend 2030-06-30T23:59:50Z --listen 127.0.0.1:123=utc 2>"$T/del.log" &
   pids+=($!)
   for _ in $(seq 50); do "$L" server-stats --query 127.0.0.1 >/dev/null 2>&1 && break; sleep 0.1; done

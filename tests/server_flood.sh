@@ -30,7 +30,7 @@ bad() { echo "FAIL $1"; fail=1; }
 count=100000
 [ "${LC_SANITIZED:-0}" = 1 ] && count=20000
 P=$((20000 + RANDOM % 20000))
-"$D" -d --ratelimit off --stats-file "$T/stats" \
+"$D" -d --no-timeline --ratelimit off --stats-file "$T/stats" \
   --leapfile "$S/tests/data/leap-seconds.list.tzdata2026f" \
   --listen "127.0.0.1:$P=utc" 2>"$T/log" &
 pid=$!

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void ld_config_init(struct ld_config *c)
 {
@@ -20,6 +21,9 @@ void ld_config_init(struct ld_config *c)
 	snprintf(c->statsfile, sizeof(c->statsfile), "%s",
 	         LD_DEFAULT_STATSFILE);
 	snprintf(c->counter, sizeof(c->counter), "best");
+	/* timeline: "" here; ld_config_from_args makes it the default
+	 * (LD_DEFAULT_TIMELINE) unless pretending, so that a config built by
+	 * hand (tests, benches) never publishes the host's timeline. */
 	c->use_syslog = -1;
 	c->stratum = 1;
 	c->precision = LD_PRECISION_AUTO;
@@ -232,55 +236,151 @@ static int parse_ratelimit(struct ld_config *c, const char *s)
 	return 0;
 }
 
-/* Applies one setting; `where` labels errors. 0 or -1 (printed). */
-static int apply(struct ld_config *c, const char *name, const char *val,
-                 const char *where)
+/* "yes"/"no" (a bare name in the file is "yes"); -1 for anything else. */
+static int parse_bool(const char *s, int *out)
 {
-	char msg[256];
+	if (s == NULL || strcmp(s, "yes") == 0)
+		*out = 1;
+	else if (strcmp(s, "no") == 0)
+		*out = 0;
+	else
+		return -1;
+	return 0;
+}
+
+/* 1 if two listen addresses are the same socket (a port 0 is never a
+ * duplicate: each gets its own port). */
+static int same_listen(const struct ld_listen_cfg *a,
+                       const struct ld_listen_cfg *b)
+{
+	if (a->addr.ss_family != b->addr.ss_family)
+		return 0;
+	if (a->addr.ss_family == AF_INET) {
+		const struct sockaddr_in *x = (const struct sockaddr_in *)&a->addr;
+		const struct sockaddr_in *y = (const struct sockaddr_in *)&b->addr;
+		return x->sin_port != 0 && x->sin_port == y->sin_port &&
+		       x->sin_addr.s_addr == y->sin_addr.s_addr;
+	} else {
+		const struct sockaddr_in6 *x = (const struct sockaddr_in6 *)&a->addr;
+		const struct sockaddr_in6 *y = (const struct sockaddr_in6 *)&b->addr;
+		return x->sin6_port != 0 && x->sin6_port == y->sin6_port &&
+		       memcmp(&x->sin6_addr, &y->sin6_addr, sizeof(x->sin6_addr)) == 0;
+	}
+}
+
+/* The known smear presets, " a b c", for an error message. */
+static void preset_list(char *list, size_t size)
+{
+	const char *const *names = lc_smear_preset_names();
+
+	list[0] = '\0';
+	for (; names != NULL && *names != NULL; names++) {
+		strncat(list, " ", size - strlen(list) - 1);
+		strncat(list, *names, size - strlen(list) - 1);
+	}
+}
+
+/* Applies one setting. `file` is "PATH:LINE" for a config file line, NULL
+ * for the command line; errors are labelled "PATH:LINE: name" or "--name".
+ * 0 or -1 (printed). */
+static int apply(struct ld_config *c, const char *name, const char *val,
+                 const char *file)
+{
+	char msg[256], where[PATH_MAX + 48];
+
+	if (file != NULL)
+		snprintf(where, sizeof(where), "%.*s: %s", PATH_MAX, file, name);
+	else
+		snprintf(where, sizeof(where), "--%s", name);
 
 #define NEED_VAL                                                          \
 	do {                                                              \
 		if (val == NULL || *val == '\0') {                        \
-			fprintf(stderr, "leapclockd: %s: '%s' needs a value\n", \
-			        where, name);                             \
+			fprintf(stderr, "leapclockd: %s: needs a value\n", \
+			        where);                                   \
+			return -1;                                        \
+		}                                                         \
+	} while (0)
+#define NO_VAL                                                            \
+	do {                                                              \
+		if (val != NULL) {                                        \
+			fprintf(stderr, "leapclockd: %s: takes no value, not '%s'\n", \
+			        where, val);                              \
 			return -1;                                        \
 		}                                                         \
 	} while (0)
 #define BAD(what)                                                         \
 	do {                                                              \
-		fprintf(stderr, "leapclockd: %s: %s: %s '%s'\n", where,   \
-		        name, what, val);                                 \
+		fprintf(stderr, "leapclockd: %s: %s '%s'\n", where, what, \
+		        val);                                             \
 		return -1;                                                \
 	} while (0)
 
 	if (strcmp(name, "listen") == 0) {
+		struct ld_listen_cfg *l = &c->listen[c->nlisten];
+
 		NEED_VAL;
 		if (c->nlisten >= LD_MAX_LISTEN) {
 			fprintf(stderr, "leapclockd: %s: more than %d listen addresses\n",
 			        where, LD_MAX_LISTEN);
 			return -1;
 		}
-		if (ld_config_parse_listen(val, &c->listen[c->nlisten], msg,
-		                           sizeof(msg)) != 0) {
+		if (ld_config_parse_listen(val, l, msg, sizeof(msg)) != 0) {
 			fprintf(stderr, "leapclockd: %s: %s\n", where, msg);
 			return -1;
+		}
+		if (l->smear) {
+			struct lc_smear_policy pol;
+			struct lc_error err;
+			char list[256];
+
+			memset(&err, 0, sizeof(err));
+			if (lc_smear_preset(l->preset, 0, &pol, &err) < 0) {
+				preset_list(list, sizeof(list));
+				fprintf(stderr,
+				        "leapclockd: %s: '%s': unknown smear preset '%s' (known:%s)\n",
+				        where, val, l->preset, list);
+				return -1;
+			}
+		}
+		for (int i = 0; i < c->nlisten; i++) {
+			if (same_listen(&c->listen[i], l)) {
+				fprintf(stderr,
+				        "leapclockd: %s: '%s': duplicate of listen '%s'\n",
+				        where, val, c->listen[i].text);
+				return -1;
+			}
 		}
 		c->nlisten++;
 	} else if (strcmp(name, "leapfile") == 0) {
 		NEED_VAL;
 		if (strlen(val) >= sizeof(c->leapfile))
-			BAD("path too long");
+			BAD("path too long:");
 		snprintf(c->leapfile, sizeof(c->leapfile), "%s", val);
+		snprintf(c->leapfile_where, sizeof(c->leapfile_where), "%s", where);
 	} else if (strcmp(name, "pretend") == 0) {
 		NEED_VAL;
 		if (strlen(val) >= sizeof(c->pretend))
-			BAD("too long");
+			BAD("too long:");
 		snprintf(c->pretend, sizeof(c->pretend), "%s", val);
+		snprintf(c->pretend_where, sizeof(c->pretend_where), "%s", where);
+	} else if (strcmp(name, "timeline") == 0) {
+		NEED_VAL;
+		if (strlen(val) >= sizeof(c->timeline))
+			BAD("path too long:");
+		/* "none" publishes none, as --no-timeline */
+		snprintf(c->timeline, sizeof(c->timeline), "%s",
+		         strcmp(val, "none") == 0 ? "" : val);
+		c->timeline_given = 1;
+	} else if (strcmp(name, "no-timeline") == 0) {
+		NO_VAL;
+		c->timeline[0] = '\0';
+		c->timeline_given = 1;
 	} else if (strcmp(name, "stats-file") == 0 ||
 	           strcmp(name, "statsfile") == 0) {
 		NEED_VAL;
 		if (strlen(val) >= sizeof(c->statsfile))
-			BAD("path too long");
+			BAD("path too long:");
 		/* "none" disables the file */
 		snprintf(c->statsfile, sizeof(c->statsfile), "%s",
 		         strcmp(val, "none") == 0 ? "" : val);
@@ -319,16 +419,21 @@ static int apply(struct ld_config *c, const char *name, const char *val,
 		if (parse_ratelimit(c, val) != 0)
 			BAD("expected off, INTERVAL (log2 s, -8..12) or INTERVAL:BURST, not");
 	} else if (strcmp(name, "syslog") == 0) {
-		c->use_syslog = (val == NULL || strcmp(val, "yes") == 0) ? 1 : 0;
+		int v;
+		if (parse_bool(val, &v) != 0)
+			BAD("expected yes or no, not");
+		c->use_syslog = v;
 	} else if (strcmp(name, "foreground") == 0) {
-		c->foreground = (val == NULL || strcmp(val, "yes") == 0) ? 1 : 0;
+		if (parse_bool(val, &c->foreground) != 0)
+			BAD("expected yes or no, not");
 	} else {
-		fprintf(stderr, "leapclockd: %s: unknown setting '%s'\n", where,
-		        name);
+		fprintf(stderr, "leapclockd: %s: unknown setting '%s'\n",
+		        file != NULL ? file : "command line", name);
 		return -1;
 	}
 	return 0;
 #undef NEED_VAL
+#undef NO_VAL
 #undef BAD
 }
 
@@ -395,20 +500,27 @@ int ld_config_read_file(struct ld_config *c, const char *path)
 static void usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: leapclockd [-d] [-c CONFIG] --listen ADDR:PORT=MODE ... [OPTIONS]\n"
+	        "usage: leapclockd [-d] [-c CONFIG] [--listen ADDR:PORT=MODE ...]\n"
+	        "                  [--timeline PATH | --no-timeline] [OPTIONS]\n"
 	        "\n"
-	        "An NTP server (RFC 5905) that serves leap-correct UTC, or smeared time,\n"
-	        "from leapclock's clocks. One mode per listening address:\n"
+	        "The host's leap-correct time service: publishes leapclock's timeline\n"
+	        "page (default " LD_DEFAULT_TIMELINE ") and, on each --listen address,\n"
+	        "an NTP server (RFC 5905) that serves leap-correct UTC or smeared time.\n"
+	        "One mode per listening address:\n"
 	        "  utc            real UTC; the leap indicator announces a leap only\n"
 	        "                 during the UTC day that ends with it\n"
 	        "  smear:PRESET   smeared UTC (google, ntpd, chrony, fbclock, utc-sls,\n"
 	        "                 minute, cosine, windows); never announces a leap; the\n"
 	        "                 smear offset is in a 254.x.y.z reference id\n"
 	        "\n"
-	        "options:\n"
+	        "options (long ones may be abbreviated to any unique prefix):\n"
 	        "  -d, --foreground        stay in the foreground, log to stderr\n"
 	        "  -c, --config FILE       read settings from FILE (leapclockd.conf(5))\n"
 	        "  -l, --listen A:P=MODE   e.g. 127.0.0.1:11123=utc, [::1]:11124=smear:google\n"
+	        "                          (port 0: any free port, logged)\n"
+	        "      --timeline PATH     the timeline page to publish (default\n"
+	        "                          " LD_DEFAULT_TIMELINE "; none with --pretend)\n"
+	        "      --no-timeline       publish no timeline page (needs --listen)\n"
 	        "      --leapfile FILE     leap-seconds.list or tzdata leapseconds\n"
 	        "                          (default: the system's; SIGHUP reloads it)\n"
 	        "      --pretend TIME      serve time that reads TIME (ISO 8601) now\n"
@@ -428,93 +540,224 @@ static void usage(FILE *out)
 	        "  -h, --help              this text\n"
 	        "  -V, --version\n"
 	        "\n"
+	        "Exit status 2 for a usage or configuration error, 1 for a failure at\n"
+	        "run time (a socket that does not bind, a timeline page not written).\n"
 	        "Signals: SIGHUP reloads the leap table (keeping the old one if the new is\n"
 	        "bad), SIGUSR1 logs the counters and writes the stats file, SIGTERM stops.\n"
 	        "See leapclockd(8).\n");
 }
 
-int ld_config_from_args(struct ld_config *c, int argc, char **argv)
+/* `path` made absolute (against the working folder) and lexically
+ * normalised ("//", "." and ".." taken out) into out; -1 if too long. */
+static int normalise_path(const char *path, char *out, size_t size)
 {
-	enum {
-		O_LEAPFILE = 256, O_PRETEND, O_STATS, O_STRATUM, O_REFID,
-		O_PRECISION, O_RDELAY, O_RDISP, O_RATELIMIT, O_COUNTER,
-		O_SYSLOG
-	};
-	static const struct option opts[] = {
-		{ "foreground", no_argument, NULL, 'd' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "listen", required_argument, NULL, 'l' },
-		{ "leapfile", required_argument, NULL, O_LEAPFILE },
-		{ "pretend", required_argument, NULL, O_PRETEND },
-		{ "stats-file", required_argument, NULL, O_STATS },
-		{ "stratum", required_argument, NULL, O_STRATUM },
-		{ "refid", required_argument, NULL, O_REFID },
-		{ "precision", required_argument, NULL, O_PRECISION },
-		{ "root-delay", required_argument, NULL, O_RDELAY },
-		{ "root-dispersion", required_argument, NULL, O_RDISP },
-		{ "ratelimit", required_argument, NULL, O_RATELIMIT },
-		{ "counter", required_argument, NULL, O_COUNTER },
-		{ "syslog", no_argument, NULL, O_SYSLOG },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *names[] = {
-		[O_LEAPFILE - 256] = "leapfile", [O_PRETEND - 256] = "pretend",
-		[O_STATS - 256] = "stats-file", [O_STRATUM - 256] = "stratum",
-		[O_REFID - 256] = "refid", [O_PRECISION - 256] = "precision",
-		[O_RDELAY - 256] = "root-delay", [O_RDISP - 256] = "root-dispersion",
-		[O_RATELIMIT - 256] = "ratelimit", [O_COUNTER - 256] = "counter",
-		[O_SYSLOG - 256] = "syslog",
-	};
+	char buf[2 * PATH_MAX];
+	size_t n = 0;
+	const char *p;
+
+	if (path[0] == '/') {
+		snprintf(buf, sizeof(buf), "%s", path);
+	} else {
+		char cwd[PATH_MAX];
+		if (getcwd(cwd, sizeof(cwd)) == NULL)
+			return -1;
+		snprintf(buf, sizeof(buf), "%s/%s", cwd, path);
+	}
+	if (size < 2)
+		return -1;
+	for (p = buf; *p != '\0';) {
+		const char *q;
+		size_t len;
+
+		while (*p == '/')
+			p++;
+		q = p;
+		while (*q != '\0' && *q != '/')
+			q++;
+		len = (size_t)(q - p);
+		if (len == 0 || (len == 1 && p[0] == '.')) {
+			/* nothing */
+		} else if (len == 2 && p[0] == '.' && p[1] == '.') {
+			while (n > 0 && out[n - 1] != '/')
+				n--;
+			if (n > 0)
+				n--; /* the slash */
+		} else {
+			if (n + 1 + len + 1 > size)
+				return -1;
+			out[n++] = '/';
+			memcpy(out + n, p, len);
+			n += len;
+		}
+		p = q;
+	}
+	if (n == 0)
+		out[n++] = '/';
+	out[n] = '\0';
+	return 0;
+}
+
+/* 1 if `path` names the host's default timeline: the same path once
+ * normalised, or the same file through a symbolic link in an existing
+ * folder. */
+static int is_default_timeline(const char *path)
+{
+	char a[PATH_MAX], b[PATH_MAX], ra[PATH_MAX], rb[PATH_MAX];
+	char *sa, *sb;
+
+	if (normalise_path(path, a, sizeof(a)) != 0 ||
+	    normalise_path(LD_DEFAULT_TIMELINE, b, sizeof(b)) != 0)
+		return strcmp(path, LD_DEFAULT_TIMELINE) == 0;
+	if (strcmp(a, b) == 0)
+		return 1;
+	if (realpath(path, ra) != NULL && realpath(LD_DEFAULT_TIMELINE, rb) != NULL)
+		return strcmp(ra, rb) == 0;
+	/* the folders through realpath (when both exist), then the names */
+	sa = strrchr(a, '/');
+	sb = strrchr(b, '/');
+	if (strcmp(sa + 1, sb + 1) != 0)
+		return 0;
+	*sa = '\0';
+	*sb = '\0';
+	if (realpath(a[0] ? a : "/", ra) == NULL ||
+	    realpath(b[0] ? b : "/", rb) == NULL)
+		return 0;
+	return strcmp(ra, rb) == 0;
+}
+
+/* The checks that need the whole configuration. 0 or -1 (printed). */
+static int check(struct ld_config *c)
+{
+	/* The host's default timeline never pretends. */
+	if (!c->timeline_given)
+		snprintf(c->timeline, sizeof(c->timeline), "%s",
+		         c->pretend[0] != '\0' ? "" : LD_DEFAULT_TIMELINE);
+	if (c->pretend[0] != '\0' && c->timeline[0] != '\0' &&
+	    is_default_timeline(c->timeline)) {
+		fprintf(stderr,
+		        "leapclockd: %s: the host's timeline %s never pretends: "
+		        "give --timeline another PATH (a rehearsal timeline) or "
+		        "--no-timeline\n",
+		        c->pretend_where, c->timeline);
+		return -1;
+	}
+	if (c->nlisten == 0 && c->timeline[0] == '\0') {
+		fprintf(stderr,
+		        "leapclockd: nothing to do: give --listen ADDR:PORT=MODE "
+		        "(or listen lines in the config file), or a --timeline\n");
+		return -1;
+	}
+	/* The leap table named, and the pretended instant read against it,
+	 * are checked here so that their errors say where they were set. */
+	if (c->leapfile[0] != '\0' || c->pretend[0] != '\0') {
+		lc_leaptable *t = lc_leaptable_new();
+		struct lc_error err;
+		char msg[600];
+		int rc;
+
+		if (t == NULL) {
+			fprintf(stderr, "leapclockd: out of memory\n");
+			return -1;
+		}
+		memset(&err, 0, sizeof(err));
+		if (c->leapfile[0] != '\0')
+			rc = lc_leaptable_load_file(t, c->leapfile,
+			                            LC_LEAPFMT_AUTO, &err);
+		else
+			rc = lc_leaptable_load_system(t, &err);
+		if (rc < 0) {
+			lc_error_format(&err, msg, sizeof(msg));
+			if (c->leapfile[0] != '\0')
+				fprintf(stderr, "leapclockd: %s: '%s': %s\n",
+				        c->leapfile_where, c->leapfile, msg);
+			else
+				fprintf(stderr, "leapclockd: leap table: %s\n", msg);
+			lc_leaptable_free(t);
+			return -1;
+		}
+		if (c->pretend[0] != '\0') {
+			struct timespec utc;
+			int64_t tai;
+
+			memset(&err, 0, sizeof(err));
+			rc = lc_iso8601_parse(c->pretend, t, &utc, &err);
+			if (rc == 0)
+				rc = lc_tai_from_utc(t, &utc, &tai);
+			if (rc < 0) {
+				if (err.code != 0)
+					lc_error_format(&err, msg, sizeof(msg));
+				else
+					snprintf(msg, sizeof(msg), "%s",
+					         lc_strerror(rc));
+				fprintf(stderr, "leapclockd: %s: '%s': %s\n",
+				        c->pretend_where, c->pretend, msg);
+				lc_leaptable_free(t);
+				return -1;
+			}
+		}
+		lc_leaptable_free(t);
+	}
+	return 0;
+}
+
+enum {
+	O_LEAPFILE = 256, O_PRETEND, O_STATS, O_STRATUM, O_REFID,
+	O_PRECISION, O_RDELAY, O_RDISP, O_RATELIMIT, O_COUNTER,
+	O_SYSLOG, O_TIMELINE, O_NO_TIMELINE
+};
+static const struct option opts[] = {
+	{ "foreground", no_argument, NULL, 'd' },
+	{ "config", required_argument, NULL, 'c' },
+	{ "listen", required_argument, NULL, 'l' },
+	{ "leapfile", required_argument, NULL, O_LEAPFILE },
+	{ "pretend", required_argument, NULL, O_PRETEND },
+	{ "stats-file", required_argument, NULL, O_STATS },
+	{ "stratum", required_argument, NULL, O_STRATUM },
+	{ "refid", required_argument, NULL, O_REFID },
+	{ "precision", required_argument, NULL, O_PRECISION },
+	{ "root-delay", required_argument, NULL, O_RDELAY },
+	{ "root-dispersion", required_argument, NULL, O_RDISP },
+	{ "ratelimit", required_argument, NULL, O_RATELIMIT },
+	{ "counter", required_argument, NULL, O_COUNTER },
+	{ "syslog", no_argument, NULL, O_SYSLOG },
+	{ "timeline", required_argument, NULL, O_TIMELINE },
+	{ "no-timeline", no_argument, NULL, O_NO_TIMELINE },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+static const char *const names[] = {
+	[O_LEAPFILE - 256] = "leapfile", [O_PRETEND - 256] = "pretend",
+	[O_STATS - 256] = "stats-file", [O_STRATUM - 256] = "stratum",
+	[O_REFID - 256] = "refid", [O_PRECISION - 256] = "precision",
+	[O_RDELAY - 256] = "root-delay", [O_RDISP - 256] = "root-dispersion",
+	[O_RATELIMIT - 256] = "ratelimit", [O_COUNTER - 256] = "counter",
+	[O_SYSLOG - 256] = "syslog", [O_TIMELINE - 256] = "timeline",
+	[O_NO_TIMELINE - 256] = "no-timeline",
+};
+
+static int parse_args(struct ld_config *c, int argc, char **argv,
+                      const char *short_opts)
+{
 	int opt;
 
-	/* The config file first, so that the command line overrides it. */
-	for (int i = 1; i < argc; i++) {
-		const char *path = NULL;
-		if (strcmp(argv[i], "--") == 0)
-			break;
-		if ((strcmp(argv[i], "-c") == 0 ||
-		     strcmp(argv[i], "--config") == 0) && i + 1 < argc)
-			path = argv[++i];
-		else if (strncmp(argv[i], "--config=", 9) == 0)
-			path = argv[i] + 9;
-		if (path != NULL && ld_config_read_file(c, path) != 0)
-			return -1;
-	}
-
-	optind = 1;
+	/* Pass 1: getopt_long itself finds the config files (so that -cFILE,
+	 * -dc FILE, --config=FILE and --conf FILE all count, exactly the forms
+	 * it accepts) and every usage error, before anything is read. The '+'
+	 * stops at the first operand, which is an error below. */
+	optind = 0;
 	opterr = 1;
-	while ((opt = getopt_long(argc, argv, "dc:l:hV", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'd':
-			c->foreground = 1;
-			break;
-		case 'c':
-			break; /* read above */
-		case 'l':
-			if (apply(c, "listen", optarg, "--listen") != 0)
-				return -1;
-			break;
-		case 'h':
+	while ((opt = getopt_long(argc, argv, short_opts, opts, NULL)) != -1) {
+		if (opt == 'h') {
 			usage(stdout);
 			return 1;
-		case 'V':
+		}
+		if (opt == 'V') {
 			printf("leapclockd " LC_VERSION_STRING "\n");
 			return 1;
-		case O_SYSLOG:
-			c->use_syslog = 1;
-			break;
-		default:
-			if (opt >= 256 && opt <= O_SYSLOG) {
-				char where[40];
-				snprintf(where, sizeof(where), "--%s",
-				         names[opt - 256]);
-				if (apply(c, names[opt - 256], optarg, where) != 0)
-					return -1;
-				break;
-			}
-			usage(stderr);
+		}
+		if (opt == '?' || opt == ':') {
+			fprintf(stderr, "leapclockd: see --help\n");
 			return -1;
 		}
 	}
@@ -523,11 +766,55 @@ int ld_config_from_args(struct ld_config *c, int argc, char **argv)
 		        argv[optind]);
 		return -1;
 	}
-	if (c->nlisten == 0) {
-		fprintf(stderr,
-		        "leapclockd: nothing to serve: give --listen ADDR:PORT=MODE "
-		        "(or listen lines in the config file)\n");
-		return -1;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, short_opts, opts, NULL)) != -1)
+		if (opt == 'c' && ld_config_read_file(c, optarg) != 0)
+			return -1;
+
+	/* Pass 2: the rest of the command line, over the files' settings. */
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, short_opts, opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			c->foreground = 1;
+			break;
+		case 'c':
+			break; /* read above */
+		case 'l':
+			if (apply(c, "listen", optarg, NULL) != 0)
+				return -1;
+			break;
+		case O_SYSLOG:
+			c->use_syslog = 1;
+			break;
+		default:
+			if (opt >= 256 && opt <= O_NO_TIMELINE) {
+				if (apply(c, names[opt - 256], optarg, NULL) != 0)
+					return -1;
+				break;
+			}
+			return -1; /* not reached: pass 1 took every error */
+		}
 	}
 	return 0;
 }
+
+int ld_config_from_args(struct ld_config *c, int argc, char **argv)
+{
+	const char *short_opts = "+dc:l:hV";
+	char *argv0 = argc > 0 ? argv[0] : NULL;
+	char prog[] = "leapclockd";
+	int rc;
+
+	/* getopt_long names argv[0] in its messages */
+	if (argc > 0)
+		argv[0] = prog;
+	rc = parse_args(c, argc, argv, short_opts);
+	if (argc > 0)
+		argv[0] = argv0;
+	if (rc != 0)
+		return rc;
+	return check(c);
+}
+

@@ -24,6 +24,7 @@
 #define LD_MAX_LISTEN 32
 #define LD_DEFAULT_PORT 123
 #define LD_DEFAULT_STATSFILE "/run/leapclockd/stats"
+#define LD_DEFAULT_TIMELINE "/run/leapclock/timeline"
 #define LD_PRECISION_AUTO (-128)
 
 /* ---- logging (main.c) ---- */
@@ -49,6 +50,18 @@ struct ld_config {
 	int nlisten;
 	char leapfile[PATH_MAX]; /* "" = the system's table */
 	char pretend[80];        /* "" = serve the real time */
+	/* The timeline page to publish (DESIGN.md section 8): "" = none.
+	 * After ld_config_from_args: --timeline's PATH, or by default
+	 * LD_DEFAULT_TIMELINE, or "" with --pretend (the host's default
+	 * timeline never pretends; --pretend together with the default path
+	 * is a config error). ld_config_init leaves it "" so that a config
+	 * built by hand never publishes the host's page. */
+	char timeline[PATH_MAX];
+	int timeline_given;      /* --timeline, --no-timeline or timeline */
+	/* where pretend and leapfile were set, for errors found later:
+	 * "FILE:LINE: pretend" or "--pretend" ("" = default) */
+	char pretend_where[PATH_MAX + 48];
+	char leapfile_where[PATH_MAX + 48];
 	char statsfile[PATH_MAX];
 	char counter[16];        /* "best", "system", "tsc" */
 	int foreground;
@@ -64,10 +77,13 @@ struct ld_config {
 };
 
 void ld_config_init(struct ld_config *c);
-/* Parses the command line into *c, reading a config file first if -c is
- * given (the command line then overrides it; --listen adds to the file's
- * listen lines). Returns 0, 1 if --help/--version was handled (exit 0), or
- * -1 after printing an error (exit 2). */
+/* Parses the command line into *c, reading the config files named by -c
+ * first, in any form getopt_long accepts (-cFILE, -dc FILE, --config=FILE,
+ * a unique abbreviation such as --conf): the command line then overrides
+ * them; --listen adds to the files' listen lines. Then checks the whole:
+ * the leap file loads, pretend parses against it, the timeline rule, at
+ * least one listen address or a timeline. Returns 0, 1 if --help/--version
+ * was handled (exit 0), or -1 after printing an error (exit 2). */
 int ld_config_from_args(struct ld_config *c, int argc, char **argv);
 /* Reads a config file (leapclockd.conf(5)); -1 after printing an error. */
 int ld_config_read_file(struct ld_config *c, const char *path);

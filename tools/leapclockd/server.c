@@ -138,7 +138,20 @@ static int open_listener(struct listener *L)
 		return -1;
 	}
 	L->fd = fd;
-	ld_format_addr((struct sockaddr *)&L->cfg.addr, L->name, sizeof(L->name));
+	{
+		/* the address bound: with port 0, the port the kernel chose */
+		struct sockaddr_storage got;
+		socklen_t gl = sizeof(got);
+
+		memset(&got, 0, sizeof(got));
+		if (getsockname(fd, (struct sockaddr *)&got, &gl) == 0 &&
+		    got.ss_family == L->cfg.addr.ss_family)
+			ld_format_addr((struct sockaddr *)&got, L->name,
+			               sizeof(L->name));
+		else
+			ld_format_addr((struct sockaddr *)&L->cfg.addr, L->name,
+			               sizeof(L->name));
+	}
 	return 0;
 }
 
