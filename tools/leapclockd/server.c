@@ -18,8 +18,16 @@
  * T = 2^interval s and a burst of B, a request at `now` is allowed when
  * max(tat, now) - now <= (B - 1) * T, and then tat = max(tat, now) + T.
  * From rest that admits B requests at once and one per T after that. The
- * table is a fixed hash table; a colliding new client takes the slot over
- * (fresh state), so memory is bounded whatever the number of clients.
+ * table is a fixed hash table (memory bounded whatever the number of
+ * clients), indexed by SipHash-2-4 of the address under a random key drawn
+ * at each start, so that nobody outside can choose addresses that share a
+ * slot. Two clients that share one anyway share its state (one tat, one
+ * next kiss): a client new to a slot never finds it fresh while another's
+ * debt is in it, so a collision errs towards limiting both and never
+ * resets another client's history.
+ *
+ * A datagram longer than the receive buffer arrives cut (MSG_TRUNC): it is
+ * dropped as malformed, whatever the bytes that fitted say.
  */
 #define _GNU_SOURCE /* recvmmsg, ppoll, struct in6_pktinfo */
 #include "leapclockd.h"
@@ -34,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -59,9 +68,8 @@ struct listener {
 };
 
 struct rl_slot {
-	uint8_t key[17]; /* family, then 4 or 16 address bytes */
-	int64_t tat;     /* CLOCK_MONOTONIC ns */
-	int64_t kod_next;
+	int64_t tat;      /* CLOCK_MONOTONIC ns */
+	int64_t kod_next; /* no kiss before this */
 };
 
 struct ld_server {
@@ -71,6 +79,7 @@ struct ld_server {
 	int nl;
 	struct ld_ntp_server params;
 	struct rl_slot *rl;
+	uint64_t rl_key[2]; /* SipHash key, random per start */
 	int64_t rl_period_ns;
 	int64_t rl_slack_ns;
 	int64_t kod_gap_ns;
@@ -155,6 +164,91 @@ static int open_listener(struct listener *L)
 	return 0;
 }
 
+/* SipHash-2-4 (Aumasson and Bernstein, 2012) of `len` bytes under the
+ * 128-bit key k: a keyed hash whose outputs an attacker who does not know
+ * the key cannot steer into collisions. */
+#define SIP_ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+#define SIP_ROUND                                                        \
+	do {                                                             \
+		v0 += v1; v1 = SIP_ROTL(v1, 13); v1 ^= v0; v0 = SIP_ROTL(v0, 32); \
+		v2 += v3; v3 = SIP_ROTL(v3, 16); v3 ^= v2;               \
+		v0 += v3; v3 = SIP_ROTL(v3, 21); v3 ^= v0;               \
+		v2 += v1; v1 = SIP_ROTL(v1, 17); v1 ^= v2; v2 = SIP_ROTL(v2, 32); \
+	} while (0)
+
+static uint64_t siphash24(const uint64_t k[2], const uint8_t *in, size_t len)
+{
+	uint64_t v0 = UINT64_C(0x736f6d6570736575) ^ k[0];
+	uint64_t v1 = UINT64_C(0x646f72616e646f6d) ^ k[1];
+	uint64_t v2 = UINT64_C(0x6c7967656e657261) ^ k[0];
+	uint64_t v3 = UINT64_C(0x7465646279746573) ^ k[1];
+	uint64_t b = (uint64_t)len << 56, m;
+	size_t i, end = len - len % 8;
+
+	for (i = 0; i < end; i += 8) {
+		m = 0;
+		for (int j = 0; j < 8; j++)
+			m |= (uint64_t)in[i + (size_t)j] << (8 * j);
+		v3 ^= m;
+		SIP_ROUND;
+		SIP_ROUND;
+		v0 ^= m;
+	}
+	for (int j = 0; i + (size_t)j < len; j++)
+		b |= (uint64_t)in[i + (size_t)j] << (8 * j);
+	v3 ^= b;
+	SIP_ROUND;
+	SIP_ROUND;
+	v0 ^= b;
+	v2 ^= 0xff;
+	SIP_ROUND;
+	SIP_ROUND;
+	SIP_ROUND;
+	SIP_ROUND;
+	return v0 ^ v1 ^ v2 ^ v3;
+}
+#undef SIP_ROUND
+#undef SIP_ROTL
+
+/* A fresh random key: getrandom(2), else /dev/urandom, else (logged) the
+ * time and pid, which at least differ per start. */
+static void rl_new_key(uint64_t key[2])
+{
+	uint8_t b[16];
+	ssize_t n = getrandom(b, sizeof(b), GRND_NONBLOCK);
+
+	if (n != (ssize_t)sizeof(b)) {
+		int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+		n = fd >= 0 ? read(fd, b, sizeof(b)) : -1;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (n == (ssize_t)sizeof(b)) {
+		memcpy(key, b, sizeof(b));
+		return;
+	}
+	ld_log(LD_LOG_WARNING,
+	       "no random bytes for the rate limiter's hash key (%s): "
+	       "using the time and pid", strerror(errno));
+	key[0] = (uint64_t)mono_ns() * UINT64_C(0x9e3779b97f4a7c15);
+	key[1] = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL);
+}
+
+/* The rate-limit slot of a client address. */
+static size_t rl_index(const struct ld_server *s, const struct sockaddr *sa)
+{
+	uint8_t key[17] = { 0 }; /* family, then 4 or 16 address bytes */
+	uint64_t h;
+
+	key[0] = (uint8_t)sa->sa_family;
+	if (sa->sa_family == AF_INET)
+		memcpy(key + 1, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+	else
+		memcpy(key + 1, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+	h = siphash24(s->rl_key, key, sizeof(key));
+	return (size_t)(h & (RL_SLOTS - 1));
+}
+
 int ld_server_new(struct ld_server **out, const struct ld_config *cfg,
                   struct ld_clock *clock)
 {
@@ -187,6 +281,7 @@ int ld_server_new(struct ld_server **out, const struct ld_config *cfg,
 		s->rl = calloc(RL_SLOTS, sizeof(*s->rl));
 		if (s->rl == NULL)
 			goto fail;
+		rl_new_key(s->rl_key);
 		/* T = 2^interval s, interval in -8..12 */
 		s->rl_period_ns = cfg->rl_interval >= 0
 		                          ? LC__NS << cfg->rl_interval
@@ -227,27 +322,16 @@ void ld_server_free(struct ld_server *s)
 static int rate_limited(struct ld_server *s, const struct sockaddr *sa,
                         int64_t now, int *kod)
 {
-	uint8_t key[17] = { 0 };
-	uint32_t h = 2166136261u; /* FNV-1a */
 	struct rl_slot *e;
 	int64_t tat;
 
 	*kod = 0;
 	if (s->rl == NULL)
 		return 0;
-	key[0] = (uint8_t)sa->sa_family;
-	if (sa->sa_family == AF_INET)
-		memcpy(key + 1, &((const struct sockaddr_in *)sa)->sin_addr, 4);
-	else
-		memcpy(key + 1, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
-	for (size_t i = 0; i < sizeof(key); i++)
-		h = (h ^ key[i]) * 16777619u;
-	e = &s->rl[h & (RL_SLOTS - 1)];
-	if (memcmp(e->key, key, sizeof(key)) != 0) {
-		memcpy(e->key, key, sizeof(key));
-		e->tat = now;
-		e->kod_next = now;
-	}
+	/* A slot holds no owner: clients that share it share its state. An
+	 * empty slot's tat and kod_next (zero) are in the past, which is a
+	 * fresh start; a busy one's debt and kiss gap stay whoever asks. */
+	e = &s->rl[rl_index(s, sa)];
 	tat = e->tat > now ? e->tat : now;
 	if (tat - now > s->rl_slack_ns) {
 		if (now >= e->kod_next) {
@@ -358,6 +442,11 @@ static void handle(struct ld_server *s, struct listener *L, int i,
 	int kod;
 
 	L->c.received++;
+	/* longer than the buffer: cut, so its length says nothing */
+	if (mh->msg_flags & MSG_TRUNC) {
+		L->c.malformed++;
+		return;
+	}
 	switch (ld_ntp_parse(s->buf[i], len, &req)) {
 	case LD_NTP_ANSWER:
 		break;
