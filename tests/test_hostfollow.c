@@ -13,6 +13,7 @@
 #include "leapclock.h"
 
 #include <string.h>
+#include <time.h>
 
 #define NS INT64_C(1000000000)
 #define US INT64_C(1000)
@@ -338,6 +339,36 @@ static void test_drift_steered_near_leap(void)
 	LC_GT_I64(s.out.steer_ppb, -1000000); /* not the 1 s */
 }
 
+/* This host, read only: the sample is this host's REALTIME (within 10 ms
+ * of clock_gettime), with the kernel's facts and a step signal on Linux;
+ * two samples in a row see no clock-was-set (unless the host's clock is
+ * being set right now, which the test cannot cause). */
+static void test_this_host(void)
+{
+	struct lc_host_sample a, b;
+	struct timespec ts;
+	int64_t now, d;
+
+	LC_EQ_INT(lc__hostclock_sample(&a), 0);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	LC_EQ_INT(lc__hostclock_sample(&b), 0);
+	now = (int64_t)ts.tv_sec * NS + ts.tv_nsec;
+	d = a.realtime_ns - now;
+	LC_LE_I64(d < 0 ? -d : d, 10 * MS);
+	LC_LE_I64(a.realtime_ns, b.realtime_ns);
+#ifdef __linux__
+	LC_TRUE(a.flags & LC_HOST_SAMPLE_KERNEL);
+	LC_TRUE(b.state >= LC_TIME_OK && b.state <= LC_TIME_ERROR);
+	LC_TRUE(b.tai >= 0);
+	if (a.flags & LC_HOST_SAMPLE_CWS)
+		LC_EQ_U64(b.clock_was_set, a.clock_was_set);
+	else
+		LC_SKIP("this host's step signal", "no timerfd here");
+#else
+	LC_EQ_INT(a.flags, 0);
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	lc_test_init(argc, argv);
@@ -350,5 +381,6 @@ int main(int argc, char **argv)
 	LC_RUN(test_adj_tai_not_a_leap, "ADJ_TAI is not a leap");
 	LC_RUN(test_fallbacks, "no step signal, or our clock set: the threshold rule");
 	LC_RUN(test_drift_steered_near_leap, "drift steered near a leap, towards the nearest candidate");
+	LC_RUN(test_this_host, "this host sampled read-only: adjtimex facts and a timerfd step signal on Linux");
 	return lc_test_done();
 }
