@@ -37,6 +37,41 @@ if "$cc" -O2 -o "$tmp/dyn" "$tmp/p.c" 2>/dev/null; then
 	else
 		skip_note "static program: no static libc (Debian libc6-dev)"
 	fi
+	# -static-pie: PT_DYNAMIC but no PT_INTERP; it used to be taken for
+	# dynamic and run silently on the host's clock
+	if "$cc" -O2 -static-pie -o "$tmp/spie" "$tmp/p.c" 2>/dev/null &&
+		"$tmp/spie" >/dev/null 2>&1; then
+		expect "a -static-pie program is refused" 2 'statically linked \(static-pie' \
+			-- run --pretend 2016-12-31T23:59:50Z -- "$tmp/spie"
+		static_bin=$tmp/spie
+	else
+		skip_note "-static-pie program: $cc cannot link one here (needs rcrt1.o and a static libc, Debian libc6-dev)"
+		static_bin=
+	fi
+	[ -z "$static_bin" ] && [ -x "$tmp/static" ] && static_bin=$tmp/static
+	# a script whose interpreter is static, found by env(1) on PATH
+	# (#!/usr/bin/env -S busybox sh with a static busybox)
+	if [ -n "$static_bin" ] && [ -x /usr/bin/env ]; then
+		mkdir -p "$tmp/bin"
+		cp "$static_bin" "$tmp/bin/busybox"
+		printf '#!/usr/bin/env -S busybox sh\necho hi\n' >"$tmp/envscript"
+		chmod +x "$tmp/envscript"
+		expect "a script run by env -S on a static interpreter is refused" 2 'busybox is statically linked' \
+			-- env PATH="$tmp/bin:$PATH" "$lc" run -- "$tmp/envscript"
+		printf '#!/usr/bin/env busybox\n' >"$tmp/envscript2"
+		chmod +x "$tmp/envscript2"
+		expect "... and by plain env" 2 'busybox is statically linked' \
+			-- env PATH="$tmp/bin:$PATH" "$lc" run -- "$tmp/envscript2"
+	else
+		skip_note "static interpreter through env: no static program could be built"
+	fi
+	# the loader run directly does read LD_PRELOAD: not a static-pie
+	for ld in /lib64/ld-linux-x86-64.so.2 /lib/ld-linux-aarch64.so.1; do
+		[ -x "$ld" ] || continue
+		expect "the dynamic loader run directly is not refused" 0 '^1483228799$' \
+			-- run --pretend 2016-12-31T23:59:59Z -- "$ld" "$tmp/dyn"
+		break
+	done
 	if command -v objcopy >/dev/null; then
 		printf 'go1.22 buildinfo' >"$tmp/bi"
 		objcopy --add-section .go.buildinfo="$tmp/bi" "$tmp/dyn" "$tmp/gofake" &&
@@ -65,6 +100,25 @@ else
 fi
 
 expect "the exit status of the program is passed on" 7 '' -- run -- sh -c 'exit 7'
+# scripts whose "#!" names themselves or each other: a clear refusal, not a
+# SIGSEGV of the interpreter check (the kernel stops at 4 levels)
+printf '#!./selfscript\necho hi\n' >"$tmp/selfscript"
+printf '#!%s\n' "$tmp/ping.sh" >"$tmp/pong.sh"
+printf '#!%s\n' "$tmp/pong.sh" >"$tmp/ping.sh"
+chmod +x "$tmp/selfscript" "$tmp/ping.sh" "$tmp/pong.sh"
+expect "a script naming itself is refused" 2 'more than 4 levels of "#!" interpreters' \
+	-- sh -c "cd '$tmp' && '$lc' run -- ./selfscript"
+expect "two scripts naming each other are refused" 2 'more than 4 levels of "#!" interpreters' \
+	-- run -- "$tmp/ping.sh"
+printf '#!/bin/sh\necho via-sh\n' >"$tmp/l1"
+printf '#!%s\n' "$tmp/l1" >"$tmp/l2"
+chmod +x "$tmp/l1" "$tmp/l2"
+expect "a script run by another script still runs" 0 '^via-sh$' -- run -- "$tmp/l2"
+printf '#!/usr/bin/env sh\necho via-env\n' >"$tmp/envsh"
+chmod +x "$tmp/envsh"
+expect "a script through env on a dynamic interpreter runs" 0 '^via-env$' -- run -- "$tmp/envsh"
+expect "--pretend outside the supported range is refused" 2 'outside the supported range, 1677-09-22 to 2262-04-10' \
+	-- run --pretend 3000-01-01T00:00:00Z -- true
 expect "a missing program: 127" 127 'cannot run' -- run -- "$tmp/does-not-exist"
 expect "--pretend and --leap-in exclude each other" 2 'exclude' \
 	-- run --pretend 2016-12-31T23:59:59Z --leap-in 10s -- true

@@ -2,9 +2,10 @@
  * cmd_run.c - `leapclock run`: runs an unmodified program on leapclock's
  * clocks (exact leaps, a smear, or a rehearsal of a leap second) by
  * preloading libleapclock-preload.so. Checks first that the shim can cover
- * the program: a statically linked program, a Go binary (which reads the
- * vDSO itself) or a set-id program (whose loader ignores LD_PRELOAD) is
- * refused with a plain message, exit 2.
+ * the program: a statically linked program (static-pie included), a Go
+ * binary (which reads the vDSO itself), a set-id program (whose loader
+ * ignores LD_PRELOAD), or a script run by one of those, is refused with a
+ * plain message, exit 2.
  */
 #include "cli.h"
 
@@ -63,8 +64,10 @@ void lc_cmd_run_usage(FILE *out)
 	        "stderr\n"
 	        "  -h, --help      this help\n\n"
 	        "exit status: PROGRAM's, or 2 for a usage error or a program "
-	        "the shim cannot\ncover (statically linked, Go, 32-bit, "
-	        "set-id), 127 if PROGRAM cannot be run.\n"
+	        "the shim cannot\ncover (statically linked or static-pie, Go, "
+	        "32-bit, set-id, or a script run\nby one, or whose \"#!\" "
+	        "interpreters nest more than 4 deep), 127 if PROGRAM\ncannot "
+	        "be run.\n"
 	        "See leapclock-run(1) and docs/preload.md.\n");
 }
 
@@ -73,6 +76,7 @@ void lc_cmd_run_usage(FILE *out)
 enum kind {
 	K_DYNAMIC,
 	K_STATIC,
+	K_STATIC_PIE,
 	K_GO,
 	K_OTHER_ELF,
 	K_NOT_ELF,
@@ -86,17 +90,45 @@ static int read_at(int fd, void *buf, size_t len, uint64_t off)
 	return n == (ssize_t)len ? 0 : -1;
 }
 
-/* Reads the ELF headers: PT_INTERP/PT_DYNAMIC say it is dynamically
- * linked; a .go.buildinfo or .note.go.buildid section (or a "Go" note)
- * says Go. Reads ELF64 little-endian (the platforms the shim builds on);
+/*
+ * A program with PT_DYNAMIC but no PT_INTERP: a -static-pie executable
+ * (it relocates itself; nothing reads LD_PRELOAD) or the dynamic loader run
+ * directly (ld-linux-x86-64.so.2 PROGRAM, which does preload). The loader
+ * has a DT_SONAME and no DF_1_PIE; a static-pie is marked DF_1_PIE and has
+ * no soname.
+ */
+static int is_loader(int fd, const Elf64_Phdr *dynph)
+{
+	int soname = 0, pie = 0;
+
+	for (uint64_t o = 0; o + sizeof(Elf64_Dyn) <= dynph->p_filesz &&
+	                     o < 65536 * sizeof(Elf64_Dyn);
+	     o += sizeof(Elf64_Dyn)) {
+		Elf64_Dyn d;
+
+		if (read_at(fd, &d, sizeof(d), dynph->p_offset + o) < 0 ||
+		    d.d_tag == DT_NULL)
+			break;
+		if (d.d_tag == DT_SONAME)
+			soname = 1;
+		if (d.d_tag == DT_FLAGS_1 && (d.d_un.d_val & DF_1_PIE))
+			pie = 1;
+	}
+	return soname && !pie;
+}
+
+/* Reads the ELF headers: PT_INTERP (or the loader's own PT_DYNAMIC) says
+ * it is dynamically linked, so that LD_PRELOAD applies; PT_DYNAMIC alone is
+ * a static-pie, static. A .go.buildinfo or .note.go.buildid section (or a
+ * "Go" note) says Go. Reads ELF64 little-endian (the platforms the shim builds on);
  * another ELF class is K_OTHER_ELF, no ELF at all K_NOT_ELF. */
 static enum kind elf_kind(const char *path)
 {
 	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
+	Elf64_Phdr ph, dynph;
 	Elf64_Shdr sh, strsh;
 	char name[32];
-	int fd, dyn = 0, go = 0;
+	int fd, interp = 0, dyn = 0, go = 0;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -118,8 +150,12 @@ static enum kind elf_kind(const char *path)
 		if (read_at(fd, &ph, sizeof(ph),
 		            eh.e_phoff + (uint64_t)i * eh.e_phentsize) < 0)
 			break;
-		if (ph.p_type == PT_INTERP || ph.p_type == PT_DYNAMIC)
+		if (ph.p_type == PT_INTERP)
+			interp = 1;
+		if (ph.p_type == PT_DYNAMIC) {
 			dyn = 1;
+			dynph = ph;
+		}
 		if (ph.p_type == PT_NOTE && ph.p_filesz >= 16 &&
 		    ph.p_filesz < 65536) {
 			/* the Go build ID note: name "Go\0\0", type 4 */
@@ -163,6 +199,12 @@ static enum kind elf_kind(const char *path)
 				go = 1;
 		}
 	}
+	/* PT_DYNAMIC without PT_INTERP: no loader is run, unless this is
+	 * the loader itself (run directly, it does read LD_PRELOAD) */
+	if (dyn && !interp && !go && !is_loader(fd, &dynph)) {
+		close(fd);
+		return K_STATIC_PIE;
+	}
 	close(fd);
 	if (go)
 		return K_GO;
@@ -197,12 +239,14 @@ static int find_program(const char *prog, char *buf, size_t size)
 	return -1;
 }
 
-/* The interpreter of a "#!" script (into buf), or -1. */
-static int script_interp(const char *path, char *buf, size_t size)
+/* The interpreter of a "#!" script (into buf) and the rest of the line,
+ * the one argument the kernel passes (into arg, "" if none), or -1. */
+static int script_interp(const char *path, char *buf, size_t size, char *arg,
+                         size_t asize)
 {
 	char line[256];
 	FILE *f = fopen(path, "re");
-	size_t i = 2, j = 0;
+	size_t i = 2, j = 0, n;
 
 	if (f == NULL)
 		return -1;
@@ -218,24 +262,102 @@ static int script_interp(const char *path, char *buf, size_t size)
 	       line[i] != '\n' && j + 1 < size)
 		buf[j++] = line[i++];
 	buf[j] = '\0';
+	while (line[i] == ' ' || line[i] == '\t')
+		i++;
+	n = strcspn(line + i, "\n");
+	while (n > 0 && (line[i + n - 1] == ' ' || line[i + n - 1] == '\t'))
+		n--;
+	snprintf(arg, asize, "%.*s", (int)n, line + i);
 	return j > 0 ? 0 : -1;
 }
 
-/* 0 if the shim can cover PROGRAM; else prints why and returns 2. */
-static int check_program(const char *prog)
+/* The program `env ARG` runs (into buf), as env(1) reads its options:
+ * -S/--split-string splits ARG into words, -u/-C take a value, NAME=VALUE
+ * sets a variable; the first other word is the program. -1 if none. */
+static int env_program(const char *arg, char *buf, size_t size)
 {
-	char path[PATH_MAX], interp[PATH_MAX];
+	char words[256], *w, *save = NULL;
+	int split = 0, skip = 0;
+
+	if (strncmp(arg, "-S", 2) == 0 || strncmp(arg, "--split-string", 14) == 0)
+		split = 1;
+	if (!split) {
+		/* one argument: env looks it up as a whole */
+		if (arg[0] == '\0' || arg[0] == '-' || strchr(arg, '=') != NULL)
+			return -1;
+		snprintf(buf, size, "%s", arg);
+		return 0;
+	}
+	snprintf(words, sizeof(words), "%s", arg);
+	for (w = strtok_r(words, " \t", &save); w != NULL;
+	     w = strtok_r(NULL, " \t", &save)) {
+		if (skip) {
+			skip = 0;
+			continue;
+		}
+		if (strcmp(w, "-S") == 0 || strcmp(w, "--split-string") == 0 ||
+		    strcmp(w, "--") == 0 || strncmp(w, "--", 2) == 0)
+			continue; /* --unset=X, --chdir=X, --ignore-environment */
+		if (strcmp(w, "-u") == 0 || strcmp(w, "-C") == 0) {
+			skip = 1;
+			continue;
+		}
+		if (strncmp(w, "-S", 2) == 0) {
+			w += 2; /* -Sprogram */
+		} else if (w[0] == '-') {
+			continue; /* -i, -0, -v, - */
+		}
+		if (strchr(w, '=') != NULL)
+			continue;
+		snprintf(buf, size, "%s", w);
+		return 0;
+	}
+	return -1;
+}
+
+/* The kernel runs at most 4 levels of "#!" interpreters (a fifth is
+ * ELOOP): so does the check, instead of recursing without end on a script
+ * that names itself. */
+#define INTERP_DEPTH_MAX 4
+
+/* 0 if the shim can cover PROGRAM; else prints why and returns 2. */
+static int check_program(const char *prog, int depth)
+{
+	char path[PATH_MAX], interp[PATH_MAX], arg[256], envprog[PATH_MAX];
 	struct stat st;
+	const char *base;
 	enum kind k;
+	int rc;
 
 	if (find_program(prog, path, sizeof(path)) < 0)
 		return 0; /* let exec report it */
 	/* A script runs its interpreter, which is what the shim must
-	 * cover (one level, as the kernel allows a few). */
-	if (script_interp(path, interp, sizeof(interp)) == 0) {
-		if (strcmp(interp, "/usr/bin/env") == 0)
-			return 0; /* env finds the real one; can't see it */
-		return check_program(interp);
+	 * cover; through env(1), the program env runs. */
+	if (script_interp(path, interp, sizeof(interp), arg, sizeof(arg)) ==
+	    0) {
+		if (depth >= INTERP_DEPTH_MAX) {
+			fprintf(stderr,
+			        "leapclock run: %s: more than %d levels of "
+			        "\"#!\" interpreters (a script that names "
+			        "itself, or scripts that name each other): "
+			        "the kernel would refuse to run it (ELOOP).\n",
+			        path, INTERP_DEPTH_MAX);
+			return LC_EXIT_USAGE;
+		}
+		base = strrchr(interp, '/');
+		base = base != NULL ? base + 1 : interp;
+		if (strcmp(base, "env") == 0) {
+			if (env_program(arg, envprog, sizeof(envprog)) < 0)
+				return 0; /* nothing to find; env reports it */
+			snprintf(interp, sizeof(interp), "%s", envprog);
+		}
+		rc = check_program(interp, depth + 1);
+		if (rc != 0 && depth == 0)
+			fprintf(stderr,
+			        "leapclock run: (%s is run by its \"#!\" "
+			        "interpreter %s)\n",
+			        path, interp);
+		return rc;
 	}
 	if (stat(path, &st) == 0 &&
 	    (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
@@ -254,6 +376,17 @@ static int check_program(const char *prog)
 		        "cannot interpose its time calls, so the shim cannot "
 		        "give it leapclock's clocks. Link it dynamically, or "
 		        "link it against libleapclock.\n",
+		        path);
+		return LC_EXIT_USAGE;
+	}
+	if (k == K_STATIC_PIE) {
+		fprintf(stderr,
+		        "leapclock run: %s is statically linked (static-pie: "
+		        "PT_DYNAMIC but no PT_INTERP, it relocates itself and "
+		        "no dynamic loader runs): LD_PRELOAD cannot interpose "
+		        "its time calls, so the shim cannot give it leapclock's "
+		        "clocks. Link it dynamically, or link it against "
+		        "libleapclock.\n",
 		        path);
 		return LC_EXIT_USAGE;
 	}
@@ -418,15 +551,18 @@ int lc_cmd_run(int argc, char **argv)
 	t = lc_cli_load_table(CMD, leapfile);
 	if (t == NULL)
 		return LC_EXIT_USAGE;
+	/* the shim's clocks are int64_t ns: an instant they cannot hold is
+	 * refused here, with the range */
 	if (pretend != NULL &&
-	    lc_iso8601_parse(pretend, t, &ts, &err) < 0) {
+	    lc_iso8601_parse_range(pretend, t, LC_RANGE_FIRST_SEC,
+	                           LC_RANGE_END_SEC, &ts, &err) < 0) {
 		lc_cli_print_error(CMD, &err);
 		lc_leaptable_free(t);
 		return LC_EXIT_USAGE;
 	}
 	lc_leaptable_free(t);
 
-	rc = check_program(argv[optind]);
+	rc = check_program(argv[optind], 0);
 	if (rc != 0)
 		return rc;
 	if (find_preload(lib, sizeof(lib)) < 0) {
