@@ -60,14 +60,19 @@ void lc__hf_rebase(struct lc__hf_state *st, int32_t tai_utc)
  * host's (a TSC against the disciplined clock). 1 ns per second is 1 ppb.
  * Records the proportional part actually applied (after the clamps), by
  * which the next sample predicts the learnt offset. */
-static int64_t steer(struct lc__hf_state *st, int64_t e, int64_t dt)
+static int64_t steer(struct lc__hf_state *st, int64_t e, int64_t dt,
+                     int64_t step_ns)
 {
 	int64_t horizon = dt * 2 > 2 * LC__NS ? dt * 2 : 2 * LC__NS;
 	int64_t p = (int64_t)((__int128)e * LC__NS / horizon);
+	/* The integral learns from errors up to step_ns only (as the
+	 * threshold rule only ever saw those): a larger one is a phase to
+	 * close, not a rate to learn, and would wind it up. */
+	int64_t ei = clamp64(e, -step_ns, step_ns);
 	int64_t total;
 
 	if (dt > 0) {
-		st->i_ppb += (int64_t)((__int128)e * dt / ((__int128)16 * horizon));
+		st->i_ppb += (int64_t)((__int128)ei * dt / ((__int128)16 * horizon));
 		st->i_ppb = clamp64(st->i_ppb, -LC__HF_MAX_I_PPB, LC__HF_MAX_I_PPB);
 	}
 	total = clamp64(p + st->i_ppb, -LC__HF_MAX_PPB, LC__HF_MAX_PPB);
@@ -101,7 +106,7 @@ static void threshold_rule(struct lc__hf_state *st,
 		st->off_ns = d;
 		st->gap = 0;
 	} else if (ad <= step) {
-		out->steer_ppb = steer(st, d, dt);
+		out->steer_ppb = steer(st, d, dt, in->step_ns);
 		out->state = in->smeared ? LC_HOST_SMEARED : LC_HOST_AGREES;
 		st->off_ns = d;
 		st->gap = 0;
@@ -147,7 +152,7 @@ void lc__hf_update(struct lc__hf_state *st, const struct lc__hf_input *in,
 {
 	int64_t d = in->host_ns - in->expected_ns;
 	int64_t dt = in->mono_ns - st->last_mono;
-	int64_t lp, e, r;
+	int64_t lp, lc, e, r;
 	uint64_t fires = 0;
 	int k = 0, stepped = 0;
 
@@ -181,12 +186,32 @@ void lc__hf_update(struct lc__hf_state *st, const struct lc__hf_input *in,
 	out->kernel_rule = 1;
 	fires = in->cws - st->cws;
 
+	/* The undeclared-smear window: what our steering moved the phase
+	 * beyond the frequency learnt before it. */
+	if (in->near_leap && !in->host_smear) {
+		if (!st->win_active) {
+			st->win_active = 1;
+			st->win_ns = 0;
+			st->win_i_ppb = st->i_ppb;
+		} else {
+			st->win_ns += (int64_t)((__int128)(st->last_steer -
+			                                   st->win_i_ppb) *
+			                        dt / LC__NS);
+		}
+	} else {
+		st->win_active = 0;
+	}
+
 	/* The candidates: the learnt offset, less what the proportional
 	 * steer removed since; and, while the host is `gap` leaps behind, the
 	 * same plus gap seconds. */
 	lp = st->off_ns - (int64_t)((__int128)st->prop_ppb * dt / LC__NS);
+	/* Which candidate is judged from the learnt offset as far as it is
+	 * drift (an undeclared smear held near a leap is not): */
+	lc = clamp64(lp, -LC__HF_SMEAR_HOLD(in->step_ns),
+	             LC__HF_SMEAR_HOLD(in->step_ns));
 	if (st->gap != 0 &&
-	    abs64(d - (lp + st->gap * LC__NS)) < abs64(d - lp))
+	    abs64(d - (lc + st->gap * LC__NS)) < abs64(d - lc))
 		k = 1;
 	e = d - (k ? st->gap * LC__NS : 0);
 	r = e - lp;
@@ -211,16 +236,29 @@ void lc__hf_update(struct lc__hf_state *st, const struct lc__hf_input *in,
 		out->offset_ns = d - r;
 		out->state = LC_HOST_STEPPED;
 		st->off_ns = lp;
-		out->steer_ppb = steer(st, lp, dt);
+		out->steer_ppb = steer(st, lp, dt, in->step_ns);
+	} else if (st->win_active &&
+	           abs64(st->win_ns + e) > LC__HF_SMEAR_HOLD(in->step_ns)) {
+		/* Near a leap, a host that moved this far is smearing it
+		 * without our knowing: report, run at the frequency learnt
+		 * before, do not follow. */
+		out->offset_ns = d;
+		out->state = LC_HOST_LEAP_OFF;
+		st->off_ns = e;
+		st->i_ppb = st->win_i_ppb;
+		out->steer_ppb = hold(st);
 	} else {
 		out->offset_ns = d;
 		out->state = k ? LC_HOST_LEAP_OFF
 		           : in->smeared ? LC_HOST_SMEARED
 		                         : LC_HOST_AGREES;
 		st->off_ns = e;
-		out->steer_ppb = steer(st, e, dt);
+		out->steer_ppb = steer(st, e, dt, in->step_ns);
 	}
 done:
+	if (out->action == LC__HF_STEP)
+		st->win_active = 0; /* the window starts again from here */
+	st->last_steer = out->steer_ppb;
 	out->gap = st->gap;
 	remember(st, in);
 }

@@ -28,6 +28,17 @@
  *  - No step signalled since the last sample: e is drift; the rate is
  *    steered to remove it (proportional over max(2 s, 2 intervals), a
  *    slow integral within 500 ppm, the sum within 10 %), near a leap too.
+ *    Except: within 2 days of a table leap, without a declared host
+ *    smear, a host whose phase has moved more than LC__HF_SMEAR_HOLD
+ *    (10 x step_ns: 10 ms) since that window began (what we steered
+ *    beyond the frequency learnt before it, plus e) is smearing without
+ *    our knowing (Google's smear gets there in a quarter of an hour, a
+ *    disciplined clock never does): the rate is held at the frequency
+ *    learnt before the window, the host reported as LC_HOST_LEAP_OFF,
+ *    until it comes back within the bound. The candidate is chosen from
+ *    L clamped to that bound, so that a smear that has carried L by up
+ *    to a second is not taken for the host a leap behind once it is
+ *    over.
  *  - A step signalled (the clock-was-set count moved): a signal the
  *    kernel's own leap explains (its TAI offset changed by +-1, at this
  *    sample or one in the OWED window before, since the signal may lag the
@@ -55,6 +66,9 @@
 /* How long after the kernel's TAI offset moved its clock-was-set signal may
  * still come (the leap's tick, then clock_was_set_delayed's workqueue). */
 #define LC__HF_OWED_NS (2 * LC__NS)
+/* Near a table leap without a declared host smear, a phase error beyond
+ * this is taken for an undeclared smear (see the rule above). */
+#define LC__HF_SMEAR_HOLD(step_ns) (10 * (step_ns))
 
 struct lc__hf_state {
 	int learnt;          /* off_ns and the baselines below are valid */
@@ -72,6 +86,11 @@ struct lc__hf_state {
 	uint64_t cws;
 	int owed;            /* signals owed for kernel leaps seen */
 	int64_t owed_mono;   /* when the last of them was seen */
+	int64_t last_steer;  /* the steer applied since the last sample, ppb */
+	/* Near a leap without a declared smear: the phase steered since the
+	 * window began, beyond the frequency learnt before it. */
+	int win_active;
+	int64_t win_ns, win_i_ppb;
 };
 
 struct lc__hf_input {

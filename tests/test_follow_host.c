@@ -73,6 +73,41 @@ static int64_t host_rt(void *arg)
 	}
 }
 
+/* The same host through host_sample, with a kernel that knows nothing of
+ * the leap (synced to a smearing server, which announces none): TIME_OK,
+ * TAI offset 37, no clock-was-set ever. */
+static int host_sample_ok(void *arg, struct lc_host_sample *out)
+{
+	out->realtime_ns = host_rt(arg);
+	out->tai = 37;
+	out->state = LC_TIME_OK;
+	out->status = LC_STA_PLL | LC_STA_NANO;
+	out->clock_was_set = 0;
+	out->flags = LC_HOST_SAMPLE_KERNEL | LC_HOST_SAMPLE_CWS;
+	return 0;
+}
+
+static lc_timekeeper *make_k(struct host *h, uint64_t ppb,
+                             const struct lc_smear_policy *host_smear,
+                             int kernel)
+{
+	struct lc_tk_config cfg;
+	lc_timekeeper *tk = NULL;
+
+	lc_counter_new_sim(&h->c, 1000000000u, (int64_t)ppb);
+	lc_tk_config_init(&cfg);
+	cfg.follow_host = 1;
+	cfg.leap_source = LC_LEAP_FROM_TABLE;
+	if (kernel)
+		cfg.host_sample = host_sample_ok;
+	else
+		cfg.host_realtime = host_rt;
+	cfg.host_arg = h;
+	cfg.host_smear = host_smear;
+	lc_tk_new(&tk, h->c, &cfg);
+	return tk;
+}
+
 static lc_timekeeper *make(struct host *h, uint64_t ppb,
                            const struct lc_smear_policy *host_smear)
 {
@@ -175,13 +210,16 @@ static void test_host_never_applies(void)
 /* Row 3: the host follows Google's smear. Declared: leapclock removes it
  * and agrees with the host all along, keeping true UTC; undeclared: it
  * reports the difference and does not follow it. */
-static void check_smear(int declared)
+/* `kernel`: through host_sample (the kernel rule), where an undeclared
+ * smear is followed up to 10 ms (as drift) and then held and reported. */
+static void check_smear(int declared, int kernel)
 {
 	struct lc_smear_policy google;
 	struct host h = { 0 };
 	lc_timekeeper *tk;
 	struct lc_tk_host st;
-	int64_t worst = 0, max_off = 0;
+	int64_t worst = 0, max_off = 0, e_end;
+	int saw_off = 0;
 
 	LC_EQ_INT(lc_smear_preset("google", 0, &google, NULL), 0);
 	h.kind = H_SMEAR;
@@ -189,22 +227,33 @@ static void check_smear(int declared)
 	LC_EQ_I64(h.win_s, -43200 * NS); /* noon before */
 	h.r0 = (W2017 - 50000) * NS;
 	h.leap_t = 50000 * NS;
-	tk = make(&h, 0, declared ? &google : NULL);
+	tk = make_k(&h, 0, declared ? &google : NULL, kernel);
 	for (int64_t t = 0; t < 100000 * NS; t += 10 * NS + 7) {
 		int64_t e;
 
 		at(&h, tk, t);
-		e = lc_now_ns(tk, LC_CLOCK_REALTIME) - exact_rt(&h, t);
+		/* on TAI, which is continuous: 10 ms off UTC is 1 s off
+		 * REALTIME during the 10 ms the two leaps are apart */
+		e = lc_now_ns(tk, LC_CLOCK_TAI) - (h.r0 + t + 36 * NS);
 		if (e < 0)
 			e = -e;
 		if (e > worst)
 			worst = e;
+		if (!kernel || declared)
+			LC_LE_I64(lc_now_ns(tk, LC_CLOCK_REALTIME) - exact_rt(&h, t) < 0
+			                  ? exact_rt(&h, t) - lc_now_ns(tk, LC_CLOCK_REALTIME)
+			                  : lc_now_ns(tk, LC_CLOCK_REALTIME) - exact_rt(&h, t),
+			          declared ? 1 * US : 0);
 		lc_tk_host_status(tk, &st);
 		if (declared)
 			LC_TRUE(st.state == LC_HOST_AGREES ||
 			        st.state == LC_HOST_SMEARED);
 		else if (st.offset_ns > max_off || -st.offset_ns > max_off)
 			max_off = st.offset_ns < 0 ? -st.offset_ns : st.offset_ns;
+		if (st.state == LC_HOST_LEAP_OFF)
+			saw_off = 1;
+		if (t > 0) /* the first sample learns, by the threshold rule */
+			LC_EQ_INT(st.kernel_rule, kernel);
 		/* TAI is never smeared */
 		LC_EQ_I64(lc_now_ns(tk, LC_CLOCK_TAI) - lc_now_ns(tk, LC_CLOCK_MONOTONIC),
 		          (W2017 - 50000 + 36) * NS);
@@ -213,17 +262,31 @@ static void check_smear(int declared)
 	/* declared: within 1 us of true UTC (rounding of the two smear
 	 * formulas only); undeclared: exact, and the host seen up to 0.5 s
 	 * off at the leap */
-	LC_LE_I64(worst, declared ? 1 * US : 0);
-	if (!declared)
+	/* kernel rule, undeclared: the 10 ms followed before the hold, and a
+	 * little overshoot as the smear ends (the host still moving) */
+	LC_LE_I64(worst, declared ? 1 * US : kernel ? 12 * MS : 0);
+	if (!declared) {
 		LC_GT_I64(max_off, 490 * MS);
+		LC_TRUE(saw_off);
+	}
+	/* and back on true UTC, in agreement, after the smear */
+	e_end = lc_now_ns(tk, LC_CLOCK_REALTIME) -
+	        exact_rt(&h, lc_sim_true_ns(h.c));
+	LC_LE_I64(e_end < 0 ? -e_end : e_end, 5 * US);
+	LC_EQ_INT(st.state, LC_HOST_AGREES);
+	LC_EQ_INT(st.leaps_behind, 0);
 	destroy(&h, tk);
 }
 
 static void test_host_smears(void)
 {
-	check_smear(1);
+	check_smear(1, 0);
 	LC_BAIL();
-	check_smear(0);
+	check_smear(0, 0);
+	LC_BAIL();
+	check_smear(1, 1);
+	LC_BAIL();
+	check_smear(0, 1);
 }
 
 /* Row 4: the host is stepped (far from any leap): followed as a
@@ -778,7 +841,7 @@ int main(int argc, char **argv)
 	lc_test_init(argc, argv);
 	LC_RUN(test_host_applies_late, "host applies the leap 5 ms late: ignored, leapclock exact");
 	LC_RUN(test_host_never_applies, "host never applies it: reported off by 1 s, leapclock keeps true UTC, agrees again after the host's fix");
-	LC_RUN(test_host_smears, "host on Google's smear: declared, removed (true UTC); undeclared, reported, not followed");
+	LC_RUN(test_host_smears, "host on Google's smear: declared, removed (true UTC); undeclared, reported, not followed (kernel rule: beyond 10 ms); both rules");
 	LC_RUN(test_host_stepped, "host stepped: followed as clock-was-set, TAI with it");
 	LC_RUN(test_host_rate_followed, "host rate followed by steering (counter 20 ppm fast), no step");
 	LC_RUN(test_kernel_rule_matrix, "kernel rule: +-1.5 ms (drift, step) and +-300 ms steps at the leap, kernel late/old read path/never, insertion and deletion: exact leap, TAI continuous, steps followed");
