@@ -264,6 +264,33 @@ static void test_merged_signals(void)
 	LC_EQ_I64(s.out.step_ns, 40 * US);
 }
 
+/* The kernel inserts a leap the table does not have (a bogus leap bit
+ * from an upstream, as some GPS receivers sent in 2015): its TAI offset
+ * moves by +1 with the clock-was-set, so the host is now one leap *ahead*:
+ * reported, not followed; when its NTP steps it back, only the rest is
+ * followed. */
+static void test_bogus_kernel_leap(void)
+{
+	struct script s;
+
+	init(&s, 1, 1);
+	s.dir = 0; /* our table: no leap */
+	sample(&s, 0, 0);
+	sample(&s, 99 * NS, 0);
+	s.ktai += 1;
+	s.kstate = LC_TIME_OOP;
+	s.cws++;
+	LC_EQ_INT(sample(&s, 100 * NS + 10 * MS, -NS), LC__HF_STEER);
+	LC_EQ_INT(s.out.state, LC_HOST_LEAP_OFF);
+	LC_EQ_INT(s.out.gap, -1);
+	LC_EQ_INT(sample(&s, 130 * NS, -NS + 20 * US), LC__HF_STEER);
+	LC_EQ_INT(s.out.state, LC_HOST_LEAP_OFF);
+	s.cws++;
+	LC_EQ_INT(sample(&s, 140 * NS, 7 * US), LC__HF_STEP);
+	LC_EQ_DBL((double)s.out.step_ns, 7e3, 20e3);
+	LC_EQ_INT(s.out.gap, 0);
+}
+
 /* ADJ_TAI (ntpd or chrony setting the offset, TIME_OK, no signal) is not
  * a leap: nothing changes. */
 static void test_adj_tai_not_a_leap(void)
@@ -378,6 +405,7 @@ int main(int argc, char **argv)
 	LC_RUN(test_step_drops_armed_leap, "a step drops the kernel's armed leap: host a leap behind, then its NTP's step, only the rest followed");
 	LC_RUN(test_signal_after_tai, "adjtimex shows the leap before its clock-was-set: that signal is the leap's, the next one a step");
 	LC_RUN(test_merged_signals, "one signal for a leap and a step: the step found");
+	LC_RUN(test_bogus_kernel_leap, "a kernel leap the table does not have: the host a leap ahead, not followed");
 	LC_RUN(test_adj_tai_not_a_leap, "ADJ_TAI is not a leap");
 	LC_RUN(test_fallbacks, "no step signal, or our clock set: the threshold rule");
 	LC_RUN(test_drift_steered_near_leap, "drift steered near a leap, towards the nearest candidate");
