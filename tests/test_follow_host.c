@@ -649,6 +649,11 @@ static void kh_run(struct kh *h, struct verdict *v)
 			lc_tk_host_status(tk, &st);
 			if (st.state == LC_HOST_LEAP_OFF)
 				v->saw_off = 1;
+			/* every sample after the first by the kernel rule
+			 * (our own leap is no clock setting of ours) */
+			if (t > 0 && st.kernel_rule != !h->nocws)
+				BAD(v, "t=%.6f s: kernel_rule %d",
+				    (double)(t - h->edge_t) / 1e9, st.kernel_rule);
 			last_step_seen = t;
 			next_up = t + (dense ? MS : lc_rand_range(200 * MS, 300 * MS));
 		}
