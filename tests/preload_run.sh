@@ -117,6 +117,11 @@ expect "a script run by another script still runs" 0 '^via-sh$' -- run -- "$tmp/
 printf '#!/usr/bin/env sh\necho via-env\n' >"$tmp/envsh"
 chmod +x "$tmp/envsh"
 expect "a script through env on a dynamic interpreter runs" 0 '^via-env$' -- run -- "$tmp/envsh"
+mkfifo "$tmp/fifo"
+expect "a FIFO as LEAPCLOCK_LEAPFILE: refused at once, the program not run" 2 "^leapclock run: $tmp/fifo: is a FIFO" \
+	-- env LEAPCLOCK_LEAPFILE="$tmp/fifo" timeout 10 "$lc" run -- echo ran
+expect "a FIFO as --leapfile: refused at once" 2 "is a FIFO" \
+	-- timeout 10 "$lc" run --leapfile "$tmp/fifo" -- echo ran
 expect "--pretend outside the supported range is refused" 2 'outside the supported range, 1677-09-22 to 2262-04-10' \
 	-- run --pretend 3000-01-01T00:00:00Z -- true
 expect "a missing program: 127" 127 'cannot run' -- run -- "$tmp/does-not-exist"

@@ -548,7 +548,12 @@ int lc_cmd_run(int argc, char **argv)
 			                          leapfile, strerror(errno));
 		leapfile = leapabs;
 	}
-	t = lc_cli_load_table(CMD, leapfile);
+	/* A table named by LEAPCLOCK_LEAPFILE is that table or an error,
+	 * here as in the shim: said once, before the program is started. */
+	old = getenv(LCP_ENV_LEAPFILE);
+	t = lc_cli_load_table(CMD, leapfile != NULL ? leapfile
+	                           : old != NULL && *old != '\0' ? old
+	                                                         : NULL);
 	if (t == NULL)
 		return LC_EXIT_USAGE;
 	/* the shim's clocks are int64_t ns: an instant they cannot hold is
