@@ -682,14 +682,69 @@ const lc_leaptable *lc_tk_table(const lc_timekeeper *tk);
 /* The leap source: enum lc_leap_source. */
 int lc_tk_leap_source(const lc_timekeeper *tk);
 
-/* The process-wide instance on the best real counter, following the host
- * with the system's leap table (LC_LEAP_FROM_TABLE: leaps and TAI-UTC from
- * the table). Created on first use, thread-safely; never freed. The
- * environment can add a smear: LEAPCLOCK_SMEAR=<preset> (lc_smear_preset)
- * smears UTC_SLS, and LEAPCLOCK_REALTIME_SMEARED=1 (or the build option
- * LC_REALTIME_SMEARED, which defaults the preset to "utc-sls") maps
- * REALTIME to it. NULL only if no counter works or memory is short. */
+/* The process-wide instance: the host's timeline. Created on first use,
+ * thread-safely; never freed.
+ *
+ * Where leapclockd publishes the host's timeline (/run/leapclock/timeline,
+ * or the page $LEAPCLOCK_TIMELINE names; LEAPCLOCK_TIMELINE=none: never a
+ * page), lc_default() reads that page, lock-free, exactly as it would read
+ * its own snapshot: every program on the host, the preload shim and
+ * leapclockd's NTP answers then read one timeline (its table, its smear,
+ * its host following). A page is refused, with one warning on stderr,
+ * when someone other than root or this user could have written it or its
+ * folder, or it is of another ABI version, size or boot, or truncated, or
+ * a rehearsal (--pretend) at the default path. lc_settime() and
+ * lc_adjtimex() with modes then fail with LC_EPERM: only the writer sets
+ * the host's timeline. If the writer stops updating the page for
+ * LC_TIMELINE_STALE_S seconds, the next lc_update() (the library runs one
+ * each second on its own) carries on in-process from the page's last
+ * snapshot, with no step beyond the drift since that heartbeat.
+ *
+ * Without a page it runs the same writer in-process: on the best real
+ * counter, following the host with the system's leap table
+ * (LC_LEAP_FROM_TABLE), updated once a second by a thread of the library
+ * (re-created in a fork()ed child), so no lc_update() call is needed;
+ * calling it still helps right after the host's clock was set (it follows
+ * the step at once rather than within a second). The environment can add a
+ * smear: LEAPCLOCK_SMEAR=<preset> (lc_smear_preset) smears UTC_SLS, and
+ * LEAPCLOCK_REALTIME_SMEARED=1 (or the build option LC_REALTIME_SMEARED,
+ * which defaults the preset to "utc-sls") maps REALTIME to it; with a page,
+ * the page's smear is used. NULL only if no counter works or memory is
+ * short. */
 lc_timekeeper *lc_default(void);
+
+#define LC_TIMELINE_STALE_S 5
+
+enum lc_timeline_source {
+	LC_TIMELINE_OWN = 0,        /* a timekeeper of the caller's own */
+	LC_TIMELINE_PAGE = 1,       /* lc_default() reading a writer's page */
+	LC_TIMELINE_IN_PROCESS = 2, /* lc_default() without a page */
+	LC_TIMELINE_FALLBACK = 3    /* lc_default() on from a page gone stale */
+};
+
+struct lc_timeline_info {
+	int source;              /* enum lc_timeline_source */
+	char path[256];          /* the page read or tried; "" none */
+	char why[256];           /* IN_PROCESS/FALLBACK: why not the page */
+	long writer_pid;         /* the page's writer, 0 if none */
+	int writer_alive;        /* 1 if that process exists */
+	int pretend;             /* 1 for a rehearsal page (--pretend) */
+	uint64_t writer_starts;  /* writers that took the page, restarts + 1 */
+	int64_t age_ns;          /* since the writer's last heartbeat */
+	int64_t last_update_rt;  /* the writer's REALTIME then, ns */
+	char table_source[256];  /* the writer's leap table */
+	int table_hash;          /* enum lc_hash_status */
+	int64_t table_expires;   /* POSIX s, INT64_MIN unknown */
+	char table_note[160];    /* the writer's last table problem, "" none */
+	char smear[48];          /* the page's UTC_SLS policy, "" none */
+	int host_state;          /* enum lc_host_state, as the writer sees it */
+	int64_t host_offset_ns;
+	uint64_t host_steps;
+};
+
+/* Which timeline `tk` reads and its state. For a timekeeper other than
+ * lc_default(), source is LC_TIMELINE_OWN and the rest is empty. */
+int lc_timeline_info(const lc_timekeeper *tk, struct lc_timeline_info *out);
 
 /* The tick: accumulates elapsed cycles, runs the NTP second processing and the
  * leap state machine. May run at any rate; readers do not depend on it for

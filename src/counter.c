@@ -25,6 +25,26 @@ static struct lc_counter *counter_alloc(int kind, uint64_t freq)
 	return c;
 }
 
+int lc__counter_new_kind(lc_counter **out, int kind, clockid_t clk,
+                         uint64_t freq)
+{
+	struct lc_counter *c;
+
+	if (out == NULL || freq == 0 ||
+	    (kind != LC_COUNTER_SYSTEM && kind != LC_COUNTER_TSC))
+		return LC_EINVAL;
+#if !defined(__x86_64__)
+	if (kind == LC_COUNTER_TSC)
+		return LC_EUNSUPPORTED_COUNTER;
+#endif
+	c = counter_alloc(kind, freq);
+	if (c == NULL)
+		return LC_ENOMEM;
+	c->clk = clk;
+	*out = c;
+	return 0;
+}
+
 int lc_counter_new_sim(lc_counter **out, uint64_t freq_hz, int64_t ppb_error)
 {
 	struct lc_counter *c;

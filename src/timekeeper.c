@@ -985,6 +985,23 @@ void lc__tk_read_from(lc_timekeeper *tk, const struct lc__tk_latch *l,
 	pthread_mutex_unlock(&tk->lock);
 }
 
+void lc__tk_lock(lc_timekeeper *tk)
+{
+	pthread_mutex_lock(&tk->lock);
+}
+
+void lc__tk_unlock(lc_timekeeper *tk)
+{
+	pthread_mutex_unlock(&tk->lock);
+}
+
+void lc__tk_set_table(lc_timekeeper *tk, const lc_leaptable *t)
+{
+	pthread_mutex_lock(&tk->lock);
+	tk->table = t;
+	pthread_mutex_unlock(&tk->lock);
+}
+
 int lc__tk_is_reader(const lc_timekeeper *tk)
 {
 	return tk->reader;
@@ -1025,7 +1042,7 @@ static void plan_prev_table_leap(struct lc_timekeeper *tk, int64_t rt)
 }
 
 int lc__tk_resume(lc_timekeeper *tk, const struct lc__tk_latch *from,
-                  int to_own)
+                  struct lc__tk_latch *to)
 {
 	struct lc__tk_snap ps, *s = &tk->s;
 	int64_t pm, mono0, rt0, nominal, ppb;
@@ -1079,10 +1096,8 @@ int lc__tk_resume(lc_timekeeper *tk, const struct lc__tk_latch *from,
 	plan_prev_table_leap(tk, rt0);
 	rearm(tk, mono0);
 	tk->last_update_mono = mono0;
-	if (to_own) {
-		tk->wlatch = &tk->own;
-		tk->reader = 0;
-	}
+	tk->wlatch = to != NULL ? to : &tk->own;
+	tk->reader = 0;
 	publish(tk);
 	atomic_store_explicit(&tk->pub.latch, tk->wlatch, memory_order_release);
 	pthread_mutex_unlock(&tk->lock);
@@ -1102,52 +1117,6 @@ const lc_leaptable *lc_tk_table(const lc_timekeeper *tk)
 int lc_tk_leap_source(const lc_timekeeper *tk)
 {
 	return tk->cfg.leap_source;
-}
-
-/* ---- the default instance -------------------------------------------------- */
-
-static pthread_once_t default_once = PTHREAD_ONCE_INIT;
-static lc_timekeeper *default_tk;
-static lc_leaptable *default_table;
-static struct lc_smear_policy default_smear;
-
-static void default_init(void)
-{
-	struct lc_tk_config cfg;
-	lc_counter *c;
-
-	default_table = lc_leaptable_new();
-	if (default_table == NULL)
-		return;
-	lc_leaptable_load_system(default_table, NULL);
-	if (lc_counter_new_best(&c) < 0)
-		return;
-	lc_tk_config_init(&cfg);
-	cfg.table = default_table;
-	cfg.leap_source = LC_LEAP_FROM_TABLE;
-	cfg.follow_host = 1;
-	{
-		const char *sm = getenv("LEAPCLOCK_SMEAR");
-		const char *rs = getenv("LEAPCLOCK_REALTIME_SMEARED");
-
-		if (rs != NULL && *rs != '\0')
-			cfg.realtime_smeared = strcmp(rs, "0") != 0;
-		if ((sm == NULL || *sm == '\0') && cfg.realtime_smeared)
-			sm = "utc-sls";
-		if (sm != NULL && *sm != '\0' &&
-		    lc_smear_preset(sm, 0, &default_smear, NULL) == 0)
-			cfg.smear = &default_smear;
-	}
-	if (lc_tk_new(&default_tk, c, &cfg) < 0) {
-		lc_counter_free(c);
-		default_tk = NULL;
-	}
-}
-
-lc_timekeeper *lc_default(void)
-{
-	pthread_once(&default_once, default_init);
-	return default_tk;
 }
 
 /* ---- readers -------------------------------------------------------------------- */

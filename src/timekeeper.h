@@ -357,6 +357,15 @@ void lc__tk_publish_to(lc_timekeeper *tk, struct lc__tk_latch *l);
 void lc__tk_read_from(lc_timekeeper *tk, const struct lc__tk_latch *l,
                       void (*update)(lc_timekeeper *tk, void *arg),
                       void *arg);
+/* The writer's lock (fork handlers), and a new table for the writer (the
+ * old one must stay valid: readers may hold it). */
+void lc__tk_lock(lc_timekeeper *tk);
+void lc__tk_unlock(lc_timekeeper *tk);
+void lc__tk_set_table(lc_timekeeper *tk, const lc_leaptable *t);
+/* A counter of a given kind without calibration (a page reader's: the
+ * writer's frequency). */
+int lc__counter_new_kind(lc_counter **out, int kind, clockid_t clk,
+                         uint64_t freq);
 /* 1 while tk reads a page it does not write. */
 int lc__tk_is_reader(const lc_timekeeper *tk);
 
@@ -364,12 +373,12 @@ int lc__tk_is_reader(const lc_timekeeper *tk);
  * writer state is rebuilt so that MONOTONIC, MONOTONIC_RAW, REALTIME, UTC,
  * TAI and UTC_SLS (table leaps: the nominal smear, a pure function of the
  * instant) read on from what `from` reads now, at its rate; it then
- * publishes to tk's own latch (a reader falling back in-process) or to
- * the page it was told to publish to (a writer restarting on its page),
- * and readers switch to that latch. LC_EAGAIN within a second of a leap
+ * publishes to `to` (NULL: tk's own latch, for a reader falling back
+ * in-process; the page itself for a writer restarting on its page), and
+ * tk's readers switch to that latch. LC_EAGAIN within a second of a leap
  * (the page's snapshot is exact there by itself: try again later). */
 int lc__tk_resume(lc_timekeeper *tk, const struct lc__tk_latch *from,
-                  int to_own);
+                  struct lc__tk_latch *to);
 /* Copies the current snapshot of a latch (for validation and status). */
 void lc__tk_latch_snap(const lc_timekeeper *tk, const struct lc__tk_latch *l,
                        struct lc__tk_snap *s, int64_t *mono);

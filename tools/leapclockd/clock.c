@@ -35,6 +35,8 @@
 #include "leapclockd.h"
 
 #include "internal.h"
+#include "leaptable_impl.h"
+#include "timeline.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -67,6 +69,11 @@ struct ld_clock {
 	int64_t pretend_mono_ns; /* host CLOCK_MONOTONIC when it was parsed */
 	struct ld_source *src[LD_MAX_LISTEN];
 	int nsrc;
+	/* the host's timeline page this daemon writes (NULL: none) */
+	struct lc__tl_writer *tl;
+	char smear_name[48];            /* the page's UTC_SLS policy */
+	struct lc_smear_policy smear;
+	char table_note[160];
 };
 
 static int64_t host_ns(clockid_t id)
@@ -124,7 +131,11 @@ static int tk_start(struct ld_clock *c)
 	tc.table = c->table;
 	tc.leap_source = LC_LEAP_FROM_TABLE;
 	tc.initial_tai_offset = -1;
-	tc.smear = NULL;
+	/* The timeline's own UTC_SLS policy ($LEAPCLOCK_SMEAR, as for
+	 * lc_default()): what lc_gettime(UTC_SLS) reads on the page. The
+	 * smear:PRESET sockets compute their own presets from the exact
+	 * timeline, so they need none. */
+	tc.smear = c->smear_name[0] != '\0' ? &c->smear : NULL;
 	tc.realtime_smeared = 0;
 	tc.follow_host = !c->pretend;
 	rc = lc_tk_new(&c->tk, c->counter, &tc);
@@ -210,11 +221,47 @@ int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg)
 		ld_log(LD_LOG_INFO, "pretending: the served time starts at %s",
 		       cfg->pretend);
 	}
+	{
+		const char *sm = getenv("LEAPCLOCK_SMEAR");
+
+		if (sm != NULL && *sm != '\0') {
+			char msg[400];
+
+			memset(&err, 0, sizeof(err));
+			if (lc_smear_preset(sm, 0, &c->smear, &err) < 0) {
+				lc_error_format(&err, msg, sizeof(msg));
+				ld_log(LD_LOG_ERR, "LEAPCLOCK_SMEAR=%s: %s", sm,
+				       msg);
+				goto fail;
+			}
+			snprintf(c->smear_name, sizeof(c->smear_name), "%s", sm);
+		}
+	}
 	rc = tk_start(c);
 	if (rc < 0) {
 		ld_log(LD_LOG_ERR, "timekeeper: %s", lc_strerror(rc));
 		goto fail;
 	}
+#if !LD_HOST_CLOCK
+	if (cfg->timeline[0] != '\0') {
+		char msg[600];
+
+		memset(&err, 0, sizeof(err));
+		rc = lc__tl_writer_open(&c->tl, cfg->timeline, c->tk,
+		                        c->pretend ? LC__TLF_PRETEND : 0, &err);
+		if (rc < 0) {
+			lc_error_format(&err, msg, sizeof(msg));
+			ld_log(LD_LOG_ERR, "timeline %s: %s", cfg->timeline, msg);
+			goto fail;
+		}
+		lc__tl_writer_tick(c->tl, c->smear_name, "");
+		ld_log(LD_LOG_INFO, "timeline %s: %s%s", cfg->timeline,
+		       lc__tl_writer_resumed(c->tl)
+		               ? "continued from its previous writer"
+		               : "published",
+		       c->pretend ? " (a rehearsal)" : "");
+	}
+#endif
 	*out = c;
 	return 0;
 fail:
@@ -229,6 +276,7 @@ void ld_clock_free(struct ld_clock *c)
 	for (int i = 0; i < c->nsrc; i++)
 		free(c->src[i]);
 #if !LD_HOST_CLOCK
+	lc__tl_writer_close(c->tl);
 	lc_tk_free(c->tk);
 #endif
 	lc_counter_free(c->counter);
@@ -358,31 +406,118 @@ void ld_clock_update(struct ld_clock *c)
 {
 #if !LD_HOST_CLOCK
 	lc_update(c->tk);
+	lc__tl_writer_tick(c->tl, c->smear_name, c->table_note);
 #else
 	(void)c;
 #endif
 }
 
-int ld_clock_reload(struct ld_clock *c)
+/* Loads `path` ("": the system search) into a scratch table; the error
+ * text in note. */
+static lc_leaptable *scratch_load(const char *path, char *note, size_t size)
 {
-	lc_leaptable *fresh = lc_leaptable_new();
+	lc_leaptable *t = lc_leaptable_new();
+	struct lc_error err;
 	int rc;
 
-	/* Load into a scratch table first: the live one is only touched
-	 * when the file is known to be good. */
+	if (t == NULL)
+		return NULL;
+	memset(&err, 0, sizeof(err));
+	if (path[0] != '\0')
+		rc = lc_leaptable_load_file(t, path, LC_LEAPFMT_AUTO, &err);
+	else
+		rc = lc_leaptable_load_system(t, &err);
+	if (rc < 0) {
+		lc_error_format(&err, note, size);
+		lc_leaptable_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static int64_t expiry_of(const lc_leaptable *t)
+{
+	struct lc_leaptable_info info;
+
+	lc_leaptable_info(t, &info);
+	return info.expires;
+}
+
+int ld_clock_reload(struct ld_clock *c)
+{
+	struct lc_leaptable_info cur;
+	char path[PATH_MAX], note[600] = "";
+	lc_leaptable *fresh = NULL, *sys;
+
+	/* The file in use is reloaded by name, the configured one or the
+	 * one the system search found: a file gone bad (tampered, cut
+	 * short, junk) keeps the table in effect, whichever way it was
+	 * found. Without a configured file the system search may also offer
+	 * a newer valid table (a later expiry), which then wins. The live
+	 * table is only touched once a file is known to be good. */
+	lc_leaptable_info(c->table, &cur);
+	if (c->leapfile[0] != '\0')
+		snprintf(path, sizeof(path), "%s", c->leapfile);
+	else if (cur.source[0] == '/')
+		snprintf(path, sizeof(path), "%s", cur.source);
+	else
+		path[0] = '\0';
+	if (path[0] != '\0') {
+		fresh = scratch_load(path, note, sizeof(note));
+		if (fresh == NULL) {
+			ld_log(LD_LOG_WARNING,
+			       "leap table: %s; keeping the table in use (%s)",
+			       note, cur.source);
+			snprintf(c->table_note, sizeof(c->table_note), "%s",
+			         note);
+			ld_clock_update(c);
+			return -1;
+		}
+	}
+	if (c->leapfile[0] == '\0') {
+		char n2[600];
+
+		sys = scratch_load("", n2, sizeof(n2));
+		if (sys != NULL &&
+		    (fresh == NULL || expiry_of(sys) > expiry_of(fresh))) {
+			lc_leaptable_free(fresh);
+			fresh = sys;
+		} else {
+			lc_leaptable_free(sys);
+		}
+	}
 	if (fresh == NULL)
 		return -1;
-	rc = load_table(fresh, c->leapfile);
-	lc_leaptable_free(fresh);
-	if (rc != 0) {
-		ld_log(LD_LOG_WARNING, "SIGHUP: keeping the leap table in use");
-		return -1;
+	{
+		struct lc_leaptable_info ni;
+
+		lc_leaptable_info(fresh, &ni);
+		if (memcmp(fresh, c->table, sizeof(*fresh)) != 0)
+			ld_log(LD_LOG_INFO, "leap table: now %s, %zu rows",
+			       ni.source, ni.count);
 	}
-	if (load_table(c->table, c->leapfile) != 0)
-		return -1;
+	memcpy(c->table, fresh, sizeof(*fresh));
+	lc_leaptable_free(fresh);
+	c->table_note[0] = '\0';
 	c->table_gen++;
 	ld_clock_update(c);
 	return 0;
+}
+
+/* The folders to watch for a new leap table: the configured file's, and
+ * the one the table in use came from. */
+int ld_clock_watch_paths(const struct ld_clock *c, char paths[2][PATH_MAX])
+{
+	struct lc_leaptable_info cur;
+	int n = 0;
+
+	lc_leaptable_info(c->table, &cur);
+	if (c->leapfile[0] != '\0')
+		snprintf(paths[n++], PATH_MAX, "%s", c->leapfile);
+	if (cur.source[0] == '/' &&
+	    (n == 0 || strcmp(paths[0], cur.source) != 0))
+		snprintf(paths[n++], PATH_MAX, "%s", cur.source);
+	return n;
 }
 
 const lc_leaptable *ld_clock_table(const struct ld_clock *c)

@@ -124,6 +124,9 @@ void ld_clock_update(struct ld_clock *c);
 /* Reloads the leap table from its file; keeps the old table if the new is
  * bad. Returns 0 or -1 (logged). */
 int ld_clock_reload(struct ld_clock *c);
+/* The leap files to watch (inotify on each and its folder): the
+ * configured one and the one in use. Returns how many (0..2). */
+int ld_clock_watch_paths(const struct ld_clock *c, char paths[2][PATH_MAX]);
 /* The table in use (for LI and information). */
 const lc_leaptable *ld_clock_table(const struct ld_clock *c);
 /* A measure of the clock's read precision as log2 seconds. */

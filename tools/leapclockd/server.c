@@ -39,6 +39,7 @@
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/inotify.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,9 @@
 #define NO_SMEAR_BELOW_NS 1000
 
 volatile sig_atomic_t ld_sig_term, ld_sig_hup, ld_sig_usr1;
+
+struct ld_server;
+static void remove_stats(struct ld_server *s);
 
 struct listener {
 	struct ld_listen_cfg cfg;
@@ -86,6 +90,10 @@ struct ld_server {
 	int8_t kod_poll;
 	int64_t started_unix;
 	int stats_warned;
+	int stats_written;      /* the file is ours to remove at the end */
+	long stats_pid;         /* the pid pid_start and boot_id are for */
+	char pid_start[32];     /* field 22 of /proc/self/stat */
+	char boot_id[64];
 	/* receive batch */
 	struct mmsghdr msgs[BATCH];
 	struct iovec iov[BATCH];
@@ -310,6 +318,8 @@ void ld_server_free(struct ld_server *s)
 {
 	if (s == NULL)
 		return;
+	/* a stopped daemon leaves no stats file that looks alive */
+	remove_stats(s);
 	for (int i = 0; i < s->nl; i++)
 		if (s->l[i].fd >= 0)
 			close(s->l[i].fd);
@@ -536,6 +546,70 @@ static void drain(struct ld_server *s, struct listener *L, int rounds)
 	}
 }
 
+/* Reads the first line of `path` into buf ("" if none). */
+static void read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (f == NULL)
+		return;
+	if (fgets(buf, (int)size, f) == NULL)
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/* What says that the stats file's pid is this process and not a later
+ * one that reuses it: the process start time (clock ticks after boot) and
+ * the boot. Read again after a fork (detaching changes the pid). */
+static void stats_identity(struct ld_server *s)
+{
+	char buf[1024], *p;
+	int field;
+
+	if (s->stats_pid == (long)getpid())
+		return;
+	s->stats_pid = (long)getpid();
+	s->pid_start[0] = '\0';
+	read_line("/proc/self/stat", buf, sizeof(buf));
+	/* the command name (field 2) may hold spaces: count from its ')' */
+	p = strrchr(buf, ')');
+	for (field = 2; p != NULL && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p != NULL)
+		snprintf(s->pid_start, sizeof(s->pid_start), "%.*s",
+		         (int)strcspn(p + 1, " "), p + 1);
+	read_line("/proc/sys/kernel/random/boot_id", s->boot_id,
+	          sizeof(s->boot_id));
+}
+
+/* Removes the stats file when the daemon stops, if it is still the one
+ * this process wrote (another leapclockd may have taken the path over). */
+static void remove_stats(struct ld_server *s)
+{
+	const char *path = s->cfg->statsfile;
+	char line[64], want[64];
+	FILE *f;
+	int ours = 0;
+
+	if (!s->stats_written || path[0] == '\0')
+		return;
+	snprintf(want, sizeof(want), "pid %ld\n", (long)getpid());
+	f = fopen(path, "r");
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strcmp(line, want) == 0) {
+			ours = 1;
+			break;
+		}
+	fclose(f);
+	if (ours && unlink(path) != 0)
+		ld_log(LD_LOG_WARNING, "stats file %s: %s", path, strerror(errno));
+	s->stats_written = 0;
+}
+
 static void write_stats(struct ld_server *s)
 {
 	char tmp[PATH_MAX + 8];
@@ -567,9 +641,14 @@ static void write_stats(struct ld_server *s)
 		return;
 	}
 	lc_leaptable_info(ld_clock_table(s->clock), &info);
+	stats_identity(s);
 	fprintf(f, "# leapclockd statistics: read with 'leapclock server-stats'\n");
 	fprintf(f, "leapclockd-stats 1\n");
 	fprintf(f, "pid %ld\n", (long)getpid());
+	if (s->pid_start[0] != '\0')
+		fprintf(f, "pid-start %s\n", s->pid_start);
+	if (s->boot_id[0] != '\0')
+		fprintf(f, "boot-id %s\n", s->boot_id);
 	fprintf(f, "started %" PRId64 "\n", s->started_unix);
 	fprintf(f, "updated %" PRId64 "\n", (int64_t)time(NULL));
 	fprintf(f, "leaptable %s\n", info.source);
@@ -595,7 +674,9 @@ static void write_stats(struct ld_server *s)
 			       strerror(errno));
 		s->stats_warned = 1;
 		unlink(tmp);
+		return;
 	}
+	s->stats_written = 1;
 }
 
 void ld_server_dump_stats(struct ld_server *s, int log)
@@ -617,31 +698,89 @@ void ld_server_dump_stats(struct ld_server *s, int log)
 	}
 }
 
+/* inotify on the leap files and their folders: a replaced file (renamed
+ * into place, as dpkg does) or one rewritten in place is reloaded within
+ * the loop's 250 ms. Returns the fd, or -1 (then SIGHUP still reloads). */
+static int watch_tables(struct ld_server *s)
+{
+	char paths[2][PATH_MAX];
+	int n = ld_clock_watch_paths(s->clock, paths);
+	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		char dir[PATH_MAX];
+		char *slash;
+
+		inotify_add_watch(fd, paths[i],
+		                  IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB |
+		                          IN_DELETE_SELF | IN_MOVE_SELF);
+		size_t len = strnlen(paths[i], sizeof(dir) - 1);
+
+		memcpy(dir, paths[i], len);
+		dir[len] = '\0';
+		slash = strrchr(dir, '/');
+		if (slash == NULL)
+			continue;
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		inotify_add_watch(fd, dir,
+		                  IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE |
+		                          IN_DELETE);
+	}
+	return fd;
+}
+
+/* Drains the inotify fd; 1 if anything arrived. */
+static int drain_watch(int fd)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	int any = 0;
+
+	while (read(fd, buf, sizeof(buf)) > 0)
+		any = 1;
+	return any;
+}
+
 int ld_server_run(struct ld_server *s)
 {
-	struct pollfd pfd[LD_MAX_LISTEN];
+	struct pollfd pfd[LD_MAX_LISTEN + 1];
 	sigset_t empty;
-	int64_t last_update = mono_ns(), last_stats = 0;
+	int64_t last_update = mono_ns(), last_stats = 0, reload_at = -1;
+	int wfd = watch_tables(s), np = s->nl;
 
 	sigemptyset(&empty);
 	for (int i = 0; i < s->nl; i++) {
 		pfd[i].fd = s->l[i].fd;
 		pfd[i].events = POLLIN;
 	}
+	if (wfd >= 0) {
+		pfd[np].fd = wfd;
+		pfd[np].events = POLLIN;
+		np++;
+	}
 	write_stats(s);
 	while (!ld_sig_term) {
 		struct timespec tmo = { 0, 250000000 };
-		int n = ppoll(pfd, (nfds_t)s->nl, &tmo, &empty);
+		int n = ppoll(pfd, (nfds_t)np, &tmo, &empty);
 		int64_t now;
 
 		if (n < 0 && errno != EINTR) {
 			ld_log(LD_LOG_ERR, "ppoll: %s", strerror(errno));
+			if (wfd >= 0)
+				close(wfd);
 			return -1;
 		}
 		for (int i = 0; n > 0 && i < s->nl; i++)
 			if (pfd[i].revents & POLLIN)
 				drain(s, &s->l[i], 8);
 		now = mono_ns();
+		if (wfd >= 0 && n > 0 && (pfd[np - 1].revents & POLLIN) &&
+		    drain_watch(wfd) && reload_at < 0)
+			reload_at = now + 100000000; /* let a writer finish */
 		if (now - last_update >= 250000000) {
 			ld_clock_update(s->clock);
 			last_update = now;
@@ -649,6 +788,20 @@ int ld_server_run(struct ld_server *s)
 		if (now - last_stats >= LC__NS) {
 			write_stats(s);
 			last_stats = now;
+		}
+		if (reload_at >= 0 && now >= reload_at) {
+			reload_at = -1;
+			ld_log(LD_LOG_INFO, "leap file changed: reloading");
+			ld_clock_reload(s->clock);
+			/* a file renamed into place is a new inode: watch it */
+			if (wfd >= 0) {
+				close(wfd);
+				wfd = watch_tables(s);
+				if (wfd >= 0)
+					pfd[np - 1].fd = wfd;
+				else
+					np--;
+			}
 		}
 		if (ld_sig_hup) {
 			ld_sig_hup = 0;
@@ -660,6 +813,8 @@ int ld_server_run(struct ld_server *s)
 			ld_server_dump_stats(s, 1);
 		}
 	}
+	if (wfd >= 0)
+		close(wfd);
 	ld_server_dump_stats(s, 1);
 	return 0;
 }

@@ -1,0 +1,83 @@
+/*
+ * timeline_reader - a program on lc_default(), for the timeline tests.
+ *
+ *	timeline_reader info            which timeline lc_default() reads
+ *	timeline_reader read N GAP_US   N lines "mono_before clock_ns mono_after"
+ *	                                for REALTIME, UTC (ns, 23:59:60 as
+ *	                                1e9..2e9-1), UTC_SLS and TAI, each
+ *	                                bracketed by CLOCK_MONOTONIC
+ *	timeline_reader timer ISO       an absolute REALTIME timer (lc timers
+ *	                                are not needed: clock_nanosleep on
+ *	                                the host's MONOTONIC to the instant
+ *	                                lc_tk_mono_at gives), then the clock
+ *	                                at wake-up: "fired REALTIME_NS"
+ */
+#define _GNU_SOURCE
+#include "leapclock.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int64_t ns_of(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
+static int64_t host_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ns_of(&ts);
+}
+
+int main(int argc, char **argv)
+{
+	lc_timekeeper *tk = lc_default();
+	struct lc_timeline_info ti;
+
+	if (tk == NULL) {
+		fprintf(stderr, "timeline_reader: no timekeeper\n");
+		return 1;
+	}
+	if (argc >= 2 && strcmp(argv[1], "info") == 0) {
+		lc_timeline_info(tk, &ti);
+		printf("source %d\npath %s\nwhy %s\nwriter_pid %ld\nalive %d\n"
+		       "pretend %d\nstarts %" PRIu64 "\nsmear %s\ntable %s\n",
+		       ti.source, ti.path, ti.why, ti.writer_pid,
+		       ti.writer_alive, ti.pretend, ti.writer_starts, ti.smear,
+		       ti.table_source);
+		return 0;
+	}
+	if (argc >= 4 && strcmp(argv[1], "read") == 0) {
+		long n = strtol(argv[2], NULL, 10);
+		long gap = strtol(argv[3], NULL, 10);
+		static const lc_clock_id ids[] = { LC_CLOCK_REALTIME,
+			                           LC_CLOCK_UTC,
+			                           LC_CLOCK_UTC_SLS,
+			                           LC_CLOCK_TAI };
+
+		for (long i = 0; i < n; i++) {
+			printf("%ld", i);
+			for (int k = 0; k < 4; k++) {
+				struct timespec ts;
+				int64_t a = host_mono(), b;
+
+				lc_gettime(tk, ids[k], &ts);
+				b = host_mono();
+				printf(" %" PRId64 " %" PRId64 " %" PRId64, a,
+				       ns_of(&ts), b);
+			}
+			printf("\n");
+			if (gap > 0)
+				usleep((useconds_t)gap);
+		}
+		return 0;
+	}
+	fprintf(stderr, "usage: timeline_reader info | read N GAP_US\n");
+	return 2;
+}
