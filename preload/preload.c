@@ -57,6 +57,7 @@
 static int lcp_counter_clock(clockid_t clk, struct timespec *ts);
 #define clock_gettime lcp_counter_clock
 #include "timekeeper.h"
+#include "timeline.h"
 #undef clock_gettime
 
 #include "env.h"
@@ -561,7 +562,7 @@ static int timex_read(struct timex *tx)
 	if (host_rc < 0)
 		return host_rc;
 	memset(&l, 0, sizeof(l));
-	if (!g_updates_ok) {
+	if (!g_updates_ok || lc__tk_is_reader(g_tk)) {
 		rc = snapshot_state(&l);
 	} else {
 		while (!writer_try()) {
@@ -1206,6 +1207,61 @@ static int updates_safe(void)
 	return lc__fdiv(rt, LC__NS) + 1 <= s.leap_sec - 1;
 }
 
+/* The host's timeline (DESIGN.md section 8): the page at
+ * $LEAPCLOCK_TIMELINE or /run/leapclock/timeline, unless this program
+ * rehearses on its own (LEAPCLOCK_PRETEND, LEAPCLOCK_LEAP_IN) or
+ * LEAPCLOCK_TIMELINE=none. Only a page on the host's CLOCK_MONOTONIC:
+ * the shim arms the kernel's timers in that clock. 1 if the shim reads
+ * it (g_tk, g_table are the page's). */
+static struct lc__tl_reader g_rd;
+static int g_page;
+
+static int open_page(void)
+{
+	const char *tl = getenv("LEAPCLOCK_TIMELINE");
+	const char *pretend = getenv(LCP_ENV_PRETEND);
+	const char *leap_in = getenv(LCP_ENV_LEAP_IN);
+	const char *extra = getenv(LCP_ENV_EXTRA_LEAP);
+	int named = tl != NULL && *tl != '\0';
+	int own = (pretend != NULL && *pretend) || (leap_in && *leap_in) ||
+	          (extra && *extra);
+	struct lc_error err;
+	char msg[400];
+	int rc;
+
+	if (named && strcmp(tl, "none") == 0)
+		return 0;
+	if (own) {
+		if (named)
+			die("LEAPCLOCK_TIMELINE and a rehearsal of the "
+			    "program's own (LEAPCLOCK_PRETEND, "
+			    "LEAPCLOCK_LEAP_IN) exclude each other");
+		return 0;
+	}
+	memset(&err, 0, sizeof(err));
+	rc = lc__tl_reader_open(&g_rd, named ? tl : "/run/leapclock/timeline",
+	                        named, &err);
+	if (rc == 0 && (g_rd.map.pg->counter_kind != LC_COUNTER_SYSTEM ||
+	                g_rd.map.pg->counter_clk != CLOCK_MONOTONIC)) {
+		snprintf(err.msg, sizeof(err.msg),
+		         "its counter is not the host's CLOCK_MONOTONIC "
+		         "(leapclockd --counter system)");
+		rc = LC_ENOTSUP;
+	}
+	if (rc < 0) {
+		if (rc != LC_ENOENT || named) {
+			lc_error_format(&err, msg, sizeof(msg));
+			say("not reading the timeline: %s; running on the "
+			    "program's own", msg);
+		}
+		return 0;
+	}
+	g_tk = g_rd.tk;
+	g_table = g_rd.table;
+	g_page = 1;
+	return 1;
+}
+
 static void init(void)
 {
 	int expect = ST_NONE;
@@ -1240,6 +1296,9 @@ static void init(void)
 			die("LEAPCLOCK_MODE names an unknown smear preset");
 		g_sm.on = 1;
 	}
+
+	if (open_page())
+		goto ready;
 
 	g_table = lc_leaptable_new();
 	if (g_table == NULL)
@@ -1305,9 +1364,12 @@ static void init(void)
 			die("cannot set the pretend instant");
 	}
 	mark_synced(LC_ADJ_STATUS);
+ready:
 	if (g_sm.on)
 		plan_smear();
-	g_updates_ok = updates_safe();
+	/* A page reader's update only checks the page (its writer runs the
+	 * state machine), so it is always safe. */
+	g_updates_ok = g_page || updates_safe();
 	if (g_updates_ok)
 		atomic_store(&g_next_update, host_ns(CLOCK_MONOTONIC) + LC__NS);
 	atomic_store_explicit(&g_state, ST_READY, memory_order_release);

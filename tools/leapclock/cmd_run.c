@@ -34,7 +34,8 @@ void lc_cmd_run_usage(FILE *out)
 	fprintf(out,
 	        "usage: leapclock run [--mode exact|smear:PRESET] "
 	        "[--pretend TIME | --leap-in DUR [--delete]]\n"
-	        "                     [--leapfile FILE] [--debug] "
+	        "                     [--leapfile FILE] [--timeline PATH] "
+	        "[--debug] "
 	        "-- PROGRAM [ARGS...]\n\n"
 	        "Runs PROGRAM with libleapclock-preload.so preloaded, so that "
 	        "its clocks are\nleapclock's: CLOCK_REALTIME applies leap "
@@ -60,6 +61,11 @@ void lc_cmd_run_usage(FILE *out)
 	        "  --delete        with --leap-in: a deleted second instead of "
 	        "an inserted one\n"
 	        "  --leapfile F    the leap table (default: the system's)\n"
+	        "  --timeline PATH read the timeline page PATH (a rehearsal "
+	        "that leapclockd\n"
+	        "                  --timeline PATH --pretend TIME publishes) "
+	        "instead of the\n"
+	        "                  host's /run/leapclock/timeline\n"
 	        "  --debug         the shim prints its configuration to "
 	        "stderr\n"
 	        "  -h, --help      this help\n\n"
@@ -471,12 +477,13 @@ int lc_cmd_run(int argc, char **argv)
 		{ "leap-in", required_argument, NULL, 'l' },
 		{ "delete", no_argument, NULL, 'd' },
 		{ "leapfile", required_argument, NULL, 'f' },
+		{ "timeline", required_argument, NULL, 't' },
 		{ "debug", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *mode = "exact", *pretend = NULL, *leap_in = NULL;
-	const char *leapfile = NULL;
+	const char *leapfile = NULL, *timeline = NULL;
 	char preset[64], lib[PATH_MAX], preload[2 * PATH_MAX + 2];
 	char leapabs[PATH_MAX], buf[32];
 	struct lc_smear_policy pol;
@@ -504,6 +511,9 @@ int lc_cmd_run(int argc, char **argv)
 			break;
 		case 'f':
 			leapfile = optarg;
+			break;
+		case 't':
+			timeline = optarg;
 			break;
 		case 'D':
 			debug = 1;
@@ -536,6 +546,11 @@ int lc_cmd_run(int argc, char **argv)
 		                          "chooses the pretend instant)");
 	if (del && leap_in == NULL)
 		return lc_cli_usage_error(CMD, "--delete goes with --leap-in");
+	if (timeline != NULL && (pretend != NULL || leap_in != NULL))
+		return lc_cli_usage_error(CMD, "--timeline and --pretend or "
+		                          "--leap-in exclude each other (a "
+		                          "rehearsal timeline is leapclockd "
+		                          "--timeline PATH --pretend TIME)");
 	if (leap_in != NULL &&
 	    (lcp_parse_duration(leap_in, &ns) < 0 || ns <= 0 ||
 	     ns > LCP_LEAP_IN_MAX_NS))
@@ -590,6 +605,8 @@ int lc_cmd_run(int argc, char **argv)
 		snprintf(preload, sizeof(preload), "%s", lib);
 	setenv("LD_PRELOAD", preload, 1);
 	setenv(LCP_ENV_MODE, mode, 1);
+	if (timeline != NULL)
+		setenv("LEAPCLOCK_TIMELINE", timeline, 1);
 	if (leapfile != NULL)
 		setenv(LCP_ENV_LEAPFILE, leapfile, 1);
 	if (debug)

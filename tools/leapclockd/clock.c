@@ -190,7 +190,12 @@ int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg)
 	c->table_gen = 1;
 
 	memset(&err, 0, sizeof(err));
-	if (strcmp(cfg->counter, "system") == 0)
+	/* A timeline page is on the host's CLOCK_MONOTONIC unless a counter
+	 * is named: every process then reads it alike, and the shim arms the
+	 * kernel's timers in that very clock (a page on the TSC is read by
+	 * programs on the library only). */
+	if (strcmp(cfg->counter, "system") == 0 ||
+	    (cfg->timeline[0] != '\0' && strcmp(cfg->counter, "best") == 0))
 		rc = lc_counter_new_system(&c->counter, CLOCK_MONOTONIC);
 	else if (strcmp(cfg->counter, "tsc") == 0)
 		rc = lc_counter_new_tsc(&c->counter, &err);
