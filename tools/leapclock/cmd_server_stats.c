@@ -24,9 +24,11 @@
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CMD "server-stats"
@@ -40,13 +42,15 @@ void lc_cmd_server_stats_usage(FILE *out)
 	fprintf(out,
 	        "usage: leapclock server-stats [--file PATH] [--json]\n"
 	        "       leapclock server-stats --refid ID\n"
-	        "       leapclock server-stats --query ADDR[:PORT] [--count N] [--json]\n"
+	        "       leapclock server-stats --query ADDR[:PORT] [--count N] [--interval S] [--json]\n"
 	        "\n"
 	        "Without --refid or --query, prints the counters leapclockd writes to its\n"
 	        "stats file (default " DEFAULT_STATS "; leapclockd --stats-file), one row\n"
 	        "per listening address: datagrams received, client requests, replies,\n"
 	        "malformed, control (mode 6/7), other modes, rate-limited, RATE kisses\n"
-	        "sent, send errors, and the last leap indicator and reference id served.\n"
+	        "sent, send errors, and the last leap indicator and reference id served;\n"
+	        "with several addresses, a subtotal per mode and a total. A file whose\n"
+	        "daemon is no longer running is reported as stale (exit status 1).\n"
 	        "\n"
 	        "--refid ID decodes a reference id given as a.b.c.d, 0xHEX or up to four\n"
 	        "characters: 254.x.y.z is a leap smear in progress (NTPsec's format: a\n"
@@ -54,9 +58,12 @@ void lc_cmd_server_stats_usage(FILE *out)
 	        "unsmeared time); 127.127.1.255 is chrony smoothing its time.\n"
 	        "\n"
 	        "--query sends N (default 1) NTPv4 client requests to ADDR (IPv4, or IPv6\n"
-	        "in brackets; port 123 by default), one after the other, and prints each\n"
-	        "answer with its offset and delay against this host's CLOCK_REALTIME.\n"
-	        "Exit status 1 if any request went unanswered within a second.\n");
+	        "in brackets; port 123 by default), S seconds apart (default 1; 0: back\n"
+	        "to back), and prints each answer with its offset and delay against this\n"
+	        "host's CLOCK_REALTIME. A kiss-o'-death carries no time: RATE makes it\n"
+	        "back off (the interval doubles, to at least the kiss's poll), DENY or\n"
+	        "RSTR stops it. Exit status 1 if any request got no time (no answer\n"
+	        "within a second, or a kiss).\n");
 }
 
 /* ---- reference ids ------------------------------------------------------- */
@@ -133,17 +140,119 @@ static const char *const counter_names[] = {
 };
 #define NCOUNTERS (sizeof(counter_names) / sizeof(counter_names[0]))
 
+/* The start time of process `pid` (field 22 of /proc/PID/stat: clock
+ * ticks after boot) into *ticks; -1 if unreadable. */
+static int proc_start_ticks(int64_t pid, unsigned long long *ticks)
+{
+	char path[64], buf[1024], *p;
+	FILE *f;
+	size_t n;
+	int field;
+
+	snprintf(path, sizeof(path), "/proc/%" PRId64 "/stat", pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* the command name (field 2) is in parentheses and may hold any
+	 * character: count fields from the last ')' */
+	p = strrchr(buf, ')');
+	if (p == NULL)
+		return -1;
+	for (field = 2; field < 22 && p != NULL; field++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL)
+		return -1;
+	*ticks = strtoull(p + 1, NULL, 10);
+	return 0;
+}
+
+static void read_boot_id(char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+
+	buf[0] = '\0';
+	if (f == NULL)
+		return;
+	if (fgets(buf, (int)size, f) != NULL)
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/* Whether the daemon that wrote the file still runs: 1, or 0 with the
+ * reason in why. Its pid must exist and, where the file says, be the same
+ * process (its start time) on the same boot, not a later one that reuses
+ * the pid. */
+static int daemon_alive(int64_t pid, const char *pid_start, const char *boot,
+                        char *why, size_t size)
+{
+	char now_boot[64];
+	unsigned long long ticks;
+
+	if (pid <= 0 || pid > INT32_MAX) {
+		snprintf(why, size, "the file names no pid");
+		return 0;
+	}
+	if (kill((pid_t)pid, 0) != 0 && errno != EPERM) {
+		snprintf(why, size, "leapclockd pid %" PRId64 " is not running", pid);
+		return 0;
+	}
+	read_boot_id(now_boot, sizeof(now_boot));
+	if (boot[0] != '\0' && now_boot[0] != '\0' && strcmp(boot, now_boot) != 0) {
+		snprintf(why, size, "written before this boot (pid %" PRId64 ")", pid);
+		return 0;
+	}
+	if (pid_start[0] != '\0' && proc_start_ticks(pid, &ticks) == 0 &&
+	    strtoull(pid_start, NULL, 10) != ticks) {
+		snprintf(why, size,
+		         "leapclockd pid %" PRId64 " is not running (the pid is "
+		         "another process's now)", pid);
+		return 0;
+	}
+	return 1;
+}
+
+/* The counters that add up (all but li and refid). */
+#define NSUM 9
+
+static void print_sum_row(const char *label, const char *mode,
+                          const uint64_t *sum)
+{
+	printf("%-24s %-14s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
+	       " %7" PRIu64 " %7" PRIu64 " %9" PRIu64 " %7" PRIu64
+	       " %6" PRIu64 "\n",
+	       label, mode, sum[0], sum[1], sum[2], sum[3], sum[4], sum[5],
+	       sum[6], sum[7], sum[8]);
+}
+
+static void json_sums(const uint64_t *sum)
+{
+	for (size_t k = 0; k < NSUM; k++)
+		printf("%s\"%s\":%" PRIu64, k ? "," : "", counter_names[k], sum[k]);
+}
+
 static int show_stats(const char *path, int json)
 {
 	FILE *f = fopen(path, "r");
 	char line[1024];
 	int64_t pid = 0, updated = 0, started = 0;
 	char leaptable[512] = "?", pretend[128] = "-";
-	int nrows = 0, ok = 0;
+	char pid_start[32] = "", boot[64] = "", why[160] = "";
+	int nrows = 0, ok = 0, alive;
 	struct row {
 		char addr[80], mode[64];
 		uint64_t v[NCOUNTERS];
 	} rows[64];
+	/* per mode, in the order of first appearance */
+	struct mode_sum {
+		const char *mode;
+		int n;
+		uint64_t v[NSUM];
+	} modes[64];
+	int nmodes = 0;
+	uint64_t total[NSUM] = { 0 };
 
 	if (f == NULL) {
 		fprintf(stderr, "leapclock %s: %s: %s (is leapclockd running? "
@@ -158,6 +267,10 @@ static int show_stats(const char *path, int json)
 			ok = 1;
 		else if (strncmp(line, "pid ", 4) == 0)
 			pid = strtoll(line + 4, NULL, 10);
+		else if (strncmp(line, "pid-start ", 10) == 0)
+			snprintf(pid_start, sizeof(pid_start), "%.30s", line + 10);
+		else if (strncmp(line, "boot-id ", 8) == 0)
+			snprintf(boot, sizeof(boot), "%.60s", line + 8);
 		else if (strncmp(line, "updated ", 8) == 0)
 			updated = strtoll(line + 8, NULL, 10);
 		else if (strncmp(line, "started ", 8) == 0)
@@ -199,13 +312,41 @@ static int show_stats(const char *path, int json)
 		        CMD, path);
 		return LC_EXIT_RUNTIME;
 	}
+	alive = daemon_alive(pid, pid_start, boot, why, sizeof(why));
+	if (!alive)
+		fprintf(stderr, "leapclock %s: %s is stale: %s; its counters are "
+		        "from %" PRId64 " s ago\n", CMD, path, why,
+		        (int64_t)time(NULL) - updated);
+
+	for (int i = 0; i < nrows; i++) {
+		struct mode_sum *m = NULL;
+
+		for (int k = 0; k < nmodes; k++)
+			if (strcmp(modes[k].mode, rows[i].mode) == 0)
+				m = &modes[k];
+		if (m == NULL) {
+			m = &modes[nmodes++];
+			memset(m, 0, sizeof(*m));
+			m->mode = rows[i].mode;
+		}
+		m->n++;
+		for (size_t c = 0; c < NSUM; c++) {
+			m->v[c] += rows[i].v[c];
+			total[c] += rows[i].v[c];
+		}
+	}
+
 	if (json) {
-		printf("{\"pid\":%" PRId64 ",\"started\":%" PRId64
+		printf("{\"pid\":%" PRId64 ",\"running\":%s,\"started\":%" PRId64
 		       ",\"updated\":%" PRId64 ",\"leaptable\":",
-		       pid, started, updated);
+		       pid, alive ? "true" : "false", started, updated);
 		lc_cli_json_str(stdout, leaptable);
 		printf(",\"pretend\":");
 		lc_cli_json_str(stdout, pretend);
+		if (!alive) {
+			printf(",\"stale\":");
+			lc_cli_json_str(stdout, why);
+		}
 		printf(",\"listen\":[");
 		for (int i = 0; i < nrows; i++) {
 			int64_t ns;
@@ -220,14 +361,29 @@ static int show_stats(const char *path, int json)
 				printf(",\"smear_offset_ns\":%" PRId64, ns);
 			printf("}");
 		}
-		printf("]}\n");
-		return LC_EXIT_OK;
+		printf("],\"modes\":[");
+		for (int k = 0; k < nmodes; k++) {
+			printf("%s{\"mode\":", k ? "," : "");
+			lc_cli_json_str(stdout, modes[k].mode);
+			printf(",\"addresses\":%d,", modes[k].n);
+			json_sums(modes[k].v);
+			printf("}");
+		}
+		printf("],\"total\":{");
+		json_sums(total);
+		printf("}}\n");
+		return alive ? LC_EXIT_OK : LC_EXIT_FAIL;
 	}
-	printf("leapclockd pid %" PRId64 ", up %" PRId64 " s, counters from %" PRId64
-	       " s ago; leap table %s%s%s\n",
-	       pid, updated - started, (int64_t)time(NULL) - updated, leaptable,
-	       strcmp(pretend, "-") ? "; pretending from " : "",
-	       strcmp(pretend, "-") ? pretend : "");
+	if (alive)
+		printf("leapclockd pid %" PRId64 ", up %" PRId64 " s, counters from %" PRId64
+		       " s ago; leap table %s%s%s\n",
+		       pid, updated - started, (int64_t)time(NULL) - updated, leaptable,
+		       strcmp(pretend, "-") ? "; pretending from " : "",
+		       strcmp(pretend, "-") ? pretend : "");
+	else
+		printf("STALE: %s; counters from %" PRId64 " s ago, when it had been "
+		       "up %" PRId64 " s; leap table %s\n", why,
+		       (int64_t)time(NULL) - updated, updated - started, leaptable);
 	printf("%-24s %-14s %9s %9s %9s %9s %7s %7s %9s %7s %6s %2s  %s\n",
 	       "address", "mode", "received", "requests", "replies",
 	       "malformed", "control", "other", "ratelimit", "kod", "errors",
@@ -243,32 +399,14 @@ static int show_stats(const char *path, int json)
 		       rows[i].v[6], rows[i].v[7], rows[i].v[8], rows[i].v[9],
 		       rows[i].v[1] ? desc : "-");
 	}
-	/* totals per mode, when a mode is served on several addresses */
-	for (int i = 0; i < nrows; i++) {
-		uint64_t sum[NCOUNTERS] = { 0 };
-		int n = 0, seen = 0;
-
-		for (int k = 0; k < i; k++)
-			if (strcmp(rows[k].mode, rows[i].mode) == 0)
-				seen = 1;
-		if (seen)
-			continue;
-		for (int k = i; k < nrows; k++) {
-			if (strcmp(rows[k].mode, rows[i].mode) != 0)
-				continue;
-			n++;
-			for (size_t c = 0; c < 9; c++)
-				sum[c] += rows[k].v[c];
-		}
-		if (n < 2)
-			continue;
-		printf("%-24s %-14s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
-		       " %7" PRIu64 " %7" PRIu64 " %9" PRIu64 " %7" PRIu64
-		       " %6" PRIu64 "\n",
-		       "(all addresses)", rows[i].mode, sum[0], sum[1], sum[2],
-		       sum[3], sum[4], sum[5], sum[6], sum[7], sum[8]);
+	/* With several addresses: a subtotal for every mode (so that the
+	 * subtotals add up to the total), then the total. */
+	if (nrows >= 2) {
+		for (int k = 0; k < nmodes; k++)
+			print_sum_row("(mode subtotal)", modes[k].mode, modes[k].v);
+		print_sum_row("(total)", "all", total);
 	}
-	return LC_EXIT_OK;
+	return alive ? LC_EXIT_OK : LC_EXIT_FAIL;
 }
 
 /* ---- querying a server ----------------------------------------------------- */
@@ -350,11 +488,42 @@ static const char *li_name(unsigned li)
 	return n[li & 3];
 }
 
-static int query(const char *server, int count, int json)
+static int64_t mono_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return lc__ts_to_ns(&ts);
+}
+
+/* Sleeps until CLOCK_MONOTONIC reads `until_ns`. */
+static void sleep_until(int64_t until_ns)
+{
+	struct timespec ts = lc__ns_to_ts(until_ns);
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* A kiss code as text ("RATE"), or "" if the refid is not 4 letters. */
+static void kiss_code(uint32_t refid, char code[5])
+{
+	for (int i = 0; i < 4; i++) {
+		unsigned char ch = (unsigned char)(refid >> (24 - 8 * i));
+		code[i] = (ch >= 0x20 && ch <= 0x7e) ? (char)ch : '?';
+	}
+	code[4] = '\0';
+}
+
+/* Longest back-off a RATE kiss makes us wait (2^17 s is NTP's maximum
+ * poll; a day is plenty for a command-line tool). */
+#define MAX_BACKOFF_NS (INT64_C(86400) * LC__NS)
+
+static int query(const char *server, int count, int64_t interval_ns, int json)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	int fd, failures = 0;
+	int64_t next_send;
 
 	if (parse_server(server, &ss, &sl) != 0)
 		return lc_cli_usage_error(CMD, "--query '%s': expected ADDR[:PORT] "
@@ -367,25 +536,32 @@ static int query(const char *server, int count, int json)
 			close(fd);
 		return LC_EXIT_RUNTIME;
 	}
+	next_send = mono_now_ns();
 	for (int i = 0; i < count; i++) {
 		struct ld_ntp_packet req, rep;
 		uint8_t out[LD_NTP_HEADER_LEN], in[512];
 		struct pollfd pfd = { fd, POLLIN, 0 };
-		int64_t t1, t4, t2, t3, pivot, offset, delay;
+		int64_t t1, t4 = 0, t2, t3, pivot, offset, delay, sent_mono;
 		uint64_t tx;
 		ssize_t n;
 		char desc[128], rx_s[64], tx_s[64], ref_s[64];
 
+		sleep_until(next_send);
 		memset(&req, 0, sizeof(req));
 		req.version = 4;
 		req.mode = LD_MODE_CLIENT;
-		req.poll = 6;
+		/* the poll we keep to: log2 of the interval, rounded up */
+		req.poll = 0;
+		while (req.poll < 17 && (LC__NS << req.poll) < interval_ns)
+			req.poll++;
+		sent_mono = mono_now_ns();
 		t1 = host_realtime_ns();
 		/* a unique transmit timestamp: the low bits count requests */
 		tx = (lc_ntp_from_unix_ns(t1) & ~UINT64_C(0xffff)) |
 		     (uint64_t)(i & 0xffff);
 		req.tx_ts = tx;
 		ld_ntp_encode(&req, out);
+		next_send = sent_mono + interval_ns;
 		if (send(fd, out, sizeof(out), 0) != (ssize_t)sizeof(out)) {
 			fprintf(stderr, "leapclock %s: send: %s\n", CMD,
 			        strerror(errno));
@@ -406,11 +582,68 @@ static int query(const char *server, int count, int json)
 				break; /* ours; anything else is stale */
 		}
 		if (n < 0) {
-			if (json)
-				printf("{\"server\":\"%s\",\"timeout\":true}\n", server);
-			else
+			if (json) {
+				printf("{\"server\":");
+				lc_cli_json_str(stdout, server);
+				printf(",\"timeout\":true}\n");
+			} else {
 				printf("%s: no answer within 1 s\n", server);
+			}
+			fflush(stdout);
 			failures++;
+			continue;
+		}
+		if (rep.stratum == 0) {
+			/* a kiss-o'-death (RFC 5905 section 7.4): no time in
+			 * it, only a code */
+			char code[5];
+			int stop = rep.refid == LD_REFID('D', 'E', 'N', 'Y') ||
+			           rep.refid == LD_REFID('R', 'S', 'T', 'R');
+			int rate = rep.refid == LD_KISS_RATE;
+			int64_t backoff = 0;
+
+			kiss_code(rep.refid, code);
+			if (rate) {
+				int p = rep.poll < 0 ? 0 : rep.poll > 17 ? 17 : rep.poll;
+				int64_t kiss_ns = LC__NS << p;
+				backoff = interval_ns > MAX_BACKOFF_NS / 2
+				                  ? MAX_BACKOFF_NS
+				                  : 2 * interval_ns;
+				if (backoff < kiss_ns)
+					backoff = kiss_ns;
+				if (backoff > MAX_BACKOFF_NS)
+					backoff = MAX_BACKOFF_NS;
+				interval_ns = backoff;
+				next_send = sent_mono + interval_ns;
+			}
+			if (json) {
+				printf("{\"server\":");
+				lc_cli_json_str(stdout, server);
+				printf(",\"kiss\":true,\"kiss_code\":\"%s\",\"li\":%u,"
+				       "\"version\":%u,\"mode\":%u,\"stratum\":0,"
+				       "\"poll\":%d,\"refid\":\"0x%08" PRIx32 "\"",
+				       code, rep.li, rep.version, rep.mode, rep.poll,
+				       rep.refid);
+				if (rate)
+					printf(",\"backoff_ns\":%" PRId64, backoff);
+				if (stop)
+					printf(",\"stopped\":true");
+				printf("}\n");
+			} else if (rate) {
+				printf("%s: kiss-o'-death RATE (poll %d): backing off, "
+				       "next request in %.3f s\n", server, rep.poll,
+				       (double)backoff / 1e9);
+			} else if (stop) {
+				printf("%s: kiss-o'-death %s: the server refuses this "
+				       "client; stopping\n", server, code);
+			} else {
+				printf("%s: kiss-o'-death %s: no time in this answer\n",
+				       server, code);
+			}
+			fflush(stdout);
+			failures++;
+			if (stop)
+				break;
 			continue;
 		}
 		pivot = t1 / LC__NS;
@@ -431,12 +664,11 @@ static int query(const char *server, int count, int json)
 			printf(",\"leap\":\"%s\",\"li\":%u,\"version\":%u,\"mode\":%u,"
 			       "\"stratum\":%u,\"poll\":%d,\"precision\":%d,"
 			       "\"root_delay_ns\":%" PRId64 ",\"root_dispersion_ns\":%" PRId64
-			       ",\"refid\":\"0x%08" PRIx32 "\",\"kiss\":%s",
+			       ",\"refid\":\"0x%08" PRIx32 "\",\"kiss\":false",
 			       li_name(rep.li), rep.li, rep.version, rep.mode,
 			       rep.stratum, rep.poll, rep.precision,
 			       ld_ntp_short_to_ns(rep.root_delay),
-			       ld_ntp_short_to_ns(rep.root_dispersion), rep.refid,
-			       rep.stratum == 0 ? "true" : "false");
+			       ld_ntp_short_to_ns(rep.root_dispersion), rep.refid);
 			if (ld_ntp_smear_refid_decode(rep.refid, &sm) == 0)
 				printf(",\"smear_offset_ns\":%" PRId64, sm);
 			printf(",\"reference\":\"%s\",\"receive\":\"%s\",\"transmit\":\"%s\","
@@ -463,6 +695,7 @@ int lc_cmd_server_stats(int argc, char **argv)
 {
 	const char *file = DEFAULT_STATS, *refid_s = NULL, *server = NULL;
 	int json = 0, count = 1;
+	int64_t interval_ns = LC__NS;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -481,6 +714,18 @@ int lc_cmd_server_stats(int argc, char **argv)
 			if (*end != '\0' || v < 1 || v > 100000)
 				return lc_cli_usage_error(CMD, "--count: 1..100000");
 			count = (int)v;
+		} else if (strcmp(a, "--interval") == 0 && i + 1 < argc) {
+			char *end;
+			const char *v = argv[++i];
+			double d;
+
+			errno = 0;
+			d = strtod(v, &end);
+			if (errno || end == v || *end != '\0' || !(d >= 0.0) ||
+			    d > 86400.0)
+				return lc_cli_usage_error(CMD, "--interval '%s': "
+				                          "seconds, 0..86400", v);
+			interval_ns = (int64_t)(d * 1e9 + 0.5);
 		} else {
 			return lc_cli_usage_error(CMD, "unexpected argument '%s'", a);
 		}
@@ -505,6 +750,6 @@ int lc_cmd_server_stats(int argc, char **argv)
 		return LC_EXIT_OK;
 	}
 	if (server != NULL)
-		return query(server, count, json);
+		return query(server, count, interval_ns, json);
 	return show_stats(file, json);
 }
