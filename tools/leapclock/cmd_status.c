@@ -2,11 +2,15 @@
  * cmd_status.c - `leapclock status`: the host kernel's NTP state, read with
  * adjtimex() and modes = 0 (read-only: no mode bit is ever set, so nothing
  * on the host changes), next to leapclock's own adjtimex state machine and
- * how the default timekeeper agrees with the host.
+ * how the default timekeeper agrees with the host; and which timeline
+ * lc_default() reads (the host's page from leapclockd, or its own writer
+ * in-process, or on from a page gone stale) with that timeline's state:
+ * leap table, smear, and how it follows the host.
  */
 #include "cli.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/timex.h>
 
@@ -21,8 +25,11 @@ void lc_cmd_status_usage(FILE *out)
 	        "usage: leapclock status [--json]\n\n"
 	        "Prints the host kernel's NTP state from a read-only adjtimex()\n"
 	        "(modes = 0: nothing is changed) next to leapclock's own\n"
-	        "adjtimex state, and how leapclock's clock agrees with the host.\n\n"
-	        "  --json   one object with members host, leapclock and following\n\n"
+	        "adjtimex state; then which timeline leapclock reads (the host's\n"
+	        "page published by leapclockd, or in-process, and why) and its\n"
+	        "leap table, smear and host following.\n\n"
+	        "  --json   one object with members host, leapclock, timeline and\n"
+	        "           following\n\n"
 	        "See leapclock-status(1).\n");
 }
 
@@ -88,14 +95,314 @@ static void row(const char *what, const char *a, const char *b)
 	printf("%-12s %-28s %s\n", what, a, b);
 }
 
+static const char *source_name(int s)
+{
+	switch (s) {
+	case LC_TIMELINE_OWN: return "own";
+	case LC_TIMELINE_PAGE: return "page";
+	case LC_TIMELINE_IN_PROCESS: return "in-process";
+	case LC_TIMELINE_FALLBACK: return "fallback";
+	default: return "?";
+	}
+}
+
+static const char *host_state_name(int s)
+{
+	switch (s) {
+	case LC_HOST_NOT_FOLLOWED: return "not-followed";
+	case LC_HOST_AGREES: return "agrees";
+	case LC_HOST_LEAP_OFF: return "leap-off";
+	case LC_HOST_STEPPED: return "stepped";
+	case LC_HOST_SMEARED: return "smeared";
+	default: return "?";
+	}
+}
+
+static const char *host_state_text(int s)
+{
+	switch (s) {
+	case LC_HOST_NOT_FOLLOWED: return "not following the host";
+	case LC_HOST_AGREES: return "in agreement with the host";
+	case LC_HOST_LEAP_OFF: return "host off by its leap handling (not followed)";
+	case LC_HOST_STEPPED: return "host was stepped (followed)";
+	case LC_HOST_SMEARED: return "in agreement, the host's declared smear removed";
+	default: return "?";
+	}
+}
+
+static const char *hash_name(int h)
+{
+	switch (h) {
+	case LC_HASH_NONE: return "none";
+	case LC_HASH_OK: return "ok";
+	case LC_HASH_MISSING: return "missing";
+	default: return "?";
+	}
+}
+
+/* What status says about the timeline: from the page (the writer's view)
+ * or from this process's own writer. */
+struct tl_view {
+	struct lc_timeline_info ti;
+	int from_page;            /* table/smear/host are the writer's */
+	char table_source[256];
+	int table_hash;
+	int64_t table_expires;    /* INT64_MIN unknown */
+	char table_note[160];
+	char smear[48];           /* "" none */
+	int have_host;            /* host state known */
+	int host_state;
+	int64_t host_offset_ns;
+	int have_steer;
+	int64_t host_steer_ppb;
+	uint64_t host_steps;
+	int have_kernel;          /* the lc_tk_host fields the page lacks */
+	struct lc_tk_host h;
+};
+
+/* The in-process writer's smear, as lc_default() chooses it from the
+ * environment (LEAPCLOCK_SMEAR, LEAPCLOCK_REALTIME_SMEARED). */
+static void env_smear(char *out, size_t n)
+{
+	const char *sm = getenv("LEAPCLOCK_SMEAR");
+	const char *rs = getenv("LEAPCLOCK_REALTIME_SMEARED");
+	struct lc_smear_policy p;
+
+	out[0] = '\0';
+	if ((sm == NULL || *sm == '\0') && rs != NULL && *rs != '\0' &&
+	    strcmp(rs, "0") != 0)
+		sm = "utc-sls";
+	if (sm != NULL && *sm != '\0' && lc_smear_preset(sm, 0, &p, NULL) == 0)
+		snprintf(out, n, "%s", sm);
+}
+
+static void get_view(lc_timekeeper *tk, struct tl_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->table_expires = INT64_MIN;
+	lc_timeline_info(tk, &v->ti);
+	if (v->ti.source == LC_TIMELINE_PAGE) {
+		v->from_page = 1;
+		snprintf(v->table_source, sizeof(v->table_source), "%s",
+		         v->ti.table_source);
+		v->table_hash = v->ti.table_hash;
+		v->table_expires = v->ti.table_expires;
+		snprintf(v->table_note, sizeof(v->table_note), "%s",
+		         v->ti.table_note);
+		snprintf(v->smear, sizeof(v->smear), "%s", v->ti.smear);
+		v->have_host = 1;
+		v->host_state = v->ti.host_state;
+		v->host_offset_ns = v->ti.host_offset_ns;
+		v->host_steps = v->ti.host_steps;
+		return;
+	}
+	{
+		struct lc_leaptable_info info;
+
+		if (lc_leaptable_info(lc_tk_table(tk), &info) == 0) {
+			snprintf(v->table_source, sizeof(v->table_source), "%s",
+			         info.source);
+			v->table_hash = info.hash;
+			v->table_expires = info.expires;
+		}
+	}
+	if (v->ti.source == LC_TIMELINE_FALLBACK) {
+		/* On from the page: its table and smear, its last note. */
+		snprintf(v->table_note, sizeof(v->table_note), "%s",
+		         v->ti.table_note);
+		snprintf(v->smear, sizeof(v->smear), "%s", v->ti.smear);
+	} else {
+		env_smear(v->smear, sizeof(v->smear));
+	}
+	if (lc_tk_host_status(tk, &v->h) == 0) {
+		v->have_host = v->have_steer = v->have_kernel = 1;
+		v->host_state = v->h.state;
+		v->host_offset_ns = v->h.offset_ns;
+		v->host_steer_ppb = v->h.steer_ppb;
+		v->host_steps = v->h.steps;
+	}
+}
+
+static void iso_or(char *buf, size_t n, int64_t sec, const char *none)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)sec;
+	ts.tv_nsec = 0;
+	if (sec == INT64_MIN || lc_iso8601_format(&ts, 0, buf, n) < 0)
+		snprintf(buf, n, "%s", none);
+}
+
+static void json_str_or_null(const char *s)
+{
+	if (s == NULL || s[0] == '\0')
+		printf("null");
+	else
+		lc_cli_json_str(stdout, s);
+}
+
+static void print_timeline_json(const struct tl_view *v)
+{
+	const struct lc_timeline_info *t = &v->ti;
+	int page = t->source == LC_TIMELINE_PAGE ||
+	           t->source == LC_TIMELINE_FALLBACK;
+	char buf[64];
+
+	printf(",\"timeline\":{\"source\":\"%s\",\"path\":",
+	       source_name(t->source));
+	json_str_or_null(t->path);
+	printf(",\"why\":");
+	json_str_or_null(t->source == LC_TIMELINE_PAGE ? "" : t->why);
+	if (page) {
+		printf(",\"writer_pid\":");
+		if (t->writer_pid > 0)
+			printf("%ld", t->writer_pid);
+		else
+			printf("null");
+		printf(",\"writer_alive\":%s,\"rehearsal\":%s,"
+		       "\"heartbeat_age_s\":%.3f,\"writer_starts\":%" PRIu64
+		       ",\"last_update\":",
+		       t->writer_alive ? "true" : "false",
+		       t->pretend ? "true" : "false", (double)t->age_ns / 1e9,
+		       t->writer_starts);
+		if (t->last_update_rt != 0) {
+			struct timespec ts = { (time_t)(t->last_update_rt /
+			                                1000000000),
+			                       (long)(t->last_update_rt %
+			                              1000000000) };
+
+			if (lc_iso8601_format(&ts, 3, buf, sizeof(buf)) < 0)
+				buf[0] = '\0';
+			json_str_or_null(buf);
+		} else {
+			printf("null");
+		}
+	} else {
+		printf(",\"writer_pid\":null,\"writer_alive\":null,"
+		       "\"rehearsal\":null,\"heartbeat_age_s\":null,"
+		       "\"writer_starts\":null,\"last_update\":null");
+	}
+	printf(",\"state_from\":\"%s\",\"table\":{\"source\":",
+	       v->from_page ? "page" : "process");
+	json_str_or_null(v->table_source);
+	printf(",\"hash\":\"%s\",\"expires\":", hash_name(v->table_hash));
+	iso_or(buf, sizeof(buf), v->table_expires, "");
+	json_str_or_null(buf);
+	printf(",\"note\":");
+	json_str_or_null(v->table_note);
+	printf("},\"smear\":");
+	json_str_or_null(v->smear);
+	printf("}");
+}
+
+static void print_following_json(const struct tl_view *v)
+{
+	if (!v->have_host) {
+		printf(",\"following\":null");
+		return;
+	}
+	printf(",\"following\":{\"from\":\"%s\",\"state\":\"%s\","
+	       "\"offset_ns\":%" PRId64 ",\"steer_ppb\":",
+	       v->from_page ? "page" : "process",
+	       host_state_name(v->host_state), v->host_offset_ns);
+	if (v->have_steer)
+		printf("%" PRId64, v->host_steer_ppb);
+	else
+		printf("null");
+	printf(",\"steps\":%" PRIu64, v->host_steps);
+	if (v->have_kernel) {
+		printf(",\"leaps_behind\":%d,\"kernel_rule\":%s,"
+		       "\"kernel_tai\":%d,\"kernel_state\":\"%s\","
+		       "\"kernel_status\":%d,\"kernel_status_bits\":[",
+		       v->h.leaps_behind, v->h.kernel_rule ? "true" : "false",
+		       (int)v->h.kernel_tai, state_name(v->h.kernel_state),
+		       v->h.kernel_status);
+		print_bits(stdout, v->h.kernel_status, 1);
+		printf("]}");
+	} else {
+		/* Not published on the page. */
+		printf(",\"leaps_behind\":null,\"kernel_rule\":null,"
+		       "\"kernel_tai\":null,\"kernel_state\":null,"
+		       "\"kernel_status\":null,\"kernel_status_bits\":null}");
+	}
+}
+
+static void print_timeline_text(const struct tl_view *v)
+{
+	const struct lc_timeline_info *t = &v->ti;
+	char buf[64];
+
+	printf("\n");
+	switch (t->source) {
+	case LC_TIMELINE_PAGE:
+		printf("%-12s page %s\n", "timeline", t->path);
+		break;
+	case LC_TIMELINE_FALLBACK:
+		printf("%-12s in-process, on from the page %s: %s\n",
+		       "timeline", t->path, t->why);
+		break;
+	case LC_TIMELINE_IN_PROCESS:
+		printf("%-12s in-process: %s\n", "timeline",
+		       t->why[0] != '\0' ? t->why : "no page");
+		break;
+	default:
+		printf("%-12s %s\n", "timeline", source_name(t->source));
+	}
+	if (t->source == LC_TIMELINE_PAGE || t->source == LC_TIMELINE_FALLBACK) {
+		if (t->writer_pid > 0)
+			printf("%-12s pid %ld (%s)", "writer", t->writer_pid,
+			       t->writer_alive ? "alive" : "gone");
+		else
+			printf("%-12s none (its writer closed the page)",
+			       "writer");
+		printf(", %" PRIu64 " writer start%s, heartbeat %.1f s ago%s\n",
+		       t->writer_starts, t->writer_starts == 1 ? "" : "s",
+		       (double)t->age_ns / 1e9,
+		       t->pretend ? ", a rehearsal (--pretend)" : "");
+	}
+	iso_or(buf, sizeof(buf), v->table_expires, "unknown");
+	printf("%-12s %s, hash %s, expires %s%s\n", "leap table",
+	       v->table_source[0] != '\0' ? v->table_source : "?",
+	       hash_name(v->table_hash), buf,
+	       v->from_page ? " (the writer's)" : "");
+	if (v->table_note[0] != '\0')
+		printf("%-12s %s\n", "table note", v->table_note);
+	printf("%-12s %s\n", "smear",
+	       v->smear[0] != '\0' ? v->smear : "none (UTC_SLS is UTC)");
+	if (!v->have_host) {
+		printf("%-12s not followed\n", "host");
+		return;
+	}
+	printf("%-12s %s%s: host CLOCK_REALTIME %+.6f s from leapclock's",
+	       "host", host_state_text(v->host_state),
+	       v->from_page ? " (as the writer sees it)" : "",
+	       (double)v->host_offset_ns / 1e9);
+	if (v->have_steer)
+		printf(", steering %+.3f ppm", (double)v->host_steer_ppb / 1e3);
+	printf(", %" PRIu64 " host steps followed\n", v->host_steps);
+	if (v->have_kernel) {
+		printf("%-12s %s rule; kernel TAI %d s, %s, status ", "",
+		       v->h.kernel_rule ? "kernel" : "threshold",
+		       (int)v->h.kernel_tai, state_name(v->h.kernel_state));
+		print_bits(stdout, v->h.kernel_status, 0);
+		printf("; %d leap%s applied here the host has not\n",
+		       v->h.leaps_behind, v->h.leaps_behind == 1 ||
+		                                  v->h.leaps_behind == -1
+		                          ? "" : "s");
+	} else {
+		printf("%-12s kernel facts and leaps behind: not on the page\n",
+		       "");
+	}
+}
+
 int lc_cmd_status(int argc, char **argv)
 {
 	struct timex ktx;
 	struct lc_timex ltx;
 	struct view k, l;
-	struct lc_tk_host host;
+	struct tl_view tv;
 	lc_timekeeper *tk;
-	int json = 0, have_host;
+	int json = 0;
 	char a[64], b[64];
 
 	for (int i = 1; i < argc; i++) {
@@ -141,18 +448,15 @@ int lc_cmd_status(int argc, char **argv)
 	l.tai = ltx.tai;
 	l.sec = ltx.time.tv_sec;
 	l.frac = ltx.time.tv_usec;
-	have_host = lc_tk_host_status(tk, &host) == 0;
+	get_view(tk, &tv);
 
 	if (json) {
 		printf("{");
 		print_json("host", &k);
 		printf(",");
 		print_json("leapclock", &l);
-		if (have_host)
-			printf(",\"following\":{\"state\":%d,\"offset_ns\":%" PRId64
-			       ",\"steer_ppb\":%" PRId64 ",\"steps\":%" PRIu64 "}",
-			       host.state, host.offset_ns, host.steer_ppb,
-			       host.steps);
+		print_timeline_json(&tv);
+		print_following_json(&tv);
 		printf("}\n");
 		return LC_EXIT_OK;
 	}
@@ -195,15 +499,6 @@ int lc_cmd_status(int argc, char **argv)
 	snprintf(a, sizeof(a), "%d s%s", k.tai, k.tai == 0 ? " (not set)" : "");
 	snprintf(b, sizeof(b), "%d s", l.tai);
 	row("TAI-UTC", a, b);
-	if (have_host)
-		printf("\nleapclock follows the host: %s, host CLOCK_REALTIME "
-		       "%+.6f s from leapclock's, steering %+.3f ppm, %" PRIu64
-		       " host steps followed\n",
-		       host.state == LC_HOST_AGREES    ? "in agreement"
-		       : host.state == LC_HOST_LEAP_OFF ? "host off by its leap handling"
-		       : host.state == LC_HOST_STEPPED  ? "host was stepped"
-		                                        : "not following",
-		       (double)host.offset_ns / 1e9, (double)host.steer_ppb / 1e3,
-		       host.steps);
+	print_timeline_text(&tv);
 	return LC_EXIT_OK;
 }
