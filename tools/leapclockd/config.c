@@ -641,6 +641,26 @@ static int check(struct ld_config *c)
 		        c->pretend_where, c->timeline);
 		return -1;
 	}
+	/* Absolute, since a detached daemon works from "/" and the timeline
+	 * and stats file are opened again after that. */
+	if (c->timeline[0] != '\0' && c->timeline[0] != '/') {
+		char abs[PATH_MAX];
+		if (normalise_path(c->timeline, abs, sizeof(abs)) != 0) {
+			fprintf(stderr, "leapclockd: timeline '%s': path too long\n",
+			        c->timeline);
+			return -1;
+		}
+		snprintf(c->timeline, sizeof(c->timeline), "%s", abs);
+	}
+	if (c->statsfile[0] != '\0' && c->statsfile[0] != '/') {
+		char abs[PATH_MAX];
+		if (normalise_path(c->statsfile, abs, sizeof(abs)) != 0) {
+			fprintf(stderr, "leapclockd: stats-file '%s': path too long\n",
+			        c->statsfile);
+			return -1;
+		}
+		snprintf(c->statsfile, sizeof(c->statsfile), "%s", abs);
+	}
 	if (c->nlisten == 0 && c->timeline[0] == '\0') {
 		fprintf(stderr,
 		        "leapclockd: nothing to do: give --listen ADDR:PORT=MODE "

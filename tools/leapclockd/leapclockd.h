@@ -51,7 +51,7 @@ struct ld_config {
 	char leapfile[PATH_MAX]; /* "" = the system's table */
 	char pretend[80];        /* "" = serve the real time */
 	/* The timeline page to publish (DESIGN.md section 8): "" = none.
-	 * After ld_config_from_args: --timeline's PATH, or by default
+	 * After ld_config_from_args: --timeline's PATH (made absolute), or by default
 	 * LD_DEFAULT_TIMELINE, or "" with --pretend (the host's default
 	 * timeline never pretends; --pretend together with the default path
 	 * is a config error). ld_config_init leaves it "" so that a config
