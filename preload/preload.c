@@ -165,6 +165,7 @@ static struct {
 	struct lc__smear_plan plan;
 	int64_t offs_pre; /* pre-leap timeline T = MONOTONIC + offs_pre */
 	int64_t leap_when;
+	int64_t from_mono; /* min(window start, leap instant) */
 	int leap_dir;
 } g_sm;
 
@@ -278,9 +279,14 @@ static int64_t smeared_at(int64_t mono)
 	return mono + g_sm.offs_pre - lc__smear_plan_offset(&g_sm.plan, mono);
 }
 
+/* The smeared timeline differs from the exact one from the window's
+ * start, or from the leap itself if that comes first (a window that starts
+ * at the end of the inserted second, as chrony's and fbclock's do: during
+ * 23:59:60 the pre-leap timeline T runs on, 00:00:00.x, where REALTIME
+ * repeats 23:59:59), to the window's end. */
 static inline int in_smear(int64_t mono)
 {
-	return g_sm.has_plan && mono >= g_sm.plan.start_mono &&
+	return g_sm.has_plan && mono >= g_sm.from_mono &&
 	       mono < g_sm.plan.end_mono;
 }
 
@@ -1175,6 +1181,9 @@ static void plan_smear(void)
 	                        l.dir, INT64_MIN / 4, NULL) < 0)
 		return;
 	g_sm.offs_pre = offs_pre;
+	g_sm.from_mono = leap_t - offs_pre < g_sm.plan.start_mono
+	                         ? leap_t - offs_pre
+	                         : g_sm.plan.start_mono;
 	g_sm.leap_when = l.when;
 	g_sm.leap_dir = l.dir;
 	g_sm.has_plan = 1;

@@ -69,8 +69,16 @@ int main(int argc, char **argv)
 
 				lc_gettime(tk, ids[k], &ts);
 				b = host_mono();
-				printf(" %" PRId64 " %" PRId64 " %" PRId64, a,
-				       ns_of(&ts), b);
+				/* UTC's 23:59:60 is tv_nsec >= 1e9: printed
+				 * as sec:nsec so that it stays apart */
+				if (ids[k] == LC_CLOCK_UTC)
+					printf(" %" PRId64 " %lld:%ld %" PRId64, a,
+					       (long long)ts.tv_sec, ts.tv_nsec,
+					       b);
+				else
+					printf(" %" PRId64 " %" PRId64
+					       " %" PRId64,
+					       a, ns_of(&ts), b);
 			}
 			printf("\n");
 			if (gap > 0)

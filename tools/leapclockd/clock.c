@@ -356,6 +356,12 @@ static int smear_at(const struct ld_source *s, const struct lc_leap *lp,
 	int64_t start, end, rel = tai - leap_tai;
 
 	lc_smear_window_dir(&s->policy, lp->dir, &start, &end);
+	/* From the leap on, T (not UTC) is what the smear is taken from,
+	 * also before a window that starts after the inserted second
+	 * (chrony's, fbclock's): there the offset is 0 and the served time
+	 * is T, 00:00:00.x, where UTC repeats 23:59:59. */
+	if (start > 0)
+		start = 0;
 	if (rel < start || rel >= end)
 		return 0;
 	*sls = tai - (int64_t)(lp->tai_utc - lp->dir) * LC__NS -
