@@ -47,6 +47,24 @@ static int64_t rd(const lc_timekeeper *tk, lc_clock_id id)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Clock `id` of tk and, in *mid, the MONOTONIC of tk at the same instant
+ * (the middle of a bracket of two MONOTONIC reads under 500 ns apart:
+ * retried while a preemption widens it). */
+static int64_t rd_at(const lc_timekeeper *tk, lc_clock_id id, int64_t *mid)
+{
+	int64_t a, v, b;
+
+	for (int i = 0;; i++) {
+		a = rd(tk, LC_CLOCK_MONOTONIC);
+		v = rd(tk, id);
+		b = rd(tk, LC_CLOCK_MONOTONIC);
+		if (b - a < 500 || i == 1000)
+			break;
+	}
+	*mid = a + (b - a) / 2;
+	return v;
+}
+
 static void pathof(char *out, size_t n, const char *name)
 {
 	snprintf(out, n, "%s/%s", dir, name);
@@ -115,6 +133,22 @@ static void free_writer_tk(lc_timekeeper *tk)
 	c = lc_tk_counter(tk);
 	lc_tk_free(tk);
 	lc_counter_free(c);
+}
+
+/* Closes a reader; `first` is the table it had at open (freed too if the
+ * reader replaced it), NULL if the table cannot have changed. */
+static void reader_close_tables(struct lc__tl_reader *r, lc_leaptable *first)
+{
+	lc_leaptable *last = r->table;
+
+	if (r->tk != NULL)
+		lc_tk_free(r->tk);
+	lc_counter_free(r->counter);
+	lc__tl_map_close(&r->map);
+	lc_leaptable_free(last);
+	if (first != NULL && first != last)
+		lc_leaptable_free(first);
+	memset(r, 0, sizeof(*r));
 }
 
 static void reader_close(struct lc__tl_reader *r)
@@ -222,9 +256,16 @@ static void test_same_readings(void)
 	LC_TRUE(lc__tk_is_reader(r.tk));
 	for (int round = 0; round < 200; round++) {
 		for (int id = 0; id < LC_CLOCK_COUNT; id++) {
-			int64_t a = rd(tk, (lc_clock_id)id);
-			int64_t b = rd(r.tk, (lc_clock_id)id);
-			int64_t c = rd(tk, (lc_clock_id)id);
+			int64_t a, b, c;
+
+			/* Retried while a preemption widens the bracket. */
+			for (int k = 0;; k++) {
+				a = rd(tk, (lc_clock_id)id);
+				b = rd(r.tk, (lc_clock_id)id);
+				c = rd(tk, (lc_clock_id)id);
+				if (c - a < 20 * US || k == 100)
+					break;
+			}
 
 			LC_NE_I64(b, INT64_MIN);
 			LC_LT_I64(a - 1 * US, b);
@@ -682,7 +723,7 @@ static void test_second_writer_and_restart(void)
 	lc_timekeeper *t2 = new_writer_tk(1900000000);
 	lc_timekeeper *t3 = new_writer_tk(1900000000);
 	int64_t rt0, tai0, mono0, h0a, h0b, rt1, tai1, mono1, h1a, h1b;
-	int64_t off0, off1, toff0, toff1;
+	int64_t off0, off1, toff0, toff1, rm0, rm1, tm0, tm1;
 	uint64_t starts;
 
 	LC_TRUE(t1 != NULL && t2 != NULL && t3 != NULL);
@@ -706,10 +747,10 @@ static void test_second_writer_and_restart(void)
 	lc_update(t1);
 	lc__tl_writer_tick(w1, "", NULL);
 	usleep(20000);
+	rt0 = rd_at(r.tk, LC_CLOCK_REALTIME, &rm0);
+	tai0 = rd_at(r.tk, LC_CLOCK_TAI, &tm0);
 	h0a = host_ns(CLOCK_MONOTONIC);
 	mono0 = rd(r.tk, LC_CLOCK_MONOTONIC);
-	rt0 = rd(r.tk, LC_CLOCK_REALTIME);
-	tai0 = rd(r.tk, LC_CLOCK_TAI);
 	h0b = host_ns(CLOCK_MONOTONIC);
 	{
 		struct lc__tk_snap sn;
@@ -726,9 +767,9 @@ static void test_second_writer_and_restart(void)
 	LC_EQ_INT(lc__tl_writer_open(&w2, path, t2, 0, &err), 0);
 	h1a = host_ns(CLOCK_MONOTONIC);
 	mono1 = rd(r.tk, LC_CLOCK_MONOTONIC);
-	rt1 = rd(r.tk, LC_CLOCK_REALTIME);
-	tai1 = rd(r.tk, LC_CLOCK_TAI);
 	h1b = host_ns(CLOCK_MONOTONIC);
+	rt1 = rd_at(r.tk, LC_CLOCK_REALTIME, &rm1);
+	tai1 = rd_at(r.tk, LC_CLOCK_TAI, &tm1);
 	{
 		struct lc__tk_snap sn;
 		int64_t m;
@@ -745,16 +786,17 @@ static void test_second_writer_and_restart(void)
 	LC_EQ_INT(lc__tl_writer_resumed(w2), 1);
 	LC_EQ_U64(atomic_load(&r.map.pg->writer_starts), starts + 1);
 	LC_EQ_I64(atomic_load(&r.map.pg->writer_pid), (int64_t)getpid());
-	printf("  across the restart: MONOTONIC +%" PRId64 " ns, REALTIME +%"
-	       PRId64 " ns, TAI +%" PRId64 " ns, host +%" PRId64 "..%" PRId64
-	       " ns\n",
-	       mono1 - mono0, rt1 - rt0, tai1 - tai0, h1a - h0b, h1b - h0a);
+	printf("  across the restart: MONOTONIC +%" PRId64 " ns (host +%" PRId64
+	       "..%" PRId64 " ns); REALTIME - its MONOTONIC %+" PRId64
+	       " ns, TAI - its MONOTONIC %+" PRId64 " ns\n",
+	       mono1 - mono0, h1a - h0b, h1b - h0a,
+	       (rt1 - rt0) - (rm1 - rm0), (tai1 - tai0) - (tm1 - tm0));
 	/* MONOTONIC ran as the host's (within the bracket), REALTIME and
 	 * TAI as MONOTONIC. */
 	LC_LE_I64(h1a - h0b - 1 * US, mono1 - mono0);
 	LC_LE_I64(mono1 - mono0, h1b - h0a + 1 * US);
-	LC_LT_I64(llabs((rt1 - rt0) - (mono1 - mono0)), 1 * US);
-	LC_LT_I64(llabs((tai1 - tai0) - (mono1 - mono0)), 1 * US);
+	LC_LT_I64(llabs((rt1 - rt0) - (rm1 - rm0)), 1 * US);
+	LC_LT_I64(llabs((tai1 - tai0) - (tm1 - tm0)), 1 * US);
 	/* The new writer's own clock (2030) did not come through. */
 	LC_LT_I64(llabs(rt1 - INT64_C(1735689600) * 1000000000),
 	          INT64_C(60) * 1000000000);
@@ -793,6 +835,7 @@ static int stale_case(int64_t rt_s, uint64_t flags, int64_t *step)
 	lc_timekeeper *tk = new_writer_tk(rt_s);
 	struct lc__tl_page *pg;
 	int64_t v0[LC_CLOCK_COUNT], v1[LC_CLOCK_COUNT], h0, h1, wrt;
+	int64_t m0[LC_CLOCK_COUNT], m1[LC_CLOCK_COUNT];
 	struct timespec ts = { 1740000000, 0 };
 	int fd, ok = 0;
 
@@ -831,10 +874,10 @@ static int stale_case(int64_t rt_s, uint64_t flags, int64_t *step)
 
 	h0 = host_ns(CLOCK_MONOTONIC);
 	for (int id = 0; id < LC_CLOCK_COUNT; id++)
-		v0[id] = rd(r.tk, (lc_clock_id)id);
+		v0[id] = rd_at(r.tk, (lc_clock_id)id, &m0[id]);
 	lc_update(r.tk);
 	for (int id = 0; id < LC_CLOCK_COUNT; id++)
-		v1[id] = rd(r.tk, (lc_clock_id)id);
+		v1[id] = rd_at(r.tk, (lc_clock_id)id, &m1[id]);
 	h1 = host_ns(CLOCK_MONOTONIC);
 	LC_EXPECT_TRUE(r.source == LC_TIMELINE_FALLBACK);
 	LC_EXPECT_TRUE(!lc__tk_is_reader(r.tk));
@@ -847,12 +890,11 @@ static int stale_case(int64_t rt_s, uint64_t flags, int64_t *step)
 	LC_EXPECT_TRUE(v1[LC_CLOCK_MONOTONIC] >= v0[LC_CLOCK_MONOTONIC]);
 	ok = 1;
 	for (int id = 0; id < LC_CLOCK_COUNT; id++) {
-		int64_t d = (v1[id] - v0[id]) -
-		            (v1[LC_CLOCK_MONOTONIC] - v0[LC_CLOCK_MONOTONIC]);
+		/* What the clock moved minus what MONOTONIC moved, each at
+		 * the instant of the clock's own read. */
+		int64_t d = (v1[id] - v0[id]) - (m1[id] - m0[id]);
 
-		/* MONOTONIC_RAW is read before MONOTONIC: the slack covers
-		 * the read in between. */
-		if (llabs(d) >= (id < LC_CLOCK_MONOTONIC ? 10 : 1) * US) {
+		if (llabs(d) >= 1 * US) {
 			printf("  clock %d stepped by %+.9f s at the fallback\n",
 			       id, (double)d / 1e9);
 			if (*step == 0 || id == LC_CLOCK_REALTIME)
@@ -943,6 +985,7 @@ static void test_table_propagation(void)
 	char *text;
 	int found = 0;
 	int64_t when = INT64_C(1814400000); /* 2027-07-01: after 2027 Jun 30 */
+	lc_leaptable *first;
 
 	LC_TRUE(tk != NULL);
 	pathof(path, sizeof(path), "page");
@@ -950,6 +993,7 @@ static void test_table_propagation(void)
 	LC_EQ_INT(lc__tl_writer_open(&w, path, tk, 0, &err), 0);
 	memset(&err, 0, sizeof(err));
 	LC_EQ_INT(lc__tl_reader_open(&r, path, 0, &err), 0);
+	first = r.table;
 	n0 = lc_leaptable_count(lc_tk_table(r.tk));
 	LC_EQ_I64((int64_t)n0, (int64_t)lc_leaptable_count(wtable));
 
@@ -992,7 +1036,7 @@ static void test_table_propagation(void)
 		LC_EQ_I64(rw, ww);
 		LC_EQ_INT(rdir, wd);
 	}
-	reader_close(&r);
+	reader_close_tables(&r, first);
 	lc__tl_writer_close(w);
 	free_writer_tk(tk);
 	unlink(path);
@@ -1002,6 +1046,82 @@ static void test_table_propagation(void)
 		lc_leaptable_load_buffer(wtable, "base", text, strlen(text),
 		                         LC_LEAPFMT_TZDATA, NULL);
 	free(text);
+}
+
+/* A writer restarting on its page with another table (the leap file was
+ * updated while leapclockd was down): a reader that stays mapped must get
+ * the new table. KNOWN BUG, expected to fail: each writer counts
+ * table_gen from 0 (struct lc__tl_writer is calloc'ed in
+ * lc__tl_writer_open, and write_status() bumps w->st.table_gen to 1 at
+ * the first tick), so the restarted writer publishes generation 1 again,
+ * the generation the reader already has, and reader_check() never loads
+ * the new rows. Printed as XFAIL while the bug stands; LC_STRICT_XFAIL=1
+ * makes it fail. */
+static void test_restart_new_table(void)
+{
+	char path[256];
+	struct lc__tl_writer *w1 = NULL, *w2 = NULL;
+	struct lc__tl_reader r;
+	struct lc_error err;
+	lc_leaptable *t2 = lc_leaptable_new();
+	lc_timekeeper *tk1 = new_writer_tk(1735689600), *tk2 = NULL;
+	struct lc_tk_config cfg;
+	lc_counter *c = NULL;
+	struct lc__tl_status st;
+	char *text = tz_text("Leap\t2027\tJun\t30\t23:59:60\t+\tS\n");
+	size_t n0, n1;
+	const char *strict = getenv("LC_STRICT_XFAIL");
+	lc_leaptable *first;
+
+	LC_TRUE(tk1 != NULL && t2 != NULL && text != NULL);
+	LC_EQ_INT(lc_leaptable_load_buffer(t2, "restart-table", text,
+	                                   strlen(text), LC_LEAPFMT_TZDATA,
+	                                   NULL), 0);
+	free(text);
+	pathof(path, sizeof(path), "page");
+	unlink(path);
+	memset(&err, 0, sizeof(err));
+	LC_EQ_INT(lc__tl_writer_open(&w1, path, tk1, 0, &err), 0);
+	LC_EQ_INT(lc__tl_reader_open(&r, path, 0, &err), 0);
+	first = r.table;
+	n0 = lc_leaptable_count(lc_tk_table(r.tk));
+	lc__tl_writer_close(w1);
+
+	LC_EQ_INT(lc_counter_new_system(&c, CLOCK_MONOTONIC), 0);
+	lc_tk_config_init(&cfg);
+	cfg.table = t2;
+	cfg.leap_source = LC_LEAP_FROM_TABLE;
+	LC_EQ_INT(lc_tk_new(&tk2, c, &cfg), 0);
+	LC_EQ_INT(lc__tl_writer_open(&w2, path, tk2, 0, &err), 0);
+	LC_EQ_INT(lc__tl_writer_resumed(w2), 1);
+	lc_update(tk2);
+	lc__tl_writer_tick(w2, "", NULL);
+	lc__tl_read_status(r.map.pg, &st);
+	lc_update(r.tk);
+	n1 = lc_leaptable_count(lc_tk_table(r.tk));
+	printf("  the page's table generation after the restart: %" PRId64
+	       " (the reader had %" PRId64 "); reader rows %zu -> %zu, the "
+	       "new writer has %zu\n",
+	       st.table_gen, r.table_gen, n0, n1, lc_leaptable_count(t2));
+	if (n1 == lc_leaptable_count(t2)) {
+		printf("  XPASS: the reader got the restarted writer's table "
+		       "(the known bug is fixed: drop the XFAIL)\n");
+	} else {
+		printf("  XFAIL (known bug, src/timeline.c: table_gen restarts "
+		       "at 0 in each writer): the reader kept %zu rows, the "
+		       "page has %zu\n",
+		       n1, lc_leaptable_count(t2));
+		if (strict != NULL && strcmp(strict, "1") == 0)
+			LC_T_FAIL_("%s", "restarted writer's table not picked "
+			                 "up (LC_STRICT_XFAIL=1)");
+	}
+	reader_close_tables(&r, first);
+	lc__tl_writer_close(w2);
+	lc_tk_free(tk2);
+	lc_counter_free(c);
+	lc_leaptable_free(t2);
+	free_writer_tk(tk1);
+	unlink(path);
 }
 
 int main(int argc, char **argv)
@@ -1032,6 +1152,8 @@ int main(int argc, char **argv)
 	       "lc__tl_validate on 1e5 random mutations agrees with its model");
 	LC_RUN(test_second_writer_and_restart,
 	       "a second writer is refused; the next continues in place, no step");
+	LC_RUN(test_restart_new_table,
+	       "a writer restarting with another table: readers get it (XFAIL)");
 	LC_RUN(test_stale_fallback,
 	       "a stale page: the reader carries on in-process, no step");
 	LC_RUN(test_stale_fallback_rehearsal,
