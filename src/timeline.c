@@ -641,14 +641,6 @@ int lc__tl_reader_open(struct lc__tl_reader *r, const char *path,
 	rc = lc__tl_map_open(&r->map, path, allow_pretend, err);
 	if (rc < 0)
 		return rc;
-	if (lc__tl_age(r->map.pg) > LC__TL_STALE_NS) {
-		rc = lc__error(err, LC_EBUSY, path, 0,
-		               "stale: no update from its writer (pid %ld) for "
-		               "%.0f s",
-		               (long)atomic_load(&r->map.pg->writer_pid),
-		               (double)lc__tl_age(r->map.pg) / 1e9);
-		goto fail;
-	}
 	rc = lc__tl_counter(r->map.pg, &r->counter);
 	if (rc < 0) {
 		lc__error(err, rc, path, 0, "its counter cannot run here");
@@ -665,7 +657,9 @@ int lc__tl_reader_open(struct lc__tl_reader *r, const char *path,
 	lc_tk_config_init(&cfg);
 	cfg.table = r->table;
 	cfg.leap_source = LC_LEAP_FROM_TABLE;
-	cfg.follow_host = 1;
+	/* A rehearsal runs on its own instant: carrying on from it
+	 * in-process must not follow the host back to the real time. */
+	cfg.follow_host = !(r->map.pg->flags & LC__TLF_PRETEND);
 	if (st.smear[0] != '\0' &&
 	    lc_smear_preset(st.smear, 0, &r->smear, NULL) == 0)
 		cfg.smear = &r->smear;
@@ -674,6 +668,10 @@ int lc__tl_reader_open(struct lc__tl_reader *r, const char *path,
 		goto fail;
 	lc__tk_read_from(r->tk, &r->map.pg->latch, reader_check, r);
 	r->source = LC_TIMELINE_PAGE;
+	/* A page already stale is still this boot's timeline: carry on
+	 * from its last snapshot at once (as a reader that saw it go stale
+	 * does). */
+	reader_check(r->tk, r);
 	return 0;
 fail:
 	lc_leaptable_free(r->table);

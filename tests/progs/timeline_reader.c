@@ -51,6 +51,21 @@ int main(int argc, char **argv)
 		       ti.source, ti.path, ti.why, ti.writer_pid,
 		       ti.writer_alive, ti.pretend, ti.writer_starts, ti.smear,
 		       ti.table_source);
+		{
+			int64_t when;
+			int dir;
+
+			lc_update(tk); /* picks up the page's table */
+			if (lc_tk_next_leap(tk, &when, &dir) == 0)
+				printf("next_leap %" PRId64 " %+d\n", when, dir);
+			else
+				printf("next_leap none\n");
+			printf("realtime_s %" PRId64 "\n",
+			       lc_now_ns(tk, LC_CLOCK_REALTIME) / 1000000000);
+			printf("rows %zu\nnote %s\n",
+			       lc_leaptable_count(lc_tk_table(tk)),
+			       ti.table_note);
+		}
 		return 0;
 	}
 	if (argc >= 4 && strcmp(argv[1], "read") == 0) {
