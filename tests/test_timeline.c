@@ -494,7 +494,8 @@ static void test_refused(void)
 		LC_EQ_INT(chown(dir, 0, 0), 0);
 		unlink(p2);
 	}
-	/* A stale image (heartbeat LC__TL_STALE_NS + 1 s old). */
+	/* A stale image (heartbeat LC__TL_STALE_NS + 1 s old): read, and
+	 * carried on from at once (src/timeline.c since 24e0eb4). */
 	{
 		int fd;
 		int64_t old = host_ns(CLOCK_MONOTONIC) - LC__TL_STALE_NS -
@@ -508,8 +509,18 @@ static void test_refused(void)
 		                 offsetof(struct lc__tl_page, heartbeat)),
 		          8);
 		close(fd);
-		LC_TRUE(expect_refused("stale at open", p2, 1, LC_EBUSY,
-		                       "stale"));
+		/* Not refused: still this boot's timeline; the reader
+		 * carries on from its last snapshot at once. */
+		memset(&err, 0, sizeof(err));
+		LC_EQ_INT(lc__tl_reader_open(&r, p2, 1, &err), 0);
+		LC_EQ_INT(r.source, LC_TIMELINE_FALLBACK);
+		LC_FALSE(lc__tk_is_reader(r.tk));
+		LC_CONTAINS(r.why, "stopped updating");
+		printf("  stale at open: %s\n", r.why);
+		LC_LT_I64(llabs(rd(r.tk, LC_CLOCK_REALTIME) -
+		                INT64_C(1735689600) * 1000000000),
+		          INT64_C(60) * 1000000000);
+		reader_close(&r);
 		unlink(p2);
 	}
 	unlink(good);
@@ -942,32 +953,20 @@ static void test_stale_fallback(void)
  * instant without following the host (tools/leapclockd/clock.c
  * tk_start: follow_host = !pretend), and publishes a LC__TLF_PRETEND page.
  * A reader of it (LEAPCLOCK_TIMELINE=that page) that falls back must carry
- * on from the page's time. KNOWN BUG, expected to fail: the reader's
- * timekeeper is created with follow_host = 1 whatever the page
- * (src/timeline.c lc__tl_reader_open), and lc_update() runs the host
- * following right after lc__tk_resume() in the same call, so the reader
- * steps from the rehearsed time to the host's. Printed as XFAIL (not
- * counted as a failure) while the bug stands; LC_STRICT_XFAIL=1 makes it
- * fail. */
+ * on from the page's time, not step to the host's (it did until 24e0eb4:
+ * the reader's timekeeper followed the host whatever the page, and
+ * lc_update() runs the host following right after lc__tk_resume()). */
 static void test_stale_fallback_rehearsal(void)
 {
 	int64_t step;
 	int ok = stale_case(1483228740, LC__TLF_PRETEND, &step); /* 2016-12-31T23:59:00Z */
-	const char *strict = getenv("LC_STRICT_XFAIL");
 
 	LC_BAIL();
-	if (ok) {
-		printf("  XPASS: the rehearsal reader fell back with no step "
-		       "(the known bug is fixed: drop the XFAIL)\n");
-		return;
-	}
-	printf("  XFAIL (known bug, src/timeline.c lc__tl_reader_open: "
-	       "follow_host = 1 for a page whose writer does not follow the "
-	       "host): REALTIME stepped %+.3f s at the fallback, to the "
-	       "host's time\n",
-	       (double)step / 1e9);
-	if (strict != NULL && strcmp(strict, "1") == 0)
-		LC_T_FAIL_("%s", "rehearsal fallback stepped (LC_STRICT_XFAIL=1)");
+	lc_t_checks++;
+	if (!ok)
+		LC_T_FAIL_("the rehearsal reader stepped %+.3f s at the "
+		           "fallback (to the host's time?)",
+		           (double)step / 1e9);
 }
 
 /* ---- the writer's table reaches readers ------------------------------------------ */
@@ -1157,7 +1156,7 @@ int main(int argc, char **argv)
 	LC_RUN(test_stale_fallback,
 	       "a stale page: the reader carries on in-process, no step");
 	LC_RUN(test_stale_fallback_rehearsal,
-	       "a stale rehearsal page: the reader carries on from its time (XFAIL)");
+	       "a stale rehearsal page: the reader carries on from its time, not the host's");
 	LC_RUN(test_table_propagation,
 	       "a table change of the writer reaches the reader at lc_update");
 	{
