@@ -173,6 +173,27 @@ EOF
 out=$(LEAPCLOCK_TIMELINE=$P "$L" status 2>"$T/err")
 expect_line "text: writer gone" "^writer +pid $first \\(gone\\)" "$out"
 
+# ---- a page gone stale (its heartbeat aged in a copy): carried on from
+cp "$P" "$T/stale" && chmod 0644 "$T/stale"
+python3 - "$T/stale" <<'EOF'
+import struct, sys, time
+# struct lc__tl_page: heartbeat is the int64 at offset 88 (src/timeline.h)
+with open(sys.argv[1], "r+b") as f:
+    f.seek(88)
+    f.write(struct.pack("<q", time.clock_gettime_ns(time.CLOCK_MONOTONIC) - 10 * 10**9))
+EOF
+LEAPCLOCK_TIMELINE=$T/stale "$L" status --json >"$T/st.json" 2>"$T/err"
+check "stale page: fallback, why, still the page's writer and starts" "$T/st.json" "$T/stale" "$first" <<'EOF'
+assert t["source"] == "fallback", t
+assert t["path"] == sys.argv[2], t
+assert "stopped updating" in t["why"], t
+assert t["writer_pid"] == int(sys.argv[3]) and t["writer_alive"] is False, t
+assert t["heartbeat_age_s"] >= 10, t
+assert t["state_from"] == "process" and f["from"] == "process", (t, f)
+EOF
+out=$(LEAPCLOCK_TIMELINE=$T/stale "$L" status 2>"$T/err")
+expect_line "text: fallback and why" "^timeline +in-process, on from the page $T/stale: .*stopped updating" "$out"
+
 # ---- a restart continues the page: two writer starts
 if up second "$P"; then
 	LEAPCLOCK_TIMELINE=$P "$L" status --json >"$T/r.json" 2>"$T/err"
