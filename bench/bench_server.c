@@ -403,7 +403,7 @@ static int bench(int argc, char **argv)
 	snprintf(dspec, sizeof(dspec), "127.0.0.1:%d", port);
 	snprintf(cspec, sizeof(cspec), "127.0.0.1:%d", port + 1);
 	{
-		char *av[] = { dpath, "-d", "--listen", spec, "--ratelimit", "off",
+		char *av[] = { dpath, "-d", "--no-timeline", "--listen", spec, "--ratelimit", "off",
 			       "--stats-file", "none", NULL };
 		dpid = spawn(av, log1);
 	}

@@ -402,8 +402,20 @@ int lc__tl_writer_open(struct lc__tl_writer **out, const char *path,
 		return lc__error(err, LC_EINVAL, path, 0,
 		                 "a simulated counter cannot be shared");
 	{
-		int rc = check_folder(path, err);
+		/* The folder's last component is made if missing (0755, as
+		 * systemd's RuntimeDirectory would), then checked. */
+		char dir[256];
+		const char *slash = strrchr(path, '/');
+		int rc;
 
+		if (slash != NULL && slash != path &&
+		    (size_t)(slash - path) < sizeof(dir)) {
+			memcpy(dir, path, (size_t)(slash - path));
+			dir[slash - path] = '\0';
+			if (mkdir(dir, 0755) == 0)
+				chmod(dir, 0755);
+		}
+		rc = check_folder(path, err);
 		if (rc < 0)
 			return rc;
 	}
