@@ -94,4 +94,90 @@ double lc__smear_plan_rate_ppm(const struct lc__smear_plan *pl, int64_t mono);
  * plan; the unwind's rate after a cancellation). */
 double lc__smear_plan_peak_ppm(const struct lc__smear_plan *pl);
 
+/*
+ * The nominal smear of a leap table: UTC_SLS as a pure function of
+ * (policy, table, instant), the same in every process and every face
+ * (lc_gettime's page reader, the LD_PRELOAD shim, leapclockd's smear:PRESET
+ * answers, `leapclock convert --to/--from utc-sls`, `leapclock smear`).
+ * Every leap of the table (insertions and deletions) gets the policy's
+ * nominal window, placed by lc_smear_window_dir() around it, and
+ *
+ *     UTC_SLS = T - lc_smear_offset(p, dir, T - L)
+ *
+ * on that leap's pre-leap timeline T (TAI minus the TAI-UTC before the
+ * leap), L its instant (the start of 23:59:60, or of the deleted
+ * 23:59:59). Outside every window UTC_SLS == UTC; in an inserted second
+ * outside the window (presets whose window starts at midnight, e.g.
+ * chrony, fbclock) UTC_SLS reads 00:00:00.x while UTC reads 23:59:60.x:
+ * the same count, the smear then starting from there. UTC_SLS is
+ * continuous, non-decreasing in TAI (strictly at the policy's rate bound,
+ * up to a slow clock's repeated integer ns), |UTC_SLS - UTC| <= 1 s.
+ * The stateful cases (a leap armed late or cancelled through adjtimex)
+ * are the timekeeper's plans above, not these.
+ *
+ * All return 0, LC_EINVAL for a NULL table or a bad policy
+ * (lc_smear_validate) or an out-of-range tv_nsec, LC_ERANGE where the
+ * result does not fit in int64_t ns. Before the table's first row TAI-UTC
+ * is taken as that row's (10 s): there UTC_SLS == UTC == TAI - 10 s.
+ */
+
+/* TAI ns -> UTC_SLS ns (a POSIX-like count: UTC_SLS has no second 60). */
+int lc__smear_sls_from_tai(const lc_leaptable *t,
+                           const struct lc_smear_policy *p, int64_t tai_ns,
+                           int64_t *sls_ns);
+/* For timers: the first TAI ns x at which lc__smear_sls_from_tai(x) >=
+ * sls_ns. Exact to the ns against the forward function: the reading at
+ * *tai_ns is >= sls_ns and the one at *tai_ns - 1 is < sls_ns, so a timer
+ * armed on TAI at *tai_ns never fires early and never late. (TAI, not
+ * POSIX ns: inside an inserted second POSIX repeats 23:59:59, and a
+ * REALTIME deadline at the repeated value would fire a second early.) */
+int lc__smear_tai_at_sls(const lc_leaptable *t,
+                         const struct lc_smear_policy *p, int64_t sls_ns,
+                         int64_t *tai_ns);
+/* UTC timespec (the inserted second has tv_nsec in [1e9, 2e9)) -> UTC_SLS
+ * timespec (tv_nsec < 1e9). LC_ENOTLEAP for a tv_nsec >= 1e9 where the
+ * table has no inserted second, or the tv_sec of a deleted 23:59:59. */
+int lc__smear_utc_to_sls(const lc_leaptable *t,
+                         const struct lc_smear_policy *p,
+                         const struct timespec *utc, struct timespec *sls);
+/* UTC_SLS timespec (tv_nsec < 1e9) -> the first UTC instant whose
+ * UTC_SLS reading is at or after it (lc__smear_tai_at_sls, as UTC). */
+int lc__smear_sls_to_utc(const lc_leaptable *t,
+                         const struct lc_smear_policy *p,
+                         const struct timespec *sls, struct timespec *utc);
+
+/* Where the smear is, for a hot path that reads REALTIME (POSIX ns on the
+ * exact timeline) and wants UTC_SLS with one compare most of the time. */
+struct lc__smear_span {
+	/* The window of the leap whose smear contains rt_ns or is the next
+	 * one after it, as POSIX ns [lo, hi): the window and the leap second
+	 * itself, widened by 1 s on each side (T and REALTIME differ by up to
+	 * 1 s around a leap). Outside every such span UTC_SLS == REALTIME ==
+	 * UTC exactly (tv_nsec < 1e9). lo == hi == INT64_MAX: no leap ahead. */
+	int64_t lo, hi;
+	/* If rt_ns is outside [lo, hi): the whole interval around it that is
+	 * outside every window, [end of the previous leap's span (INT64_MIN
+	 * if none), lo); a reader may cache it and return UTC_SLS = REALTIME
+	 * while quiet_lo <= rt < quiet_hi, until the table changes (the cache
+	 * belongs to one table and one policy). If rt_ns is inside [lo, hi):
+	 * empty (quiet_lo == quiet_hi == lo). */
+	int64_t quiet_lo, quiet_hi;
+	int64_t leap_when; /* the span's leap: `when` of its table row */
+	int32_t dir;       /* its direction (+1/-1), 0 if no span */
+	/* The span's smear prepared on TAI, for reads inside it without the
+	 * table: for every TAI instant whose POSIX reading is in [lo, hi),
+	 *     UTC_SLS = tai - old_ns - lc__smear_plan_offset(&plan, tai)
+	 * exactly as lc__smear_sls_from_tai computes it. old_ns is TAI-UTC
+	 * before the leap (ns); plan runs on TAI ns (start_mono, end_mono:
+	 * the window). No span: old_ns 0, plan lc__smear_plan_none(). */
+	int64_t old_ns;
+	struct lc__smear_plan plan;
+};
+
+/* Fills *sp for POSIX instant rt_ns: 1 if rt_ns is inside [sp->lo,
+ * sp->hi) (compute with lc__smear_sls_from_tai or sp->plan), 0 if quiet (UTC_SLS ==
+ * REALTIME for every POSIX ns in [quiet_lo, quiet_hi)), LC_EINVAL. */
+int lc__smear_span_at(const lc_leaptable *t, const struct lc_smear_policy *p,
+                      int64_t rt_ns, struct lc__smear_span *sp);
+
 #endif

@@ -5,12 +5,17 @@
  * presets whose numbers are derived here by hand. A reading is taken a few
  * microseconds after the pretended instant, so values are compared within
  * 5 ms (the smear rates are at most 1000 ppm: 5 us of smear drift).
+ * Every preset is swept through an insertion and a deletion with readings
+ * at exact TAI instants (LC_SMEAR_SWEEP=full: 1 ms steps through every
+ * whole window), against the library's pure smear and convert's answer.
  */
 #include "lc_test.h"
 
 #include "../tools/leapclockd/clock.c"
 #include "../tools/leapclockd/config.c"
 #include "../tools/leapclockd/ntp_packet.c"
+/* `leapclock convert --to utc-sls`, for the served smear to agree with */
+#include "../tools/leapclock/smearconv.c"
 
 #include <stdarg.h>
 
@@ -293,6 +298,215 @@ out:
 	lc_leaptable_free(tab);
 }
 
+/* ---------------------------------------------------------------------- */
+/* Every preset, both directions: the served smear is the library's         */
+/* ---------------------------------------------------------------------- */
+
+#define US INT64_C(1000)
+
+/* The test data's tzdata table plus a deleted second at the end of
+ * 2029-06-30 (TAI-UTC 37 -> 36), written to `path` (a mkstemp name). */
+static int write_deletion_file(char *path, int64_t *when)
+{
+	char line[256];
+	FILE *in, *out;
+	int fd = mkstemp(path);
+
+	*when = lc_days_from_civil(2029, 7, 1) * 86400;
+	in = fopen(LC_TEST_DATA_DIR "/leapseconds.tzdata2026f", "r");
+	out = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (in == NULL || out == NULL) {
+		if (in)
+			fclose(in);
+		if (out)
+			fclose(out);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), in) != NULL)
+		if (strncmp(line, "#expires", 8) != 0)
+			fputs(line, out);
+	fputs("Leap\t2029\tJun\t30\t23:59:59\t-\tS\n", out);
+	fclose(in);
+	return fclose(out) == 0 ? 0 : -1;
+}
+
+struct band {
+	int64_t lo, hi, step;
+};
+
+/* Steps relative to the leap instant L (the start of 23:59:60, or of the
+ * deleted 23:59:59): 1 us within 20 ms of L, of midnight and of the
+ * window's ends; 1 ms over the whole window and 2 s either side when
+ * LC_SMEAR_SWEEP=full or the window is at most 2100 s, else 1 ms within
+ * 300 s of those instants and 997 ms in between. */
+static int make_bands(int64_t s, int64_t e, struct band *b)
+{
+	const char *env = getenv("LC_SMEAR_SWEEP");
+	int64_t c[4] = {0, S, s, e};
+	int n = 0, full = (env != NULL && strcmp(env, "full") == 0) ||
+	                  e - s <= 2100 * S;
+
+	for (int i = 0; i < 4; i++)
+		b[n++] = (struct band){c[i] - 20 * MS, c[i] + 20 * MS, US};
+	if (full)
+		b[n++] = (struct band){(s < 0 ? s : 0) - 2 * S,
+		                       (e > S ? e : S) + 2 * S, MS};
+	else
+		for (int i = 0; i < 4; i++)
+			b[n++] = (struct band){c[i] - 300 * S, c[i] + 300 * S,
+			                       MS};
+	return n;
+}
+
+static int64_t sweep_next(const struct band *b, int n, int64_t rel)
+{
+	int64_t step = 997 * MS, next;
+
+	for (int i = 0; i < n; i++)
+		if (rel >= b[i].lo && rel < b[i].hi && b[i].step < step)
+			step = b[i].step;
+	next = rel + step;
+	for (int i = 0; i < n; i++)
+		if (b[i].lo > rel && b[i].lo < next)
+			next = b[i].lo;
+	return next;
+}
+
+/* One reading checked against the library (lc__smear_sls_from_tai) and
+ * convert (lc_smearconv_to_sls), with |UTC_SLS - UTC| <= 1 s, the smear
+ * offset it carries, no LI, and UTC itself outside [ws, we). */
+static int check_reading(const struct lc_smear_policy *p, int64_t tai,
+                         int64_t rel, int64_t ws, int64_t we,
+                         const struct ld_reading *r)
+{
+	const lc_leaptable *t = ld_clock_table(clk);
+	struct timespec u, o;
+	int64_t lib = 0, rt = 0, un;
+
+	LC_EXPECT_I64(lc__smear_sls_from_tai(t, p, tai, &lib), 0);
+	LC_EXPECT_I64(lc_unix_from_tai(t, tai, &rt), 0);
+	LC_EXPECT_I64(lc_utc_from_tai(t, tai, &u), 0);
+	un = lc__ts_to_ns(&u); /* UTC's count: 23:59:60.f is midnight + f */
+	LC_EXPECT_I64(lc_smearconv_to_sls(t, p, &u, &o), 0);
+	if (r->unix_ns != lib || r->unix_ns != lc__ts_to_ns(&o) ||
+	    r->smear_ns != r->unix_ns - rt || r->li != LD_LI_NONE ||
+	    r->unix_ns - un > S || un - r->unix_ns > S ||
+	    ((rel < ws || rel >= we) && r->unix_ns != un)) {
+		LC_T_FAIL_("%s at TAI %" PRId64 " (rel %" PRId64
+		           " ns): served %" PRId64 " (smear %" PRId64
+		           ", li %u), library %" PRId64 ", convert %" PRId64
+		           ", UTC count %" PRId64 ", POSIX %" PRId64,
+		           p->name, tai, rel, r->unix_ns, r->smear_ns, r->li,
+		           lib, lc__ts_to_ns(&o), un, rt);
+		return -1;
+	}
+	return 0;
+}
+
+/* Sweeps the leap of `when` in table file `leapfile` for preset `name`
+ * through ld_source_at in time order: the served UTC_SLS never goes back. */
+static void sweep_served(const char *leapfile, const char *name, int64_t when)
+{
+	char mode[48];
+	struct lc_smear_policy p;
+	struct lc_leap lp;
+	struct band b[8];
+	int64_t ws, we, L, lo, hi, prev = INT64_MIN;
+	int nb;
+
+	snprintf(mode, sizeof(mode), "smear:%s", name);
+	if (open_at("2016-12-31T12:00:00Z", mode, leapfile) != 0 ||
+	    lc_smear_preset(name, 0, &p, NULL) < 0 ||
+	    lc_leaptable_prev(ld_clock_table(clk), when, &lp) != 0 ||
+	    lp.when != when) {
+		LC_T_FAIL_("cannot serve %s with %s", mode, leapfile);
+		return;
+	}
+	lc_smear_window_dir(&p, lp.dir, &ws, &we);
+	L = (when + lp.tai_utc - (lp.dir > 0 ? 1 : 0)) * S;
+	nb = make_bands(ws, we, b);
+	lo = hi = 0;
+	for (int i = 0; i < nb; i++) {
+		lo = b[i].lo < lo ? b[i].lo : lo;
+		hi = b[i].hi > hi ? b[i].hi : hi;
+	}
+	for (int64_t rel = lo; rel <= hi; rel = sweep_next(b, nb, rel)) {
+		struct ld_reading r;
+
+		ld_source_at(src, L + rel, &r);
+		if (r.unix_ns <= prev) {
+			LC_T_FAIL_("%s dir %d: served time went back at rel %" PRId64
+			           " ns: %" PRId64 " after %" PRId64,
+			           name, lp.dir, rel, r.unix_ns, prev);
+			return;
+		}
+		prev = r.unix_ns;
+		if (check_reading(&p, L + rel, rel, ws, we, &r) < 0)
+			return;
+	}
+	/* random instants in random order (the source's cached span moves
+	 * between windows and quiet stretches) */
+	for (int i = 0; i < 20000; i++) {
+		struct ld_reading r;
+		int64_t rel = lc_rand_range(0, 3) == 0
+		                  ? lc_rand_range(-400 * 86400 * S, 400 * 86400 * S)
+		                  : lc_rand_range(lo, hi);
+
+		ld_source_at(src, L + rel, &r);
+		if (check_reading(&p, L + rel, rel, ws, we, &r) < 0)
+			return;
+	}
+}
+
+static void test_every_preset_both_directions(void)
+{
+	char path[] = "/tmp/lc-test-server-smear.XXXXXX";
+	int64_t del;
+
+	if (write_deletion_file(path, &del) != 0) {
+		LC_T_FAIL_("%s", "cannot write the test's leap file");
+		unlink(path);
+		return;
+	}
+	for (const char *const *n = lc_smear_preset_names();
+	     *n != NULL && !lc_t_case_failed; n++) {
+		sweep_served(iers(), *n, NY2017);
+		if (!lc_t_case_failed)
+			sweep_served(path, *n, del);
+	}
+	unlink(path);
+}
+
+/* The report of issue 11: smear:chrony (and fbclock) pretending
+ * 23:59:58 served 23:59:59.636 during the inserted second, then
+ * 23:59:59.038: back a second at the leap. The window starts at
+ * midnight, so 23:59:60.x reads 00:00:00.x and runs on from there. */
+static void test_starting_presets_at_the_leap(void)
+{
+	const int64_t t60 = INT64_C(1483228836) * S;
+	const char *modes[] = {"smear:chrony", "smear:fbclock"};
+
+	for (int i = 0; i < 2; i++) {
+		struct ld_reading r;
+
+		if (open_at("2016-12-31T23:59:58Z", modes[i], iers()) != 0) {
+			LC_T_FAIL_("cannot open %s", modes[i]);
+			return;
+		}
+		ld_source_at(src, t60 - 364 * MS, &r); /* 23:59:59.636 */
+		LC_EQ_I64(r.unix_ns, (NY2017 - 1) * S + 636 * MS);
+		LC_EQ_I64(r.smear_ns, 0);
+		ld_source_at(src, t60 + 636 * MS, &r); /* 23:59:60.636 */
+		LC_EQ_I64(r.unix_ns, NY2017 * S + 636 * MS);
+		LC_EQ_I64(r.smear_ns, S); /* ahead of the repeated 23:59:59 */
+		ld_source_at(src, t60 + 1038 * MS, &r); /* 00:00:00.038 */
+		LC_GT_I64(r.unix_ns, NY2017 * S + 1037 * MS);
+		LC_LE_I64(r.unix_ns, NY2017 * S + 1038 * MS);
+		LC_GT_I64(r.smear_ns, S - MS);
+		LC_LE_I64(r.smear_ns, S);
+	}
+}
+
 static void test_bad_pretend(void)
 {
 	/* 23:59:60 on a day without a leap, and a date that is not one */
@@ -312,6 +526,11 @@ int main(int argc, char **argv)
 	LC_RUN(test_deletion, "a deleted second: LI 2 on its day, 23:59:58 then 00:00:00");
 	LC_RUN(test_matches_timekeeper_sls, "the served smear equals the timekeeper's UTC_SLS through the window");
 	LC_RUN(test_refid_from_reading, "the refid carries the reading's smear offset");
+	LC_RUN(test_starting_presets_at_the_leap,
+	       "smear:chrony, smear:fbclock: 23:59:60.x is served as 00:00:00.x, never back");
+	LC_RUN(test_every_preset_both_directions,
+	       "every preset, an insertion and a deletion: the served UTC_SLS never goes back, "
+	       "is within 1 s of UTC, equals the library and convert, and UTC outside the window");
 	LC_RUN(test_bad_pretend, "bad --pretend, preset or leap file refused");
 	ld_clock_free(clk);
 	return lc_test_done();

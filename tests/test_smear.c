@@ -1,7 +1,10 @@
 /*
  * test_smear.c - smear policies, presets against their published figures,
  * the plan API's edge cases (late arm, cancellation, settime, two leaps),
- * property tests on random policies, and the UTC <-> UTC-SLS converter.
+ * property tests on random policies, the UTC <-> UTC-SLS converter, and
+ * the table's smear as one pure function (lc__smear_sls_from_tai and its
+ * inverse, the span query): every preset swept through an insertion and a
+ * deletion (LC_SMEAR_SWEEP=full: 1 ms steps through every whole window).
  *
  * Coordinates: mono is taken as the pre-leap continuous UTC axis T in ns
  * (no timekeeper needed), so UTC_SLS(mono) = mono - offset(mono), and UTC
@@ -922,6 +925,407 @@ static void test_conv(void)
 	lc_leaptable_free(t);
 }
 
+/* ---------------------------------------------------------------------- */
+/* The table's smear: one pure function for every face (src/smear.c)        */
+/* ---------------------------------------------------------------------- */
+
+#define MS INT64_C(1000000)
+
+/* The built-in table (insertions only) plus a deleted second at the end of
+ * 2029-06-30 (TAI-UTC 37 -> 36), from the tzdata file of the test data. */
+static lc_leaptable *deletion_table(int64_t *when)
+{
+	lc_leaptable *t = lc_leaptable_new();
+	FILE *in = fopen(LC_TEST_DATA_DIR "/leapseconds.tzdata2026f", "r");
+	char line[256], *buf = NULL;
+	size_t len = 0;
+	struct lc_error err = {0};
+	FILE *out = open_memstream(&buf, &len);
+
+	*when = lc_days_from_civil(2029, 7, 1) * 86400;
+	if (t == NULL || in == NULL || out == NULL) {
+		if (in)
+			fclose(in);
+		if (out)
+			fclose(out);
+		free(buf);
+		lc_leaptable_free(t);
+		return NULL;
+	}
+	while (fgets(line, sizeof(line), in) != NULL)
+		if (strncmp(line, "#expires", 8) != 0)
+			fputs(line, out);
+	fputs("Leap\t2029\tJun\t30\t23:59:59\t-\tS\n", out);
+	fclose(in);
+	fclose(out);
+	if (lc_leaptable_load_buffer(t, "deletion", buf, len,
+	                             LC_LEAPFMT_TZDATA, &err) < 0) {
+		printf("  deletion table: %s\n", err.msg);
+		lc_leaptable_free(t);
+		t = NULL;
+	}
+	free(buf);
+	return t;
+}
+
+/* One leap of a table as the sweep sees it. */
+struct sweep_leap {
+	int dir;
+	int64_t when;  /* POSIX s of the midnight after it */
+	int64_t L_tai; /* the leap instant on TAI */
+	int64_t old;   /* TAI-UTC before it, ns */
+	int64_t s, e;  /* the policy's window relative to L */
+};
+
+static struct sweep_leap sweep_leap(const lc_leaptable *t, int64_t when,
+                                    const struct lc_smear_policy *p)
+{
+	struct sweep_leap z;
+	struct lc_leap lp;
+
+	memset(&z, 0, sizeof(z));
+	if (lc_leaptable_prev(t, when, &lp) != 0 || lp.when != when)
+		return z;
+	z.dir = lp.dir;
+	z.when = when;
+	/* the start of 23:59:60 is TAI when + N - 1; a deletion's skipped
+	 * 23:59:59 would start at TAI when + N (TAI does not skip) */
+	z.L_tai = (when + lp.tai_utc - (lp.dir > 0 ? 1 : 0)) * NS;
+	z.old = (int64_t)(lp.tai_utc - lp.dir) * NS;
+	lc_smear_window_dir(p, lp.dir, &z.s, &z.e);
+	return z;
+}
+
+/* Sweep steps (relative to the leap): 1 us within 20 ms of the leap
+ * instant, of midnight and of the window's ends; 1 ms over the whole
+ * window and 2 s either side when LC_SMEAR_SWEEP=full or the window is
+ * at most 2100 s, else within 300 s of those instants and 997 ms (not
+ * aligned to anything) in between. */
+struct band {
+	int64_t lo, hi, step;
+};
+
+static int sweep_full(void)
+{
+	const char *e = getenv("LC_SMEAR_SWEEP");
+	return e != NULL && strcmp(e, "full") == 0;
+}
+
+static int make_bands(const struct sweep_leap *z, struct band *b)
+{
+	int64_t c[4] = {0, NS, z->s, z->e};
+	int n = 0, full = sweep_full() || z->e - z->s <= 2100 * NS;
+
+	for (int i = 0; i < 4; i++)
+		b[n++] = (struct band){c[i] - 20 * MS, c[i] + 20 * MS, US};
+	if (full) {
+		int64_t lo = z->s < 0 ? z->s : 0, hi = z->e > NS ? z->e : NS;
+		b[n++] = (struct band){lo - 2 * NS, hi + 2 * NS, MS};
+	} else {
+		for (int i = 0; i < 4; i++)
+			b[n++] = (struct band){c[i] - 300 * NS,
+			                       c[i] + 300 * NS, MS};
+	}
+	return n;
+}
+
+static int64_t sweep_next(const struct band *b, int n, int64_t rel)
+{
+	int64_t step = 997 * MS, next;
+
+	for (int i = 0; i < n; i++)
+		if (rel >= b[i].lo && rel < b[i].hi && b[i].step < step)
+			step = b[i].step;
+	next = rel + step;
+	for (int i = 0; i < n; i++)
+		if (b[i].lo > rel && b[i].lo < next)
+			next = b[i].lo;
+	return next;
+}
+
+/* UTC's own ns count at TAI x (23:59:60.f counts as when + f) */
+static int64_t utc_count(const lc_leaptable *t, int64_t x, int *in_leap)
+{
+	struct timespec u;
+
+	if (lc_utc_from_tai(t, x, &u) < 0)
+		return INT64_MIN;
+	*in_leap = u.tv_nsec >= NS;
+	return lc__ts_to_ns(&u);
+}
+
+/* The sweep of one leap: the library's UTC_SLS never goes back, stays
+ * within 1 s of UTC and at its policy's rate, equals the definition
+ * (DESIGN.md section 4: T - d g(x), lc_smear_offset on the leap's own
+ * axis), `leapclock convert --to utc-sls` (lc_smearconv_to_sls) and the
+ * span's prepared plan, and equals UTC outside the window. */
+static void sweep_library(const lc_leaptable *t, const char *name,
+                          int64_t when)
+{
+	struct lc_smear_policy p = preset(name);
+	struct sweep_leap z = sweep_leap(t, when, &p);
+	struct band b[8];
+	int nb = make_bands(&z, b);
+	int64_t lo = b[nb - 1].lo, hi = b[nb - 1].hi, prev = INT64_MIN,
+	        prev_rel = 0;
+	double bound = lc_smear_peak_ppm(&p, z.dir);
+	struct lc__smear_span sp;
+	int have_span = 0;
+
+	if (z.dir == 0) {
+		LC_T_FAIL_("no leap at %" PRId64, when);
+		return;
+	}
+	for (int i = 0; i < nb; i++) {
+		lo = b[i].lo < lo ? b[i].lo : lo;
+		hi = b[i].hi > hi ? b[i].hi : hi;
+	}
+	for (int64_t rel = lo; rel <= hi; rel = sweep_next(b, nb, rel)) {
+		int64_t x = z.L_tai + rel, sls, ref, u, rt;
+		int in_leap = 0;
+		struct timespec ut, o;
+
+		LC_EQ_INT(lc__smear_sls_from_tai(t, &p, x, &sls), 0);
+		ref = x - z.old - lc_smear_offset(&p, z.dir, rel);
+		if (sls != ref) {
+			LC_T_FAIL_("%s dir %d: rel %" PRId64 " ns: %" PRId64
+			           " != definition %" PRId64,
+			           name, z.dir, rel, sls, ref);
+			return;
+		}
+		if (sls <= prev) {
+			LC_T_FAIL_("%s dir %d: went back at rel %" PRId64
+			           ": %" PRId64 " after %" PRId64,
+			           name, z.dir, rel, sls, prev);
+			return;
+		}
+		if (prev != INT64_MIN && rel - prev_rel >= MS) {
+			/* the rate against TAI (UTC's SI seconds; UTC_SLS is
+			 * continuous, so this holds across the leap too), with
+			 * 2 ns of integer rounding over the step */
+			double h = (double)(rel - prev_rel);
+			double r = ((double)(sls - prev) - h) / h * 1e6;
+			LC_TRUE(fabs(r) <= bound * (1 + 1e-9) + 2e6 / h);
+		}
+		u = utc_count(t, x, &in_leap);
+		LC_LE_I64(sls - u, NS);
+		LC_GE_I64(sls - u, -NS);
+		LC_EQ_INT(lc_unix_from_tai(t, x, &rt), 0);
+		if (rel < z.s || rel >= z.e) {
+			LC_EQ_I64(sls, u);
+			if (!in_leap)
+				LC_EQ_I64(sls, rt);
+		}
+		/* convert's answer for the same instant */
+		ut.tv_sec = (time_t)lc__fdiv(u, NS);
+		ut.tv_nsec = (long)lc__fmod(u, NS);
+		if (in_leap) {
+			ut.tv_sec -= 1;
+			ut.tv_nsec += (long)NS;
+		}
+		LC_EQ_INT(lc_smearconv_to_sls(t, &p, &ut, &o), 0);
+		LC_EQ_I64(lc__ts_to_ns(&o), sls);
+		/* the span: quiet means REALTIME itself, inside its plan */
+		if (!have_span || !((rt >= sp.quiet_lo && rt < sp.quiet_hi) ||
+		                    (rt >= sp.lo && rt < sp.hi))) {
+			LC_GE_INT(lc__smear_span_at(t, &p, rt, &sp), 0);
+			have_span = 1;
+		}
+		if (rt >= sp.quiet_lo && rt < sp.quiet_hi)
+			LC_EQ_I64(sls, rt);
+		else
+			LC_EQ_I64(x - sp.old_ns -
+			              lc__smear_plan_offset(&sp.plan, x),
+			          sls);
+		prev = sls;
+		prev_rel = rel;
+	}
+}
+
+static void test_table_sweep(void)
+{
+	int64_t del;
+	lc_leaptable *ins = lc_leaptable_new(), *dt = deletion_table(&del);
+
+	LC_TRUE(ins != NULL && dt != NULL);
+	for (const char *const *n = lc_smear_preset_names();
+	     *n && !lc_t_case_failed; n++) {
+		sweep_library(ins, *n, M2017);
+		if (!lc_t_case_failed)
+			sweep_library(dt, *n, del);
+		/* the deletion table's insertions are the built-in ones */
+		if (!lc_t_case_failed)
+			sweep_library(dt, *n, M2017);
+	}
+	lc_leaptable_free(ins);
+	lc_leaptable_free(dt);
+}
+
+/* The inverse for timers: the first UTC_SLS reading at or past a random
+ * deadline maps to a TAI instant at which the reading is >= the deadline
+ * and 1 ns before which it is not: never early, never late. */
+static void test_inverse_never_early(void)
+{
+	int64_t del;
+	lc_leaptable *tabs[2] = {lc_leaptable_new(), deletion_table(&del)};
+	int64_t whens[2] = {M2017, del};
+	const char *const *names = lc_smear_preset_names();
+	int npre = 0;
+
+	LC_TRUE(tabs[0] != NULL && tabs[1] != NULL);
+	while (names[npre] != NULL)
+		npre++;
+	for (int i = 0; i < 40000; i++) {
+		int k = (int)lc_rand_range(0, 1);
+		struct lc_smear_policy p = preset(names[lc_rand_range(0, npre - 1)]);
+		struct sweep_leap z = sweep_leap(tabs[k], whens[k], &p);
+		int64_t S, x, a, b, L_T = z.L_tai - z.old;
+		struct timespec st, ut;
+
+		switch (lc_rand_range(0, 3)) {
+		case 0: /* anywhere near the window */
+			S = L_T + lc_rand_range((z.s < 0 ? z.s : 0) - 3 * NS,
+			                        (z.e > NS ? z.e : NS) + 3 * NS);
+			break;
+		case 1: /* near the leap and midnight, to the ns */
+			S = L_T + lc_rand_range(-3 * NS, 3 * NS);
+			break;
+		case 2: /* near the window's ends */
+			S = L_T + (lc_rand_range(0, 1) ? z.s : z.e) +
+			    lc_rand_range(-NS, NS);
+			break;
+		default: /* anywhere 1972..2100 */
+			S = lc_rand_range(INT64_C(63072000) * NS,
+			                  INT64_C(4102444800) * NS);
+			break;
+		}
+		LC_EQ_INT(lc__smear_tai_at_sls(tabs[k], &p, S, &x), 0);
+		LC_EQ_INT(lc__smear_sls_from_tai(tabs[k], &p, x, &a), 0);
+		LC_EQ_INT(lc__smear_sls_from_tai(tabs[k], &p, x - 1, &b), 0);
+		if (!(a >= S && b < S)) {
+			LC_T_FAIL_("%s: deadline %" PRId64 ": TAI %" PRId64
+			           " reads %" PRId64 ", 1 ns before %" PRId64,
+			           p.name, S, x, a, b);
+			return;
+		}
+		/* the timespec form is the same instant, as UTC */
+		st = lc__ns_to_ts(S);
+		LC_EQ_INT(lc__smear_sls_to_utc(tabs[k], &p, &st, &ut), 0);
+		LC_EQ_INT(lc_tai_from_utc(tabs[k], &ut, &a), 0);
+		LC_EQ_I64(a, x);
+	}
+	lc_leaptable_free(tabs[0]);
+	lc_leaptable_free(tabs[1]);
+}
+
+/* The span query: a cached quiet interval really is quiet at its ends and
+ * inside, it reaches the next span, and a bad policy is refused. */
+static void test_span(void)
+{
+	int64_t del;
+	lc_leaptable *tabs[2] = {lc_leaptable_new(), deletion_table(&del)};
+	const char *const *names = lc_smear_preset_names();
+	struct lc_smear_policy bad;
+	struct lc__smear_span sp;
+	int npre = 0;
+
+	LC_TRUE(tabs[0] != NULL && tabs[1] != NULL);
+	while (names[npre] != NULL)
+		npre++;
+	for (int i = 0; i < 3000; i++) {
+		lc_leaptable *t = tabs[lc_rand_range(0, 1)];
+		struct lc_smear_policy p = preset(names[lc_rand_range(0, npre - 1)]);
+		int64_t rt = lc_rand_range(INT64_C(63072000) * NS,
+		                           INT64_C(1940000000) * NS);
+		int rc = lc__smear_span_at(t, &p, rt, &sp);
+
+		LC_GE_INT(rc, 0);
+		if (rc == 1) {
+			LC_TRUE(rt >= sp.lo && rt < sp.hi);
+			LC_EQ_I64(sp.quiet_lo, sp.quiet_hi);
+			continue;
+		}
+		LC_TRUE(rt >= sp.quiet_lo && rt < sp.quiet_hi);
+		LC_EQ_I64(sp.quiet_hi, sp.lo);
+		for (int j = 0; j < 20; j++) {
+			int64_t lo = sp.quiet_lo > rt - 400 * 86400 * NS
+			                 ? sp.quiet_lo
+			                 : rt - 400 * 86400 * NS;
+			int64_t hi = sp.quiet_hi < rt + 400 * 86400 * NS
+			                 ? sp.quiet_hi
+			                 : rt + 400 * 86400 * NS;
+			int64_t r = j == 0 ? lo
+			          : j == 1 ? hi - 1
+			                   : lc_rand_range(lo, hi - 1);
+			int64_t x, s;
+
+			if (lc_tai_from_unix(t, r, &x) < 0)
+				continue;
+			LC_EQ_INT(lc__smear_sls_from_tai(t, &p, x, &s), 0);
+			LC_EQ_I64(s, r);
+		}
+	}
+	/* after the last leap: quiet for ever */
+	bad = preset("google");
+	LC_EQ_INT(lc__smear_span_at(tabs[0], &bad, INT64_C(2000000000) * NS,
+	                            &sp),
+	          0);
+	LC_EQ_I64(sp.quiet_hi, INT64_MAX);
+	LC_EQ_I64(sp.lo, INT64_MAX);
+	/* before the first: quiet up to the first leap's span */
+	LC_EQ_INT(lc__smear_span_at(tabs[0], &bad, 0, &sp), 0);
+	LC_EQ_I64(sp.quiet_lo, INT64_MIN);
+	LC_EQ_INT(sp.dir, 1);
+	LC_EQ_I64(sp.leap_when, INT64_C(78796800)); /* 1972-07-01 */
+	bad.window_ns = 0;
+	LC_EQ_INT(lc__smear_span_at(tabs[0], &bad, 0, &sp), LC_EINVAL);
+	LC_EQ_INT(lc__smear_sls_from_tai(tabs[0], &bad, 0, &del), LC_EINVAL);
+	LC_EQ_INT(lc__smear_tai_at_sls(tabs[0], &bad, 0, &del), LC_EINVAL);
+	LC_EQ_INT(lc__smear_sls_from_tai(NULL, &bad, 0, &del), LC_EINVAL);
+	lc_leaptable_free(tabs[0]);
+	lc_leaptable_free(tabs[1]);
+}
+
+/* The regression of issue 11: presets whose window starts at midnight
+ * (chrony, fbclock) read 00:00:00.x during 23:59:60.x, not the repeated
+ * 23:59:59.x, and go on from there; before 1972 UTC_SLS is UTC. */
+static void test_starting_presets(void)
+{
+	lc_leaptable *t = lc_leaptable_new();
+	const char *n[] = {"chrony", "fbclock"};
+	/* 23:59:60.0 of 2016-12-31 is TAI 1483228836 s */
+	const int64_t t60 = INT64_C(1483228836) * NS;
+
+	for (int i = 0; i < 2; i++) {
+		struct lc_smear_policy p = preset(n[i]);
+		int64_t s;
+
+		LC_EQ_INT(lc__smear_sls_from_tai(t, &p, t60 - 500 * MS, &s), 0);
+		LC_EQ_I64(s, L2017 - 500 * MS);
+		LC_EQ_INT(lc__smear_sls_from_tai(t, &p, t60 + 500 * MS, &s), 0);
+		LC_EQ_I64(s, L2017 + 500 * MS);
+		LC_EQ_INT(lc__smear_sls_from_tai(t, &p, t60 + NS, &s), 0);
+		LC_EQ_I64(s, L2017 + NS);
+		LC_EQ_INT(lc__smear_sls_from_tai(t, &p, t60 + 2 * NS, &s), 0);
+		LC_GT_I64(s, L2017 + NS + 999 * MS);
+		LC_LT_I64(s, L2017 + 2 * NS);
+	}
+	{
+		struct lc_smear_policy p = preset("google");
+		struct timespec u = {(time_t)-14182940, 0}, o;
+		int64_t s;
+
+		LC_EQ_INT(lc__smear_utc_to_sls(t, &p, &u, &o), 0);
+		LC_EQ_I64((int64_t)o.tv_sec, -14182940);
+		LC_EQ_INT(lc__smear_sls_to_utc(t, &p, &o, &u), 0);
+		LC_EQ_I64((int64_t)u.tv_sec, -14182940);
+		LC_EQ_I64((int64_t)u.tv_nsec, 0);
+		LC_EQ_INT(lc__smear_sls_from_tai(t, &p, 0, &s), 0);
+		LC_EQ_I64(s, -10 * NS);
+	}
+	lc_leaptable_free(t);
+}
+
 int main(int argc, char **argv)
 {
 	lc_test_init(argc, argv);
@@ -956,5 +1360,16 @@ int main(int argc, char **argv)
 	LC_RUN(test_late_properties,
 	       "random late arms finish on time or are refused for a reason");
 	LC_RUN(test_conv, "UTC <-> UTC-SLS converter on the built-in table");
+	LC_RUN(test_starting_presets,
+	       "chrony, fbclock: 23:59:60.x reads 00:00:00.x, then smears");
+	LC_RUN(test_table_sweep,
+	       "every preset, both directions: the table's UTC_SLS never goes "
+	       "back, is within 1 s of UTC, equals the definition, convert "
+	       "and the span's plan, and UTC outside the window");
+	LC_RUN(test_inverse_never_early,
+	       "the inverse of random deadlines is exact: never early");
+	LC_RUN(test_span,
+	       "the span query: quiet intervals are quiet, end at the next "
+	       "span");
 	return lc_test_done();
 }

@@ -1,7 +1,8 @@
 /*
  * smearconv.h - UTC <-> smeared UTC (UTC-SLS) for one smear policy and a
  * leap table: pure functions, for `leapclock convert --to utc-sls --smear P`
- * and `--from utc-sls`, and for `leapclock smear`.
+ * and `--from utc-sls`, and for `leapclock smear`. A wrapper over
+ * src/smear.c (lc__smear_utc_to_sls, lc__smear_sls_to_utc).
  *
  * UTC timespecs follow the library's convention (the inserted second has
  * tv_nsec in [1e9, 2e9)); smeared timespecs never do (UTC-SLS has no

@@ -21,12 +21,14 @@
  *    included, and clears at 00:00:00 (chrony announces only on that day;
  *    ntpd keeps the bits until the leap is done).
  *  - smear:PRESET: UTC_SLS as the policy defines it, computed from the
- *    timekeeper's TAI with leapclock's smear functions (lc_smear_offset) as
- *    a pure function of the instant. A server that starts, restarts or
- *    pretends inside a window therefore serves exactly what one that ran
- *    through the whole window serves, and every leapclockd of a fleet
- *    agrees. The leap indicator is never set; the reading carries the smear
- *    offset (served minus unsmeared NTP time) for the 254.x.y.z refid.
+ *    timekeeper's TAI with the library's pure smear of the table
+ *    (lc__smear_sls_from_tai, src/smear.c) as a function of the instant,
+ *    the one `leapclock convert --to utc-sls` and the shim use. A server
+ *    that starts, restarts or pretends inside a window therefore serves
+ *    exactly what one that ran through the whole window serves, and every
+ *    leapclockd of a fleet agrees. The leap indicator is never set; the
+ *    reading carries the smear offset (served minus unsmeared NTP time) for
+ *    the 254.x.y.z refid.
  *
  * Built with -DLD_HOST_CLOCK=1, the timekeeper is replaced by the host's
  * CLOCK_REALTIME read through the table (no exact leap on a host that
@@ -36,6 +38,7 @@
 
 #include "internal.h"
 #include "leaptable_impl.h"
+#include "smear.h"
 #include "timeline.h"
 
 #include <math.h>
@@ -56,6 +59,10 @@ struct ld_source {
 	int64_t li_day;
 	uint64_t li_gen;
 	unsigned li;
+	/* smear: the library's span around the last reading, for table
+	 * generation span_gen (0: none yet; table_gen starts at 1) */
+	struct lc__smear_span span;
+	uint64_t span_gen;
 };
 
 struct ld_clock {
@@ -343,30 +350,33 @@ static unsigned day_li(struct ld_source *s, int64_t sec)
 	return s->li;
 }
 
-/* The smeared time around the leap `lp` if TAI instant `tai` is inside its
- * window. With the leap instant (the start of 23:59:60, i.e. midnight - 1 s,
- * for an insertion; midnight for a deletion) and rel = tai - that instant,
- * UTC_SLS = T - lc_smear_offset(rel), where T is the pre-leap timeline: TAI
- * minus the TAI-UTC in effect before the leap (tai_utc - dir). */
-static int smear_at(const struct ld_source *s, const struct lc_leap *lp,
-                    int64_t tai, int64_t *sls)
+/* UTC_SLS at TAI `tai` for the source's policy: the library's pure smear
+ * of the table (src/smear.c), the same function the shim, lc_gettime's
+ * page reader and `leapclock convert --to utc-sls` use. `rt` is the POSIX
+ * reading at that instant. The span the library names around it is kept
+ * per table: outside every window UTC_SLS is REALTIME itself (one
+ * compare), inside one it is the span's prepared plan on TAI (no table
+ * look-up), equal to lc__smear_sls_from_tai at every instant. */
+static int64_t smear_at(struct ld_source *s, int64_t tai, int64_t rt)
 {
-	int64_t midnight_tai = (lp->when + lp->tai_utc) * LC__NS;
-	int64_t leap_tai = midnight_tai - (lp->dir > 0 ? LC__NS : 0);
-	int64_t start, end, rel = tai - leap_tai;
+	const struct lc__smear_span *sp = &s->span;
+	int64_t sls;
 
-	lc_smear_window_dir(&s->policy, lp->dir, &start, &end);
-	/* From the leap on, T (not UTC) is what the smear is taken from,
-	 * also before a window that starts after the inserted second
-	 * (chrony's, fbclock's): there the offset is 0 and the served time
-	 * is T, 00:00:00.x, where UTC repeats 23:59:59. */
-	if (start > 0)
-		start = 0;
-	if (rel < start || rel >= end)
-		return 0;
-	*sls = tai - (int64_t)(lp->tai_utc - lp->dir) * LC__NS -
-	       lc_smear_offset(&s->policy, lp->dir, rel);
-	return 1;
+	if (s->span_gen != s->clock->table_gen ||
+	    !((rt >= sp->quiet_lo && rt < sp->quiet_hi) ||
+	      (rt >= sp->lo && rt < sp->hi))) {
+		if (lc__smear_span_at(s->clock->table, &s->policy, rt,
+		                      &s->span) < 0) {
+			s->span_gen = 0;
+			return rt; /* cannot happen: the preset is valid */
+		}
+		s->span_gen = s->clock->table_gen;
+	}
+	if (rt >= sp->quiet_lo && rt < sp->quiet_hi)
+		return rt;
+	if (__builtin_sub_overflow(tai, sp->old_ns, &sls))
+		return rt;
+	return sls - lc__smear_plan_offset(&sp->plan, tai);
 }
 
 void ld_source_at(struct ld_source *s, int64_t tai, struct ld_reading *r)
@@ -389,19 +399,13 @@ void ld_source_at(struct ld_source *s, int64_t tai, struct ld_reading *r)
 		r->li = day_li(s, (int64_t)ts.tv_sec);
 		r->smear_ns = 0;
 	} else {
-		int64_t rt, sls, sec;
-		struct lc_leap lp;
+		int64_t rt, sls;
 
 		if (lc_unix_from_tai(c->table, tai, &rt) < 0)
 			rt = tai - 10 * LC__NS; /* before 1972: no smear */
-		sls = rt;
-		sec = lc__fdiv(rt, LC__NS);
-		/* windows may start before (ENDING, CENTRED) or after
-		 * (STARTING, CENTRED) the leap: try the next and the last */
-		if (!(lc_leaptable_next(c->table, sec, &lp) == 0 &&
-		      smear_at(s, &lp, tai, &sls)) &&
-		    lc_leaptable_prev(c->table, sec, &lp) == 0)
-			smear_at(s, &lp, tai, &sls);
+		sls = smear_at(s, tai, rt);
+		/* smear_ns: served minus the unsmeared NTP time (POSIX, the
+		 * repeated 23:59:59 in an inserted second), in (-2 s, 2 s) */
 		r->unix_ns = sls;
 		r->li = LD_LI_NONE;
 		r->smear_ns = sls - rt;
