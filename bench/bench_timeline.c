@@ -660,7 +660,7 @@ int main(int argc, char **argv)
 		while (now_ns() - t0 < 3000000000)
 			j->f(j, 1000000);
 		printf("spun UTC_SLS on %s\n", presets[p]);
-		return 0;
+		goto out;
 	}
 	for (int k = 0; k < nj; k++)
 		jobs[k].n = calibrate(&jobs[k], ms);
@@ -755,6 +755,7 @@ int main(int argc, char **argv)
 				    proto[c][p][2], u);
 		}
 
+out:
 	for (int i = 0; i < npagew; i++)
 		lc__tl_writer_close(pagew[i]);
 	{
