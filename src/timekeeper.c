@@ -70,6 +70,10 @@
  * not see it); the learnt frequency stays within 500 ppm. */
 #define FOLLOW_MAX_PPB 100000000
 #define FOLLOW_MAX_I_PPB 500000
+/* Host samples per update, the tightest kept, and the widest accepted. */
+#define FOLLOW_TRIES 8
+#define FOLLOW_TRIES_MAX 64
+#define FOLLOW_MAX_BRACKET_NS 20000
 #define FOLLOW_LEAP_WINDOW (2 * 86400 * LC__NS)
 
 struct lc_timekeeper {
@@ -110,7 +114,8 @@ struct lc_timekeeper {
 
 	/* following the host */
 	struct lc_tk_host host;
-	int64_t steer_ppb, steer_i_ppb; /* steer_i_ppb: hf's integral */
+	int64_t steer_ppb, steer_i_ppb;
+	uint64_t hf_last_cws; /* the step signal count last acted on */ /* steer_i_ppb: hf's integral */
 	int64_t last_update_mono;
 	struct lc__hf_state hf;   /* what the decision learnt (hostfollow.h) */
 	int64_t hf_offs_tai;      /* offs_tai as the last sample left it: */
@@ -865,7 +870,7 @@ int lc_tk_new(lc_timekeeper **out, lc_counter *counter,
 	struct lc__tk_snap *s;
 	unsigned maxbits;
 	uint64_t c0;
-	int64_t rt0;
+	int64_t rt0 = 0;
 	int32_t tai = 0;
 
 	if (out == NULL || counter == NULL)
@@ -910,6 +915,25 @@ int lc_tk_new(lc_timekeeper **out, lc_counter *counter,
 
 	s = &tk->s;
 	c0 = lc__counter_read(counter);
+	if (counter->kind != LC_COUNTER_SIM) {
+		/* The host's REALTIME at c0: between two counter reads, the
+		 * tightest of a few, after one read that sets the sampler up
+		 * (its first call may open a timerfd: tens of us). */
+		uint64_t best = UINT64_MAX;
+
+		(void)host_realtime(tk);
+		for (int i = 0; i < FOLLOW_TRIES; i++) {
+			uint64_t a = lc__counter_read(counter);
+			int64_t h = host_realtime(tk);
+			uint64_t b = lc__counter_read(counter);
+
+			if (b - a < best) {
+				best = b - a;
+				c0 = a + (b - a) / 2;
+				rt0 = h;
+			}
+		}
+	}
 	s->cycle_last = c0;
 	s->shift_max = tk->shift | (uint64_t)maxbits << 8;
 	/* MONOTONIC and MONOTONIC_RAW start at the counter's own value at
@@ -920,7 +944,7 @@ int lc_tk_new(lc_timekeeper **out, lc_counter *counter,
 	s->raw_mono = s->mono;
 	if (counter->kind == LC_COUNTER_SIM && !cfg->follow_host)
 		rt0 = cfg->initial_realtime_ns + s->mono;
-	else
+	else if (counter->kind == LC_COUNTER_SIM)
 		rt0 = host_realtime(tk);
 	s->offs_real = rt0 - s->mono;
 	s->offs_sls = s->offs_real;
@@ -1872,7 +1896,12 @@ static void follow_host(struct lc_timekeeper *tk, int64_t mono_now)
 	 * a step signal another showed; our REALTIME is taken at the middle
 	 * (the update's own counter read is older). */
 	memset(&hs, 0, sizeof(hs));
-	for (int i = 0; i < 3 && best != 0; i++) {
+	for (int i = 0; i < FOLLOW_TRIES_MAX && best != 0; i++) {
+		/* FOLLOW_TRIES, and more while every bracket was wide */
+		if (i >= FOLLOW_TRIES && got &&
+		    lc__cyc2ns(cb, ca, s->mult, 0, s->shift_max) <=
+		            FOLLOW_MAX_BRACKET_NS / 4)
+			break;
 		uint64_t a = lc__counter_read(tk->counter);
 		int rc = host_sample(tk, &hv);
 		uint64_t b = lc__counter_read(tk->counter);
@@ -1891,6 +1920,15 @@ static void follow_host(struct lc_timekeeper *tk, int64_t mono_now)
 	}
 	if (!got)
 		return; /* no sample: run on as we are */
+	/* A bracket wider than FOLLOW_MAX_BRACKET_NS (the thread was
+	 * preempted, a VM's vCPU stolen, in every try) could put the host's
+	 * reading anywhere in it: steering on it would move our clock by
+	 * that noise. Run on as we are; the next update samples again. A
+	 * step is still followed then, later by one update. */
+	if (lc__cyc2ns(cb, ca, s->mult, 0, s->shift_max) > FOLLOW_MAX_BRACKET_NS &&
+	    hs.clock_was_set == tk->hf_last_cws)
+		return;
+	tk->hf_last_cws = hs.clock_was_set;
 	m = s->mono + (int64_t)lc__cyc2ns(ca + (cb - ca) / 2, s->cycle_last,
 	                                  s->mult, s->frac, s->shift_max);
 	rt = lc__tk_realtime_at(s, m);

@@ -375,7 +375,7 @@ int lc__tk_is_reader(const lc_timekeeper *tk);
  * instant) read on from what `from` reads now, at its rate; it then
  * publishes to `to` (NULL: tk's own latch, for a reader falling back
  * in-process; the page itself for a writer restarting on its page), and
- * tk's readers switch to that latch. LC_EAGAIN within a second of a leap
+ * tk's readers switch to that latch. LC_EBUSY within a second of a leap
  * (the page's snapshot is exact there by itself: try again later). */
 int lc__tk_resume(lc_timekeeper *tk, const struct lc__tk_latch *from,
                   struct lc__tk_latch *to);

@@ -18,6 +18,8 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <poll.h>
 #include <unistd.h>
 
 #define DEFAULT_PATH "/run/leapclock/timeline"
@@ -338,9 +340,10 @@ no:
 }
 
 static int create_page(const char *path, lc_timekeeper *tk, const char *boot,
-                       uint64_t flags, struct lc_error *err,
-                       struct lc__tl_page **pgp)
+                       uint64_t flags, const char *smear,
+                       struct lc_error *err, struct lc__tl_page **pgp)
 {
+	struct lc__tl_writer tw;
 	const lc_counter *c = lc_tk_counter(tk);
 	char tmp[300];
 	struct lc__tl_page *pg;
@@ -373,6 +376,13 @@ static int create_page(const char *path, lc_timekeeper *tk, const char *boot,
 	/* The snapshot first, then the name: a reader never maps a page
 	 * without one. */
 	lc__tk_publish_to(tk, &pg->latch);
+	/* ... and the table and the status too: a reader that maps the page
+	 * the instant it appears gets the writer's table and smear. */
+	memset(&tw, 0, sizeof(tw));
+	tw.tk = tk;
+	tw.pg = pg;
+	tw.tab.count = -1;
+	write_status(&tw, smear, "");
 	if (rename(tmp, path) < 0) {
 		int e = errno;
 
@@ -387,7 +397,8 @@ static int create_page(const char *path, lc_timekeeper *tk, const char *boot,
 }
 
 int lc__tl_writer_open(struct lc__tl_writer **out, const char *path,
-                       lc_timekeeper *tk, uint64_t flags, struct lc_error *err)
+                       lc_timekeeper *tk, uint64_t flags, const char *smear,
+                       struct lc_error *err)
 {
 	struct lc__tl_writer *w;
 	struct lc__tl_page *pg = NULL;
@@ -449,7 +460,7 @@ int lc__tl_writer_open(struct lc__tl_writer **out, const char *path,
 		}
 	}
 	if (fd < 0) {
-		fd = create_page(path, tk, boot, flags, err, &pg);
+		fd = create_page(path, tk, boot, flags, smear, err, &pg);
 		if (fd < 0)
 			return fd;
 	}
@@ -463,11 +474,18 @@ int lc__tl_writer_open(struct lc__tl_writer **out, const char *path,
 	w->pg = pg;
 	w->fd = fd;
 	w->resumed = resumed;
-	w->tab.count = -1; /* publish the table at the first tick */
+	/* A restarted writer continues the page's status, its table
+	 * generation above all: readers compare generations, so a table
+	 * changed while no writer ran must count as a change. */
+	if (resumed)
+		lc__tl_read_status(pg, &w->st);
+	else
+		w->st.table_gen = 1; /* what create_page() published */
+	w->tab.count = -1; /* compare the table at the first tick */
 	atomic_fetch_add(&pg->writer_starts, 1);
 	atomic_store(&pg->writer_pid, (int64_t)getpid());
 	w->st.writer_start_rt = lc_now_ns(tk, LC_CLOCK_REALTIME);
-	lc__tl_writer_tick(w, NULL, "");
+	lc__tl_writer_tick(w, smear, "");
 	*out = w;
 	return 0;
 }
@@ -745,11 +763,41 @@ static lc_timekeeper *in_process(void)
  * an in-process writer follows the host. */
 static void *updater(void *arg)
 {
-	(void)arg;
-	for (;;) {
-		struct timespec d = { 1, 0 };
+	struct itimerspec far;
+	int fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
 
-		clock_nanosleep(CLOCK_MONOTONIC, 0, &d, NULL);
+	(void)arg;
+	/* Once a second, and at once when the host's REALTIME is set (a
+	 * TFD_TIMER_CANCEL_ON_SET timerfd wakes us), so that an in-process
+	 * timekeeper follows a host step within the wake-up's latency, not
+	 * within a second: some hosts (VMs whose agent keeps the guest's
+	 * clock in step with the hypervisor's) step REALTIME many times a
+	 * second. */
+	memset(&far, 0, sizeof(far));
+	far.it_value.tv_sec = (time_t)INT32_MAX * 2;
+	for (;;) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		uint64_t x;
+
+		if (fd >= 0 &&
+		    timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET,
+		                    &far, NULL) < 0 &&
+		    errno != ECANCELED) {
+			close(fd);
+			fd = -1;
+		}
+		if (fd >= 0) {
+			/* a read failing with ECANCELED: the clock was set */
+			if (poll(&p, 1, 1000) > 0) {
+				ssize_t r = read(fd, &x, sizeof(x));
+
+				(void)r;
+			}
+		} else {
+			struct timespec d = { 1, 0 };
+
+			clock_nanosleep(CLOCK_MONOTONIC, 0, &d, NULL);
+		}
 		lc_update(default_tk);
 	}
 	return NULL;

@@ -115,9 +115,10 @@ struct lc__tl_writer;
  * (lc__tk_resume: no reader sees a step); anything else is replaced by a
  * new page. Fails if another writer holds the page, or if the folder or
  * the page could be written by another unprivileged user. `flags`:
- * LC__TLF_*. Errors name the path. */
+ * LC__TLF_*; `smear` names the timekeeper's UTC_SLS policy ("" none).
+ * Errors name the path. */
 int lc__tl_writer_open(struct lc__tl_writer **out, const char *path,
-                       lc_timekeeper *tk, uint64_t flags,
+                       lc_timekeeper *tk, uint64_t flags, const char *smear,
                        struct lc_error *err);
 /* After each lc_update() of the writer: heartbeat, status, and the table
  * if it changed. `smear` names the policy ("" none); `note` the last
@@ -175,8 +176,8 @@ struct lc__tl_reader {
 /* Opens a reader of the page at `path`: a timekeeper whose readers read
  * the page and whose lc_update() picks up the writer's table changes and,
  * once the page is LC__TL_STALE_NS old, carries on in-process from its
- * last snapshot. Fails (reason in *err) where lc__tl_map_open() does, and
- * on a page already stale. */
+ * last snapshot (at once for a page already stale). Fails (reason in
+ * *err) where lc__tl_map_open() does. */
 int lc__tl_reader_open(struct lc__tl_reader *r, const char *path,
                        int allow_pretend, struct lc_error *err);
 

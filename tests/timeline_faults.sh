@@ -62,10 +62,10 @@ PY
 
 # 1. SIGKILL mid-smear (google: 24 h window around the leap), stale fallback,
 #    restart in place.
-start_daemon --pretend 2016-12-31T23:59:50Z --no-listen 2>/dev/null || true
+start_daemon --pretend 2016-12-31T23:59:55Z --no-listen 2>/dev/null || true
 if ! grep -q "running (pid $dpid)" "$tmp/d.log"; then
 	: >"$tmp/d.log"
-	start_daemon --pretend 2016-12-31T23:59:50Z
+	start_daemon --pretend 2016-12-31T23:59:55Z
 fi
 info=$("$tmp/rd" info)
 expect_line "a reader reads the rehearsal page" '^source 1$' "$info"
@@ -91,7 +91,7 @@ expect_line "  on the rehearsal's timeline, not the host's" '^realtime_s 1483228
 "$tmp/rd" read 3000 1000 >"$tmp/restart.txt" 2>"$tmp/restart.err" &
 rpid=$!
 sleep 0.3
-start_daemon --pretend 2016-12-31T23:59:50Z
+start_daemon --pretend 2016-12-31T23:59:55Z
 wait "$rpid"
 expect_line "the restarted writer continues the page" "continued from its previous writer" "$(cat "$tmp/d.log")"
 info=$("$tmp/rd" info)
@@ -101,12 +101,12 @@ kill "$dpid"; wait "$dpid" 2>/dev/null; dpid=
 rm -f "$tmp/page"
 
 # 2. A live writer, then a reader across a restart (TERM, start again).
-start_daemon --pretend 2016-12-31T23:59:50Z
+start_daemon --pretend 2016-12-31T23:59:55Z
 "$tmp/rd" read 2500 1000 >"$tmp/restart2.txt" &
 rpid=$!
 sleep 0.8
 kill "$dpid"; wait "$dpid" 2>/dev/null
-start_daemon --pretend 2016-12-31T23:59:50Z
+start_daemon --pretend 2016-12-31T23:59:55Z
 wait "$rpid"
 no_step "a writer restarted on its page: no step for a reader mapped across it" "$tmp/restart2.txt"
 kill "$dpid"; wait "$dpid" 2>/dev/null; dpid=

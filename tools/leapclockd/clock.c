@@ -260,7 +260,7 @@ int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg)
 
 		memset(&err, 0, sizeof(err));
 		rc = lc__tl_writer_open(&c->tl, cfg->timeline, c->tk,
-		                        c->pretend ? LC__TLF_PRETEND : 0, &err);
+		                        c->pretend ? LC__TLF_PRETEND : 0, c->smear_name, &err);
 		if (rc < 0) {
 			lc_error_format(&err, msg, sizeof(msg));
 			ld_log(LD_LOG_ERR, "timeline %s: %s", cfg->timeline, msg);
