@@ -477,11 +477,15 @@ int lc__tl_writer_open(struct lc__tl_writer **out, const char *path,
 	/* A restarted writer continues the page's status, its table
 	 * generation above all: readers compare generations, so a table
 	 * changed while no writer ran must count as a change. */
-	if (resumed)
+	if (resumed) {
+		/* the page's table too: the generation moves only if ours
+		 * differs from it */
 		lc__tl_read_status(pg, &w->st);
-	else
+		lc__tl_read_table(pg, &w->tab);
+	} else {
 		w->st.table_gen = 1; /* what create_page() published */
-	w->tab.count = -1; /* compare the table at the first tick */
+		fill_table(lc_tk_table(tk), &w->tab);
+	}
 	atomic_fetch_add(&pg->writer_starts, 1);
 	atomic_store(&pg->writer_pid, (int64_t)getpid());
 	w->st.writer_start_rt = lc_now_ns(tk, LC_CLOCK_REALTIME);

@@ -483,7 +483,7 @@ int ld_clock_reload(struct ld_clock *c)
 			ld_log(LD_LOG_WARNING,
 			       "leap table: %s; keeping the table in use (%s)",
 			       note, cur.source);
-			snprintf(c->table_note, sizeof(c->table_note), "%s",
+			snprintf(c->table_note, sizeof(c->table_note), "%.159s",
 			         note);
 			ld_clock_update(c);
 			return -1;
