@@ -838,9 +838,11 @@ struct lc_tk_host {
  * timekeeper does not follow the host. */
 int lc_tk_host_status(const lc_timekeeper *tk, struct lc_tk_host *st);
 
-/* The next leap armed in the timekeeper (by adjtimex or the table): its UTC
- * instant (POSIX seconds of the 00:00:00 after it) and direction.
- * LC_ENOENT if none is armed, or once its instant has passed. Lock-free. */
+/* The next leap armed in the timekeeper (by adjtimex or the table): `when`,
+ * the POSIX seconds of the 00:00:00 after it, and its direction. LC_ENOENT
+ * if none is armed, or from the leap's own boundary on: the start of the
+ * inserted 23:59:60 (so during 23:59:60 it is no longer "next"), or of the
+ * deleted 23:59:59 (which is also when 00:00:00 begins). Lock-free. */
 int lc_tk_next_leap(const lc_timekeeper *tk, int64_t *when, int *dir);
 
 /* The first MONOTONIC instant (ns) at which clock `id` reads at or past
