@@ -742,23 +742,78 @@ static void host_input(struct lc__hf_input *in, const struct lc_host_sample *hs)
  * learns from: REALTIME is set to the host's, so the learnt offset is 0
  * (unless a declared host smear is under way), TAI-UTC the table's, and
  * the kernel's state and step count are the baselines. */
+/* The host sample between two counter reads (a preemption in between
+ * would bias it): the tightest of FOLLOW_TRIES, and of up to
+ * FOLLOW_TRIES_MAX while every bracket was wider than a quarter of
+ * FOLLOW_MAX_BRACKET_NS, but never one older than a step signal another
+ * showed. *mid is the counter at the bracket's middle, *width_ns its
+ * width at the counter's nominal rate. -1 if no sample could be had. */
+static int sample_bracketed(const struct lc_timekeeper *tk,
+                            struct lc_host_sample *hs, uint64_t *mid,
+                            int64_t *width_ns)
+{
+	uint64_t ca = 0, cb = 0, best = UINT64_MAX;
+	struct lc_host_sample hv;
+	int got = 0;
+
+	memset(hs, 0, sizeof(*hs));
+	for (int i = 0; i < FOLLOW_TRIES_MAX && best != 0; i++) {
+		uint64_t a, b;
+		int rc;
+
+		if (i >= FOLLOW_TRIES && got &&
+		    (int64_t)((unsigned __int128)best * LC__NS /
+		              tk->counter->freq) <= FOLLOW_MAX_BRACKET_NS / 4)
+			break;
+		a = lc__counter_read(tk->counter);
+		rc = host_sample(tk, &hv);
+		b = lc__counter_read(tk->counter);
+		if (rc < 0)
+			continue;
+		if (got && hv.clock_was_set != hs->clock_was_set)
+			best = UINT64_MAX;
+		if (b - a < best) {
+			best = b - a;
+			ca = a;
+			cb = b;
+			*hs = hv;
+			got = 1;
+		}
+	}
+	if (!got)
+		return -1;
+	*mid = ca + (cb - ca) / 2;
+	*width_ns = (int64_t)((unsigned __int128)(cb - ca) * LC__NS /
+	                      tk->counter->freq);
+	return 0;
+}
+
+/* The host following's starting point: what it learns from the sample
+ * that set REALTIME at creation (MONOTONIC is already set). */
+static void prime_follow(struct lc_timekeeper *tk,
+                         const struct lc_host_sample *hs)
+{
+	struct lc__hf_input in;
+	int32_t tai;
+
+	host_input(&in, hs);
+	in.mono_ns = tk->s.mono;
+	if (table_tai(tk, lc__fdiv(hs->realtime_ns, LC__NS), 0, &tai) < 0)
+		tai = 0;
+	in.tai_utc = tai;
+	lc__hf_prime(&tk->hf, &in, tk->cfg.host_smear == NULL);
+	/* lc_tk_new's offs_tai, as sync_table_tai() leaves it */
+	tk->hf_offs_tai = hs->realtime_ns - tk->s.mono + (int64_t)tai * LC__NS;
+	tk->hf_offs_tai_valid = 1;
+}
+
 static int64_t host_realtime(struct lc_timekeeper *tk)
 {
 	struct lc_host_sample hs;
-	struct lc__hf_input in;
 	struct timespec ts;
-	int32_t tai;
 
 	if (tk->cfg.follow_host && host_sample(tk, &hs) == 0) {
-		host_input(&in, &hs);
-		in.mono_ns = tk->s.mono;
-		if (table_tai(tk, lc__fdiv(hs.realtime_ns, LC__NS), 0, &tai) < 0)
-			tai = 0;
-		in.tai_utc = tai;
-		lc__hf_prime(&tk->hf, &in, tk->cfg.host_smear == NULL);
-		/* lc_tk_new's offs_tai, as sync_table_tai() leaves it */
-		tk->hf_offs_tai = hs.realtime_ns - tk->s.mono + (int64_t)tai * LC__NS;
-		tk->hf_offs_tai_valid = 1;
+		prime_follow(tk, &hs);
 		return hs.realtime_ns;
 	}
 	if (tk->cfg.host_realtime != NULL)
@@ -871,6 +926,8 @@ int lc_tk_new(lc_timekeeper **out, lc_counter *counter,
 	unsigned maxbits;
 	uint64_t c0;
 	int64_t rt0 = 0;
+	struct lc_host_sample hs0;
+	int have_hs0 = 0;
 	int32_t tai = 0;
 
 	if (out == NULL || counter == NULL)
@@ -916,23 +973,16 @@ int lc_tk_new(lc_timekeeper **out, lc_counter *counter,
 	s = &tk->s;
 	c0 = lc__counter_read(counter);
 	if (counter->kind != LC_COUNTER_SIM) {
-		/* The host's REALTIME at c0: between two counter reads, the
-		 * tightest of a few, after one read that sets the sampler up
-		 * (its first call may open a timerfd: tens of us). */
-		uint64_t best = UINT64_MAX;
+		/* The host's REALTIME at c0, from a bracketed sample, after
+		 * one that sets the sampler up (its first call may open a
+		 * timerfd: tens of us). */
+		int64_t width;
 
-		(void)host_realtime(tk);
-		for (int i = 0; i < FOLLOW_TRIES; i++) {
-			uint64_t a = lc__counter_read(counter);
-			int64_t h = host_realtime(tk);
-			uint64_t b = lc__counter_read(counter);
-
-			if (b - a < best) {
-				best = b - a;
-				c0 = a + (b - a) / 2;
-				rt0 = h;
-			}
-		}
+		(void)host_sample(tk, &hs0);
+		if (sample_bracketed(tk, &hs0, &c0, &width) == 0)
+			have_hs0 = 1;
+		else
+			c0 = lc__counter_read(counter);
 	}
 	s->cycle_last = c0;
 	s->shift_max = tk->shift | (uint64_t)maxbits << 8;
@@ -942,10 +992,15 @@ int lc_tk_new(lc_timekeeper **out, lc_counter *counter,
 	s->mono = (int64_t)((unsigned __int128)c0 * (uint64_t)LC__NS /
 	                    counter->freq);
 	s->raw_mono = s->mono;
-	if (counter->kind == LC_COUNTER_SIM && !cfg->follow_host)
+	if (counter->kind == LC_COUNTER_SIM && !cfg->follow_host) {
 		rt0 = cfg->initial_realtime_ns + s->mono;
-	else if (counter->kind == LC_COUNTER_SIM)
+	} else if (have_hs0) {
+		rt0 = hs0.realtime_ns;
+		if (tk->cfg.follow_host)
+			prime_follow(tk, &hs0);
+	} else {
 		rt0 = host_realtime(tk);
+	}
 	s->offs_real = rt0 - s->mono;
 	s->offs_sls = s->offs_real;
 	s->offs_boot = 0;
@@ -1884,53 +1939,25 @@ static void follow_step(struct lc_timekeeper *tk, int64_t mono_now, int64_t r)
 static void follow_host(struct lc_timekeeper *tk, int64_t mono_now)
 {
 	struct lc__tk_snap *s = &tk->s;
-	struct lc_host_sample hs, hv;
+	struct lc_host_sample hs;
 	struct lc__hf_input in;
 	struct lc__hf_output out;
-	uint64_t ca = 0, cb = 0, best = UINT64_MAX;
-	int64_t m, rt;
-	int got = 0;
+	uint64_t mid;
+	int64_t m, rt, width;
 
-	/* The host sample between two counter reads, the tightest of three
-	 * (a preemption in between would bias it), but never one older than
-	 * a step signal another showed; our REALTIME is taken at the middle
-	 * (the update's own counter read is older). */
-	memset(&hs, 0, sizeof(hs));
-	for (int i = 0; i < FOLLOW_TRIES_MAX && best != 0; i++) {
-		/* FOLLOW_TRIES, and more while every bracket was wide */
-		if (i >= FOLLOW_TRIES && got &&
-		    lc__cyc2ns(cb, ca, s->mult, 0, s->shift_max) <=
-		            FOLLOW_MAX_BRACKET_NS / 4)
-			break;
-		uint64_t a = lc__counter_read(tk->counter);
-		int rc = host_sample(tk, &hv);
-		uint64_t b = lc__counter_read(tk->counter);
-
-		if (rc < 0)
-			continue;
-		if (got && hv.clock_was_set != hs.clock_was_set)
-			best = UINT64_MAX;
-		if (b - a < best) {
-			best = b - a;
-			ca = a;
-			cb = b;
-			hs = hv;
-			got = 1;
-		}
-	}
-	if (!got)
+	if (sample_bracketed(tk, &hs, &mid, &width) < 0)
 		return; /* no sample: run on as we are */
 	/* A bracket wider than FOLLOW_MAX_BRACKET_NS (the thread was
 	 * preempted, a VM's vCPU stolen, in every try) could put the host's
 	 * reading anywhere in it: steering on it would move our clock by
 	 * that noise. Run on as we are; the next update samples again. A
 	 * step is still followed then, later by one update. */
-	if (lc__cyc2ns(cb, ca, s->mult, 0, s->shift_max) > FOLLOW_MAX_BRACKET_NS &&
+	if (width > FOLLOW_MAX_BRACKET_NS &&
 	    hs.clock_was_set == tk->hf_last_cws)
 		return;
 	tk->hf_last_cws = hs.clock_was_set;
-	m = s->mono + (int64_t)lc__cyc2ns(ca + (cb - ca) / 2, s->cycle_last,
-	                                  s->mult, s->frac, s->shift_max);
+	m = s->mono + (int64_t)lc__cyc2ns(mid, s->cycle_last, s->mult,
+	                                  s->frac, s->shift_max);
 	rt = lc__tk_realtime_at(s, m);
 
 	host_input(&in, &hs);
