@@ -261,12 +261,14 @@ void lc__heap_cancel(struct lc__heap *h, struct lc__timer *t)
 
 	t->idx = 0;
 	if (k == LC__HEAP0 || !LC__TOMBSTONES) {
+		/* the head leaves at once; the live count still drops, so the
+		 * bound on tombstones below applies here too */
 		remove_at(h, k);
 		clean_top(h);
-		return;
+	} else {
+		h->v[k].t = (struct lc__timer *)(uintptr_t)((t->seq << 1) | 1u);
+		h->dead++;
 	}
-	h->v[k].t = (struct lc__timer *)(uintptr_t)((t->seq << 1) | 1u);
-	h->dead++;
 	if (h->dead > 64 && h->dead > lc__heap_count(h))
 		compact(h);
 }
