@@ -1,0 +1,453 @@
+/*
+ * vm_face.c - the real-kernel leap test's orchestrator and its libc faces,
+ * run inside the VM that tools/vm-kernel-test boots (never on a host).
+ *
+ *	lc_vm_face run --i-understand-this-sets-the-clock --dir ins|del
+ *	    --armed 0|1 --offset NS --leapfile PATH --label TEXT
+ *	lc_vm_face face bare|shim [--cpu N] CFG...
+ *
+ * `run` sets CLOCK_REALTIME to 3.5 s before a leap (2016-12-31 inserted,
+ * 2029-06-30 deleted), arms the kernel (STA_INS/STA_DEL) or not, starts
+ * leapclockd on /run/leapclock/timeline and the faces, steps the host by
+ * --offset (ADJ_SETOFFSET) 1.7 s before the leap, re-arming the kernel after
+ * the step (a step drops an armed leap while STA_INS reads back), waits for
+ * the faces' verdicts and clears the kernel's leap state. It refuses to run
+ * outside the test VM: CAP_SYS_TIME, the flag, and `lc_vm=1` on the kernel
+ * command line are all required.
+ *
+ * `face` reads clock_gettime(CLOCK_REALTIME) and (CLOCK_TAI), bracketed by
+ * CLOCK_MONOTONIC, in a tight loop, with absolute timers for 00:00:00 on
+ * REALTIME (clock_nanosleep, timerfd, timer_create) and on TAI
+ * (clock_nanosleep); vm_judge.h judges it. `bare` is the kernel itself (the
+ * baseline, printed, not judged); `shim` is the same program run with
+ * LD_PRELOAD=libleapclock-preload.so (judged).
+ */
+#define _GNU_SOURCE
+#include "vm_judge.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/timex.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define FLAG     "--i-understand-this-sets-the-clock"
+#define PAGE     "/run/leapclock/timeline"
+#define NTP_UNIX INT64_C(2208988800)
+
+static struct vj g_j;
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int64_t now(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return vj_ts_ns(&ts);
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t s;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&s);
+	CPU_SET(cpu, &s);
+	sched_setaffinity(0, sizeof(s), &s);
+}
+
+/* ---- the face ---------------------------------------------------------- */
+
+struct ftimer {
+	struct vj_timer *t;
+	clockid_t clock;
+	int kind; /* 0 clock_nanosleep, 1 timerfd, 2 timer_create */
+};
+
+static void woke(struct ftimer *f)
+{
+	int64_t v = now(f->clock), m = now(CLOCK_MONOTONIC);
+
+	pthread_mutex_lock(&g_mu);
+	if (f->t->woke == INT64_MIN) {
+		f->t->woke = v;
+		f->t->woke_mono = m;
+	}
+	pthread_mutex_unlock(&g_mu);
+}
+
+static void posix_timer_cb(union sigval sv)
+{
+	woke(sv.sival_ptr);
+}
+
+static void *timer_main(void *arg)
+{
+	struct ftimer *f = arg;
+	struct timespec ts = {.tv_sec = f->t->deadline / VJ_NS,
+	                      .tv_nsec = f->t->deadline % VJ_NS};
+
+	if (f->kind == 0) {
+		int rc;
+
+		do
+			rc = clock_nanosleep(f->clock, TIMER_ABSTIME, &ts, NULL);
+		while (rc == EINTR);
+		if (rc == 0)
+			woke(f);
+	} else if (f->kind == 1) {
+		struct itimerspec it = {.it_value = ts};
+		int fd = timerfd_create(f->clock, TFD_CLOEXEC);
+		uint64_t n;
+
+		if (fd >= 0 && timerfd_settime(fd, TFD_TIMER_ABSTIME, &it, NULL) == 0 &&
+		    read(fd, &n, sizeof(n)) == (ssize_t)sizeof(n))
+			woke(f);
+	} else {
+		struct itimerspec it = {.it_value = ts};
+		struct sigevent ev;
+		timer_t id;
+
+		memset(&ev, 0, sizeof(ev));
+		ev.sigev_notify = SIGEV_THREAD;
+		ev.sigev_notify_function = posix_timer_cb;
+		ev.sigev_value.sival_ptr = f;
+		if (timer_create(f->clock, &ev, &id) == 0)
+			timer_settime(id, TIMER_ABSTIME, &it, NULL);
+	}
+	return NULL;
+}
+
+static int cmd_face(int argc, char **argv)
+{
+	struct vj_cfg c;
+	static struct ftimer ft[4];
+	int i = 3, cpu = -1, judged;
+	int64_t midnight, tai_after;
+	const char *face = argv[2];
+
+	memset(&c, 0, sizeof(c));
+	if (i + 1 < argc && strcmp(argv[i], "--cpu") == 0) {
+		cpu = atoi(argv[i + 1]);
+		i += 2;
+	}
+	if (vj_parse(&c, argc, argv, &i) != 0 || i != argc) {
+		fprintf(stderr, "lc_vm_face face: bad arguments\n");
+		return 2;
+	}
+	pin(cpu);
+	judged = strcmp(face, "bare") != 0;
+	vj_init(&g_j, &c);
+	midnight = c.boundary_s + (c.dir > 0 ? 0 : 1);
+	tai_after = c.tai_before + c.dir;
+	ft[0] = (struct ftimer){vj_timer_add(&g_j, "rt-nanosleep",
+	                                     midnight * VJ_NS),
+	                        CLOCK_REALTIME, 0};
+	ft[1] = (struct ftimer){vj_timer_add(&g_j, "rt-timerfd",
+	                                     midnight * VJ_NS),
+	                        CLOCK_REALTIME, 1};
+	ft[2] = (struct ftimer){vj_timer_add(&g_j, "rt-timer_create",
+	                                     midnight * VJ_NS),
+	                        CLOCK_REALTIME, 2};
+	ft[3] = (struct ftimer){vj_timer_add(&g_j, "tai-nanosleep",
+	                                     (midnight + tai_after) * VJ_NS),
+	                        CLOCK_TAI, 0};
+	for (int k = 0; k < 4; k++) {
+		pthread_t th;
+
+		pthread_create(&th, NULL, timer_main, &ft[k]);
+		pthread_detach(th);
+	}
+	for (;;) {
+		int64_t m1 = now(CLOCK_MONOTONIC);
+		int64_t rt = now(CLOCK_REALTIME);
+		int64_t tai = now(CLOCK_TAI);
+		int64_t m2 = now(CLOCK_MONOTONIC);
+
+		if (m1 >= c.end_mono)
+			break;
+		vj_reading(&g_j, m1, rt, tai, INT64_MIN, 0, m2);
+	}
+	pthread_mutex_lock(&g_mu);
+	return vj_report(&g_j, face, judged, NULL);
+}
+
+/* ---- the orchestrator ---------------------------------------------------- */
+
+static int has_cap_sys_time(void)
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2];
+
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &h, d) != 0)
+		return 0;
+	return (d[CAP_SYS_TIME / 32].effective >> (CAP_SYS_TIME % 32)) & 1;
+}
+
+static int in_test_vm(void)
+{
+	char buf[4096];
+	int fd = open("/proc/cmdline", O_RDONLY), n;
+
+	if (fd < 0)
+		return 0;
+	n = (int)read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return strstr(buf, " lc_vm=1") != NULL;
+}
+
+static int tx_status(int status)
+{
+	struct timex tx;
+
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_STATUS;
+	tx.status = status;
+	return adjtimex(&tx);
+}
+
+/* The kernel's leap state from scratch: PLL on then off resets it to
+ * TIME_OK with no next leap (process_adj_status), then STA_INS/STA_DEL arms
+ * it at the next second. */
+static void kernel_arm(int dir, int armed)
+{
+	tx_status(STA_PLL);
+	tx_status(0);
+	if (armed)
+		tx_status(dir > 0 ? STA_INS : STA_DEL);
+}
+
+static pid_t spawn(char *const argv[], char *const env[], const char *out)
+{
+	pid_t p = fork();
+
+	if (p == 0) {
+		if (out != NULL) {
+			int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+			if (fd >= 0) {
+				dup2(fd, 1);
+				dup2(fd, 2);
+			}
+		}
+		for (int k = 0; env != NULL && env[k] != NULL; k++)
+			putenv(env[k]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return p;
+}
+
+static void sleep_until_mono(int64_t t)
+{
+	struct timespec ts = {.tv_sec = t / VJ_NS, .tv_nsec = t % VJ_NS};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
+		;
+}
+
+enum { NFACES = 4 };
+
+static int cmd_run(int argc, char **argv)
+{
+	const char *leapfile = NULL, *label = "run";
+	int dir = 0, armed = 0, agreed = 0, fails = 0, tai_before;
+	int64_t offset = 0, midnight, boundary, set_rt, set_mono, t_true;
+	int64_t step_mono, end_mono, m1, m2;
+	struct timespec ts;
+	struct timex tx;
+	char cfg[8][32], *cfgv[17];
+	pid_t ld, kids[NFACES];
+	static const char *const names[NFACES] = {"lib", "lib-inproc", "shim",
+	                                          "bare"};
+
+	for (int i = 2; i < argc; i++) {
+		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
+
+		if (strcmp(k, FLAG) == 0) {
+			agreed = 1;
+			continue;
+		}
+		i++;
+		if (strcmp(k, "--dir") == 0)
+			dir = strcmp(v, "del") == 0 ? -1 : strcmp(v, "ins") == 0;
+		else if (strcmp(k, "--armed") == 0)
+			armed = atoi(v);
+		else if (strcmp(k, "--offset") == 0)
+			offset = strtoll(v, NULL, 10);
+		else if (strcmp(k, "--leapfile") == 0)
+			leapfile = v;
+		else if (strcmp(k, "--label") == 0)
+			label = v;
+		else {
+			fprintf(stderr, "lc_vm_face run: unknown option %s\n", k);
+			return 2;
+		}
+	}
+	if (!agreed || !has_cap_sys_time() || !in_test_vm()) {
+		fprintf(stderr, "lc_vm_face run: refusing: this sets the clock; "
+		                "it runs only in the test VM (" FLAG
+		                ", CAP_SYS_TIME and lc_vm=1 on the kernel "
+		                "command line)\n");
+		return 2;
+	}
+	if (dir == 0 || leapfile == NULL) {
+		fprintf(stderr, "lc_vm_face run: --dir ins|del and --leapfile "
+		                "are required\n");
+		return 2;
+	}
+	/* 2017-01-01 (TAI-UTC 36 -> 37) or 2029-07-01 (37 -> 36) */
+	midnight = dir > 0 ? INT64_C(1483228800) : INT64_C(1877558400);
+	boundary = dir > 0 ? midnight : midnight - 1;
+	tai_before = dir > 0 ? 36 : 37;
+
+	ts.tv_sec = (time_t)(boundary - 4);
+	ts.tv_nsec = 500000000;
+	if (clock_settime(CLOCK_REALTIME, &ts) != 0) {
+		perror("lc_vm_face run: clock_settime");
+		return 1;
+	}
+	m1 = now(CLOCK_MONOTONIC);
+	set_rt = now(CLOCK_REALTIME);
+	m2 = now(CLOCK_MONOTONIC);
+	set_mono = m1 + (m2 - m1) / 2;
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_TAI;
+	tx.constant = tai_before;
+	adjtimex(&tx);
+	kernel_arm(dir, armed);
+	t_true = set_mono + (boundary * VJ_NS - set_rt);
+	step_mono = t_true - INT64_C(1700000000);
+	end_mono = t_true + INT64_C(2500000000);
+
+	/* the writer, on a fresh page */
+	unlink(PAGE);
+	mkdir("/run", 0755);
+	mkdir("/run/leapclock", 0755);
+	{
+		char *av[] = {"/bin/leapclockd", "-d", "--timeline", PAGE,
+		              "--leapfile", (char *)leapfile, NULL};
+		ld = spawn(av, NULL, "/tmp/leapclockd.log");
+	}
+	for (int k = 0; k < 100 && access(PAGE, R_OK) != 0; k++)
+		usleep(10000);
+	usleep(100000);
+
+	snprintf(cfg[0], 32, "%" PRId64, set_rt);
+	snprintf(cfg[1], 32, "%" PRId64, set_mono);
+	snprintf(cfg[2], 32, "%" PRId64, boundary);
+	snprintf(cfg[3], 32, "%d", dir);
+	snprintf(cfg[4], 32, "%" PRId64, offset);
+	snprintf(cfg[5], 32, "%" PRId64, step_mono);
+	snprintf(cfg[6], 32, "%d", tai_before);
+	snprintf(cfg[7], 32, "%" PRId64, end_mono);
+	{
+		static const char *const keys[8] = {
+		    "--set-rt", "--set-mono", "--boundary",  "--dir",
+		    "--offset", "--step-mono", "--tai", "--end-mono"};
+
+		for (int k = 0; k < 8; k++) {
+			cfgv[2 * k] = (char *)keys[k];
+			cfgv[2 * k + 1] = cfg[k];
+		}
+		cfgv[16] = NULL;
+	}
+	for (int f = 0; f < NFACES; f++) {
+		char lf[300], *av[24], *env[4] = {NULL};
+		int n = 0;
+
+		snprintf(lf, sizeof(lf), "LEAPCLOCK_LEAPFILE=%s", leapfile);
+		if (strcmp(names[f], "lib") == 0 ||
+		    strcmp(names[f], "lib-inproc") == 0) {
+			av[n++] = "/bin/lc_vm_lib";
+		} else {
+			av[n++] = "/bin/lc_vm_face";
+		}
+		av[n++] = "face";
+		av[n++] = (char *)names[f];
+		av[n++] = "--cpu";
+		av[n++] = strcmp(names[f], "bare") == 0 ? "1" : "0";
+		for (int k = 0; k < 16; k++)
+			av[n++] = cfgv[k];
+		av[n] = NULL;
+		if (strcmp(names[f], "lib-inproc") == 0) {
+			env[0] = "LEAPCLOCK_TIMELINE=none";
+			env[1] = lf;
+		} else if (strcmp(names[f], "shim") == 0) {
+			env[0] = "LD_PRELOAD=/lib/libleapclock-preload.so";
+			env[1] = "LEAPCLOCK_MODE=exact";
+		}
+		kids[f] = spawn(av, env, NULL);
+	}
+
+	sleep_until_mono(step_mono);
+	if (offset != 0) {
+		memset(&tx, 0, sizeof(tx));
+		tx.modes = ADJ_SETOFFSET | ADJ_NANO;
+		tx.time.tv_sec = (time_t)(offset >= 0 ? offset / VJ_NS
+		                                      : -((-offset + VJ_NS - 1) /
+		                                          VJ_NS));
+		tx.time.tv_usec =
+		    (long)(offset - (int64_t)tx.time.tv_sec * VJ_NS);
+		if (adjtimex(&tx) < 0)
+			perror("lc_vm_face run: ADJ_SETOFFSET");
+		kernel_arm(dir, armed);
+	}
+	for (int f = 0; f < NFACES; f++) {
+		int st = 0;
+		pid_t r = 0;
+
+		for (int k = 0; k < 600; k++) {
+			r = waitpid(kids[f], &st, WNOHANG);
+			if (r != 0 || now(CLOCK_MONOTONIC) > end_mono + 5 * VJ_NS)
+				break;
+			usleep(10000);
+		}
+		if (r == 0) {
+			kill(kids[f], SIGKILL);
+			waitpid(kids[f], &st, 0);
+			printf("LC-FACE %s FAIL hung\n", names[f]);
+			fails++;
+		} else if (!WIFEXITED(st) || WEXITSTATUS(st) > 1) {
+			printf("LC-FACE %s FAIL exit status %d\n", names[f], st);
+			fails++;
+		} else if (WEXITSTATUS(st) == 1) {
+			fails++;
+		}
+	}
+	kill(ld, SIGTERM);
+	waitpid(ld, NULL, 0);
+	kernel_arm(dir, 0);
+	memset(&tx, 0, sizeof(tx));
+	printf("LC-SCEN %s dir=%s armed=%d offset=%.3fms kernel-state=%d "
+	       "faces-failed=%d\n",
+	       label, dir > 0 ? "ins" : "del", armed, (double)offset / 1e6,
+	       adjtimex(&tx), fails);
+	fflush(stdout);
+	return fails ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && strcmp(argv[1], "face") == 0)
+		return cmd_face(argc, argv);
+	if (argc >= 2 && strcmp(argv[1], "run") == 0)
+		return cmd_run(argc, argv);
+	fprintf(stderr, "usage: lc_vm_face run " FLAG " --dir ins|del "
+	                "--armed 0|1 --offset NS --leapfile PATH [--label T]\n"
+	                "       lc_vm_face face bare|shim [--cpu N] CFG...\n");
+	return 2;
+}
