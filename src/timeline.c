@@ -902,8 +902,18 @@ int lc_timeline_info(const lc_timekeeper *tk, struct lc_timeline_info *out)
 	snprintf(out->path, sizeof(out->path), "%s", default_path);
 	out->source = default_source;
 	snprintf(out->why, sizeof(out->why), "%s", default_why);
-	if (default_source != LC_TIMELINE_PAGE)
+	if (default_source != LC_TIMELINE_PAGE) {
+		/* in-process: the host as this process's own writer sees it */
+		struct lc_tk_host h;
+
+		out->host_state = LC_HOST_NOT_FOLLOWED;
+		if (lc_tk_host_status(tk, &h) == 0) {
+			out->host_state = h.state;
+			out->host_offset_ns = h.offset_ns;
+			out->host_steps = h.steps;
+		}
 		return 0;
+	}
 	if (default_rd.source == LC_TIMELINE_FALLBACK) {
 		out->source = LC_TIMELINE_FALLBACK;
 		snprintf(out->why, sizeof(out->why), "%s", default_rd.why);
