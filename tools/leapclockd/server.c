@@ -45,6 +45,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -745,18 +746,45 @@ static int drain_watch(int fd)
 	return any;
 }
 
+/* A TFD_TIMER_CANCEL_ON_SET timerfd that becomes readable when the host's
+ * REALTIME is set, so that the timeline follows a step at once rather than
+ * at the next 250 ms update (readers of the page see it that much sooner).
+ * Returns the fd, or -1 (then the periodic update still follows it). */
+static int watch_steps(void)
+{
+	int fd = timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
+	struct itimerspec its;
+
+	if (fd < 0)
+		return -1;
+	memset(&its, 0, sizeof(its));
+	clock_gettime(CLOCK_REALTIME, &its.it_value);
+	its.it_value.tv_sec += (time_t)1 << 30; /* never expires */
+	if (timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET,
+	                    &its, NULL) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int ld_server_run(struct ld_server *s)
 {
-	struct pollfd pfd[LD_MAX_LISTEN + 1];
+	struct pollfd pfd[LD_MAX_LISTEN + 2];
 	sigset_t empty;
 	int64_t last_update = mono_ns(), last_stats = 0, reload_at = -1;
-	int wfd = watch_tables(s), np = s->nl;
+	int wfd = watch_tables(s), np = s->nl, sfd = watch_steps();
 
 	sigemptyset(&empty);
 	for (int i = 0; i < s->nl; i++) {
 		pfd[i].fd = s->l[i].fd;
 		pfd[i].events = POLLIN;
 	}
+	/* the step watch at nl (fd -1 is ignored by ppoll), the table watch
+	 * last */
+	pfd[np].fd = sfd;
+	pfd[np].events = POLLIN;
+	np++;
 	if (wfd >= 0) {
 		pfd[np].fd = wfd;
 		pfd[np].events = POLLIN;
@@ -772,6 +800,8 @@ int ld_server_run(struct ld_server *s)
 			ld_log(LD_LOG_ERR, "ppoll: %s", strerror(errno));
 			if (wfd >= 0)
 				close(wfd);
+			if (sfd >= 0)
+				close(sfd);
 			return -1;
 		}
 		for (int i = 0; n > 0 && i < s->nl; i++)
@@ -781,6 +811,14 @@ int ld_server_run(struct ld_server *s)
 		if (wfd >= 0 && n > 0 && (pfd[np - 1].revents & POLLIN) &&
 		    drain_watch(wfd) && reload_at < 0)
 			reload_at = now + 100000000; /* let a writer finish */
+		if (sfd >= 0 && n > 0 && (pfd[s->nl].revents & POLLIN)) {
+			/* the host's clock was set: follow it now, on a fresh
+			 * watch (a cancelled timerfd stays readable) */
+			close(sfd);
+			sfd = watch_steps();
+			pfd[s->nl].fd = sfd;
+			last_update = now - 250000000;
+		}
 		if (now - last_update >= 250000000) {
 			ld_clock_update(s->clock);
 			last_update = now;
@@ -815,6 +853,8 @@ int ld_server_run(struct ld_server *s)
 	}
 	if (wfd >= 0)
 		close(wfd);
+	if (sfd >= 0)
+		close(sfd);
 	ld_server_dump_stats(s, 1);
 	return 0;
 }
