@@ -715,12 +715,16 @@ LCP_EXPORT int clock_nanosleep(clockid_t clk, int flags,
 /* ---- POSIX timers and timerfds ------------------------------------------- */
 
 /* POSIX timers created on REALTIME/TAI run on CLOCK_MONOTONIC; this table
- * remembers which. An entry is (timer_t + 1) << 2 | which (1 realtime, 2
- * TAI; the + 1 keeps kernel timer id 0 from looking like an empty slot;
- * timer_t is a small id or a user-space pointer, so the shift loses
- * nothing). Lock-free: slots are claimed and freed by compare-and-swap. */
+ * remembers which. A slot holds the key timer_t + 1 (so that kernel timer
+ * id 0 does not look like an empty slot) and, beside it, which clock (1
+ * realtime, 2 TAI). The key uses every bit: glibc's SIGEV_THREAD timers
+ * are INTPTR_MIN | pointer >> 1, with the top bit set, so no bit of a
+ * timer_t is free to hold the clock. Lock-free: slots are claimed and freed
+ * by compare-and-swap; a slot's clock is written after its claim and before
+ * timer_create returns the id, so nobody can look that id up earlier. */
 #define LCP_TIMERS 1024
-static _Atomic uintptr_t g_timer_ent[LCP_TIMERS];
+static _Atomic uintptr_t g_timer_key[LCP_TIMERS];
+static _Atomic int g_timer_which[LCP_TIMERS];
 
 static _Atomic int g_timer_count;
 
@@ -737,23 +741,31 @@ static int timer_slot0(uintptr_t k)
 	       (LCP_TIMERS - 1);
 }
 
-static int timer_lookup(timer_t t)
+/* The slot holding t's key, or -1. */
+static int timer_find(timer_t t)
 {
 	uintptr_t k = timer_key(t);
 	int i0 = timer_slot0(k);
 
 	if (atomic_load_explicit(&g_timer_count, memory_order_relaxed) == 0)
-		return 0;
+		return -1;
 	for (int j = 0; j < LCP_TIMERS; j++) {
 		int i = (i0 + j) & (LCP_TIMERS - 1);
 
-		uintptr_t e = atomic_load_explicit(&g_timer_ent[i],
-		                                   memory_order_relaxed);
-
-		if (e != 0 && e >> 2 == k)
-			return (int)(e & 3);
+		if (atomic_load_explicit(&g_timer_key[i],
+		                         memory_order_acquire) == k)
+			return i;
 	}
-	return 0;
+	return -1;
+}
+
+static int timer_lookup(timer_t t)
+{
+	int i = timer_find(t);
+
+	return i < 0 ? 0
+	             : atomic_load_explicit(&g_timer_which[i],
+	                                    memory_order_relaxed);
 }
 
 static int timer_remember(timer_t t, int which)
@@ -765,8 +777,9 @@ static int timer_remember(timer_t t, int which)
 		int i = (i0 + j) & (LCP_TIMERS - 1);
 		uintptr_t z = 0;
 
-		if (atomic_compare_exchange_strong(&g_timer_ent[i], &z,
-		                                   k << 2 | (uintptr_t)which)) {
+		if (atomic_compare_exchange_strong(&g_timer_key[i], &z, k)) {
+			atomic_store_explicit(&g_timer_which[i], which,
+			                      memory_order_relaxed);
 			atomic_fetch_add(&g_timer_count, 1);
 			return 0;
 		}
@@ -777,21 +790,10 @@ static int timer_remember(timer_t t, int which)
 static void timer_forget(timer_t t)
 {
 	uintptr_t k = timer_key(t);
-	int i0 = timer_slot0(k);
+	int i = timer_find(t);
 
-	if (atomic_load_explicit(&g_timer_count, memory_order_relaxed) == 0)
-		return;
-	for (int j = 0; j < LCP_TIMERS; j++) {
-		int i = (i0 + j) & (LCP_TIMERS - 1);
-		uintptr_t e = atomic_load_explicit(&g_timer_ent[i],
-		                                   memory_order_relaxed);
-
-		if (e != 0 && e >> 2 == k &&
-		    atomic_compare_exchange_strong(&g_timer_ent[i], &e, 0)) {
-			atomic_fetch_sub(&g_timer_count, 1);
-			return;
-		}
-	}
+	if (i >= 0 && atomic_compare_exchange_strong(&g_timer_key[i], &k, 0))
+		atomic_fetch_sub(&g_timer_count, 1);
 }
 
 LCP_EXPORT int timer_create(clockid_t clk, struct sigevent *sev,

@@ -104,12 +104,12 @@ if build_helper; then
 		timer@L-0.6@36 cond@L-0.4@36 timerfd@L+0.05@37 \
 		timer@L+0.15@37 state@L+0.25@4 nanosleep@L+0.3@37 \
 		cond@L+0.4@37 sem@L+0.5@37 mutex@L+0.6@37 rwlock@L+0.7@37 \
-		taitimer@L+0.8@37 2>&1)
-	helper_result "insertion, exact: timers, timerfds, sleeps, waits fire when the program's realtime reaches them (L+x after the repeated second), adjtimex TIME_INS then TIME_WAIT" $? "$out"
+		taitimer@L+0.8@37 threadtimer@L+0.9@37 2>&1)
+	helper_result "insertion, exact: timers (SIGEV_SIGNAL and SIGEV_THREAD), timerfds, sleeps, waits fire when the program's realtime reaches them (L+x after the repeated second), adjtimex TIME_INS then TIME_WAIT" $? "$out"
 	out=$(run --leap-in 1.5s --delete -- "$helper" state@L-1.6@2 \
 		nanosleep@L-1.2@37 timer@L-1.05@37 timerfd@L-0.5@36@0.5 \
 		cond@L-0.3@36@0.3 timer@L+0.1@36 sem@L+0.2@36 \
-		state@L+0.4@4 2>&1)
+		threadtimer@L+0.3@36 state@L+0.4@4 2>&1)
 	helper_result "deletion, exact: deadlines in the deleted second fire at 00:00:00, none early, adjtimex TIME_DEL then TIME_WAIT" $? "$out"
 	# threads, a signal handler and fork across the leap, while the
 	# shim's writer runs (started before 23:59:59) and when it must not

@@ -7,7 +7,7 @@
  *
  * usage: preload_timers STEP...
  *   MECH@DEADLINE[@TAIUTC[@LATE]]
- *                        wait until DEADLINE with MECH (timer, timerfd,
+ *                        wait until DEADLINE with MECH (timer, threadtimer: SIGEV_THREAD, timerfd,
  *                        nanosleep, cond, sem, mutex, rwlock; taitimer: a
  *                        CLOCK_TAI timer at DEADLINE + TAIUTC). DEADLINE is
  *                        POSIX seconds ("1483228800.25") or relative to the
@@ -129,6 +129,49 @@ static void wait_timer(clockid_t clk, int64_t d)
 	timer_delete(t);
 }
 
+static void thread_timer_fired(union sigval v)
+{
+	sem_post(v.sival_ptr);
+}
+
+/* A SIGEV_THREAD timer: glibc's timer_t for it is INTPTR_MIN | pointer >>
+ * 1, which a shim that packs flags into a timer_t's top bits loses. Waits
+ * at most 10 s of the host's MONOTONIC for it. */
+static void wait_thread_timer(clockid_t clk, int64_t d)
+{
+	struct sigevent sev;
+	struct itimerspec its;
+	struct timespec limit;
+	sem_t done;
+	timer_t t;
+
+	sem_init(&done, 0, 0);
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD;
+	sev.sigev_notify_function = thread_timer_fired;
+	sev.sigev_value.sival_ptr = &done;
+	if (timer_create(clk, &sev, &t) != 0) {
+		perror("timer_create");
+		exit(2);
+	}
+	memset(&its, 0, sizeof(its));
+	its.it_value = ts_of(d);
+	if (timer_settime(t, TIMER_ABSTIME, &its, NULL) != 0) {
+		perror("timer_settime");
+		exit(2);
+	}
+	limit = ts_of(now(CLOCK_MONOTONIC) + INT64_C(10000000000));
+	while (sem_clockwait(&done, CLOCK_MONOTONIC, &limit) != 0) {
+		if (errno != EINTR) {
+			printf("FAIL threadtimer: no callback within 10 s\n");
+			fails++;
+			break;
+		}
+	}
+	timer_delete(t);
+	sem_destroy(&done);
+}
+
 static void wait_timerfd(int64_t d)
 {
 	struct itimerspec its;
@@ -226,6 +269,8 @@ static void step_wait(const char *mech, int64_t d, const char *taiutc,
 
 	if (strcmp(mech, "timer") == 0)
 		wait_timer(CLOCK_REALTIME, d);
+	else if (strcmp(mech, "threadtimer") == 0)
+		wait_thread_timer(CLOCK_REALTIME, d);
 	else if (strcmp(mech, "taitimer") == 0 && taiutc != NULL)
 		wait_timer(CLOCK_TAI, d + (int64_t)atoi(taiutc) * 1000000000);
 	else if (strcmp(mech, "timerfd") == 0)
