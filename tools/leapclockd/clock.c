@@ -41,6 +41,7 @@
 #include "smear.h"
 #include "timeline.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +82,9 @@ struct ld_clock {
 	char smear_name[48];            /* the page's UTC_SLS policy */
 	struct lc_smear_policy smear;
 	char table_note[160];
+	/* the host following as last logged */
+	int host_state;
+	uint64_t host_steps;
 };
 
 static int64_t host_ns(clockid_t id)
@@ -417,11 +421,46 @@ void ld_source_read(struct ld_source *s, struct ld_reading *r)
 	ld_source_at(s, clock_tai(s->clock), r);
 }
 
+#if !LD_HOST_CLOCK
+static const char *host_state_name(int s)
+{
+	switch (s) {
+	case LC_HOST_AGREES: return "agrees";
+	case LC_HOST_LEAP_OFF: return "a leap off (not followed)";
+	case LC_HOST_STEPPED: return "stepped (followed)";
+	case LC_HOST_SMEARED: return "smeared (declared)";
+	default: return "not followed";
+	}
+}
+
+/* One line each time the host following changes its verdict or follows a
+ * step: what an administrator (or the VM test) needs to see why the
+ * served time moved, or did not. */
+static void log_host(struct ld_clock *c)
+{
+	struct lc_tk_host h;
+
+	if (lc_tk_host_status(c->tk, &h) != 0 ||
+	    (h.state == c->host_state && h.steps == c->host_steps))
+		return;
+	ld_log(LD_LOG_INFO,
+	       "host clock: %s, offset %+.6f ms, steps followed %" PRIu64
+	       ", %s rule, kernel state %d status 0x%x TAI %d",
+	       host_state_name(h.state), (double)h.offset_ns / 1e6, h.steps,
+	       h.kernel_rule ? "kernel" : "threshold", h.kernel_state,
+	       (unsigned)h.kernel_status, (int)h.kernel_tai);
+	c->host_state = h.state;
+	c->host_steps = h.steps;
+}
+#endif
+
 void ld_clock_update(struct ld_clock *c)
 {
 #if !LD_HOST_CLOCK
 	lc_update(c->tk);
 	lc__tl_writer_tick(c->tl, c->smear_name, c->table_note);
+	if (!c->pretend)
+		log_host(c);
 #else
 	(void)c;
 #endif
