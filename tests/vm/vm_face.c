@@ -3,15 +3,19 @@
  * run inside the VM that tools/vm-kernel-test boots (never on a host).
  *
  *	lc_vm_face run --i-understand-this-sets-the-clock --dir ins|del
- *	    --armed 0|1 --offset NS --leapfile PATH --label TEXT
- *	lc_vm_face face bare|shim [--cpu N] CFG...
+ *	    --armed 0|1|2 --offset NS --leapfile PATH --label TEXT
+ *	lc_vm_face face bare|shim|ntp [--cpu N] CFG...
  *
  * `run` sets CLOCK_REALTIME to 3.5 s before a leap (2016-12-31 inserted,
  * 2029-06-30 deleted), arms the kernel (STA_INS/STA_DEL) or not, starts
  * leapclockd on /run/leapclock/timeline and the faces, steps the host by
  * --offset (ADJ_SETOFFSET) 1.7 s before the leap, re-arming the kernel after
  * the step (a step drops an armed leap while STA_INS reads back), waits for
- * the faces' verdicts and clears the kernel's leap state. It refuses to run
+ * the faces' verdicts and clears the kernel's leap state. With --armed 2 the
+ * whole chain runs instead: the clock is set 8.5 s before the leap, a real
+ * chronyd (leapsecmode system) synchronises to leapclockd's utc socket and
+ * must arm the kernel itself from the leap leapclockd announces (checked
+ * through adjtimex) before the faces start. It refuses to run
  * outside the test VM: CAP_SYS_TIME, the flag, and `lc_vm=1` on the kernel
  * command line are all required.
  *
@@ -20,18 +24,24 @@
  * REALTIME (clock_nanosleep, timerfd, timer_create) and on TAI
  * (clock_nanosleep); vm_judge.h judges it. `bare` is the kernel itself (the
  * baseline, printed, not judged); `shim` is the same program run with
- * LD_PRELOAD=libleapclock-preload.so (judged).
+ * LD_PRELOAD=libleapclock-preload.so (judged). `ntp` asks leapclockd's utc
+ * socket for the time every millisecond and judges its answers as REALTIME
+ * (they must never be 00:00:00.x before the leap is over, whatever the
+ * kernel does) and their LI (the leap announced until it happens).
  */
 #define _GNU_SOURCE
 #include "vm_judge.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <linux/capability.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/timex.h>
@@ -41,6 +51,8 @@
 #define FLAG     "--i-understand-this-sets-the-clock"
 #define PAGE     "/run/leapclock/timeline"
 #define NTP_UNIX INT64_C(2208988800)
+#define NTP_PORT 11123 /* leapclockd's utc socket in the VM */
+#define NTP_PORT_S "11123"
 
 static struct vj g_j;
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -62,6 +74,108 @@ static void pin(int cpu)
 	CPU_ZERO(&s);
 	CPU_SET(cpu, &s);
 	sched_setaffinity(0, sizeof(s), &s);
+}
+
+/* ---- the NTP face: leapclockd probed every millisecond --------------------- */
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+/* One client request to leapclockd's utc socket and its answer: the
+ * server's transmit time as POSIX ns (NTP time repeats 23:59:59 during an
+ * inserted second, as REALTIME does) and LI. 0, or -1 for no answer. */
+static int ntp_ask(int fd, uint64_t cookie, int64_t *rt, int *li, int *kiss)
+{
+	uint8_t q[48], r[512];
+
+	memset(q, 0, sizeof(q));
+	q[0] = 4 << 3 | 3; /* LI 0, version 4, client */
+	for (int k = 0; k < 8; k++)
+		q[40 + k] = (uint8_t)(cookie >> (56 - 8 * k));
+	if (send(fd, q, sizeof(q), 0) != (ssize_t)sizeof(q))
+		return -1;
+	for (;;) {
+		ssize_t n = recv(fd, r, sizeof(r), 0);
+
+		if (n < 0)
+			return -1; /* SO_RCVTIMEO */
+		if (n < 48 || memcmp(r + 24, q + 40, 8) != 0)
+			continue; /* an earlier request's late answer */
+		*li = r[0] >> 6;
+		*kiss = r[1] == 0;
+		*rt = ((int64_t)be32(r + 40) - NTP_UNIX) * VJ_NS +
+		      (int64_t)(((uint64_t)be32(r + 44) * (uint64_t)VJ_NS) >> 32);
+		return 0;
+	}
+}
+
+/* The daemon's answers judged as a REALTIME face (no TAI: a reply carries
+ * POSIX time only), each bracketed by the request's send and the answer's
+ * arrival; until the leap every answer must announce it (LI 1 or 2). */
+static int cmd_ntp_face(const struct vj_cfg *c)
+{
+	struct sockaddr_in a;
+	struct timeval tv = {0, 50000};
+	struct timespec next;
+	int64_t lost = 0, li_bad = 0, kisses = 0, want_li = c->dir > 0 ? 1 : 2;
+	uint64_t cookie = 0x6c63766d00000000ULL;
+	char extra[96];
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	vj_init(&g_j, c);
+	g_j.no_tai = 1;
+	/* a loopback round trip through the daemon, under emulation; and a
+	 * request a millisecond is fewer readings than a tight loop */
+	g_j.bracket_max = 2 * VJ_TOL;
+	g_j.min_judged = 150;
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons(NTP_PORT);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0) {
+		printf("LC-FACE ntp FAIL socket: %s\n", strerror(errno));
+		return 1;
+	}
+	for (;;) {
+		int64_t m1 = now(CLOCK_MONOTONIC), m2, rt;
+		int li, kiss;
+
+		if (m1 >= c->end_mono)
+			break;
+		if (ntp_ask(fd, ++cookie, &rt, &li, &kiss) != 0) {
+			lost++;
+			continue;
+		}
+		m2 = now(CLOCK_MONOTONIC);
+		if (kiss) {
+			kisses++;
+		} else {
+			if (m1 >= c->step_mono + VJ_SETTLE &&
+			    m2 < g_j.t_host - VJ_TOL && li != want_li)
+				li_bad++;
+			vj_reading(&g_j, m1, rt, 0, INT64_MIN, 0, m2);
+		}
+		/* the next request a millisecond after this one's */
+		m1 += VJ_NS / 1000;
+		if (m1 > now(CLOCK_MONOTONIC)) {
+			next.tv_sec = (time_t)(m1 / VJ_NS);
+			next.tv_nsec = (long)(m1 % VJ_NS);
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+		}
+	}
+	close(fd);
+	if (kisses)
+		g_j.fail_note = "kiss-o'-death";
+	else if (li_bad)
+		g_j.fail_note = "LI-not-announced";
+	snprintf(extra, sizeof(extra),
+	         "lost=%" PRId64 " li_bad=%" PRId64 " kisses=%" PRId64, lost,
+	         li_bad, kisses);
+	return vj_report(&g_j, "ntp", 1, extra);
 }
 
 /* ---- the face ---------------------------------------------------------- */
@@ -144,6 +258,8 @@ static int cmd_face(int argc, char **argv)
 		return 2;
 	}
 	pin(cpu);
+	if (strcmp(face, "ntp") == 0)
+		return cmd_ntp_face(&c);
 	judged = strcmp(face, "bare") != 0;
 	vj_init(&g_j, &c);
 	midnight = c.boundary_s + (c.dir > 0 ? 0 : 1);
@@ -220,9 +336,20 @@ static int tx_status(int status)
 
 /* The kernel's leap state from scratch: PLL on then off resets it to
  * TIME_OK with no next leap (process_adj_status), then STA_INS/STA_DEL arms
- * it at the next second. */
+ * it at the next second. The frequency, the tick and any adjtime() slew
+ * go back to nothing too: a chronyd stopped mid-slew leaves its frequency
+ * in the kernel, and the next run would start on a drifting clock. */
 static void kernel_arm(int dir, int armed)
 {
+	struct timex tx;
+
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_FREQUENCY | ADJ_TICK;
+	tx.tick = 1000000 / sysconf(_SC_CLK_TCK);
+	adjtimex(&tx);
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_OFFSET_SINGLESHOT;
+	adjtimex(&tx);
 	tx_status(STA_PLL);
 	tx_status(0);
 	if (armed)
@@ -259,7 +386,48 @@ static void sleep_until_mono(int64_t t)
 		;
 }
 
-enum { NFACES = 4 };
+enum { NFACES = 5 };
+
+#define CHRONY_CONF "/tmp/chrony.conf"
+
+/* chronyd as a host would run it, synchronised to leapclockd's utc socket
+ * (polled 16 times a second so it is synchronised within seconds), arming
+ * the kernel's leap itself (leapsecmode system). */
+static pid_t start_chronyd(void)
+{
+	FILE *f = fopen(CHRONY_CONF, "w");
+	char *av[] = {"/bin/chronyd", "-d", "-u", "root", "-f", CHRONY_CONF,
+	              NULL};
+
+	if (f == NULL)
+		return -1;
+	fprintf(f, "server 127.0.0.1 port %d minpoll -4 maxpoll -4 iburst\n"
+	           "leapsecmode system\n"
+	           "makestep 1 -1\n"
+	           "cmdport 0\n"
+	           "bindcmdaddress /\n"
+	           "pidfile /tmp/chronyd.pid\n",
+	        NTP_PORT);
+	fclose(f);
+	return spawn(av, NULL, "/tmp/chronyd.log");
+}
+
+/* Waits until the kernel's leap is armed the way `dir` asks (chronyd does
+ * it), or MONOTONIC `until`; the MONOTONIC it saw it at, or -1. */
+static int64_t wait_kernel_armed(int dir, int64_t until)
+{
+	int want = dir > 0 ? STA_INS : STA_DEL;
+
+	while (now(CLOCK_MONOTONIC) < until) {
+		struct timex tx;
+
+		memset(&tx, 0, sizeof(tx));
+		if (adjtimex(&tx) >= 0 && (tx.status & want))
+			return now(CLOCK_MONOTONIC);
+		usleep(5000);
+	}
+	return -1;
+}
 
 static int cmd_run(int argc, char **argv)
 {
@@ -270,9 +438,10 @@ static int cmd_run(int argc, char **argv)
 	struct timespec ts;
 	struct timex tx;
 	char cfg[8][32], *cfgv[17];
-	pid_t ld, kids[NFACES];
+	int64_t lead, armed_at = -1;
+	pid_t ld, chrony = -1, kids[NFACES];
 	static const char *const names[NFACES] = {"lib", "lib-inproc", "shim",
-	                                          "bare"};
+	                                          "bare", "ntp"};
 
 	for (int i = 2; i < argc; i++) {
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
@@ -314,7 +483,9 @@ static int cmd_run(int argc, char **argv)
 	boundary = dir > 0 ? midnight : midnight - 1;
 	tai_before = dir > 0 ? 36 : 37;
 
-	ts.tv_sec = (time_t)(boundary - 4);
+	/* --armed 2: chronyd arms the kernel, once it has synchronised */
+	lead = armed == 2 ? 9 : 4;
+	ts.tv_sec = (time_t)(boundary - lead);
 	ts.tv_nsec = 500000000;
 	if (clock_settime(CLOCK_REALTIME, &ts) != 0) {
 		perror("lc_vm_face run: clock_settime");
@@ -328,7 +499,7 @@ static int cmd_run(int argc, char **argv)
 	tx.modes = ADJ_TAI;
 	tx.constant = tai_before;
 	adjtimex(&tx);
-	kernel_arm(dir, armed);
+	kernel_arm(dir, armed == 1);
 	t_true = set_mono + (boundary * VJ_NS - set_rt);
 	step_mono = t_true - INT64_C(1700000000);
 	end_mono = t_true + INT64_C(2500000000);
@@ -339,12 +510,26 @@ static int cmd_run(int argc, char **argv)
 	mkdir("/run/leapclock", 0755);
 	{
 		char *av[] = {"/bin/leapclockd", "-d", "--timeline", PAGE,
-		              "--leapfile", (char *)leapfile, NULL};
+		              "--leapfile", (char *)leapfile,
+		              "--listen", "127.0.0.1:" NTP_PORT_S "=utc",
+		              "--ratelimit", "off", NULL};
 		ld = spawn(av, NULL, "/tmp/leapclockd.log");
 	}
 	for (int k = 0; k < 100 && access(PAGE, R_OK) != 0; k++)
 		usleep(10000);
 	usleep(100000);
+	if (armed == 2) {
+		chrony = start_chronyd();
+		armed_at = wait_kernel_armed(dir, step_mono - VJ_NS / 2);
+		printf("LC-FACE chrony %s armed=%s after=%.3fs\n",
+		       armed_at < 0 ? "FAIL" : "PASS",
+		       armed_at < 0 ? "no" : "yes",
+		       armed_at < 0 ? -1.0 : (double)(armed_at - set_mono) / 1e9);
+		if (armed_at < 0) {
+			printf("LC-WHY chrony did not arm the kernel's leap\n");
+			fails++;
+		}
+	}
 
 	snprintf(cfg[0], 32, "%" PRId64, set_rt);
 	snprintf(cfg[1], 32, "%" PRId64, set_mono);
@@ -379,7 +564,9 @@ static int cmd_run(int argc, char **argv)
 		av[n++] = "face";
 		av[n++] = (char *)names[f];
 		av[n++] = "--cpu";
-		av[n++] = strcmp(names[f], "bare") == 0 ? "1" : "0";
+		av[n++] = strcmp(names[f], "bare") == 0  ? "1"
+		          : strcmp(names[f], "ntp") == 0 ? "-1"
+		                                         : "0";
 		for (int k = 0; k < 16; k++)
 			av[n++] = cfgv[k];
 		av[n] = NULL;
@@ -404,7 +591,7 @@ static int cmd_run(int argc, char **argv)
 		    (long)(offset - (int64_t)tx.time.tv_sec * VJ_NS);
 		if (adjtimex(&tx) < 0)
 			perror("lc_vm_face run: ADJ_SETOFFSET");
-		kernel_arm(dir, armed);
+		kernel_arm(dir, armed == 1);
 	}
 	for (int f = 0; f < NFACES; f++) {
 		int st = 0;
@@ -428,6 +615,10 @@ static int cmd_run(int argc, char **argv)
 			fails++;
 		}
 	}
+	if (chrony > 0) {
+		kill(chrony, SIGTERM);
+		waitpid(chrony, NULL, 0);
+	}
 	kill(ld, SIGTERM);
 	waitpid(ld, NULL, 0);
 	kernel_arm(dir, 0);
@@ -447,7 +638,7 @@ int main(int argc, char **argv)
 	if (argc >= 2 && strcmp(argv[1], "run") == 0)
 		return cmd_run(argc, argv);
 	fprintf(stderr, "usage: lc_vm_face run " FLAG " --dir ins|del "
-	                "--armed 0|1 --offset NS --leapfile PATH [--label T]\n"
-	                "       lc_vm_face face bare|shim [--cpu N] CFG...\n");
+	                "--armed 0|1|2 --offset NS --leapfile PATH [--label T]\n"
+	                "       lc_vm_face face bare|shim|ntp [--cpu N] CFG...\n");
 	return 2;
 }

@@ -27,8 +27,10 @@
  *    except those whose bracket holds the leap instant;
  *  - after the leap, within TOL + |offset| of true UTC;
  *  - no timer fires before its own clock reads its deadline, and each fires.
- * Readings whose bracket is wider than BRACKET_MAX (the reader was
- * preempted between its reads, common under emulation) are not judged.
+ * Readings whose bracket is wider than the face's bracket_max (BRACKET_MAX
+ * unless the face says otherwise: the reader was preempted between its
+ * reads, common under emulation) are not judged. A face with no TAI (the
+ * NTP probe: a reply carries POSIX time only) sets no_tai.
  */
 #ifndef LC_VM_JUDGE_H
 #define LC_VM_JUDGE_H
@@ -78,6 +80,9 @@ struct vj {
 	int64_t follow_ns; /* from the step to the first reading within
 	                    * 0.2 ms of the host's ideal time; -1 never */
 	const char *fail_note; /* a face's own reason to fail, or NULL */
+	int64_t bracket_max;   /* widest bracket judged */
+	int no_tai;            /* the face has no TAI reading */
+	int64_t min_judged;    /* fewer judged readings fail the face */
 	int ntimers;
 	struct vj_timer timers[VJ_MAX_TIMERS];
 };
@@ -133,6 +138,8 @@ static inline void vj_init(struct vj *j, const struct vj_cfg *c)
 	j->t_host = j->t_true - c->offset;
 	j->first_stale_mono = -1;
 	j->follow_ns = -1;
+	j->bracket_max = VJ_BRACKET_MAX;
+	j->min_judged = 1000;
 }
 
 /* The host's ideal POSIX time at MONOTONIC m (after the step). */
@@ -182,13 +189,13 @@ static inline void vj_reading(struct vj *j, int64_t m1, int64_t rt,
 	if (j->last_m != 0)
 		vj_max(&j->max_gap, m1 - j->last_m);
 	j->last_m = m2;
-	if (j->follow_ns < 0 && m1 >= j->c.step_mono && m2 - m1 <= VJ_BRACKET_MAX &&
+	if (j->follow_ns < 0 && m1 >= j->c.step_mono && m2 - m1 <= j->bracket_max &&
 	    m2 < j->t_host - VJ_TOL &&
 	    vj_dist(rt, vj_host_rt(j, m1), vj_host_rt(j, m2)) <= 200000)
 		j->follow_ns = m1 - j->c.step_mono;
 	if (m1 < j->c.step_mono + VJ_SETTLE || m2 > j->c.end_mono)
 		return;
-	if (m2 - m1 > VJ_BRACKET_MAX) {
+	if (m2 - m1 > j->bracket_max) {
 		j->split++;
 		return;
 	}
@@ -209,8 +216,9 @@ static inline void vj_reading(struct vj *j, int64_t m1, int64_t rt,
 			vj_max(&j->max_err_true, vj_dist(rt, vj_true_rt(j, m1),
 			                                 vj_true_rt(j, m2)));
 	}
-	vj_max(&j->max_err_tai,
-	       vj_dist(tai, vj_host_tai(j, m1), vj_host_tai(j, m2)));
+	if (!j->no_tai)
+		vj_max(&j->max_err_tai,
+		       vj_dist(tai, vj_host_tai(j, m1), vj_host_tai(j, m2)));
 	if (utc_s != INT64_MIN && utc_ns >= VJ_NS) {
 		j->utc60++;
 		/* 23:59:60 only as the second after boundary - 1, and only
@@ -230,7 +238,7 @@ static inline void vj_reading(struct vj *j, int64_t m1, int64_t rt,
 	if (utc_s != INT64_MIN &&
 	    (utc_s < j->putc_s || (utc_s == j->putc_s && utc_ns < j->putc_ns)))
 		j->utc_back++;
-	{
+	if (!j->no_tai) {
 		/* TAI against MONOTONIC between the two readings */
 		int64_t dt = tai - j->ptai, lo = m1 - j->pm2, hi = m2 - j->pm1;
 		int64_t slack = 100000 + hi / 1000;
@@ -299,7 +307,7 @@ static inline int vj_report(const struct vj *j, const char *face, int judged,
 	}
 	if (j->fail_note != NULL)
 		VJ_WHY(" %s", j->fail_note);
-	if (j->judged < 1000)
+	if (j->judged < j->min_judged)
 		VJ_WHY(" few-readings");
 	if (j->stale)
 		VJ_WHY(" stale");
