@@ -9,7 +9,8 @@
 #    announced when the file is tampered with, or swapped for a FIFO, and
 #    SIGHUP or the file watch reloads it: the old table is kept, with a
 #    "keeping" line, whichever way the file was named (the variable given
-#    as a relative path included); SIGTERM still stops the daemon after.
+#    as a relative path included); SIGTERM still stops the daemon after;
+#  - a FIFO where the stats file is written does not hang the loop.
 # The coming leap is one only the test's table has: 2026-12-31T23:59:60Z
 # (TAI-UTC 38), served with --pretend 2026-12-31T18:00:00Z, so a fall back
 # to the system's or the built-in table would clear LI. Loopback only,
@@ -154,4 +155,22 @@ for how in env-relative env-absolute flag-relative conf; do
 	kept $how "the file swapped for a FIFO" $((n + 1))
 	down $how
 done
+# ---- a FIFO where the stats file's temporary goes: refused with a
+# warning, never opened for writing (that waited for a reader, with
+# SIGTERM blocked, so the daemon could not be stopped)
+mkfifo "$T/stats.tmp"
+"$D" -d --no-timeline --stats-file "$T/stats" --listen "127.0.0.1:$P=utc" \
+	2>"$T/stats.log" &
+pids+=($!)
+for _ in $(seq 50); do
+	"$L" server-stats --query "127.0.0.1:$P" >/dev/null 2>&1 && break
+	sleep 0.1
+done
+j=$("$L" server-stats --query "127.0.0.1:$P" --json 2>&1)
+[ "$(jget "$j" mode)" = 4 ] && ok "stats temporary a FIFO: still serving" ||
+	bad "stats temporary a FIFO: no answer: $j"
+expect_line "... and says why it writes no stats" "stats file $T/stats.tmp: not a regular file" \
+	"$(cat "$T/stats.log")"
+down "stats temporary a FIFO"
+
 exit $((fails > 0))
