@@ -24,6 +24,25 @@ DATA=$S/tests/data
 # run needs the shim next to the binary to start a program
 have_shim=0
 [ -e "$B/libleapclock-preload.so" ] && have_shim=1
+# A sanitizer build's shim needs the sanitizer runtimes loaded first (as
+# tests/progs/preload_lib.sh does) for a program that is started.
+san_preload=
+if grep -q '^LC_SANITIZE:STRING=.\+' "$B/CMakeCache.txt" 2>/dev/null; then
+	cc_path=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$B/CMakeCache.txt")
+	for rt in libasan.so libubsan.so; do
+		f=$("${cc_path:-cc}" -print-file-name=$rt 2>/dev/null)
+		[ -n "$f" ] && [ -f "$f" ] && san_preload="$san_preload${san_preload:+:}$f"
+	done
+	export ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0
+fi
+# lc_run ARGS...: leapclock run ARGS, under a timeout
+lc_run() {
+	if [ -n "$san_preload" ]; then
+		LD_PRELOAD="$san_preload" timeout 10 "$L" run "$@"
+	else
+		timeout 10 "$L" run "$@"
+	fi
+}
 
 mkfifo "$T/fifo"
 sed 's/^#h\t......../#h\t00000000/' "$DATA/leap-seconds.list.tzdata2026f" >"$T/tampered.list"
@@ -78,9 +97,9 @@ if [ $have_shim = 1 ]; then
 		"$DATA/leapseconds.tzdata2025b" >"$T/expired.leapseconds"
 	for how in env flag; do
 		if [ $how = env ]; then
-			out=$(LEAPCLOCK_LEAPFILE=$T/expired.leapseconds timeout 10 "$L" run -- echo ran 2>"$T/err")
+			out=$(LEAPCLOCK_LEAPFILE=$T/expired.leapseconds lc_run -- echo ran 2>"$T/err")
 		else
-			out=$(timeout 10 "$L" run --leapfile "$T/expired.leapseconds" -- echo ran 2>"$T/err")
+			out=$(lc_run --leapfile "$T/expired.leapseconds" -- echo ran 2>"$T/err")
 		fi
 		expect_rc "run with an expired table ($how): the program runs" 0 $?
 		[ "$out" = ran ] && ok "... and prints ran" || bad "... printed '$out'"
@@ -88,13 +107,13 @@ if [ $have_shim = 1 ]; then
 			"^leapclock run: warning: leap table .*expired\.leapseconds expired on 2020-06-28" \
 			"$(cat "$T/err")"
 	done
-	timeout 10 "$L" run --leapfile "$T/expired.leapseconds" --pretend 2016-12-31T23:59:00Z \
+	lc_run --leapfile "$T/expired.leapseconds" --pretend 2016-12-31T23:59:00Z \
 		-- true 2>"$T/err"
 	no_line "a rehearsal before the expiry: no warning" "expired on" "$(cat "$T/err")"
-	timeout 10 "$L" run --leapfile "$DATA/leap-seconds.list.tzdata2026f" \
+	lc_run --leapfile "$DATA/leap-seconds.list.tzdata2026f" \
 		--pretend 2027-01-01T00:00:00Z -- true 2>"$T/err"
 	no_line "a valid table: no warning" "expired on" "$(cat "$T/err")"
-	timeout 10 "$L" run --leapfile "$DATA/leap-seconds.list.tzdata2026f" \
+	lc_run --leapfile "$DATA/leap-seconds.list.tzdata2026f" \
 		--pretend 2027-07-01T00:00:00Z -- true 2>"$T/err"
 	expect_line "a rehearsal after the expiry: warned" \
 		"^leapclock run: warning: leap table .* expired on 2027-06-28" "$(cat "$T/err")"
