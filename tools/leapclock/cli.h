@@ -28,8 +28,22 @@ int lc_cli_usage_error(const char *cmd, const char *fmt, ...)
 void lc_cli_print_error(const char *cmd, const struct lc_error *e);
 /* Writes s as a JSON string literal (with quotes). */
 void lc_cli_json_str(FILE *out, const char *s);
-/* Loads the table named by --file (may be NULL: the system's), reporting
- * errors; returns NULL on failure (message printed). */
+/* Loads the table named by --file, or with NULL the system's as
+ * lc_leaptable_load_system_report does (what the search took and skipped
+ * said on stderr when a file was bad); returns NULL on failure (message
+ * printed), a bad $LEAPCLOCK_LEAPFILE included. */
 lc_leaptable *lc_cli_load_table(const char *cmd, const char *file);
+/* If `t` has expired at POSIX second `now`, says so on stderr ("leapclock
+ * CMD: warning: leap table SOURCE expired on DATE; ...", SOURCE NULL: the
+ * table's own) and returns 1; else 0. */
+int lc_cli_warn_expired(const char *cmd, const lc_leaptable *t,
+                        const char *source, int64_t now);
+/* Runs the system search as lc_default() will: 0, or the exit status
+ * with the message printed when $LEAPCLOCK_LEAPFILE names a table that
+ * cannot be used (LC_EXIT_USAGE). What the search took and skipped is
+ * said on stderr when worth it, or with `out` not NULL, left there for
+ * the caller to say. */
+int lc_cli_check_system_table(const char *cmd,
+                              struct lc_leaptable_search *out);
 
 #endif

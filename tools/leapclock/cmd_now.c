@@ -42,41 +42,6 @@ static const char *leap_source_text(const lc_leaptable *t, char *buf,
 	return buf;
 }
 
-/*
- * The default timekeeper loads the system's table itself and, if
- * $LEAPCLOCK_LEAPFILE cannot be used, keeps the built-in one: search first
- * (the same search, so the same answer) to refuse a named table that
- * cannot be used and to say what the search took and skipped.
- */
-static int check_table(void)
-{
-	struct lc_leaptable_search search;
-	struct lc_error err = {0};
-	lc_leaptable *t = lc_leaptable_new();
-	char m[2048];
-	int rc;
-
-	if (t == NULL) {
-		fprintf(stderr, "leapclock %s: out of memory\n", CMD);
-		return LC_EXIT_RUNTIME;
-	}
-	rc = lc_leaptable_load_system_report(t, &search, &err);
-	lc_leaptable_free(t);
-	if (rc < 0) {
-		lc_error_format(&err, m, sizeof(m));
-		fprintf(stderr, "leapclock %s: %s%s\n", CMD,
-		        strstr(m, "LEAPCLOCK_LEAPFILE") == NULL
-		            ? "LEAPCLOCK_LEAPFILE: "
-		            : "",
-		        m);
-		return rc == LC_ENOMEM ? LC_EXIT_RUNTIME : LC_EXIT_USAGE;
-	}
-	if (lc_leaptable_search_format(&search, 0, "leapclock " CMD ": ", m,
-	                               sizeof(m)) > 0)
-		fputs(m, stderr);
-	return 0;
-}
-
 static void print_ts_text(const char *name, lc_clock_id id,
                           const struct timespec *ts)
 {
@@ -111,7 +76,6 @@ int lc_cmd_now(int argc, char **argv)
 	char src[300];
 	int64_t when = 0;
 	int dir = 0, json = 0, have_next, have_host, expired, rc;
-	struct lc_leaptable_info info;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
@@ -120,7 +84,7 @@ int lc_cmd_now(int argc, char **argv)
 			return lc_cli_usage_error(CMD, "unknown argument '%s'",
 			                          argv[i]);
 	}
-	rc = check_table();
+	rc = lc_cli_check_system_table(CMD, NULL);
 	if (rc != 0)
 		return rc;
 	tk = lc_default();
@@ -139,21 +103,8 @@ int lc_cmd_now(int argc, char **argv)
 	leap_source_text(table, src, sizeof(src));
 	/* An expired table knows nothing of the leaps announced since: say
 	 * so (on stderr, as `leapclock table` does), judged at REALTIME now. */
-	expired = lc_leaptable_expired(table,
-	                               (int64_t)ts[LC_CLOCK_REALTIME].tv_sec);
-	if (expired && lc_leaptable_info(table, &info) == 0) {
-		struct timespec e = { (time_t)info.expires, 0 };
-		char iso[64];
-
-		if (lc_iso8601_format(&e, 0, iso, sizeof(iso)) > 0)
-			iso[10] = '\0'; /* the date */
-		else
-			snprintf(iso, sizeof(iso), "%" PRId64, info.expires);
-		fprintf(stderr,
-		        "leapclock %s: warning: leap table %s expired on %s; "
-		        "leap seconds announced since then are unknown to it\n",
-		        CMD, src, iso);
-	}
+	expired = lc_cli_warn_expired(CMD, table, src,
+	                              (int64_t)ts[LC_CLOCK_REALTIME].tv_sec);
 
 	if (json) {
 		printf("{");

@@ -580,6 +580,12 @@ int lc_cmd_run(int argc, char **argv)
 		lc_leaptable_free(t);
 		return LC_EXIT_USAGE;
 	}
+	/* An expired table does not know the leaps announced since: said
+	 * here, once, judged at the instant the program starts on (the
+	 * pretended one in a rehearsal). */
+	if (pretend == NULL)
+		clock_gettime(CLOCK_REALTIME, &ts);
+	lc_cli_warn_expired(CMD, t, NULL, (int64_t)ts.tv_sec);
 	lc_leaptable_free(t);
 
 	rc = check_program(argv[optind], 0);

@@ -401,6 +401,7 @@ int lc_cmd_status(int argc, char **argv)
 	struct lc_timex ltx;
 	struct view k, l;
 	struct tl_view tv;
+	struct lc_leaptable_search search;
 	lc_timekeeper *tk;
 	int json = 0;
 	char a[64], b[64];
@@ -428,6 +429,14 @@ int lc_cmd_status(int argc, char **argv)
 	k.sec = ktx.time.tv_sec;
 	k.frac = ktx.time.tv_usec;
 
+	/* A table named by $LEAPCLOCK_LEAPFILE that cannot be used is an
+	 * error here too (lc_default() would keep the built-in one). */
+	{
+		int rc = lc_cli_check_system_table(CMD, &search);
+
+		if (rc != 0)
+			return rc;
+	}
 	tk = lc_default();
 	if (tk == NULL) {
 		fprintf(stderr, "leapclock %s: cannot start the timekeeper\n",
@@ -449,6 +458,14 @@ int lc_cmd_status(int argc, char **argv)
 	l.sec = ltx.time.tv_sec;
 	l.frac = ltx.time.tv_usec;
 	get_view(tk, &tv);
+	/* what the search took and skipped, when it is the table in use */
+	if (!tv.from_page) {
+		char m[2048];
+
+		if (lc_leaptable_search_format(&search, 0, "leapclock " CMD ": ",
+		                               m, sizeof(m)) > 0)
+			fputs(m, stderr);
+	}
 
 	if (json) {
 		printf("{");

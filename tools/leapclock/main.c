@@ -1,9 +1,11 @@
 /* main.c - the leapclock command: dispatches to tools/leapclock/cmd_*.c. */
 #include "cli.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct command {
 	const char *name;
@@ -145,6 +147,46 @@ void lc_cli_json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/*
+ * The default timekeeper loads the system's table itself and, if
+ * $LEAPCLOCK_LEAPFILE cannot be used, keeps the built-in one: search first
+ * (the same search, so the same answer) to refuse a named table that
+ * cannot be used and to say what the search took and skipped.
+ */
+int lc_cli_check_system_table(const char *cmd,
+                              struct lc_leaptable_search *out)
+{
+	struct lc_leaptable_search search;
+	struct lc_error err = {0};
+	lc_leaptable *t = lc_leaptable_new();
+	char m[2048], prefix[64];
+	int rc;
+
+	if (t == NULL) {
+		fprintf(stderr, "leapclock %s: out of memory\n", cmd);
+		return LC_EXIT_RUNTIME;
+	}
+	rc = lc_leaptable_load_system_report(t, &search, &err);
+	lc_leaptable_free(t);
+	if (rc < 0) {
+		lc_error_format(&err, m, sizeof(m));
+		fprintf(stderr, "leapclock %s: %s%s\n", cmd,
+		        strstr(m, "LEAPCLOCK_LEAPFILE") == NULL
+		            ? "LEAPCLOCK_LEAPFILE: "
+		            : "",
+		        m);
+		return rc == LC_ENOMEM ? LC_EXIT_RUNTIME : LC_EXIT_USAGE;
+	}
+	if (out != NULL) {
+		*out = search;
+		return 0;
+	}
+	snprintf(prefix, sizeof(prefix), "leapclock %s: ", cmd);
+	if (lc_leaptable_search_format(&search, 0, prefix, m, sizeof(m)) > 0)
+		fputs(m, stderr);
+	return 0;
+}
+
 lc_leaptable *lc_cli_load_table(const char *cmd, const char *file)
 {
 	struct lc_error err = { 0 };
@@ -163,9 +205,49 @@ lc_leaptable *lc_cli_load_table(const char *cmd, const char *file)
 			return NULL;
 		}
 	} else {
-		rc = lc_leaptable_load_system(t, &err);
-		if (err.code != 0)
+		struct lc_leaptable_search search;
+		char m[2048], prefix[64];
+
+		rc = lc_leaptable_load_system_report(t, &search, &err);
+		if (rc < 0) {
 			lc_cli_print_error(cmd, &err);
+			lc_leaptable_free(t);
+			return NULL;
+		}
+		/* A file that could not be used is said (with what was
+		 * taken instead); a file that merely lost to one expiring
+		 * later is not: run's stderr is its program's. */
+		for (size_t i = 0; i < search.count; i++) {
+			if (search.c[i].status != LC_CAND_BAD)
+				continue;
+			snprintf(prefix, sizeof(prefix), "leapclock %s: ", cmd);
+			if (lc_leaptable_search_format(&search, 0, prefix, m,
+			                               sizeof(m)) > 0)
+				fputs(m, stderr);
+			break;
+		}
 	}
 	return t;
+}
+
+int lc_cli_warn_expired(const char *cmd, const lc_leaptable *t,
+                        const char *source, int64_t now)
+{
+	struct lc_leaptable_info info;
+	struct timespec e;
+	char iso[64];
+
+	if (!lc_leaptable_expired(t, now) || lc_leaptable_info(t, &info) != 0)
+		return 0;
+	e.tv_sec = (time_t)info.expires;
+	e.tv_nsec = 0;
+	if (lc_iso8601_format(&e, 0, iso, sizeof(iso)) > 0)
+		iso[10] = '\0'; /* the date */
+	else
+		snprintf(iso, sizeof(iso), "%" PRId64, info.expires);
+	fprintf(stderr,
+	        "leapclock %s: warning: leap table %s expired on %s; "
+	        "leap seconds announced since then are unknown to it\n",
+	        cmd, source != NULL ? source : info.source, iso);
+	return 1;
 }

@@ -94,8 +94,27 @@ static int64_t host_ns(clockid_t id)
 	return lc__ts_to_ns(&ts);
 }
 
+/* Logs what the system search took and skipped, and why, when that is
+ * worth saying (a candidate was bad, or lost to a later expiry): one line
+ * each, a warning if a file was bad. */
+static void log_search(const struct lc_leaptable_search *search)
+{
+	char buf[4096], *line, *save = NULL;
+	int level = LD_LOG_INFO;
+
+	if (lc_leaptable_search_format(search, 0, "", buf, sizeof(buf)) <= 0)
+		return;
+	for (size_t i = 0; i < search->count; i++)
+		if (search->c[i].status == LC_CAND_BAD)
+			level = LD_LOG_WARNING;
+	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save))
+		ld_log(level, "%s", line);
+}
+
 static int load_table(lc_leaptable *t, const char *path)
 {
+	struct lc_leaptable_search search;
 	struct lc_error err;
 	char msg[600];
 	int rc;
@@ -104,11 +123,12 @@ static int load_table(lc_leaptable *t, const char *path)
 	if (path[0] != '\0')
 		rc = lc_leaptable_load_file(t, path, LC_LEAPFMT_AUTO, &err);
 	else
-		rc = lc_leaptable_load_system(t, &err);
-	if (rc < 0 || (path[0] == '\0' && err.code != 0)) {
+		rc = lc_leaptable_load_system_report(t, &search, &err);
+	if (rc < 0) {
 		lc_error_format(&err, msg, sizeof(msg));
-		ld_log(rc < 0 ? LD_LOG_ERR : LD_LOG_WARNING, "leap table: %s",
-		       msg);
+		ld_log(LD_LOG_ERR, "leap table: %s", msg);
+	} else if (path[0] == '\0') {
+		log_search(&search);
 	}
 	if (rc >= 0) {
 		struct lc_leaptable_info info;
@@ -477,10 +497,15 @@ static lc_leaptable *scratch_load(const char *path, char *note, size_t size)
 	if (t == NULL)
 		return NULL;
 	memset(&err, 0, sizeof(err));
-	if (path[0] != '\0')
+	if (path[0] != '\0') {
 		rc = lc_leaptable_load_file(t, path, LC_LEAPFMT_AUTO, &err);
-	else
-		rc = lc_leaptable_load_system(t, &err);
+	} else {
+		struct lc_leaptable_search search;
+
+		rc = lc_leaptable_load_system_report(t, &search, &err);
+		if (rc == 0)
+			log_search(&search);
+	}
 	if (rc < 0) {
 		lc_error_format(&err, note, size);
 		lc_leaptable_free(t);

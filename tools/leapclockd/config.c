@@ -9,10 +9,12 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void ld_config_init(struct ld_config *c)
@@ -437,16 +439,48 @@ static int apply(struct ld_config *c, const char *name, const char *val,
 #undef BAD
 }
 
+/* The config file opened for reading: a regular file only, opened
+ * without waiting (a FIFO would block open() until a writer came). NULL
+ * with the reason printed. */
+static FILE *open_config(const char *path)
+{
+	struct stat st;
+	FILE *f;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0) {
+		fprintf(stderr, "leapclockd: %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0) {
+		fprintf(stderr, "leapclockd: %s: %s\n", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr,
+		        "leapclockd: %s: not a regular file: a config file "
+		        "must be one\n",
+		        path);
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (f == NULL) {
+		fprintf(stderr, "leapclockd: %s: %s\n", path, strerror(errno));
+		close(fd);
+	}
+	return f;
+}
+
 int ld_config_read_file(struct ld_config *c, const char *path)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = open_config(path);
 	char line[1024], where[PATH_MAX + 32];
 	int lineno = 0, rc = 0;
 
-	if (f == NULL) {
-		fprintf(stderr, "leapclockd: %s: %s\n", path, strerror(errno));
+	if (f == NULL)
 		return -1;
-	}
 	while (fgets(line, sizeof(line), f) != NULL) {
 		char *p = line, *name, *val, *hash, *end;
 
@@ -651,6 +685,33 @@ static int check(struct ld_config *c)
 			return -1;
 		}
 		snprintf(c->timeline, sizeof(c->timeline), "%s", abs);
+	}
+	/* A table named by LEAPCLOCK_LEAPFILE is named as --leapfile names
+	 * one (which wins): that table or an error at start, and the file
+	 * reloaded by name, so that a bad new version keeps the table in
+	 * use. Made absolute as the others, for a detached daemon. */
+	if (c->leapfile[0] == '\0') {
+		const char *env = getenv("LEAPCLOCK_LEAPFILE");
+
+		if (env != NULL && *env != '\0') {
+			if (strlen(env) >= sizeof(c->leapfile)) {
+				fprintf(stderr, "leapclockd: LEAPCLOCK_LEAPFILE: "
+				        "path too long\n");
+				return -1;
+			}
+			snprintf(c->leapfile, sizeof(c->leapfile), "%s", env);
+			snprintf(c->leapfile_where, sizeof(c->leapfile_where),
+			         "LEAPCLOCK_LEAPFILE");
+		}
+	}
+	if (c->leapfile[0] != '\0' && c->leapfile[0] != '/') {
+		char abs[PATH_MAX];
+		if (normalise_path(c->leapfile, abs, sizeof(abs)) != 0) {
+			fprintf(stderr, "leapclockd: %s: '%s': path too long\n",
+			        c->leapfile_where, c->leapfile);
+			return -1;
+		}
+		snprintf(c->leapfile, sizeof(c->leapfile), "%s", abs);
 	}
 	if (c->statsfile[0] != '\0' && c->statsfile[0] != '/') {
 		char abs[PATH_MAX];

@@ -56,12 +56,17 @@ static void on_signal(int sig)
 }
 
 /* The handled signals stay blocked except inside ppoll(), so that none is
- * lost between a check of its flag and the wait. */
+ * lost between a check of its flag and the wait. SIGHUP and SIGUSR1 are
+ * handled from the start (one sent while starting is acted on once
+ * running); SIGTERM and SIGINT keep their default action, to stop the
+ * daemon at once, until start_stop_signals() just before the loop: a step
+ * of the start that waits (a file that blocks, a slow disk) can always be
+ * stopped. */
 static void setup_signals(void)
 {
 	struct sigaction sa;
 	sigset_t set;
-	const int sigs[] = { SIGHUP, SIGUSR1, SIGTERM, SIGINT };
+	const int sigs[] = { SIGHUP, SIGUSR1 };
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -73,6 +78,24 @@ static void setup_signals(void)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
+/* SIGTERM and SIGINT handled as the others: blocked first, so that one
+ * that arrives now stays pending until ppoll() and is not lost. */
+static void start_stop_signals(void)
+{
+	struct sigaction sa;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
 }
 
 static int detach(void)
@@ -127,6 +150,7 @@ int main(int argc, char **argv)
 		if (detach() != 0)
 			return 1;
 	}
+	start_stop_signals();
 	ld_log(LD_LOG_INFO, "leapclockd " LC_VERSION_STRING " running (pid %ld)",
 	       (long)getpid());
 	rc = ld_server_run(server);

@@ -611,6 +611,35 @@ static void remove_stats(struct ld_server *s)
 	s->stats_written = 0;
 }
 
+/* The stats file's temporary, opened for writing without waiting: a FIFO
+ * there (or anything but a regular file) is refused, since opening one
+ * for writing waits for a reader, and the loop with it, SIGTERM blocked.
+ * NULL with errno set. */
+static FILE *open_stats_tmp(const char *tmp)
+{
+	struct stat st;
+	FILE *f;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+	                       O_NOFOLLOW | O_NONBLOCK | O_NOCTTY,
+	              0644);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	f = fdopen(fd, "w");
+	if (f == NULL) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return f;
+}
+
 static void write_stats(struct ld_server *s)
 {
 	char tmp[PATH_MAX + 8];
@@ -621,7 +650,7 @@ static void write_stats(struct ld_server *s)
 	if (path[0] == '\0')
 		return;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
+	f = open_stats_tmp(tmp);
 	if (f == NULL && errno == ENOENT) {
 		/* create the last directory (as systemd's RuntimeDirectory) */
 		char dir[PATH_MAX];
@@ -631,13 +660,15 @@ static void write_stats(struct ld_server *s)
 		if (slash != NULL && slash != dir) {
 			*slash = '\0';
 			mkdir(dir, 0755);
-			f = fopen(tmp, "w");
+			f = open_stats_tmp(tmp);
 		}
 	}
 	if (f == NULL) {
 		if (!s->stats_warned)
 			ld_log(LD_LOG_WARNING, "stats file %s: %s", tmp,
-			       strerror(errno));
+			       errno == EINVAL || errno == ENXIO
+			               ? "not a regular file"
+			               : strerror(errno));
 		s->stats_warned = 1;
 		return;
 	}
