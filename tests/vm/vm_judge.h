@@ -246,8 +246,11 @@ static inline void vj_reading(struct vj *j, int64_t m1, int64_t rt,
 		if (dt < lo - slack || dt > hi + slack)
 			j->tai_jumps++;
 	}
-	if ((j->c.dir > 0 && rt < j->prt) ||
-	    (j->c.dir < 0 && rt - j->prt > VJ_NS / 2)) {
+	/* a step: REALTIME moved half a second beyond what MONOTONIC allows
+	 * between the two readings (a reader descheduled for longer than
+	 * that, common under emulation, is no step) */
+	if ((j->c.dir > 0 && rt - j->prt < (m1 - j->pm2) - VJ_NS / 2) ||
+	    (j->c.dir < 0 && rt - j->prt > gap + VJ_NS / 2)) {
 		int64_t from = j->prt, to = rt;
 		int64_t target = b - j->c.dir * VJ_NS;
 

@@ -1,0 +1,135 @@
+/*
+ * test_vm_judge.c - the VM test's judge (tests/vm/vm_judge.h) on readings
+ * made up here: a face that does everything right passes, however its
+ * reader is descheduled, and each way of getting a leap wrong fails, with
+ * the reason named. The VM test's verdicts are only as good as this judge.
+ */
+#include "lc_test.h"
+#include "vm/vm_judge.h"
+
+#define MS INT64_C(1000000)
+
+/* The leap of 2016-12-31 (insertion) or 2029-06-30 (deletion), the clock
+ * set 3.5 s before it at MONOTONIC 100 s, the host stepped by `offset` 1.7 s
+ * before it, as vm_face.c `run` does. */
+static struct vj_cfg cfg(int dir, int64_t offset)
+{
+	struct vj_cfg c;
+	int64_t midnight = dir > 0 ? INT64_C(1483228800) : INT64_C(1877558400);
+
+	memset(&c, 0, sizeof(c));
+	c.dir = dir;
+	c.boundary_s = dir > 0 ? midnight : midnight - 1;
+	c.set_rt = (c.boundary_s - 4) * VJ_NS + 500 * MS;
+	c.set_mono = 100 * VJ_NS;
+	c.offset = offset;
+	c.tai_before = dir > 0 ? 36 : 37;
+	/* as vj_init computes it */
+	c.step_mono = c.set_mono + (c.boundary_s * VJ_NS - c.set_rt) - 1700 * MS;
+	c.end_mono = c.step_mono + 1700 * MS + 2500 * MS;
+	return c;
+}
+
+/* What a face is made to do wrong. */
+struct fault {
+	int64_t late_leap;    /* the leap applied this late (the 2015 bug) */
+	int64_t gap_from;     /* no reading in [gap_from, gap_to) (MONOTONIC) */
+	int64_t gap_to;
+	int64_t ignore_step;  /* 1: the host's step is not followed */
+	int64_t repeat_again; /* 1: the second is repeated a second time */
+	int64_t timer_early;  /* the timer wakes this early */
+};
+
+/* A face reading REALTIME and TAI every 1 ms with a 10 us bracket from the
+ * step on, and one REALTIME timer for 00:00:00. 0 if the judge passes it. */
+static int judge(int dir, int64_t offset, const struct fault *f)
+{
+	struct vj_cfg c = cfg(dir, offset);
+	struct vj j;
+	struct vj_timer *t;
+	int64_t midnight = c.boundary_s + (dir > 0 ? 0 : 1);
+
+	vj_init(&j, &c);
+	for (int64_t m = c.step_mono; m < c.end_mono; m += MS) {
+		int64_t mid = m + 5000, rt, tai;
+
+		if (m >= f->gap_from && m < f->gap_to)
+			continue;
+		rt = f->ignore_step ? vj_host_rt(&j, mid) - c.offset
+		                    : vj_host_rt(&j, mid);
+		tai = vj_host_tai(&j, mid);
+		if (f->late_leap > 0 && mid >= j.t_host &&
+		    mid < j.t_host + f->late_leap)
+			rt += dir * VJ_NS; /* the leap not applied yet */
+		if (f->repeat_again && mid >= j.t_host + 1500 * MS)
+			rt -= VJ_NS;
+		vj_reading(&j, m, rt, tai, INT64_MIN, 0, m + 10000);
+	}
+	t = vj_timer_add(&j, "rt", midnight * VJ_NS);
+	t->woke = midnight * VJ_NS + MS - f->timer_early;
+	return vj_report(&j, "face", 1, NULL);
+}
+
+static const struct fault none;
+
+static void test_right(void)
+{
+	for (int dir = -1; dir <= 1; dir += 2) {
+		LC_EQ_INT(judge(dir, 0, &none), 0);
+		LC_EQ_INT(judge(dir, 1500000, &none), 0);
+		LC_EQ_INT(judge(dir, -1500000, &none), 0);
+		LC_EQ_INT(judge(dir, 300000000, &none), 0);
+	}
+}
+
+/* Under emulation a reader is descheduled for up to a second or more: over
+ * the leap, or for more than half a second anywhere. Neither is a step too
+ * many or too few. */
+static void test_descheduled(void)
+{
+	for (int dir = -1; dir <= 1; dir += 2) {
+		struct vj_cfg c = cfg(dir, 0);
+		struct vj j;
+		struct fault f = none;
+
+		vj_init(&j, &c);
+		f.gap_from = j.t_host - 600 * MS; /* across the leap */
+		f.gap_to = j.t_host + 700 * MS;
+		LC_EQ_INT(judge(dir, 0, &f), 0);
+		f.gap_from = j.t_host - 1200 * MS; /* before it */
+		f.gap_to = j.t_host - 500 * MS;
+		LC_EQ_INT(judge(dir, 0, &f), 0);
+		f.gap_from = j.t_host + 1100 * MS; /* after it */
+		f.gap_to = j.t_host + 1700 * MS;
+		LC_EQ_INT(judge(dir, 0, &f), 0);
+	}
+}
+
+static void test_wrong(void)
+{
+	for (int dir = -1; dir <= 1; dir += 2) {
+		struct fault f = none;
+
+		f.late_leap = 5 * MS; /* 2015: 00:00:00.00x before the repeat */
+		LC_EQ_INT(judge(dir, 0, &f), 1);
+		f = none;
+		f.ignore_step = 1;
+		LC_EQ_INT(judge(dir, 1500000, &f), 1);
+		LC_EQ_INT(judge(dir, 300000000, &f), 1);
+		f = none;
+		f.repeat_again = 1;
+		LC_EQ_INT(judge(dir, 0, &f), 1);
+		f = none;
+		f.timer_early = 2 * MS; /* woke 1 ms before its deadline */
+		LC_EQ_INT(judge(dir, 0, &f), 1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	lc_test_init(argc, argv);
+	LC_RUN(test_right, "a face that follows the host and leaps at its boundary passes (both directions, offsets 0, +-1.5 ms, 300 ms)");
+	LC_RUN(test_descheduled, "a reader descheduled for 0.6-1.3 s, across the leap or not, is neither a missed nor an extra step");
+	LC_RUN(test_wrong, "a late leap (stale 00:00:00.x), an unfollowed host step, a second leap, an early timer each fail");
+	return lc_test_done();
+}
