@@ -41,8 +41,9 @@
  * signal handler that interrupts it simply skips the update; the
  * timekeeper's mutex is taken only under that flag, so it is never
  * contended. After fork the child keeps the parent's timekeeper (same
- * counter, same timeline); if another thread held the flag at the fork the
- * child's clock keeps reading correctly but no longer folds leaps.
+ * counter, same timeline) but not its timers (timers_after_fork); if
+ * another thread held the flag at the fork the child's clock keeps reading
+ * correctly but no longer folds leaps.
  */
 #define _GNU_SOURCE
 
@@ -774,6 +775,8 @@ static int timer_remember(timer_t t, int which)
 	return -1;
 }
 
+/* Forgets every entry of `t`: the one timer_delete ends, or stale ones
+ * that a new timer with the same id must not inherit. */
 static void timer_forget(timer_t t)
 {
 	uintptr_t k = timer_key(t);
@@ -787,11 +790,27 @@ static void timer_forget(timer_t t)
 		                                   memory_order_relaxed);
 
 		if (e != 0 && e >> 2 == k &&
-		    atomic_compare_exchange_strong(&g_timer_ent[i], &e, 0)) {
+		    atomic_compare_exchange_strong(&g_timer_ent[i], &e, 0))
 			atomic_fetch_sub(&g_timer_count, 1);
-			return;
-		}
 	}
+}
+
+/*
+ * A child starts with no timers (POSIX timers are not inherited by fork),
+ * and the kernel numbers its timers afresh: its first CLOCK_MONOTONIC timer
+ * took the id of the parent's first CLOCK_REALTIME one, found the parent's
+ * entry here, and an absolute MONOTONIC + 2 s was converted as a realtime
+ * instant in 1970, so it fired at once. The child's table starts empty
+ * (pthread_atfork; only the forking thread runs here), and a new timer
+ * drops any entry left under its id (a child made by a bare clone or
+ * _Fork, which runs no fork handlers).
+ */
+static void timers_after_fork(void)
+{
+	for (int i = 0; i < LCP_TIMERS; i++)
+		atomic_store_explicit(&g_timer_ent[i], 0,
+		                      memory_order_relaxed);
+	atomic_store(&g_timer_count, 0);
 }
 
 LCP_EXPORT int timer_create(clockid_t clk, struct sigevent *sev,
@@ -801,9 +820,15 @@ LCP_EXPORT int timer_create(clockid_t clk, struct sigevent *sev,
 
 	if (clk == CLOCK_REALTIME_COARSE || !ready_wait())
 		which = 0;
-	if (which == 0)
-		return REAL(timer_create)(clk, sev, id);
+	if (which == 0) {
+		rc = REAL(timer_create)(clk, sev, id);
+		if (rc == 0)
+			timer_forget(*id);
+		return rc;
+	}
 	rc = REAL(timer_create)(CLOCK_MONOTONIC, sev, id);
+	if (rc == 0)
+		timer_forget(*id);
 	if (rc == 0 && timer_remember(*id, which) < 0) {
 		REAL(timer_delete)(*id);
 		errno = EAGAIN;
@@ -1382,6 +1407,7 @@ ready:
 	if (g_updates_ok)
 		atomic_store(&g_next_update, host_ns(CLOCK_MONOTONIC) + LC__NS);
 	atomic_store_explicit(&g_state, ST_READY, memory_order_release);
+	pthread_atfork(NULL, NULL, timers_after_fork);
 
 	if (g_debug) {
 		struct timespec now;
