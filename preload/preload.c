@@ -68,6 +68,7 @@ static int lcp_counter_clock(clockid_t clk, struct timespec *ts);
 #include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <mqueue.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdarg.h>
@@ -79,6 +80,7 @@ static int lcp_counter_clock(clockid_t clk, struct timespec *ts);
 #include <sys/time.h>
 #include <sys/timerfd.h>
 #include <sys/timex.h>
+#include <threads.h>
 #include <unistd.h>
 
 #define LCP_EXPORT __attribute__((visibility("default")))
@@ -97,7 +99,9 @@ LCP_EXPORT int lcp_ntp_gettime_compat(struct ntptimeval *ntv)
 	X(timerfd_create) X(timerfd_settime) X(adjtimex) X(clock_adjtime)   \
 	X(adjtime) X(pthread_cond_timedwait) X(pthread_cond_clockwait)      \
 	X(sem_clockwait) X(pthread_mutex_clocklock)                         \
-	X(pthread_rwlock_clockrdlock) X(pthread_rwlock_clockwrlock)
+	X(pthread_rwlock_clockrdlock) X(pthread_rwlock_clockwrlock)         \
+	X(pthread_timedjoin_np) X(pthread_clockjoin_np) X(cnd_timedwait)    \
+	X(mtx_timedlock) X(mq_timedsend) X(mq_timedreceive)
 
 #define LCP_DECL(name) static __typeof__(name) *_Atomic real_##name;
 LCP_REALS(LCP_DECL)
@@ -1058,13 +1062,24 @@ LCP_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *restrict mx,
 	                              mx, CLOCK_MONOTONIC, &m_));
 }
 
+static int rdlock_deadline(pthread_rwlock_t *l, const struct timespec *abs)
+{
+	DEADLINE_LOOP(1, abs, REAL(pthread_rwlock_clockrdlock)(
+	                              l, CLOCK_MONOTONIC, &m_));
+}
+
+static int wrlock_deadline(pthread_rwlock_t *l, const struct timespec *abs)
+{
+	DEADLINE_LOOP(1, abs, REAL(pthread_rwlock_clockwrlock)(
+	                              l, CLOCK_MONOTONIC, &m_));
+}
+
 LCP_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *restrict l,
                                           const struct timespec *restrict abs)
 {
 	if (!ready_wait() || lcp_null(abs))
 		return REAL(pthread_rwlock_clockrdlock)(l, CLOCK_REALTIME, abs);
-	DEADLINE_LOOP(1, abs, REAL(pthread_rwlock_clockrdlock)(
-	                              l, CLOCK_MONOTONIC, &m_));
+	return rdlock_deadline(l, abs);
 }
 
 LCP_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *restrict l,
@@ -1072,8 +1087,181 @@ LCP_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *restrict l,
 {
 	if (!ready_wait() || lcp_null(abs))
 		return REAL(pthread_rwlock_clockwrlock)(l, CLOCK_REALTIME, abs);
-	DEADLINE_LOOP(1, abs, REAL(pthread_rwlock_clockwrlock)(
-	                              l, CLOCK_MONOTONIC, &m_));
+	return wrlock_deadline(l, abs);
+}
+
+LCP_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *restrict l,
+                                          clockid_t clk,
+                                          const struct timespec *restrict abs)
+{
+	if (!ready_wait() || clk != CLOCK_REALTIME || lcp_null(abs))
+		return REAL(pthread_rwlock_clockrdlock)(l, clk, abs);
+	return rdlock_deadline(l, abs);
+}
+
+LCP_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *restrict l,
+                                          clockid_t clk,
+                                          const struct timespec *restrict abs)
+{
+	if (!ready_wait() || clk != CLOCK_REALTIME || lcp_null(abs))
+		return REAL(pthread_rwlock_clockwrlock)(l, clk, abs);
+	return wrlock_deadline(l, abs);
+}
+
+/* pthread_timedjoin_np is pthread_clockjoin_np(CLOCK_REALTIME) in glibc;
+ * a NULL deadline waits for ever. */
+static int join_deadline(pthread_t t, void **ret, const struct timespec *abs)
+{
+	DEADLINE_LOOP(1, abs, REAL(pthread_clockjoin_np)(
+	                              t, ret, CLOCK_MONOTONIC, &m_));
+}
+
+LCP_EXPORT int pthread_timedjoin_np(pthread_t t, void **ret,
+                                    const struct timespec *abs)
+{
+	if (!ready_wait() || lcp_null(abs))
+		return REAL(pthread_timedjoin_np)(t, ret, abs);
+	return join_deadline(t, ret, abs);
+}
+
+LCP_EXPORT int pthread_clockjoin_np(pthread_t t, void **ret, clockid_t clk,
+                                    const struct timespec *abs)
+{
+	if (!ready_wait() || clk != CLOCK_REALTIME || lcp_null(abs))
+		return REAL(pthread_clockjoin_np)(t, ret, clk, abs);
+	return join_deadline(t, ret, abs);
+}
+
+/* C11 threads: glibc's cnd_t and mtx_t are its pthread_cond_t and
+ * pthread_mutex_t (cnd_timedwait and mtx_timedlock cast them and call the
+ * pthread functions internally, which no interposer sees), waiting on the
+ * deadline as TIME_UTC, i.e. CLOCK_REALTIME. The error numbers become
+ * thrd_* as glibc's thrd_err_map does. */
+_Static_assert(sizeof(cnd_t) == sizeof(pthread_cond_t) &&
+                       _Alignof(cnd_t) == _Alignof(pthread_cond_t),
+               "glibc's cnd_t is a pthread_cond_t");
+_Static_assert(sizeof(mtx_t) == sizeof(pthread_mutex_t) &&
+                       _Alignof(mtx_t) == _Alignof(pthread_mutex_t),
+               "glibc's mtx_t is a pthread_mutex_t");
+
+static int thrd_of(int e)
+{
+	switch (e) {
+	case 0:
+		return thrd_success;
+	case ETIMEDOUT:
+		return thrd_timedout;
+	case EBUSY:
+		return thrd_busy;
+	case ENOMEM:
+		return thrd_nomem;
+	default:
+		return thrd_error;
+	}
+}
+
+static int cnd_deadline(pthread_cond_t *c, pthread_mutex_t *mx,
+                        const struct timespec *abs)
+{
+	DEADLINE_LOOP(1, abs, REAL(pthread_cond_clockwait)(
+	                              c, mx, CLOCK_MONOTONIC, &m_));
+}
+
+static int mtx_deadline(pthread_mutex_t *mx, const struct timespec *abs)
+{
+	DEADLINE_LOOP(1, abs, REAL(pthread_mutex_clocklock)(
+	                              mx, CLOCK_MONOTONIC, &m_));
+}
+
+LCP_EXPORT int cnd_timedwait(cnd_t *restrict c, mtx_t *restrict mx,
+                             const struct timespec *restrict abs)
+{
+	if (!ready_wait() || lcp_null(abs))
+		return REAL(cnd_timedwait)(c, mx, abs);
+	return thrd_of(cnd_deadline((pthread_cond_t *)(void *)c,
+	                            (pthread_mutex_t *)(void *)mx, abs));
+}
+
+LCP_EXPORT int mtx_timedlock(mtx_t *restrict mx,
+                             const struct timespec *restrict abs)
+{
+	if (!ready_wait() || lcp_null(abs))
+		return REAL(mtx_timedlock)(mx, abs);
+	return thrd_of(mtx_deadline((pthread_mutex_t *)(void *)mx, abs));
+}
+
+/*
+ * POSIX message queues take only a CLOCK_REALTIME deadline (no clock form,
+ * and mq descriptors polled instead would lose SA_RESTART). The converted
+ * MONOTONIC deadline becomes a host CLOCK_REALTIME one the same distance
+ * ahead (both clocks run at the host's rate); the real call keeps every
+ * other behaviour (a message ready, O_NONBLOCK, EINTR, restarts), and
+ * after ETIMEDOUT the program's realtime must have reached the deadline or
+ * the shim waits again, so a host step forward cannot end the wait early
+ * (one back lengthens it, as it would without the shim).
+ */
+#define LCP_MQ_SLICE (INT64_C(86400) * LC__NS)
+
+static void mq_host_deadline(const struct timespec *abs, struct timespec *out)
+{
+	struct timespec m;
+	int64_t left;
+
+	to_host_mono(1, abs, &m); /* abs is valid: checked by the caller */
+	left = lc__ts_to_ns(&m) - host_ns(CLOCK_MONOTONIC);
+	if (left < 0)
+		left = 0;
+	if (left > LCP_MQ_SLICE)
+		left = LCP_MQ_SLICE; /* the loop waits again */
+	*out = lc__ns_to_ts(host_ns(CLOCK_REALTIME) + left);
+}
+
+/* 1 if the shim converts this deadline: a valid one, once it runs (an
+ * invalid one goes to the kernel, which says EINVAL only if it must wait) */
+static int mq_ours(const struct timespec *abs)
+{
+	return ready_wait() && !lcp_null(abs) && abs->tv_nsec >= 0 &&
+	       abs->tv_nsec < LC__NS;
+}
+
+LCP_EXPORT int mq_timedsend(mqd_t q, const char *msg, size_t len,
+                            unsigned int prio, const struct timespec *abs)
+{
+	struct timespec r;
+	int rc, e;
+
+	if (!mq_ours(abs))
+		return REAL(mq_timedsend)(q, msg, len, prio, abs);
+	for (;;) {
+		mq_host_deadline(abs, &r);
+		rc = REAL(mq_timedsend)(q, msg, len, prio, &r);
+		e = errno;
+		if (rc == 0 || e != ETIMEDOUT || reached(1, abs)) {
+			errno = e;
+			return rc;
+		}
+	}
+}
+
+LCP_EXPORT ssize_t mq_timedreceive(mqd_t q, char *restrict msg, size_t len,
+                                   unsigned int *restrict prio,
+                                   const struct timespec *restrict abs)
+{
+	struct timespec r;
+	ssize_t rc;
+	int e;
+
+	if (!mq_ours(abs))
+		return REAL(mq_timedreceive)(q, msg, len, prio, abs);
+	for (;;) {
+		mq_host_deadline(abs, &r);
+		rc = REAL(mq_timedreceive)(q, msg, len, prio, &r);
+		e = errno;
+		if (rc >= 0 || e != ETIMEDOUT || reached(1, abs)) {
+			errno = e;
+			return rc;
+		}
+	}
 }
 
 /* ---- initialisation ------------------------------------------------------ */
