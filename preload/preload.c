@@ -1484,10 +1484,42 @@ static int open_page(void)
 	return 1;
 }
 
+/*
+ * A table that has expired at the program's time (its realtime at the
+ * start: the pretend instant, or now) may miss leaps announced since:
+ * said once on stderr for a process tree (LEAPCLOCK_TABLE_WARNED, which
+ * `leapclock run` sets when it has said it). `info` is the table as loaded,
+ * before a synthetic leap (whose rows carry no expiry) was added.
+ */
+static void warn_expired(const struct lc_leaptable_info *info)
+{
+	const char *done = getenv(LCP_ENV_TABLE_WARNED);
+	struct timespec ts;
+	char exp[40], now[40];
+	int64_t mono, rt = exact_rt(&mono);
+
+	if (info->expires == INT64_MIN ||
+	    lc__fdiv(rt, LC__NS) < info->expires ||
+	    (done != NULL && *done != '\0'))
+		return;
+	ts.tv_sec = (time_t)info->expires;
+	ts.tv_nsec = 0;
+	if (lc_iso8601_format(&ts, 0, exp, sizeof(exp)) < 0)
+		snprintf(exp, sizeof(exp), "%" PRId64, info->expires);
+	ts = lc__ns_to_ts(rt);
+	if (lc_iso8601_format(&ts, 0, now, sizeof(now)) < 0)
+		snprintf(now, sizeof(now), "%" PRId64, lc__fdiv(rt, LC__NS));
+	say("warning: the leap table (%s) expired on %s, before the program's "
+	    "time %s: leap seconds announced since are not in it",
+	    info->source, exp, now);
+	setenv(LCP_ENV_TABLE_WARNED, "1", 1);
+}
+
 static void init(void)
 {
 	int expect = ST_NONE;
 	struct lc_tk_config cfg;
+	struct lc_leaptable_info tinfo;
 	struct lc_error err;
 	struct timespec utc;
 	lc_counter *counter = NULL;
@@ -1519,8 +1551,12 @@ static void init(void)
 		g_sm.on = 1;
 	}
 
-	if (open_page())
+	memset(&tinfo, 0, sizeof(tinfo));
+	tinfo.expires = INT64_MIN;
+	if (open_page()) {
+		lc_leaptable_info(g_table, &tinfo);
 		goto ready;
+	}
 
 	g_table = lc_leaptable_new();
 	if (g_table == NULL)
@@ -1529,6 +1565,7 @@ static void init(void)
 	if (err.code != 0 && getenv(LCP_ENV_LEAPFILE) != NULL &&
 	    strstr(err.where, getenv(LCP_ENV_LEAPFILE)) != NULL)
 		die("LEAPCLOCK_LEAPFILE cannot be loaded");
+	lc_leaptable_info(g_table, &tinfo);
 
 	pretend = getenv(LCP_ENV_PRETEND);
 	leap_in = getenv(LCP_ENV_LEAP_IN);
@@ -1596,6 +1633,7 @@ ready:
 		atomic_store(&g_next_update, host_ns(CLOCK_MONOTONIC) + LC__NS);
 	atomic_store_explicit(&g_state, ST_READY, memory_order_release);
 	pthread_atfork(NULL, NULL, timers_after_fork);
+	warn_expired(&tinfo);
 
 	if (g_debug) {
 		struct timespec now;

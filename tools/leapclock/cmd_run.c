@@ -467,6 +467,31 @@ static int find_preload(char *buf, size_t size)
 	return -1;
 }
 
+/* ---- an expired leap table ---------------------------------------------- */
+
+/* 1 if the table has expired at the program's start (`start`, POSIX s),
+ * after saying so: leaps announced since are not in it. The program's
+ * shims are told it was said (LEAPCLOCK_TABLE_WARNED). */
+static int warn_expired(lc_leaptable *t, int64_t start)
+{
+	struct lc_leaptable_info info;
+	struct timespec ts = { 0, 0 };
+	char when[40];
+
+	if (lc_leaptable_info(t, &info) < 0 ||
+	    !lc_leaptable_expired(t, start))
+		return 0;
+	ts.tv_sec = (time_t)info.expires;
+	if (lc_iso8601_format(&ts, 0, when, sizeof(when)) < 0)
+		snprintf(when, sizeof(when), "%" PRId64, info.expires);
+	fprintf(stderr,
+	        "leapclock run: warning: the leap table (%s) expired on %s, "
+	        "before the program's time: leap seconds announced since are "
+	        "not in it\n",
+	        info.source, when);
+	return 1;
+}
+
 /* ---- the command --------------------------------------------------------- */
 
 int lc_cmd_run(int argc, char **argv)
@@ -491,7 +516,7 @@ int lc_cmd_run(int argc, char **argv)
 	struct timespec ts;
 	const char *old;
 	lc_leaptable *t;
-	int del = 0, debug = 0, c, rc;
+	int del = 0, debug = 0, c, rc, expired;
 	int64_t ns;
 
 	opterr = 0;
@@ -580,6 +605,8 @@ int lc_cmd_run(int argc, char **argv)
 		lc_leaptable_free(t);
 		return LC_EXIT_USAGE;
 	}
+	expired = warn_expired(t, pretend != NULL ? (int64_t)ts.tv_sec
+	                                          : (int64_t)time(NULL));
 	lc_leaptable_free(t);
 
 	rc = check_program(argv[optind], 0);
@@ -598,6 +625,9 @@ int lc_cmd_run(int argc, char **argv)
 	unsetenv(LCP_ENV_LEAP_IN);
 	unsetenv(LCP_ENV_LEAP_DIR);
 	unsetenv(LCP_ENV_EXTRA_LEAP);
+	unsetenv(LCP_ENV_TABLE_WARNED);
+	if (expired)
+		setenv(LCP_ENV_TABLE_WARNED, "1", 1);
 	old = getenv("LD_PRELOAD");
 	if (old != NULL && *old != '\0')
 		snprintf(preload, sizeof(preload), "%s:%s", lib, old);
