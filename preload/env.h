@@ -22,6 +22,11 @@
  *	                     then removes), so that children reuse the leap.
  *	LEAPCLOCK_LEAPFILE   the leap table (lc_leaptable_load_system reads it)
  *	LEAPCLOCK_DEBUG      1: the shim prints its configuration to stderr
+ *	LEAPCLOCK_TABLE_WARNED
+ *	                     1: the leap table has expired at the program's
+ *	                     time and this process tree has been told; set by
+ *	                     whichever says it first (the wrapper, else the
+ *	                     first shim), so that it is said once.
  */
 #ifndef LC_PRELOAD_ENV_H
 #define LC_PRELOAD_ENV_H
@@ -37,6 +42,7 @@
 #define LCP_ENV_EXTRA_LEAP "LEAPCLOCK_EXTRA_LEAP"
 #define LCP_ENV_LEAPFILE "LEAPCLOCK_LEAPFILE"
 #define LCP_ENV_DEBUG "LEAPCLOCK_DEBUG"
+#define LCP_ENV_TABLE_WARNED "LEAPCLOCK_TABLE_WARNED"
 
 /* The longest synthetic-leap delay: a week keeps pretend instants sane. */
 #define LCP_LEAP_IN_MAX_NS (INT64_C(7) * 86400 * 1000000000)

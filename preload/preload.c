@@ -41,8 +41,9 @@
  * signal handler that interrupts it simply skips the update; the
  * timekeeper's mutex is taken only under that flag, so it is never
  * contended. After fork the child keeps the parent's timekeeper (same
- * counter, same timeline); if another thread held the flag at the fork the
- * child's clock keeps reading correctly but no longer folds leaps.
+ * counter, same timeline) but not its timers (timers_after_fork); if
+ * another thread held the flag at the fork the child's clock keeps reading
+ * correctly but no longer folds leaps.
  */
 #define _GNU_SOURCE
 
@@ -67,6 +68,7 @@ static int lcp_counter_clock(clockid_t clk, struct timespec *ts);
 #include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <mqueue.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdarg.h>
@@ -78,6 +80,7 @@ static int lcp_counter_clock(clockid_t clk, struct timespec *ts);
 #include <sys/time.h>
 #include <sys/timerfd.h>
 #include <sys/timex.h>
+#include <threads.h>
 #include <unistd.h>
 
 #define LCP_EXPORT __attribute__((visibility("default")))
@@ -96,7 +99,9 @@ LCP_EXPORT int lcp_ntp_gettime_compat(struct ntptimeval *ntv)
 	X(timerfd_create) X(timerfd_settime) X(adjtimex) X(clock_adjtime)   \
 	X(adjtime) X(pthread_cond_timedwait) X(pthread_cond_clockwait)      \
 	X(sem_clockwait) X(pthread_mutex_clocklock)                         \
-	X(pthread_rwlock_clockrdlock) X(pthread_rwlock_clockwrlock)
+	X(pthread_rwlock_clockrdlock) X(pthread_rwlock_clockwrlock)         \
+	X(pthread_timedjoin_np) X(pthread_clockjoin_np) X(cnd_timedwait)    \
+	X(mtx_timedlock) X(mq_timedsend) X(mq_timedreceive)
 
 #define LCP_DECL(name) static __typeof__(name) *_Atomic real_##name;
 LCP_REALS(LCP_DECL)
@@ -787,13 +792,39 @@ static int timer_remember(timer_t t, int which)
 	return -1;
 }
 
+/* Forgets every entry of `t`: the one timer_delete ends, or stale ones
+ * that a new timer with the same id must not inherit. */
 static void timer_forget(timer_t t)
 {
 	uintptr_t k = timer_key(t);
 	int i = timer_find(t);
 
-	if (i >= 0 && atomic_compare_exchange_strong(&g_timer_key[i], &k, 0))
-		atomic_fetch_sub(&g_timer_count, 1);
+	/* every slot holding the key: a stale one may sit before the live */
+	for (int j = 0; i >= 0 && j < LCP_TIMERS; j++) {
+		int n = (i + j) & (LCP_TIMERS - 1);
+		uintptr_t e = k;
+
+		if (atomic_compare_exchange_strong(&g_timer_key[n], &e, 0))
+			atomic_fetch_sub(&g_timer_count, 1);
+	}
+}
+
+/*
+ * A child starts with no timers (POSIX timers are not inherited by fork),
+ * and the kernel numbers its timers afresh: its first CLOCK_MONOTONIC timer
+ * took the id of the parent's first CLOCK_REALTIME one, found the parent's
+ * entry here, and an absolute MONOTONIC + 2 s was converted as a realtime
+ * instant in 1970, so it fired at once. The child's table starts empty
+ * (pthread_atfork; only the forking thread runs here), and a new timer
+ * drops any entry left under its id (a child made by a bare clone or
+ * _Fork, which runs no fork handlers).
+ */
+static void timers_after_fork(void)
+{
+	for (int i = 0; i < LCP_TIMERS; i++)
+		atomic_store_explicit(&g_timer_key[i], 0,
+		                      memory_order_relaxed);
+	atomic_store(&g_timer_count, 0);
 }
 
 LCP_EXPORT int timer_create(clockid_t clk, struct sigevent *sev,
@@ -803,9 +834,15 @@ LCP_EXPORT int timer_create(clockid_t clk, struct sigevent *sev,
 
 	if (clk == CLOCK_REALTIME_COARSE || !ready_wait())
 		which = 0;
-	if (which == 0)
-		return REAL(timer_create)(clk, sev, id);
+	if (which == 0) {
+		rc = REAL(timer_create)(clk, sev, id);
+		if (rc == 0)
+			timer_forget(*id);
+		return rc;
+	}
 	rc = REAL(timer_create)(CLOCK_MONOTONIC, sev, id);
+	if (rc == 0)
+		timer_forget(*id);
 	if (rc == 0 && timer_remember(*id, which) < 0) {
 		REAL(timer_delete)(*id);
 		errno = EAGAIN;
@@ -1035,13 +1072,24 @@ LCP_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *restrict mx,
 	                              mx, CLOCK_MONOTONIC, &m_));
 }
 
+static int rdlock_deadline(pthread_rwlock_t *l, const struct timespec *abs)
+{
+	DEADLINE_LOOP(1, abs, REAL(pthread_rwlock_clockrdlock)(
+	                              l, CLOCK_MONOTONIC, &m_));
+}
+
+static int wrlock_deadline(pthread_rwlock_t *l, const struct timespec *abs)
+{
+	DEADLINE_LOOP(1, abs, REAL(pthread_rwlock_clockwrlock)(
+	                              l, CLOCK_MONOTONIC, &m_));
+}
+
 LCP_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *restrict l,
                                           const struct timespec *restrict abs)
 {
 	if (!ready_wait() || lcp_null(abs))
 		return REAL(pthread_rwlock_clockrdlock)(l, CLOCK_REALTIME, abs);
-	DEADLINE_LOOP(1, abs, REAL(pthread_rwlock_clockrdlock)(
-	                              l, CLOCK_MONOTONIC, &m_));
+	return rdlock_deadline(l, abs);
 }
 
 LCP_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *restrict l,
@@ -1049,8 +1097,181 @@ LCP_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *restrict l,
 {
 	if (!ready_wait() || lcp_null(abs))
 		return REAL(pthread_rwlock_clockwrlock)(l, CLOCK_REALTIME, abs);
-	DEADLINE_LOOP(1, abs, REAL(pthread_rwlock_clockwrlock)(
-	                              l, CLOCK_MONOTONIC, &m_));
+	return wrlock_deadline(l, abs);
+}
+
+LCP_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *restrict l,
+                                          clockid_t clk,
+                                          const struct timespec *restrict abs)
+{
+	if (!ready_wait() || clk != CLOCK_REALTIME || lcp_null(abs))
+		return REAL(pthread_rwlock_clockrdlock)(l, clk, abs);
+	return rdlock_deadline(l, abs);
+}
+
+LCP_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *restrict l,
+                                          clockid_t clk,
+                                          const struct timespec *restrict abs)
+{
+	if (!ready_wait() || clk != CLOCK_REALTIME || lcp_null(abs))
+		return REAL(pthread_rwlock_clockwrlock)(l, clk, abs);
+	return wrlock_deadline(l, abs);
+}
+
+/* pthread_timedjoin_np is pthread_clockjoin_np(CLOCK_REALTIME) in glibc;
+ * a NULL deadline waits for ever. */
+static int join_deadline(pthread_t t, void **ret, const struct timespec *abs)
+{
+	DEADLINE_LOOP(1, abs, REAL(pthread_clockjoin_np)(
+	                              t, ret, CLOCK_MONOTONIC, &m_));
+}
+
+LCP_EXPORT int pthread_timedjoin_np(pthread_t t, void **ret,
+                                    const struct timespec *abs)
+{
+	if (!ready_wait() || lcp_null(abs))
+		return REAL(pthread_timedjoin_np)(t, ret, abs);
+	return join_deadline(t, ret, abs);
+}
+
+LCP_EXPORT int pthread_clockjoin_np(pthread_t t, void **ret, clockid_t clk,
+                                    const struct timespec *abs)
+{
+	if (!ready_wait() || clk != CLOCK_REALTIME || lcp_null(abs))
+		return REAL(pthread_clockjoin_np)(t, ret, clk, abs);
+	return join_deadline(t, ret, abs);
+}
+
+/* C11 threads: glibc's cnd_t and mtx_t are its pthread_cond_t and
+ * pthread_mutex_t (cnd_timedwait and mtx_timedlock cast them and call the
+ * pthread functions internally, which no interposer sees), waiting on the
+ * deadline as TIME_UTC, i.e. CLOCK_REALTIME. The error numbers become
+ * thrd_* as glibc's thrd_err_map does. */
+_Static_assert(sizeof(cnd_t) == sizeof(pthread_cond_t) &&
+                       _Alignof(cnd_t) == _Alignof(pthread_cond_t),
+               "glibc's cnd_t is a pthread_cond_t");
+_Static_assert(sizeof(mtx_t) == sizeof(pthread_mutex_t) &&
+                       _Alignof(mtx_t) == _Alignof(pthread_mutex_t),
+               "glibc's mtx_t is a pthread_mutex_t");
+
+static int thrd_of(int e)
+{
+	switch (e) {
+	case 0:
+		return thrd_success;
+	case ETIMEDOUT:
+		return thrd_timedout;
+	case EBUSY:
+		return thrd_busy;
+	case ENOMEM:
+		return thrd_nomem;
+	default:
+		return thrd_error;
+	}
+}
+
+static int cnd_deadline(pthread_cond_t *c, pthread_mutex_t *mx,
+                        const struct timespec *abs)
+{
+	DEADLINE_LOOP(1, abs, REAL(pthread_cond_clockwait)(
+	                              c, mx, CLOCK_MONOTONIC, &m_));
+}
+
+static int mtx_deadline(pthread_mutex_t *mx, const struct timespec *abs)
+{
+	DEADLINE_LOOP(1, abs, REAL(pthread_mutex_clocklock)(
+	                              mx, CLOCK_MONOTONIC, &m_));
+}
+
+LCP_EXPORT int cnd_timedwait(cnd_t *restrict c, mtx_t *restrict mx,
+                             const struct timespec *restrict abs)
+{
+	if (!ready_wait() || lcp_null(abs))
+		return REAL(cnd_timedwait)(c, mx, abs);
+	return thrd_of(cnd_deadline((pthread_cond_t *)(void *)c,
+	                            (pthread_mutex_t *)(void *)mx, abs));
+}
+
+LCP_EXPORT int mtx_timedlock(mtx_t *restrict mx,
+                             const struct timespec *restrict abs)
+{
+	if (!ready_wait() || lcp_null(abs))
+		return REAL(mtx_timedlock)(mx, abs);
+	return thrd_of(mtx_deadline((pthread_mutex_t *)(void *)mx, abs));
+}
+
+/*
+ * POSIX message queues take only a CLOCK_REALTIME deadline (no clock form,
+ * and mq descriptors polled instead would lose SA_RESTART). The converted
+ * MONOTONIC deadline becomes a host CLOCK_REALTIME one the same distance
+ * ahead (both clocks run at the host's rate); the real call keeps every
+ * other behaviour (a message ready, O_NONBLOCK, EINTR, restarts), and
+ * after ETIMEDOUT the program's realtime must have reached the deadline or
+ * the shim waits again, so a host step forward cannot end the wait early
+ * (one back lengthens it, as it would without the shim).
+ */
+#define LCP_MQ_SLICE (INT64_C(86400) * LC__NS)
+
+static void mq_host_deadline(const struct timespec *abs, struct timespec *out)
+{
+	struct timespec m;
+	int64_t left;
+
+	to_host_mono(1, abs, &m); /* abs is valid: checked by the caller */
+	left = lc__ts_to_ns(&m) - host_ns(CLOCK_MONOTONIC);
+	if (left < 0)
+		left = 0;
+	if (left > LCP_MQ_SLICE)
+		left = LCP_MQ_SLICE; /* the loop waits again */
+	*out = lc__ns_to_ts(host_ns(CLOCK_REALTIME) + left);
+}
+
+/* 1 if the shim converts this deadline: a valid one, once it runs (an
+ * invalid one goes to the kernel, which says EINVAL only if it must wait) */
+static int mq_ours(const struct timespec *abs)
+{
+	return ready_wait() && !lcp_null(abs) && abs->tv_nsec >= 0 &&
+	       abs->tv_nsec < LC__NS;
+}
+
+LCP_EXPORT int mq_timedsend(mqd_t q, const char *msg, size_t len,
+                            unsigned int prio, const struct timespec *abs)
+{
+	struct timespec r;
+	int rc, e;
+
+	if (!mq_ours(abs))
+		return REAL(mq_timedsend)(q, msg, len, prio, abs);
+	for (;;) {
+		mq_host_deadline(abs, &r);
+		rc = REAL(mq_timedsend)(q, msg, len, prio, &r);
+		e = errno;
+		if (rc == 0 || e != ETIMEDOUT || reached(1, abs)) {
+			errno = e;
+			return rc;
+		}
+	}
+}
+
+LCP_EXPORT ssize_t mq_timedreceive(mqd_t q, char *restrict msg, size_t len,
+                                   unsigned int *restrict prio,
+                                   const struct timespec *restrict abs)
+{
+	struct timespec r;
+	ssize_t rc;
+	int e;
+
+	if (!mq_ours(abs))
+		return REAL(mq_timedreceive)(q, msg, len, prio, abs);
+	for (;;) {
+		mq_host_deadline(abs, &r);
+		rc = REAL(mq_timedreceive)(q, msg, len, prio, &r);
+		e = errno;
+		if (rc >= 0 || e != ETIMEDOUT || reached(1, abs)) {
+			errno = e;
+			return rc;
+		}
+	}
 }
 
 /* ---- initialisation ------------------------------------------------------ */
@@ -1273,10 +1494,43 @@ static int open_page(void)
 	return 1;
 }
 
+/*
+ * A table that has expired at the program's time (its realtime at the
+ * start: the pretend instant, or now) may miss leaps announced since:
+ * said once on stderr for a process tree (LEAPCLOCK_TABLE_WARNED, which
+ * `leapclock run` sets when it has said it). `info` is the table as loaded,
+ * before a synthetic leap (whose rows carry no expiry) was added.
+ */
+static void warn_expired(const struct lc_leaptable_info *info)
+{
+	const char *done = getenv(LCP_ENV_TABLE_WARNED);
+	struct timespec ts;
+	char exp[40], now[40];
+	int64_t mono, rt = exact_rt(&mono);
+
+	if (info->expires == INT64_MIN ||
+	    lc__fdiv(rt, LC__NS) < info->expires ||
+	    (done != NULL && *done != '\0'))
+		return;
+	ts.tv_sec = (time_t)info->expires;
+	ts.tv_nsec = 0;
+	if (lc_iso8601_format(&ts, 0, exp, sizeof(exp)) < 0)
+		snprintf(exp, sizeof(exp), "%" PRId64, info->expires);
+	ts = lc__ns_to_ts(rt);
+	if (lc_iso8601_format(&ts, 0, now, sizeof(now)) < 0)
+		snprintf(now, sizeof(now), "%" PRId64, lc__fdiv(rt, LC__NS));
+	exp[strnlen(exp, 10)] = '\0'; /* the date, as the CLI says it */
+	say("warning: leap table %s expired on %s, before the program's "
+	    "time %s; leap seconds announced since then are unknown to it",
+	    info->source, exp, now);
+	setenv(LCP_ENV_TABLE_WARNED, "1", 1);
+}
+
 static void init(void)
 {
 	int expect = ST_NONE;
 	struct lc_tk_config cfg;
+	struct lc_leaptable_info tinfo;
 	struct lc_error err;
 	struct timespec utc;
 	lc_counter *counter = NULL;
@@ -1308,8 +1562,12 @@ static void init(void)
 		g_sm.on = 1;
 	}
 
-	if (open_page())
+	memset(&tinfo, 0, sizeof(tinfo));
+	tinfo.expires = INT64_MIN;
+	if (open_page()) {
+		lc_leaptable_info(g_table, &tinfo);
 		goto ready;
+	}
 
 	g_table = lc_leaptable_new();
 	if (g_table == NULL)
@@ -1318,6 +1576,7 @@ static void init(void)
 	if (err.code != 0 && getenv(LCP_ENV_LEAPFILE) != NULL &&
 	    strstr(err.where, getenv(LCP_ENV_LEAPFILE)) != NULL)
 		die("LEAPCLOCK_LEAPFILE cannot be loaded");
+	lc_leaptable_info(g_table, &tinfo);
 
 	pretend = getenv(LCP_ENV_PRETEND);
 	leap_in = getenv(LCP_ENV_LEAP_IN);
@@ -1384,6 +1643,8 @@ ready:
 	if (g_updates_ok)
 		atomic_store(&g_next_update, host_ns(CLOCK_MONOTONIC) + LC__NS);
 	atomic_store_explicit(&g_state, ST_READY, memory_order_release);
+	pthread_atfork(NULL, NULL, timers_after_fork);
+	warn_expired(&tinfo);
 
 	if (g_debug) {
 		struct timespec now;

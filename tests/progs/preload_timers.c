@@ -7,16 +7,34 @@
  *
  * usage: preload_timers STEP...
  *   MECH@DEADLINE[@TAIUTC[@LATE]]
- *                        wait until DEADLINE with MECH (timer, threadtimer: SIGEV_THREAD, timerfd,
- *                        nanosleep, cond, sem, mutex, rwlock; taitimer: a
- *                        CLOCK_TAI timer at DEADLINE + TAIUTC). DEADLINE is
- *                        POSIX seconds ("1483228800.25") or relative to the
- *                        leap L ("L+0.25", "L-1.5"): L is the POSIX second
- *                        of the 00:00:00 after the leap, from
- *                        LEAPCLOCK_EXTRA_LEAP or PRELOAD_TEST_LEAP. Checks
- *                        that CLOCK_REALTIME read right after the wait is
- *                        at or past DEADLINE (never early) and less than
- *                        0.5 s past it; with TAIUTC (the TAI-UTC the
+ *                        wait until DEADLINE with MECH: timer,
+ *                        threadtimer (a SIGEV_THREAD timer), timerfd,
+ *                        nanosleep, cond (pthread_cond_timedwait),
+ *                        condclock (pthread_cond_clockwait), sem
+ *                        (sem_timedwait), semclock (sem_clockwait), mutex
+ *                        (pthread_mutex_timedlock), mutexclock
+ *                        (pthread_mutex_clocklock), rwlock
+ *                        (pthread_rwlock_timedwrlock), rwlockrd
+ *                        (pthread_rwlock_timedrdlock), rwlockclockrd,
+ *                        rwlockclockwr (pthread_rwlock_clock*lock), cnd
+ *                        (cnd_timedwait), mtx (mtx_timedlock), join
+ *                        (pthread_timedjoin_np), clockjoin
+ *                        (pthread_clockjoin_np), mqsend, mqrecv
+ *                        (mq_timedsend, mq_timedreceive: "skip" where
+ *                        mq_open fails); taitimer: a CLOCK_TAI timer at
+ *                        DEADLINE + TAIUTC. The clock* forms wait on
+ *                        CLOCK_REALTIME. DEADLINE is POSIX seconds
+ *                        ("1483228800.25"), relative to the leap L
+ *                        ("L+0.25", "L-1.5": L is the POSIX second of the
+ *                        00:00:00 after the leap, from LEAPCLOCK_EXTRA_LEAP
+ *                        or PRELOAD_TEST_LEAP), or relative to the
+ *                        program's realtime when the step starts ("N+1"),
+ *                        which also checks that the wait took that long on
+ *                        CLOCK_MONOTONIC (-0.1 s, +2 s). Checks that
+ *                        CLOCK_REALTIME read right after the wait is at or
+ *                        past DEADLINE (never early) and less than 0.5 s
+ *                        past it; a wait still blocked after 20 s fails
+ *                        and ends the program; with TAIUTC (the TAI-UTC the
  *                        caller derived for the first instant realtime
  *                        reaches DEADLINE) also that CLOCK_TAI is at or
  *                        past DEADLINE + TAIUTC and within 0.5 s of it.
@@ -38,10 +56,20 @@
  *   fork                 a forked child's CLOCK_TAI lies between the
  *                        parent's readings before and after it, and a child
  *                        that execs `date` (via sh) prints the same year.
+ *   forktimer            the parent has a CLOCK_REALTIME timer; a forked
+ *                        child creates CLOCK_MONOTONIC timers until one
+ *                        gets the parent's timer id, arms it at its
+ *                        CLOCK_MONOTONIC + 1 s (absolute), and must wait
+ *                        1 s for it (the shim once took it for the
+ *                        parent's realtime timer and fired it at once);
+ *                        then the parent's realtime timer, armed at its
+ *                        realtime + 0.5 s, must not fire early.
  * Prints one "ok"/"FAIL" line per step; exits 1 if any step failed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <mqueue.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -54,6 +82,7 @@
 #include <sys/timerfd.h>
 #include <sys/timex.h>
 #include <sys/wait.h>
+#include <threads.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -87,7 +116,7 @@ static int64_t leap_sec(void)
 	return strtoll(e, NULL, 10);
 }
 
-/* "1483228800.25", "L+0.25" or "L-1.5" as POSIX ns */
+/* "1483228800.25", "L+0.25", "L-1.5" or "N+1" as POSIX ns */
 static int64_t parse_deadline(const char *s)
 {
 	int64_t base = 0;
@@ -95,6 +124,9 @@ static int64_t parse_deadline(const char *s)
 
 	if (*s == 'L') {
 		base = leap_sec() * 1000000000;
+		s++;
+	} else if (*s == 'N') {
+		base = now(CLOCK_REALTIME);
 		s++;
 	}
 	off = strtod(s, NULL);
@@ -254,6 +286,215 @@ static void wait_rwlock(int64_t d)
 		;
 }
 
+/* ---- the other absolute CLOCK_REALTIME deadlines of glibc ---------------- */
+
+static void wait_condclock(int64_t d)
+{
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+	struct timespec ts = ts_of(d);
+
+	pthread_mutex_lock(&m);
+	while (pthread_cond_clockwait(&c, &m, CLOCK_REALTIME, &ts) !=
+	       ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&m);
+}
+
+static void wait_semclock(int64_t d)
+{
+	struct timespec ts = ts_of(d);
+	sem_t s;
+
+	sem_init(&s, 0, 0);
+	while (sem_clockwait(&s, CLOCK_REALTIME, &ts) != 0 && errno != ETIMEDOUT)
+		;
+	sem_destroy(&s);
+}
+
+/* A mutex held by a finished thread: never available (locked once). */
+static pthread_mutex_t *held_mutex(void)
+{
+	static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	static int held;
+	pthread_t th;
+
+	if (!held) {
+		pthread_create(&th, NULL, hold, &m);
+		pthread_join(th, NULL);
+		held = 1;
+	}
+	return &m;
+}
+
+static void wait_mutexclock(int64_t d)
+{
+	struct timespec ts = ts_of(d);
+
+	while (pthread_mutex_clocklock(held_mutex(), CLOCK_REALTIME, &ts) !=
+	       ETIMEDOUT)
+		;
+}
+
+static void *hold_wr(void *arg)
+{
+	pthread_rwlock_wrlock(arg);
+	return NULL;
+}
+
+/* A rwlock write-locked by a finished thread: no reader, no writer gets it
+ * (a thread that holds the write lock itself gets EDEADLK, not a wait). */
+static pthread_rwlock_t *held_rwlock(void)
+{
+	static pthread_rwlock_t l = PTHREAD_RWLOCK_INITIALIZER;
+	static int held;
+	pthread_t th;
+
+	if (!held) {
+		pthread_create(&th, NULL, hold_wr, &l);
+		pthread_join(th, NULL);
+		held = 1;
+	}
+	return &l;
+}
+
+static void wait_rwlockrd(int64_t d)
+{
+	struct timespec ts = ts_of(d);
+
+	while (pthread_rwlock_timedrdlock(held_rwlock(), &ts) != ETIMEDOUT)
+		;
+}
+
+static void wait_rwlockclock(int64_t d, int wr)
+{
+	struct timespec ts = ts_of(d);
+	pthread_rwlock_t *l = held_rwlock();
+
+	while ((wr ? pthread_rwlock_clockwrlock(l, CLOCK_REALTIME, &ts)
+	           : pthread_rwlock_clockrdlock(l, CLOCK_REALTIME, &ts)) !=
+	       ETIMEDOUT)
+		;
+}
+
+static void wait_cnd(int64_t d)
+{
+	struct timespec ts = ts_of(d);
+	mtx_t m;
+	cnd_t c;
+
+	mtx_init(&m, mtx_plain);
+	cnd_init(&c);
+	mtx_lock(&m);
+	while (cnd_timedwait(&c, &m, &ts) != thrd_timedout)
+		;
+	mtx_unlock(&m);
+	cnd_destroy(&c);
+	mtx_destroy(&m);
+}
+
+static int hold_mtx(void *arg)
+{
+	mtx_lock(arg);
+	return 0;
+}
+
+static mtx_t *held_mtx(void)
+{
+	static mtx_t m;
+	static int held;
+	thrd_t th;
+
+	if (!held) {
+		mtx_init(&m, mtx_timed);
+		thrd_create(&th, hold_mtx, &m);
+		thrd_join(th, NULL);
+		held = 1;
+	}
+	return &m;
+}
+
+static void wait_mtx(int64_t d)
+{
+	struct timespec ts = ts_of(d);
+
+	while (mtx_timedlock(held_mtx(), &ts) != thrd_timedout)
+		;
+}
+
+/* The locks held by finished threads, made before an "N+x" deadline is
+ * read, so that making them (a thread each) does not eat into the wait. */
+static void prepare(const char *mech)
+{
+	if (strcmp(mech, "mutexclock") == 0)
+		held_mutex();
+	else if (strncmp(mech, "rwlockclock", 11) == 0 ||
+	         strcmp(mech, "rwlockrd") == 0)
+		held_rwlock();
+	else if (strcmp(mech, "mtx") == 0)
+		held_mtx();
+}
+
+static void *block_on(void *arg)
+{
+	char c;
+
+	if (read(*(int *)arg, &c, 1) < 0)
+		perror("read");
+	return NULL;
+}
+
+/* A thread that runs until we let it go. */
+static void wait_join(int64_t d, int clock)
+{
+	struct timespec ts = ts_of(d);
+	pthread_t th;
+	int fd[2];
+
+	if (pipe(fd) != 0) {
+		perror("pipe");
+		exit(2);
+	}
+	pthread_create(&th, NULL, block_on, &fd[0]);
+	while ((clock ? pthread_clockjoin_np(th, NULL, CLOCK_REALTIME, &ts)
+	              : pthread_timedjoin_np(th, NULL, &ts)) != ETIMEDOUT)
+		;
+	if (write(fd[1], "x", 1) != 1)
+		perror("write");
+	pthread_join(th, NULL);
+	close(fd[0]);
+	close(fd[1]);
+}
+
+/* 0 once the wait timed out; -1 if this system has no message queues. */
+static int wait_mq(int64_t d, int send)
+{
+	struct mq_attr a = { .mq_maxmsg = 1, .mq_msgsize = 8 };
+	struct timespec ts = ts_of(d);
+	char name[64], buf[8] = "leap";
+	mqd_t q;
+
+	snprintf(name, sizeof(name), "/lc-preload-timers-%d", (int)getpid());
+	q = mq_open(name, O_RDWR | O_CREAT | O_EXCL, 0600, &a);
+	if (q == (mqd_t)-1) {
+		printf("skip mq%s: mq_open: %s\n", send ? "send" : "recv",
+		       strerror(errno));
+		return -1;
+	}
+	mq_unlink(name);
+	if (send && mq_send(q, buf, sizeof(buf), 0) != 0) { /* now full */
+		perror("mq_send");
+		exit(2);
+	}
+	while ((send ? mq_timedsend(q, buf, sizeof(buf), 0, &ts)
+	             : (int)mq_timedreceive(q, buf, sizeof(buf), NULL,
+	                                    &ts)) >= 0 ||
+	       errno != ETIMEDOUT)
+		;
+	mq_close(q);
+	return 0;
+}
+
 static void report(int ok, const char *what)
 {
 	printf("%s %s\n", ok ? "ok  " : "FAIL", what);
@@ -261,12 +502,36 @@ static void report(int ok, const char *what)
 		fails++;
 }
 
-static void step_wait(const char *mech, int64_t d, const char *taiutc,
-                      const char *late_s)
+static char watchdog_msg[160];
+
+static void on_watchdog(int sig)
 {
-	int64_t rt, tai, late, late_min = 0;
+	(void)sig;
+	if (write(1, watchdog_msg, strlen(watchdog_msg)) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+/* A wait that never ends fails (and ends the program) after 20 s. */
+static void watchdog(const char *mech, int64_t d)
+{
+	snprintf(watchdog_msg, sizeof(watchdog_msg),
+	         "FAIL %s deadline %.6f: still waiting after 20 s\n", mech,
+	         d / 1e9);
+	signal(SIGALRM, on_watchdog);
+	alarm(20);
+}
+
+/* `dur`: for an "N+x" deadline, the wait must take x s of MONOTONIC
+ * (-1: not checked). */
+static void step_wait(const char *mech, int64_t d, const char *taiutc,
+                      const char *late_s, int64_t dur)
+{
+	int64_t rt, tai, late, late_min = 0, m0 = now(CLOCK_MONOTONIC);
+	int skipped = 0;
 	char msg[256];
 
+	watchdog(mech, d);
 	if (strcmp(mech, "timer") == 0)
 		wait_timer(CLOCK_REALTIME, d);
 	else if (strcmp(mech, "threadtimer") == 0)
@@ -285,12 +550,40 @@ static void step_wait(const char *mech, int64_t d, const char *taiutc,
 		wait_mutex(d);
 	else if (strcmp(mech, "rwlock") == 0)
 		wait_rwlock(d);
+	else if (strcmp(mech, "condclock") == 0)
+		wait_condclock(d);
+	else if (strcmp(mech, "semclock") == 0)
+		wait_semclock(d);
+	else if (strcmp(mech, "mutexclock") == 0)
+		wait_mutexclock(d);
+	else if (strcmp(mech, "rwlockrd") == 0)
+		wait_rwlockrd(d);
+	else if (strcmp(mech, "rwlockclockrd") == 0)
+		wait_rwlockclock(d, 0);
+	else if (strcmp(mech, "rwlockclockwr") == 0)
+		wait_rwlockclock(d, 1);
+	else if (strcmp(mech, "cnd") == 0)
+		wait_cnd(d);
+	else if (strcmp(mech, "mtx") == 0)
+		wait_mtx(d);
+	else if (strcmp(mech, "join") == 0)
+		wait_join(d, 0);
+	else if (strcmp(mech, "clockjoin") == 0)
+		wait_join(d, 1);
+	else if (strcmp(mech, "mqsend") == 0)
+		skipped = wait_mq(d, 1) < 0;
+	else if (strcmp(mech, "mqrecv") == 0)
+		skipped = wait_mq(d, 0) < 0;
 	else {
 		fprintf(stderr, "preload_timers: unknown mechanism %s\n", mech);
 		exit(2);
 	}
 	rt = now(CLOCK_REALTIME);
 	tai = now(CLOCK_TAI);
+	m0 = now(CLOCK_MONOTONIC) - m0;
+	alarm(0);
+	if (skipped)
+		return;
 	if (late_s != NULL)
 		late_min = (int64_t)(strtod(late_s, NULL) * 1e9 + 0.5);
 	late = rt - d - late_min;
@@ -298,6 +591,12 @@ static void step_wait(const char *mech, int64_t d, const char *taiutc,
 	         "%s deadline %.6f: realtime %.6f (%+.6f s) tai %.6f", mech,
 	         d / 1e9, rt / 1e9, (rt - d) / 1e9, tai / 1e9);
 	report(late >= 0 && late < 500000000, msg);
+	if (dur >= 0) {
+		snprintf(msg, sizeof(msg),
+		         "%s: waited %.6f s of CLOCK_MONOTONIC for a deadline "
+		         "%.3f s ahead", mech, m0 / 1e9, dur / 1e9);
+		report(m0 >= dur - 100000000 && m0 < dur + 2000000000, msg);
+	}
 	if (taiutc != NULL) {
 		int64_t want = d + late_min +
 		               (int64_t)atoi(taiutc) * 1000000000;
@@ -506,6 +805,94 @@ static void step_fork(void)
 	report(year[0] != '\0' && atoi(year) >= y0 && atoi(year) <= y1, msg);
 }
 
+/* Arms `t` at the absolute `d` on its clock and waits for SIGRTMIN
+ * (blocked by the caller). */
+static void arm_and_wait(timer_t t, int64_t d)
+{
+	struct itimerspec its;
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMIN);
+	memset(&its, 0, sizeof(its));
+	its.it_value = ts_of(d);
+	if (timer_settime(t, TIMER_ABSTIME, &its, NULL) != 0) {
+		perror("timer_settime");
+		_exit(2);
+	}
+	sigwait(&set, &sig);
+}
+
+/* Timers are not inherited by a child (POSIX): its first timers take ids
+ * the parent's may have, and the shim must not take them for the
+ * parent's. */
+static void step_forktimer(void)
+{
+	struct sigevent sev;
+	sigset_t set;
+	timer_t pt, ct;
+	int64_t d, rt, waited = -1;
+	int fd[2], status, same = 0;
+	char msg[200];
+	pid_t pid;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMIN);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_SIGNAL;
+	sev.sigev_signo = SIGRTMIN;
+	if (pipe(fd) != 0 || timer_create(CLOCK_REALTIME, &sev, &pt) != 0) {
+		perror("forktimer");
+		exit(2);
+	}
+	pid = fork();
+	if (pid == 0) {
+		int64_t v[2] = { -1, 0 };
+
+		for (int i = 0; i < 256; i++) {
+			if (timer_create(CLOCK_MONOTONIC, &sev, &ct) != 0)
+				break;
+			if (ct == pt) {
+				v[1] = 1;
+				break;
+			}
+		}
+		d = now(CLOCK_MONOTONIC) + 1000000000;
+		arm_and_wait(ct, d);
+		v[0] = now(CLOCK_MONOTONIC) - (d - 1000000000);
+		if (write(fd[1], v, sizeof(v)) != sizeof(v))
+			_exit(1);
+		_exit(0);
+	}
+	{
+		int64_t v[2];
+
+		if (read(fd[0], v, sizeof(v)) == sizeof(v)) {
+			waited = v[0];
+			same = (int)v[1];
+		}
+	}
+	waitpid(pid, &status, 0);
+	close(fd[0]);
+	close(fd[1]);
+	snprintf(msg, sizeof(msg),
+	         "forktimer: the child's CLOCK_MONOTONIC timer (%s the "
+	         "parent's realtime timer's id) at its MONOTONIC + 1 s fired "
+	         "after %.6f s", same ? "with" : "without", waited / 1e9);
+	report(waited >= 1000000000 && waited < 1500000000, msg);
+	d = now(CLOCK_REALTIME) + 500000000;
+	arm_and_wait(pt, d);
+	rt = now(CLOCK_REALTIME);
+	timer_delete(pt);
+	snprintf(msg, sizeof(msg),
+	         "forktimer: then the parent's CLOCK_REALTIME timer at "
+	         "%.6f fired at %.6f (%+.6f s)", d / 1e9, rt / 1e9,
+	         (rt - d) / 1e9);
+	report(rt >= d && rt - d < 500000000, msg);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -521,6 +908,10 @@ int main(int argc, char **argv)
 			step_fork();
 			continue;
 		}
+		if (strcmp(buf, "forktimer") == 0) {
+			step_forktimer();
+			continue;
+		}
 		if (strncmp(buf, "threads@", 8) == 0) {
 			step_threads(strtod(buf + 8, NULL));
 			continue;
@@ -534,11 +925,18 @@ int main(int argc, char **argv)
 			        argv[i]);
 			return 2;
 		}
-		if (strcmp(mech, "state") == 0)
+		if (strcmp(mech, "state") == 0) {
 			step_state(parse_deadline(dl),
 			           extra ? atoi(extra) : -1);
-		else
-			step_wait(mech, parse_deadline(dl), extra, late);
+		} else {
+			int64_t d;
+
+			prepare(mech);
+			d = parse_deadline(dl);
+
+			step_wait(mech, d, extra, late,
+			          *dl == 'N' ? d - now(CLOCK_REALTIME) : -1);
+		}
 	}
 	return fails ? 1 : 0;
 }

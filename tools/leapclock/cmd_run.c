@@ -491,7 +491,7 @@ int lc_cmd_run(int argc, char **argv)
 	struct timespec ts;
 	const char *old;
 	lc_leaptable *t;
-	int del = 0, debug = 0, c, rc;
+	int del = 0, debug = 0, c, rc, expired;
 	int64_t ns;
 
 	opterr = 0;
@@ -582,10 +582,11 @@ int lc_cmd_run(int argc, char **argv)
 	}
 	/* An expired table does not know the leaps announced since: said
 	 * here, once, judged at the instant the program starts on (the
-	 * pretended one in a rehearsal). */
+	 * pretended one in a rehearsal); the program's shims are told it was
+	 * said (LEAPCLOCK_TABLE_WARNED). */
 	if (pretend == NULL)
 		clock_gettime(CLOCK_REALTIME, &ts);
-	lc_cli_warn_expired(CMD, t, NULL, (int64_t)ts.tv_sec);
+	expired = lc_cli_warn_expired(CMD, t, NULL, (int64_t)ts.tv_sec);
 	lc_leaptable_free(t);
 
 	rc = check_program(argv[optind], 0);
@@ -604,6 +605,9 @@ int lc_cmd_run(int argc, char **argv)
 	unsetenv(LCP_ENV_LEAP_IN);
 	unsetenv(LCP_ENV_LEAP_DIR);
 	unsetenv(LCP_ENV_EXTRA_LEAP);
+	unsetenv(LCP_ENV_TABLE_WARNED);
+	if (expired)
+		setenv(LCP_ENV_TABLE_WARNED, "1", 1);
 	old = getenv("LD_PRELOAD");
 	if (old != NULL && *old != '\0')
 		snprintf(preload, sizeof(preload), "%s:%s", lib, old);
