@@ -672,6 +672,113 @@ smear:
 
 /* ---- publication ------------------------------------------------------------ */
 
+/* ceil(x 2^84 / d) for 0 <= x < 2^52, 0 < d < 2^52, in two steps of 2^42
+ * (each product below 2^94). */
+static unsigned __int128 ceil_q84(uint64_t x, uint64_t d)
+{
+	unsigned __int128 n = (unsigned __int128)x << 42;
+	unsigned __int128 q1 = n / d, r1 = n % d;
+
+	n = r1 << 42;
+	return (q1 << 42) + n / d + (n % d != 0);
+}
+
+/*
+ * Line 1 of the snapshot: UTC_SLS from the snapshot's instant `mono` (m0)
+ * on, as long as it is one piece. On the piece, with offset(m) = base +
+ * floor((p (m - t0) + q) / D) (lc__smear_plan_piece: the plan's offset,
+ * exactly) and K the rest (offs_sls minus the other plan's constant
+ * offset), at m = m0 + d:
+ *
+ *     UTC_SLS = m0 + d + K - base - floor((p (u0 + d) + q) / D)
+ *             = S0 + d - floor((p d + r0) / D)           p u0 + q = n0 D + r0
+ *             = S0 + floor((E d + c0) / D)               E = D - p > 0,
+ *                                                        c0 = D - 1 - r0
+ *
+ * with u0 = m0 - t0 and S0 = m0 + K - base - n0 (d - floor(y) = ceil(d - y)
+ * = floor((D d - p d - r0 + D - 1) / D)). E > 0: the offset moves less
+ * than 1 ns per ns. The reader takes it as (d M + C) >> 84 with
+ * M = ceil(E 2^84 / D), C = ceil(c0 2^84 / D): the fraction of
+ * (E d + c0) / D is a multiple of 1/D at most 1 - 1/D, and the error of
+ * (d M + C) / 2^84 is in [0, (d + 1) / 2^84), below 1/D while
+ * (d + 1) D <= 2^84, so the floor is the same. Hence sls_dmax =
+ * min(the piece's end - m0, 2^84 / D, 2^40); 2^40 ns (18 min) keeps
+ * d M below 2^125.
+ *
+ * Without a plan UTC_SLS is UTC: REALTIME up to the leap, 23:59:60 during
+ * an inserted second (the slow path), REALTIME after it.
+ */
+static void sls_fast_fill(struct lc__tk_snap *s)
+{
+	const int64_t m0 = s->mono;
+	struct lc__smear_piece pc, pn;
+	int64_t k0, hi, n0, r0, E, c0;
+	unsigned __int128 M, C;
+	__int128 num, S0;
+	uint64_t dmax;
+
+	s->sls_dmax = 0;
+	s->sls_base = 0;
+	s->sls_m_lo = s->sls_m_hi = s->sls_c_lo = s->sls_c_hi = 0;
+	s->sls_pad[0] = s->sls_pad[1] = 0;
+	memset(&pc, 0, sizeof(pc));
+	pc.d = 1;
+	if (!plan_active(&s->plan)) {
+		if (m0 < s->leap_mono) {
+			hi = s->leap_mono;
+			k0 = s->offs_real;
+		} else if (s->leap_dir > 0 &&
+		           m0 < lc__sat_add(s->leap_mono, LC__NS)) {
+			return; /* 23:59:60 */
+		} else {
+			hi = INT64_MAX;
+			k0 = lc__tk_realtime_at(s, m0) - m0;
+		}
+	} else {
+		lc__smear_plan_piece(&s->plan, m0, &pc);
+		lc__smear_plan_piece(&s->plan_next, m0, &pn);
+		if (pn.p != 0 || pn.q != 0) {
+			/* plan_next moves only where plan is constant */
+			struct lc__smear_piece t = pc;
+
+			if (t.p != 0 || t.q != 0)
+				return;
+			pc = pn;
+			pn = t;
+		}
+		k0 = s->offs_sls - pn.base;
+		hi = pc.hi < pn.hi ? pc.hi : pn.hi;
+	}
+	if (pc.d <= 0 || pc.d >= (INT64_C(1) << 51) || pc.p >= pc.d ||
+	    pc.p <= -pc.d || hi <= m0 || (pc.p != 0 && m0 < pc.t0))
+		return;
+	num = (__int128)pc.p * (m0 - pc.t0) + pc.q;
+	n0 = (int64_t)(num / pc.d);
+	r0 = (int64_t)(num % pc.d);
+	if (r0 < 0) {
+		n0--;
+		r0 += pc.d;
+	}
+	S0 = (__int128)m0 + k0 - pc.base - n0;
+	if (S0 > INT64_MAX - (INT64_C(1) << 41) || S0 < INT64_MIN)
+		return;
+	E = pc.d - pc.p;
+	c0 = pc.d - 1 - r0;
+	M = ceil_q84((uint64_t)E, (uint64_t)pc.d);
+	C = ceil_q84((uint64_t)c0, (uint64_t)pc.d);
+	dmax = (uint64_t)(((unsigned __int128)1 << 84) / (uint64_t)pc.d);
+	if (dmax > (UINT64_C(1) << 40))
+		dmax = UINT64_C(1) << 40;
+	if ((uint64_t)hi - (uint64_t)m0 < dmax)
+		dmax = (uint64_t)hi - (uint64_t)m0;
+	s->sls_base = (int64_t)S0;
+	s->sls_m_lo = (uint64_t)M;
+	s->sls_m_hi = (uint64_t)(M >> 64);
+	s->sls_c_lo = (uint64_t)C;
+	s->sls_c_hi = (uint64_t)(C >> 64);
+	s->sls_dmax = dmax;
+}
+
 static void publish(struct lc_timekeeper *tk)
 {
 	/* The writer owns its latch, its own or a timeline page's. */
@@ -684,6 +791,7 @@ static void publish(struct lc_timekeeper *tk)
 	if ((s->flags & LC__TKF_RT_SMEARED) && plan_active(&s->plan) &&
 	    s->plan.start_mono < s->rt_slow)
 		s->rt_slow = s->plan.start_mono;
+	sls_fast_fill(s);
 	memcpy(w, s, sizeof(w));
 
 	/* The latch: readers use copy[seq & 1]. Bump to odd (readers move to
@@ -1366,9 +1474,12 @@ int lc_gettime(const lc_timekeeper *tk, lc_clock_id id, struct timespec *ts)
 		/* Without a smear policy UTC_SLS is UTC. The flags never
 		 * change after lc_tk_new(), so either copy tells. */
 		if (!(lc__tkw(&lc__tk_latch_of(tk)->copy[0], LC__TKW(flags)) &
-		      LC__TKF_SMEAR) &&
-		    lc__tk_gettime_utc_fast(tk, ts))
+		      LC__TKF_SMEAR)) {
+			if (lc__tk_gettime_utc_fast(tk, ts))
+				return 0;
+		} else if (lc__tk_gettime_sls_fast(tk, ts)) {
 			return 0;
+		}
 		read_slow_ts(tk, id, ts);
 		return 0;
 	default:

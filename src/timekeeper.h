@@ -48,7 +48,22 @@
  *
  *	MONOTONIC(cycles) = mono + ((cycles - cycle_last) * mult + frac) >> shift
  *
- *  line 1 and on: the slow path
+ *  line 1: UTC_SLS, written by the writer at each publication from
+ *  the plans (timekeeper.c, sls_fast_fill) so that a reader needs no
+ *  division and no sin(): with d = MONOTONIC - mono (the ns since the
+ *  snapshot, the same product as above),
+ *	sls_base, sls_dmax, sls_m_lo/hi, sls_c_lo/hi
+ *
+ *	UTC_SLS(d) = sls_base + ((d * M + C) >> 84)   while d < sls_dmax
+ *
+ *	M = sls_m_hi:sls_m_lo and C = sls_c_hi:sls_c_lo (128-bit). It is the
+ *	smear's current piece (the linear window, one chord of a curved
+ *	shape, or a constant stretch) turned into a rate; exactly what the
+ *	slow path computes for every d below sls_dmax, which ends at the
+ *	piece's end and before the error of M could reach a ns. sls_dmax 0:
+ *	the slow path (e.g. inside an unsmeared 23:59:60).
+ *
+ *  line 2 and on: the slow path
  *	raw_mult, raw_frac, raw_mono	MONOTONIC_RAW, as above at the nominal
  *			rate (same cycle_last and shift)
  *	leap_mono	MONOTONIC instant of the next leap boundary (the start
@@ -149,7 +164,13 @@ struct lc__tk_snap {
 	int64_t offs_tai;
 	int64_t rt_slow;
 	uint64_t shift_max;
-	/* line 1 on */
+	/* line 1: UTC_SLS's fast path (lc__tk_gettime_sls_fast) */
+	int64_t sls_base;
+	uint64_t sls_dmax;
+	uint64_t sls_m_lo, sls_m_hi;
+	uint64_t sls_c_lo, sls_c_hi;
+	uint64_t sls_pad[2];
+	/* line 2 on */
 	uint64_t raw_mult;
 	uint64_t raw_frac;
 	int64_t raw_mono;
@@ -169,6 +190,9 @@ _Static_assert(sizeof(struct lc__tk_snap) % 8 == 0,
                "the snapshot is made of 8-byte words");
 _Static_assert(offsetof(struct lc__tk_snap, shift_max) == 56,
                "the hot read data fills exactly the first cache line");
+
+_Static_assert(offsetof(struct lc__tk_snap, raw_mult) == 128,
+               "UTC_SLS's fast path words fill exactly the second line");
 
 #define LC__TK_WORDS (sizeof(struct lc__tk_snap) / 8)
 #define LC__TKW(field) (offsetof(struct lc__tk_snap, field) / 8)
@@ -421,6 +445,43 @@ static inline void lc__tk_gettime_rt(const lc_timekeeper *tk,
                                      struct timespec *ts, int leap_check)
 {
 	lc__tk_ns_to_ts(lc__tk_read_rt(tk, leap_check), ts);
+}
+
+/* UTC_SLS when a smear policy is configured: one multiply after MONOTONIC's
+ * (the words of line 1); returns 0 when the slow path must decide (past
+ * the piece the writer prepared, or inside an unsmeared 23:59:60). */
+static inline int lc__tk_gettime_sls_fast(const lc_timekeeper *tk,
+                                          struct timespec *ts)
+{
+	const struct lc__tk_pub *p = lc__tk_pub(tk);
+	const struct lc__tk_copy *c;
+	uint64_t seq, last, mult, frac, smax, dmax, mlo, mhi, clo, chi, d, hi;
+	int64_t base, v;
+	unsigned __int128 t;
+
+	do {
+		seq = lc__tk_read_begin(p, &c);
+		last = lc__tkw(c, LC__TKW(cycle_last));
+		mult = lc__tkw(c, LC__TKW(mult));
+		frac = lc__tkw(c, LC__TKW(frac));
+		smax = lc__tkw(c, LC__TKW(shift_max));
+		base = (int64_t)lc__tkw(c, LC__TKW(sls_base));
+		dmax = lc__tkw(c, LC__TKW(sls_dmax));
+		mlo = lc__tkw(c, LC__TKW(sls_m_lo));
+		mhi = lc__tkw(c, LC__TKW(sls_m_hi));
+		clo = lc__tkw(c, LC__TKW(sls_c_lo));
+		chi = lc__tkw(c, LC__TKW(sls_c_hi));
+		d = lc__cyc2ns(lc__tk_counter_read(p), last, mult, frac, smax);
+		if (lc__unlikely(d >= dmax))
+			return 0;
+		/* d < 2^40 and M < 2^85: no product overflows */
+		t = (unsigned __int128)d * mlo +
+		    (((unsigned __int128)chi << 64) | clo);
+		hi = (uint64_t)(t >> 64) + d * mhi;
+		v = base + (int64_t)(hi >> 20);
+	} while (lc__tk_read_retry(p, seq));
+	lc__tk_ns_to_ts(v, ts);
+	return 1;
 }
 
 /* UTC away from a leap is REALTIME; returns 0 when the slow path must
