@@ -684,8 +684,8 @@ static unsigned __int128 ceil_q84(uint64_t x, uint64_t d)
 }
 
 /*
- * Line 1 of the snapshot: UTC_SLS from the snapshot's instant `mono` (m0)
- * on, as long as it is one piece. On the piece, with offset(m) = base +
+ * Lines 1-2 of the snapshot: UTC_SLS from the snapshot's instant `mono`
+ * (m0) on, as two pieces. On a piece, with offset(m) = base +
  * floor((p (m - t0) + q) / D) (lc__smear_plan_piece: the plan's offset,
  * exactly) and K the rest (offs_sls minus the other plan's constant
  * offset), at m = m0 + d:
@@ -695,20 +695,24 @@ static unsigned __int128 ceil_q84(uint64_t x, uint64_t d)
  *             = S0 + floor((E d + c0) / D)               E = D - p > 0,
  *                                                        c0 = D - 1 - r0
  *
- * with u0 = m0 - t0 and S0 = m0 + K - base - n0 (d - floor(y) = ceil(d - y)
- * = floor((D d - p d - r0 + D - 1) / D)). E > 0: the offset moves less
- * than 1 ns per ns. The reader takes it as (d M + C) >> 84 with
- * M = ceil(E 2^84 / D), C = ceil(c0 2^84 / D): the fraction of
- * (E d + c0) / D is a multiple of 1/D at most 1 - 1/D, and the error of
- * (d M + C) / 2^84 is in [0, (d + 1) / 2^84), below 1/D while
- * (d + 1) D <= 2^84, so the floor is the same. Hence sls_dmax =
- * min(the piece's end - m0, 2^84 / D, 2^40); 2^40 ns (18 min) keeps
- * d M below 2^125.
+ * with u0 = m0 - t0 (negative for the second piece) and S0 = m0 + K -
+ * base - n0 (d - floor(y) = ceil(d - y) = floor((D d - p d - r0 + D - 1)
+ * / D)). E > 0: the offset moves less than 1 ns per ns. The reader takes
+ * it as (d M + C) >> 84 with M = ceil(E 2^84 / D), C = ceil(c0 2^84 / D):
+ * the fraction of (E d + c0) / D is a multiple of 1/D at most 1 - 1/D,
+ * and the error of (d M + C) / 2^84 is in [0, (d + 1) / 2^84), below 1/D
+ * while (d + 1) D <= 2^84, so the floor is the same. Hence dmax =
+ * min(the piece's end - m0, 2^84 / D, 2^40); 2^40 ns (18 min) keeps d M
+ * below 2^125.
  *
  * Without a plan UTC_SLS is UTC: REALTIME up to the leap, 23:59:60 during
  * an inserted second (the slow path), REALTIME after it.
+ *
+ * Fills *out for the piece around m (>= m0) and returns its end (an
+ * exclusive MONOTONIC instant; m when there is none: dmax stays 0).
  */
-static void sls_fast_fill(struct lc__tk_snap *s)
+static int64_t sls_piece_fill(const struct lc__tk_snap *s, int64_t m,
+                              struct lc__tk_sls_piece *out)
 {
 	const int64_t m0 = s->mono;
 	struct lc__smear_piece pc, pn;
@@ -717,32 +721,29 @@ static void sls_fast_fill(struct lc__tk_snap *s)
 	__int128 num, S0;
 	uint64_t dmax;
 
-	s->sls_dmax = 0;
-	s->sls_base = 0;
-	s->sls_m_lo = s->sls_m_hi = s->sls_c_lo = s->sls_c_hi = 0;
-	s->sls_pad[0] = s->sls_pad[1] = 0;
+	memset(out, 0, sizeof(*out));
 	memset(&pc, 0, sizeof(pc));
 	pc.d = 1;
 	if (!plan_active(&s->plan)) {
-		if (m0 < s->leap_mono) {
+		if (m < s->leap_mono) {
 			hi = s->leap_mono;
 			k0 = s->offs_real;
 		} else if (s->leap_dir > 0 &&
-		           m0 < lc__sat_add(s->leap_mono, LC__NS)) {
-			return; /* 23:59:60 */
+		           m < lc__sat_add(s->leap_mono, LC__NS)) {
+			return m; /* 23:59:60 */
 		} else {
 			hi = INT64_MAX;
-			k0 = lc__tk_realtime_at(s, m0) - m0;
+			k0 = lc__tk_realtime_at(s, m) - m;
 		}
 	} else {
-		lc__smear_plan_piece(&s->plan, m0, &pc);
-		lc__smear_plan_piece(&s->plan_next, m0, &pn);
+		lc__smear_plan_piece(&s->plan, m, &pc);
+		lc__smear_plan_piece(&s->plan_next, m, &pn);
 		if (pn.p != 0 || pn.q != 0) {
 			/* plan_next moves only where plan is constant */
 			struct lc__smear_piece t = pc;
 
 			if (t.p != 0 || t.q != 0)
-				return;
+				return m;
 			pc = pn;
 			pn = t;
 		}
@@ -750,9 +751,9 @@ static void sls_fast_fill(struct lc__tk_snap *s)
 		hi = pc.hi < pn.hi ? pc.hi : pn.hi;
 	}
 	if (pc.d <= 0 || pc.d >= (INT64_C(1) << 51) || pc.p >= pc.d ||
-	    pc.p <= -pc.d || hi <= m0 || (pc.p != 0 && m0 < pc.t0))
-		return;
-	num = (__int128)pc.p * (m0 - pc.t0) + pc.q;
+	    pc.p <= -pc.d || hi <= m)
+		return m;
+	num = (__int128)pc.p * ((__int128)m0 - pc.t0) + pc.q;
 	n0 = (int64_t)(num / pc.d);
 	r0 = (int64_t)(num % pc.d);
 	if (r0 < 0) {
@@ -761,22 +762,35 @@ static void sls_fast_fill(struct lc__tk_snap *s)
 	}
 	S0 = (__int128)m0 + k0 - pc.base - n0;
 	if (S0 > INT64_MAX - (INT64_C(1) << 41) || S0 < INT64_MIN)
-		return;
+		return m;
 	E = pc.d - pc.p;
 	c0 = pc.d - 1 - r0;
 	M = ceil_q84((uint64_t)E, (uint64_t)pc.d);
 	C = ceil_q84((uint64_t)c0, (uint64_t)pc.d);
-	dmax = (uint64_t)(((unsigned __int128)1 << 84) / (uint64_t)pc.d);
-	if (dmax > (UINT64_C(1) << 40))
-		dmax = UINT64_C(1) << 40;
+	dmax = UINT64_C(1) << 40;
+	if ((((unsigned __int128)1 << 84) / (uint64_t)pc.d) < dmax)
+		dmax = (uint64_t)(((unsigned __int128)1 << 84) /
+		                  (uint64_t)pc.d);
 	if ((uint64_t)hi - (uint64_t)m0 < dmax)
 		dmax = (uint64_t)hi - (uint64_t)m0;
-	s->sls_base = (int64_t)S0;
-	s->sls_m_lo = (uint64_t)M;
-	s->sls_m_hi = (uint64_t)(M >> 64);
-	s->sls_c_lo = (uint64_t)C;
-	s->sls_c_hi = (uint64_t)(C >> 64);
-	s->sls_dmax = dmax;
+	if (dmax <= (uint64_t)m - (uint64_t)m0)
+		return m;
+	out->base = (int64_t)S0;
+	out->m_lo = (uint64_t)M;
+	out->m_hi = (uint64_t)(M >> 64);
+	out->c_lo = (uint64_t)C;
+	out->c_hi = (uint64_t)(C >> 64);
+	out->dmax = dmax;
+	return (int64_t)((uint64_t)m0 + dmax);
+}
+
+static void sls_fast_fill(struct lc__tk_snap *s)
+{
+	int64_t end = sls_piece_fill(s, s->mono, &s->sls[0]);
+
+	memset(&s->sls[1], 0, sizeof(s->sls[1]));
+	if (s->sls[0].dmax > 0 && end < INT64_MAX)
+		sls_piece_fill(s, end, &s->sls[1]);
 }
 
 static void publish(struct lc_timekeeper *tk)

@@ -48,22 +48,26 @@
  *
  *	MONOTONIC(cycles) = mono + ((cycles - cycle_last) * mult + frac) >> shift
  *
- *  line 1: UTC_SLS, written by the writer at each publication from
- *  the plans (timekeeper.c, sls_fast_fill) so that a reader needs no
- *  division and no sin(): with d = MONOTONIC - mono (the ns since the
- *  snapshot, the same product as above),
- *	sls_base, sls_dmax, sls_m_lo/hi, sls_c_lo/hi
+ *  lines 1 and 2: UTC_SLS, two pieces sls[0], sls[1], written by the
+ *  writer at each publication from the plans (timekeeper.c,
+ *  sls_fast_fill) so that a reader needs no division and no sin(): with
+ *  d = MONOTONIC - mono (the ns since the snapshot, the product above),
+ *	base, dmax, m_lo/hi, c_lo/hi of sls[i]
  *
- *	UTC_SLS(d) = sls_base + ((d * M + C) >> 84)   while d < sls_dmax
+ *	UTC_SLS(d) = base + ((d * M + C) >> 84)   sls[0] while d < its dmax,
+ *	                                          else sls[1] below its dmax
  *
- *	M = sls_m_hi:sls_m_lo and C = sls_c_hi:sls_c_lo (128-bit). It is the
- *	smear's current piece (the linear window, one chord of a curved
- *	shape, or a constant stretch) turned into a rate; exactly what the
- *	slow path computes for every d below sls_dmax, which ends at the
- *	piece's end and before the error of M could reach a ns. sls_dmax 0:
- *	the slow path (e.g. inside an unsmeared 23:59:60).
+ *	M = m_hi:m_lo and C = c_hi:c_lo (128-bit). sls[0] is the smear's
+ *	piece at the snapshot (the linear window, one chord of a curved
+ *	shape, or a constant stretch) turned into a rate, sls[1] the piece
+ *	after it (a chord lasts ~len / 65536: 1.1 s for the 20 h cosine, so
+ *	the next one is at hand before the next update); exactly what the
+ *	slow path computes for every d below dmax, which ends at the piece's
+ *	end and before the error of M could reach a ns. dmax 0 (or sls[1]'s
+ *	no more than sls[0]'s): the slow path (e.g. inside an unsmeared
+ *	23:59:60).
  *
- *  line 2 and on: the slow path
+ *  line 3 and on: the slow path
  *	raw_mult, raw_frac, raw_mono	MONOTONIC_RAW, as above at the nominal
  *			rate (same cycle_last and shift)
  *	leap_mono	MONOTONIC instant of the next leap boundary (the start
@@ -154,6 +158,15 @@ static inline uint64_t lc__counter_read(const struct lc_counter *c)
 #define LC__TKF_RT_SMEARED 0x1 /* REALTIME reads the UTC_SLS timeline */
 #define LC__TKF_SMEAR 0x2      /* a smear policy is configured */
 
+/* One piece of UTC_SLS for the fast path (one cache line). */
+struct lc__tk_sls_piece {
+	int64_t base;
+	uint64_t dmax;
+	uint64_t m_lo, m_hi;
+	uint64_t c_lo, c_hi;
+	uint64_t pad[2];
+};
+
 struct lc__tk_snap {
 	/* line 0 */
 	uint64_t cycle_last;
@@ -164,13 +177,9 @@ struct lc__tk_snap {
 	int64_t offs_tai;
 	int64_t rt_slow;
 	uint64_t shift_max;
-	/* line 1: UTC_SLS's fast path (lc__tk_gettime_sls_fast) */
-	int64_t sls_base;
-	uint64_t sls_dmax;
-	uint64_t sls_m_lo, sls_m_hi;
-	uint64_t sls_c_lo, sls_c_hi;
-	uint64_t sls_pad[2];
-	/* line 2 on */
+	/* lines 1-2: UTC_SLS's fast path (lc__tk_gettime_sls_fast) */
+	struct lc__tk_sls_piece sls[2];
+	/* line 3 on */
 	uint64_t raw_mult;
 	uint64_t raw_frac;
 	int64_t raw_mono;
@@ -191,8 +200,8 @@ _Static_assert(sizeof(struct lc__tk_snap) % 8 == 0,
 _Static_assert(offsetof(struct lc__tk_snap, shift_max) == 56,
                "the hot read data fills exactly the first cache line");
 
-_Static_assert(offsetof(struct lc__tk_snap, raw_mult) == 128,
-               "UTC_SLS's fast path words fill exactly the second line");
+_Static_assert(offsetof(struct lc__tk_snap, raw_mult) == 192,
+               "UTC_SLS's fast path words fill exactly lines 1 and 2");
 
 #define LC__TK_WORDS (sizeof(struct lc__tk_snap) / 8)
 #define LC__TKW(field) (offsetof(struct lc__tk_snap, field) / 8)
@@ -465,15 +474,22 @@ static inline int lc__tk_gettime_sls_fast(const lc_timekeeper *tk,
 		mult = lc__tkw(c, LC__TKW(mult));
 		frac = lc__tkw(c, LC__TKW(frac));
 		smax = lc__tkw(c, LC__TKW(shift_max));
-		base = (int64_t)lc__tkw(c, LC__TKW(sls_base));
-		dmax = lc__tkw(c, LC__TKW(sls_dmax));
-		mlo = lc__tkw(c, LC__TKW(sls_m_lo));
-		mhi = lc__tkw(c, LC__TKW(sls_m_hi));
-		clo = lc__tkw(c, LC__TKW(sls_c_lo));
-		chi = lc__tkw(c, LC__TKW(sls_c_hi));
+		base = (int64_t)lc__tkw(c, LC__TKW(sls[0].base));
+		dmax = lc__tkw(c, LC__TKW(sls[0].dmax));
+		mlo = lc__tkw(c, LC__TKW(sls[0].m_lo));
+		mhi = lc__tkw(c, LC__TKW(sls[0].m_hi));
+		clo = lc__tkw(c, LC__TKW(sls[0].c_lo));
+		chi = lc__tkw(c, LC__TKW(sls[0].c_hi));
 		d = lc__cyc2ns(lc__tk_counter_read(p), last, mult, frac, smax);
-		if (lc__unlikely(d >= dmax))
-			return 0;
+		if (lc__unlikely(d >= dmax)) {
+			if (d >= lc__tkw(c, LC__TKW(sls[1].dmax)))
+				return 0;
+			base = (int64_t)lc__tkw(c, LC__TKW(sls[1].base));
+			mlo = lc__tkw(c, LC__TKW(sls[1].m_lo));
+			mhi = lc__tkw(c, LC__TKW(sls[1].m_hi));
+			clo = lc__tkw(c, LC__TKW(sls[1].c_lo));
+			chi = lc__tkw(c, LC__TKW(sls[1].c_hi));
+		}
 		/* d < 2^40 and M < 2^85: no product overflows */
 		t = (unsigned __int128)d * mlo +
 		    (((unsigned __int128)chi << 64) | clo);
