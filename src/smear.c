@@ -469,54 +469,84 @@ static void set_peak(struct lc__smear_plan *pl)
 
 /*
  * The curved shapes (cosine, quadratic) are evaluated as chords: the
- * window is cut at CHORD_N + 1 knots t_k = floor(k len / CHORD_N), the
- * offset at a knot is the curve's, V_k = llround(diff g(t_k / len) 2^16)
- * (in 2^-16 ns), and between knots the offset is the straight line
- * through them, rounded to the ns (halves away from 0):
+ * window is cut into regions, each into n chords between knots
+ * t_k = A + floor(k R / n) (region [A, A + R)); the offset at a knot is
+ * the curve's, V_k = llround(|diff| g(t_k / len) 2^16) (in 2^-16 ns), and
+ * between knots it is the straight line through them, rounded to the ns
+ * (halves away from 0):
  *
- *     offset(tau) = from + sgn floor((|V_k| h + |V_k+1 - V_k| u + h 2^15)
+ *     offset(tau) = from + sgn floor((V_k h + (V_k+1 - V_k) u + h 2^15)
  *                                    / (h 2^16))
  *
- * with h = t_k+1 - t_k, u = tau - t_k. That is the one definition of
- * UTC_SLS for those shapes (every face calls this function); the reader's
- * fast path (timekeeper.h, lc__tk_gettime_sls_fast) evaluates the same
- * line with a multiply instead of sin() and a division.
+ * with h = t_k+1 - t_k, u = tau - t_k. Cosine: one region, the window, in
+ * 65,536 chords. Quadratic (ramp r): the ramps [0, r) and [len - r, len)
+ * in 32,768 chords each and the plateau, a straight line already, as one.
+ * That is the one definition of UTC_SLS for those shapes (every face calls
+ * this function); the reader's fast path (timekeeper.h,
+ * lc__tk_gettime_sls_fast) evaluates the same line with a multiply
+ * instead of sin() and a division.
  *
  * Against the curve itself (libm's sin, the definition before): a chord
- * is within max|f''| h^2 / 8 of it, f = diff g(tau / len): for the cosine
- * |diff| pi^2 / (16 CHORD_N^2) = 0.144 ns for |diff| = 1 s, for the
- * quadratic |diff| G / (8 rho CHORD_N^2) = 0.116 ns for chrony's
- * triangle; V_k adds 2^-17 ns. So the integer offset is within 0.65 ns of
- * the curve, and within 1 ns of llround(diff g) (tests/test_smear.c checks
- * both over whole windows). The knots are monotone in k (g is, and its
- * steps between knots are ~1e-9 of a second at the least, far above a
- * double's rounding), and every chord's slope is a mean of g', so the
- * offset is monotone, moves at most 1 ns per ns and stays within the
- * policy's rate bound, as the curve does.
+ * is within max|f''| h^2 / 8 of it, f = |diff| g(tau / len). Cosine:
+ * |diff| pi^2 / (16 65536^2) = 0.144 ns for |diff| = 1 s. Quadratic, in a
+ * ramp f'' = |diff| G / (r len) and h = r / 32768: |diff| G rho /
+ * (8 32768^2) <= 0.116 ns (G rho = rho / (1 - rho) <= 1), whatever the
+ * ramp's length. V_k adds 2^-17 ns. So the integer offset is within 0.65 ns
+ * of the curve, and within 1 ns of llround(diff g) (tests/test_sls_fast.c
+ * checks both over whole windows). The knots are monotone in k (g is, and
+ * its steps between knots are far above a double's rounding), and every
+ * chord's slope is a mean of g', so the offset is monotone, moves at most
+ * 1 ns per ns and stays within the policy's rate bound, as the curve does.
  */
-#define CHORD_N (INT64_C(1) << 16)
 #define CHORD_FRAC 16
 
-static int64_t chord_t(int64_t len, int64_t k)
-{
-	return (int64_t)(((unsigned __int128)(uint64_t)len * (uint64_t)k) >>
-	                 16);
-}
-
-/* |V_k|: the curve at knot k, in 2^-CHORD_FRAC ns (a = |diff|) */
+/* |V| at tau: the curve in 2^-CHORD_FRAC ns (a = |diff|) */
 static int64_t chord_v(const struct lc__smear_plan *pl, int64_t len,
-                       int64_t a, int64_t k)
+                       int64_t a, int64_t tau)
 {
 	double rho = (double)pl->param[P_RAMP] / (double)len;
 	double g;
 
-	if (k <= 0)
+	if (tau <= 0)
 		return 0;
-	if (k >= CHORD_N)
+	if (tau >= len)
 		return a << CHORD_FRAC;
-	g = clamp01(g_eval((int)pl->shape,
-	                   (double)chord_t(len, k) / (double)len, rho));
+	g = clamp01(g_eval((int)pl->shape, (double)tau / (double)len, rho));
 	return llround((double)a * (double)(INT64_C(1) << CHORD_FRAC) * g);
+}
+
+/* The chord around tau (0 <= tau < len): its knots *t0 <= tau < *t1. */
+static void chord_at(const struct lc__smear_plan *pl, int64_t len,
+                     int64_t tau, int64_t *t0, int64_t *t1)
+{
+	int64_t A = 0, R = len, n = INT64_C(1) << 16, k, r;
+
+	if (pl->shape == LC_SMEAR_QUADRATIC) {
+		r = pl->param[P_RAMP];
+		if (r <= 0 || r > len / 2) {
+			n = 1; /* no ramp: a line */
+		} else if (tau < r) {
+			R = r;
+			n = INT64_C(1) << 15;
+		} else if (tau < len - r) {
+			A = r;
+			R = len - 2 * r;
+			n = 1;
+		} else {
+			A = len - r;
+			R = r;
+			n = INT64_C(1) << 15;
+		}
+	}
+	/* the last k with A + floor(k R / n) <= tau */
+	k = (int64_t)(((unsigned __int128)(uint64_t)(tau - A + 1) *
+	                   (uint64_t)n -
+	               1) /
+	              (uint64_t)R);
+	*t0 = A + (int64_t)((unsigned __int128)(uint64_t)R * (uint64_t)k /
+	                    (uint64_t)n);
+	*t1 = A + (int64_t)((unsigned __int128)(uint64_t)R * (uint64_t)(k + 1) /
+	                    (uint64_t)n);
 }
 
 /* floor(n / d), d > 0 */
@@ -532,7 +562,7 @@ static __int128 fdiv128(__int128 n, int64_t d)
 void lc__smear_plan_piece(const struct lc__smear_plan *pl, int64_t mono,
                           struct lc__smear_piece *pc)
 {
-	int64_t len, tau, diff, a, k, tk, tk1, h, vk, vk1;
+	int64_t len, tau, diff, a, tk, tk1, h, vk, vk1;
 	int neg;
 
 	pc->t0 = 0;
@@ -567,14 +597,10 @@ void lc__smear_plan_piece(const struct lc__smear_plan *pl, int64_t mono,
 		pc->q = neg ? 0 : len - 1;
 		return;
 	}
-	/* the last knot at or before tau: t_k <= tau < t_k+1 (tau < len) */
-	k = (int64_t)(((((unsigned __int128)(uint64_t)tau + 1) << 16) - 1) /
-	              (uint64_t)len);
-	tk = chord_t(len, k);
-	tk1 = chord_t(len, k + 1);
+	chord_at(pl, len, tau, &tk, &tk1);
 	h = tk1 - tk;
-	vk = chord_v(pl, len, a, k);
-	vk1 = chord_v(pl, len, a, k + 1);
+	vk = chord_v(pl, len, a, tk);
+	vk1 = chord_v(pl, len, a, tk1);
 	pc->lo = pl->start_mono + tk;
 	pc->hi = pl->start_mono + tk1;
 	pc->t0 = pc->lo;

@@ -49,8 +49,8 @@ int lc__smear_plan_leap(struct lc__smear_plan *pl,
 void lc__smear_plan_cancel(struct lc__smear_plan *pl,
                            const struct lc_smear_policy *p, int64_t now_mono);
 /* The offset (ns) at `mono`. Linear: from + sgn ceil(|diff| tau / len),
- * exact. Cosine and quadratic: the curve's chords between 65,537 knots
- * (smear.c), within 0.65 ns of the curve and 1 ns of
+ * exact. Cosine and quadratic: the curve's chords (65,536 of them,
+ * smear.c), within 0.65 ns of the curve and 1 ns of
  * lc__smear_plan_offset_curve(). */
 int64_t lc__smear_plan_offset(const struct lc__smear_plan *pl, int64_t mono);
 /* The curved shapes as llround(diff g(x)) with libm's sin: the reference
