@@ -3,7 +3,10 @@
  * same read from an in-process timekeeper on the same counter kind, and the
  * cost of a UTC_SLS read inside a smear window against a UTC read.
  *
- *	bench_timeline [--ms N] [--rounds N] [--spin PRESET]
+ *	bench_timeline [--ms N] [--rounds N] [--spin PRESET] [--smear-only]
+ *
+ * --smear-only: part 2's UTC and UTC_SLS reads alone (no part 1, no
+ * ablation), so that many rounds fit in a short run on a busy machine.
  *
  * --spin google|cosine: after the set-up, only lc_gettime(UTC_SLS) on that
  * preset's in-process timekeeper (system counter) for 3 s, for perf.
@@ -495,6 +498,7 @@ int main(int argc, char **argv)
 	struct lc_error err;
 	int ms = 20, rounds = 21, nc;
 	const char *spin = NULL;
+	int smear_only = 0;
 	/* job indices */
 	int vdso, p1[2][3][2][2];          /* counter, clock, own/page, gettime/now */
 	int p2[2][2][2][2];                /* counter, preset, own/page, UTC/UTC_SLS */
@@ -508,8 +512,10 @@ int main(int argc, char **argv)
 			rounds = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--spin") == 0 && i + 1 < argc)
 			spin = argv[++i];
+		else if (strcmp(argv[i], "--smear-only") == 0)
+			smear_only = 1;
 		else {
-			fprintf(stderr, "usage: %s [--ms N] [--rounds N] [--spin PRESET]\n",
+			fprintf(stderr, "usage: %s [--ms N] [--rounds N] [--spin PRESET] [--smear-only]\n",
 			        argv[0]);
 			return 2;
 		}
@@ -546,7 +552,7 @@ int main(int argc, char **argv)
 
 		snprintf(leaf, sizeof(leaf), "plain%d", c);
 		pg = new_page(counters[c], NULL, leaf);
-		for (int k = 0; k < 3; k++) {
+		for (int k = 0; k < 3 && !smear_only; k++) {
 			p1[c][k][0][0] = add("own gettime", b_gettime, own, p1_ids[k]);
 			p1[c][k][1][0] = add("page gettime", b_gettime, pg, p1_ids[k]);
 			p1[c][k][0][1] = add("own now_ns", b_now, own, p1_ids[k]);
@@ -565,7 +571,7 @@ int main(int argc, char **argv)
 				                     smtk[c][p][o],
 				                     LC_CLOCK_UTC_SLS);
 			}
-			{
+			if (!smear_only) {
 				struct lc__tk_snap s;
 				int64_t mono;
 				int a[5];
@@ -607,7 +613,8 @@ int main(int argc, char **argv)
 				lc_gettime(smtk[c][p][o], LC_CLOCK_UTC_SLS, &b);
 				off[o] = lc__ts_to_ns(&a) - lc__ts_to_ns(&b);
 			}
-			for (proto_mode = 1; proto_mode <= 2; proto_mode++) {
+			for (proto_mode = 1; proto_mode <= 2 && !smear_only;
+			     proto_mode++) {
 				lc_gettime(smtk[c][p][0], LC_CLOCK_UTC_SLS, &a);
 				if (!proto_sls(smtk[c][p][0], &d))
 					die("prototype: no plan", NULL);
@@ -617,7 +624,7 @@ int main(int argc, char **argv)
 					die("prototype disagrees with lc_gettime",
 					    NULL);
 			}
-			{
+			if (!smear_only) {
 				/* the inline linear offset is the library's,
 				 * to the ns, across the whole window */
 				const struct lc__smear_plan *pl =
@@ -686,9 +693,10 @@ int main(int argc, char **argv)
 	printf("\nvDSO clock_gettime(CLOCK_REALTIME): %.2f (min %.2f)\n",
 	       jobs[vdso].median, jobs[vdso].min);
 
-	printf("\n1. page vs in-process (same counter kind); target page <= "
-	       "1.05x\n");
-	for (int c = 0; c < nc; c++) {
+	if (!smear_only)
+		printf("\n1. page vs in-process (same counter kind); target "
+		       "page <= 1.05x\n");
+	for (int c = 0; c < nc && !smear_only; c++) {
 		printf("\n%s counter\n", cname[c]);
 		printf("  %-10s %-8s %9s %9s %8s %8s %8s %8s\n", "clock",
 		       "call", "own", "page", "page/own", "paired", "own/vdso",
@@ -714,8 +722,8 @@ int main(int argc, char **argv)
 	       "<= 1.1x\n");
 	for (int c = 0; c < nc; c++) {
 		printf("\n%s counter\n", cname[c]);
-		printf("  %-8s %-8s %9s %9s %8s %8s\n", "preset", "where",
-		       "UTC", "UTC_SLS", "SLS/UTC", "paired");
+		printf("  %-8s %-8s %9s %9s %8s %8s %8s\n", "preset", "where",
+		       "UTC", "UTC_SLS", "SLS/UTC", "paired", "min/min");
 		for (int p = 0; p < 2; p++)
 			for (int o = 0; o < 2; o++) {
 				double u = jobs[p2[c][p][o][0]].median;
@@ -724,15 +732,19 @@ int main(int argc, char **argv)
 				double pr = paired(p2[c][p][o][1],
 				                   p2[c][p][o][0]);
 
-				printf("  %-8s %-8s %9.2f %9.2f %8.3f %8.3f%s\n",
+				printf("  %-8s %-8s %9.2f %9.2f %8.3f %8.3f %8.3f%s\n",
 				       presets[p], o ? "page" : "process", u, s,
-				       s / u, pr, pr > 1.1 ? "  over" : "");
+				       s / u, pr,
+				       jobs[p2[c][p][o][1]].min /
+				           jobs[p2[c][p][o][0]].min,
+				       pr > 1.1 ? "  over" : "");
 			}
 	}
 
-	printf("\nablation (in process; ratio to that timekeeper's UTC "
-	       "read)\n");
-	for (int c = 0; c < nc; c++)
+	if (!smear_only)
+		printf("\nablation (in process; ratio to that timekeeper's "
+		       "UTC read)\n");
+	for (int c = 0; c < nc && !smear_only; c++)
 		for (int p = 0; p < 2; p++) {
 			int u = p2[c][p][0][0];
 

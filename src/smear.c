@@ -467,8 +467,165 @@ static void set_peak(struct lc__smear_plan *pl)
 	pl->param[P_PEAK] = (int64_t)ceil(pk * 1e6);
 }
 
+/*
+ * The curved shapes (cosine, quadratic) are evaluated as chords: the
+ * window is cut into regions, each into n chords between knots
+ * t_k = A + floor(k R / n) (region [A, A + R)); the offset at a knot is
+ * the curve's, V_k = llround(|diff| g(t_k / len) 2^16) (in 2^-16 ns), and
+ * between knots it is the straight line through them, rounded to the ns
+ * (halves away from 0):
+ *
+ *     offset(tau) = from + sgn floor((V_k h + (V_k+1 - V_k) u + h 2^15)
+ *                                    / (h 2^16))
+ *
+ * with h = t_k+1 - t_k, u = tau - t_k. Cosine: one region, the window, in
+ * 65,536 chords. Quadratic (ramp r): the ramps [0, r) and [len - r, len)
+ * in 32,768 chords each and the plateau, a straight line already, as one.
+ * That is the one definition of UTC_SLS for those shapes (every face calls
+ * this function); the reader's fast path (timekeeper.h,
+ * lc__tk_gettime_sls_fast) evaluates the same line with a multiply
+ * instead of sin() and a division.
+ *
+ * Against the curve itself (libm's sin, the definition before): a chord
+ * is within max|f''| h^2 / 8 of it, f = |diff| g(tau / len). Cosine:
+ * |diff| pi^2 / (16 65536^2) = 0.144 ns for |diff| = 1 s. Quadratic, in a
+ * ramp f'' = |diff| G / (r len) and h = r / 32768: |diff| G rho /
+ * (8 32768^2) <= 0.116 ns (G rho = rho / (1 - rho) <= 1), whatever the
+ * ramp's length. V_k adds 2^-17 ns. So the integer offset is within 0.65 ns
+ * of the curve, and within 1 ns of llround(diff g) (tests/test_sls_fast.c
+ * checks both over whole windows). The knots are monotone in k (g is, and
+ * its steps between knots are far above a double's rounding), and every
+ * chord's slope is a mean of g', so the offset is monotone, moves at most
+ * 1 ns per ns and stays within the policy's rate bound, as the curve does.
+ */
+#define CHORD_FRAC 16
+
+/* |V| at tau: the curve in 2^-CHORD_FRAC ns (a = |diff|) */
+static int64_t chord_v(const struct lc__smear_plan *pl, int64_t len,
+                       int64_t a, int64_t tau)
+{
+	double rho = (double)pl->param[P_RAMP] / (double)len;
+	double g;
+
+	if (tau <= 0)
+		return 0;
+	if (tau >= len)
+		return a << CHORD_FRAC;
+	g = clamp01(g_eval((int)pl->shape, (double)tau / (double)len, rho));
+	return llround((double)a * (double)(INT64_C(1) << CHORD_FRAC) * g);
+}
+
+/* The chord around tau (0 <= tau < len): its knots *t0 <= tau < *t1. */
+static void chord_at(const struct lc__smear_plan *pl, int64_t len,
+                     int64_t tau, int64_t *t0, int64_t *t1)
+{
+	int64_t A = 0, R = len, n = INT64_C(1) << 16, k, r;
+
+	if (pl->shape == LC_SMEAR_QUADRATIC) {
+		r = pl->param[P_RAMP];
+		if (r <= 0 || r > len / 2) {
+			n = 1; /* no ramp: a line */
+		} else if (tau < r) {
+			R = r;
+			n = INT64_C(1) << 15;
+		} else if (tau < len - r) {
+			A = r;
+			R = len - 2 * r;
+			n = 1;
+		} else {
+			A = len - r;
+			R = r;
+			n = INT64_C(1) << 15;
+		}
+	}
+	/* the last k with A + floor(k R / n) <= tau */
+	k = (int64_t)(((unsigned __int128)(uint64_t)(tau - A + 1) *
+	                   (uint64_t)n -
+	               1) /
+	              (uint64_t)R);
+	*t0 = A + (int64_t)((unsigned __int128)(uint64_t)R * (uint64_t)k /
+	                    (uint64_t)n);
+	*t1 = A + (int64_t)((unsigned __int128)(uint64_t)R * (uint64_t)(k + 1) /
+	                    (uint64_t)n);
+}
+
+/* floor(n / d), d > 0 */
+static __int128 fdiv128(__int128 n, int64_t d)
+{
+	__int128 q = n / d;
+
+	if (n % d != 0 && n < 0)
+		q--;
+	return q;
+}
+
+void lc__smear_plan_piece(const struct lc__smear_plan *pl, int64_t mono,
+                          struct lc__smear_piece *pc)
+{
+	int64_t len, tau, diff, a, tk, tk1, h, vk, vk1;
+	int neg;
+
+	pc->t0 = 0;
+	pc->p = 0;
+	pc->q = 0;
+	pc->d = 1;
+	if (pl->start_mono == INT64_MAX || mono < pl->start_mono) {
+		pc->lo = INT64_MIN;
+		pc->hi = pl->start_mono;
+		pc->base = pl->from_ns;
+		return;
+	}
+	if (mono >= pl->end_mono) {
+		pc->lo = pl->end_mono;
+		pc->hi = INT64_MAX;
+		pc->base = pl->to_ns;
+		return;
+	}
+	len = pl->end_mono - pl->start_mono;
+	tau = mono - pl->start_mono;
+	diff = pl->to_ns - pl->from_ns;
+	neg = diff < 0;
+	a = neg ? -diff : diff;
+	pc->base = pl->from_ns;
+	if (pl->shape == LC_SMEAR_LINEAR || pl->shape == LC_SMEAR_STEP) {
+		/* sgn ceil(a tau / len) */
+		pc->lo = pl->start_mono;
+		pc->hi = pl->end_mono;
+		pc->t0 = pl->start_mono;
+		pc->d = len;
+		pc->p = neg ? -a : a;
+		pc->q = neg ? 0 : len - 1;
+		return;
+	}
+	chord_at(pl, len, tau, &tk, &tk1);
+	h = tk1 - tk;
+	vk = chord_v(pl, len, a, tk);
+	vk1 = chord_v(pl, len, a, tk1);
+	pc->lo = pl->start_mono + tk;
+	pc->hi = pl->start_mono + tk1;
+	pc->t0 = pc->lo;
+	pc->d = h << CHORD_FRAC;
+	pc->p = vk1 - vk;
+	pc->q = (__int128)vk * h + ((__int128)h << (CHORD_FRAC - 1));
+	if (neg) {
+		/* -floor(y) = floor((-num + d - 1) / d) */
+		pc->p = -pc->p;
+		pc->q = -pc->q + pc->d - 1;
+	}
+}
+
+int64_t lc__smear_piece_at(const struct lc__smear_piece *pc, int64_t mono)
+{
+	if (pc->p == 0 && pc->q == 0)
+		return pc->base;
+	return pc->base +
+	       (int64_t)fdiv128((__int128)pc->p * (mono - pc->t0) + pc->q,
+	                        pc->d);
+}
+
 int64_t lc__smear_plan_offset(const struct lc__smear_plan *pl, int64_t mono)
 {
+	struct lc__smear_piece pc;
 	int64_t len, tau, diff;
 
 	if (mono <= pl->start_mono)
@@ -483,12 +640,32 @@ int64_t lc__smear_plan_offset(const struct lc__smear_plan *pl, int64_t mono)
 		if (diff >= 0)
 			return pl->from_ns + muldiv_ceil(diff, tau, len);
 		return pl->from_ns - muldiv_ceil(-diff, tau, len);
-	} else {
-		double x = (double)tau / (double)len;
-		double rho = (double)pl->param[P_RAMP] / (double)len;
-		double g = clamp01(g_eval((int)pl->shape, x, rho));
-		return pl->from_ns + llround((double)diff * g);
 	}
+	lc__smear_plan_piece(pl, mono, &pc);
+	return lc__smear_piece_at(&pc, mono);
+}
+
+/* The curve itself, llround(diff g(x)) with libm: the definition of the
+ * curved shapes before they became chords, kept as the tests' reference. */
+int64_t lc__smear_plan_offset_curve(const struct lc__smear_plan *pl,
+                                    int64_t mono)
+{
+	int64_t len, tau, diff;
+	double x, rho, g;
+
+	if (mono <= pl->start_mono)
+		return pl->from_ns;
+	if (mono >= pl->end_mono)
+		return pl->to_ns;
+	len = pl->end_mono - pl->start_mono;
+	tau = mono - pl->start_mono;
+	diff = pl->to_ns - pl->from_ns;
+	if (pl->shape == LC_SMEAR_LINEAR || pl->shape == LC_SMEAR_STEP)
+		return lc__smear_plan_offset(pl, mono);
+	x = (double)tau / (double)len;
+	rho = (double)pl->param[P_RAMP] / (double)len;
+	g = clamp01(g_eval((int)pl->shape, x, rho));
+	return pl->from_ns + llround((double)diff * g);
 }
 
 /* The rate of UTC_SLS against T (ppm; negative: slower) at mono. */

@@ -48,8 +48,36 @@ int lc__smear_plan_leap(struct lc__smear_plan *pl,
  * rate bound (so the smeared clock never goes back). */
 void lc__smear_plan_cancel(struct lc__smear_plan *pl,
                            const struct lc_smear_policy *p, int64_t now_mono);
-/* The offset (ns) at `mono`. */
+/* The offset (ns) at `mono`. Linear: from + sgn ceil(|diff| tau / len),
+ * exact. Cosine and quadratic: the curve's chords (65,536 of them,
+ * smear.c), within 0.65 ns of the curve and 1 ns of
+ * lc__smear_plan_offset_curve(). */
 int64_t lc__smear_plan_offset(const struct lc__smear_plan *pl, int64_t mono);
+/* The curved shapes as llround(diff g(x)) with libm's sin: the reference
+ * the tests hold lc__smear_plan_offset() to (the same for linear). */
+int64_t lc__smear_plan_offset_curve(const struct lc__smear_plan *pl,
+                                    int64_t mono);
+
+/* The offset is piecewise of one form: on [lo, hi) (lo <= mono < hi, the
+ * whole piece around `mono`),
+ *
+ *     offset(m) = base + floor((p (m - t0) + q) / d),   d > 0
+ *
+ * exactly lc__smear_plan_offset(): constant before the window and after
+ * it (p = q = 0), one piece for the linear shape, one per chord for the
+ * curved ones. The writer turns it into the reader's multiply
+ * (timekeeper.c, sls_fast_fill). */
+struct lc__smear_piece {
+	int64_t lo, hi;
+	int64_t t0, base;
+	int64_t p, d;
+	__int128 q;
+};
+
+void lc__smear_plan_piece(const struct lc__smear_plan *pl, int64_t mono,
+                          struct lc__smear_piece *pc);
+/* The piece's offset at mono (lo <= mono < hi). */
+int64_t lc__smear_piece_at(const struct lc__smear_piece *pc, int64_t mono);
 /* For timers: the first MONOTONIC instant at which
  * mono + base - offset(mono) >= target. Exact against the plan's own
  * (integer) offset, so within 1 ns of the ideal curve for every shape and

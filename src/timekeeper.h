@@ -48,7 +48,26 @@
  *
  *	MONOTONIC(cycles) = mono + ((cycles - cycle_last) * mult + frac) >> shift
  *
- *  line 1 and on: the slow path
+ *  lines 1 and 2: UTC_SLS, two pieces sls[0], sls[1], written by the
+ *  writer at each publication from the plans (timekeeper.c,
+ *  sls_fast_fill) so that a reader needs no division and no sin(): with
+ *  d = MONOTONIC - mono (the ns since the snapshot, the product above),
+ *	base, dmax, m_lo/hi, c_lo/hi of sls[i]
+ *
+ *	UTC_SLS(d) = base + ((d * M + C) >> 84)   sls[0] while d < its dmax,
+ *	                                          else sls[1] below its dmax
+ *
+ *	M = m_hi:m_lo and C = c_hi:c_lo (128-bit). sls[0] is the smear's
+ *	piece at the snapshot (the linear window, one chord of a curved
+ *	shape, or a constant stretch) turned into a rate, sls[1] the piece
+ *	after it (a chord lasts ~len / 65536: 1.1 s for the 20 h cosine, so
+ *	the next one is at hand before the next update); exactly what the
+ *	slow path computes for every d below dmax, which ends at the piece's
+ *	end and before the error of M could reach a ns. dmax 0 (or sls[1]'s
+ *	no more than sls[0]'s): the slow path (e.g. inside an unsmeared
+ *	23:59:60).
+ *
+ *  line 3 and on: the slow path
  *	raw_mult, raw_frac, raw_mono	MONOTONIC_RAW, as above at the nominal
  *			rate (same cycle_last and shift)
  *	leap_mono	MONOTONIC instant of the next leap boundary (the start
@@ -139,6 +158,15 @@ static inline uint64_t lc__counter_read(const struct lc_counter *c)
 #define LC__TKF_RT_SMEARED 0x1 /* REALTIME reads the UTC_SLS timeline */
 #define LC__TKF_SMEAR 0x2      /* a smear policy is configured */
 
+/* One piece of UTC_SLS for the fast path (one cache line). */
+struct lc__tk_sls_piece {
+	int64_t base;
+	uint64_t dmax;
+	uint64_t m_lo, m_hi;
+	uint64_t c_lo, c_hi;
+	uint64_t pad[2];
+};
+
 struct lc__tk_snap {
 	/* line 0 */
 	uint64_t cycle_last;
@@ -149,7 +177,9 @@ struct lc__tk_snap {
 	int64_t offs_tai;
 	int64_t rt_slow;
 	uint64_t shift_max;
-	/* line 1 on */
+	/* lines 1-2: UTC_SLS's fast path (lc__tk_gettime_sls_fast) */
+	struct lc__tk_sls_piece sls[2];
+	/* line 3 on */
 	uint64_t raw_mult;
 	uint64_t raw_frac;
 	int64_t raw_mono;
@@ -169,6 +199,9 @@ _Static_assert(sizeof(struct lc__tk_snap) % 8 == 0,
                "the snapshot is made of 8-byte words");
 _Static_assert(offsetof(struct lc__tk_snap, shift_max) == 56,
                "the hot read data fills exactly the first cache line");
+
+_Static_assert(offsetof(struct lc__tk_snap, raw_mult) == 192,
+               "UTC_SLS's fast path words fill exactly lines 1 and 2");
 
 #define LC__TK_WORDS (sizeof(struct lc__tk_snap) / 8)
 #define LC__TKW(field) (offsetof(struct lc__tk_snap, field) / 8)
@@ -421,6 +454,50 @@ static inline void lc__tk_gettime_rt(const lc_timekeeper *tk,
                                      struct timespec *ts, int leap_check)
 {
 	lc__tk_ns_to_ts(lc__tk_read_rt(tk, leap_check), ts);
+}
+
+/* UTC_SLS when a smear policy is configured: one multiply after MONOTONIC's
+ * (the words of line 1); returns 0 when the slow path must decide (past
+ * the piece the writer prepared, or inside an unsmeared 23:59:60). */
+static inline int lc__tk_gettime_sls_fast(const lc_timekeeper *tk,
+                                          struct timespec *ts)
+{
+	const struct lc__tk_pub *p = lc__tk_pub(tk);
+	const struct lc__tk_copy *c;
+	uint64_t seq, last, mult, frac, smax, dmax, mlo, mhi, clo, chi, d, hi;
+	int64_t base, v;
+	unsigned __int128 t;
+
+	do {
+		seq = lc__tk_read_begin(p, &c);
+		last = lc__tkw(c, LC__TKW(cycle_last));
+		mult = lc__tkw(c, LC__TKW(mult));
+		frac = lc__tkw(c, LC__TKW(frac));
+		smax = lc__tkw(c, LC__TKW(shift_max));
+		base = (int64_t)lc__tkw(c, LC__TKW(sls[0].base));
+		dmax = lc__tkw(c, LC__TKW(sls[0].dmax));
+		mlo = lc__tkw(c, LC__TKW(sls[0].m_lo));
+		mhi = lc__tkw(c, LC__TKW(sls[0].m_hi));
+		clo = lc__tkw(c, LC__TKW(sls[0].c_lo));
+		chi = lc__tkw(c, LC__TKW(sls[0].c_hi));
+		d = lc__cyc2ns(lc__tk_counter_read(p), last, mult, frac, smax);
+		if (lc__unlikely(d >= dmax)) {
+			if (d >= lc__tkw(c, LC__TKW(sls[1].dmax)))
+				return 0;
+			base = (int64_t)lc__tkw(c, LC__TKW(sls[1].base));
+			mlo = lc__tkw(c, LC__TKW(sls[1].m_lo));
+			mhi = lc__tkw(c, LC__TKW(sls[1].m_hi));
+			clo = lc__tkw(c, LC__TKW(sls[1].c_lo));
+			chi = lc__tkw(c, LC__TKW(sls[1].c_hi));
+		}
+		/* d < 2^40 and M < 2^85: no product overflows */
+		t = (unsigned __int128)d * mlo +
+		    (((unsigned __int128)chi << 64) | clo);
+		hi = (uint64_t)(t >> 64) + d * mhi;
+		v = base + (int64_t)(hi >> 20);
+	} while (lc__tk_read_retry(p, seq));
+	lc__tk_ns_to_ts(v, ts);
+	return 1;
 }
 
 /* UTC away from a leap is REALTIME; returns 0 when the slow path must

@@ -37,7 +37,7 @@
 #include <stddef.h>
 
 #define LC__TL_MAGIC UINT64_C(0x454e494c454d4954) /* "TIMELINE" */
-#define LC__TL_ABI 1u
+#define LC__TL_ABI 2u /* 2: the snapshot's UTC_SLS line */
 #define LC__TL_MAX_LEAPS 256
 #define LC__TL_BOOT_ID 40
 

@@ -595,8 +595,8 @@ static void write_corpus(const char *d, const unsigned char *img)
 	pg->magic ^= UINT64_C(0x100);
 	put_seed(d, "bad-magic", m, PAGE_SZ);
 	memcpy(m, img, PAGE_SZ);
-	pg->abi = 2;
-	put_seed(d, "abi-2", m, PAGE_SZ);
+	pg->abi = LC__TL_ABI + 1;
+	put_seed(d, "abi-next", m, PAGE_SZ);
 	memcpy(m, img, PAGE_SZ);
 	memset(pg->boot_id, 'x', sizeof(pg->boot_id));
 	put_seed(d, "boot-unterminated", m, PAGE_SZ);
