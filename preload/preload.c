@@ -260,23 +260,10 @@ static inline void maybe_update(int64_t mono)
 /* ---- the program's clocks ------------------------------------------------ */
 
 /* The timekeeper's REALTIME (exact leap) and the MONOTONIC it was read at:
- * lc__tk_read_rt with the instant kept. */
+ * the library's one reader (timekeeper.h). */
 static inline int64_t exact_rt(int64_t *mono_out)
 {
-	const struct lc__tk_pub *p = lc__tk_pub(g_tk);
-	const struct lc__tk_copy *c;
-	uint64_t seq;
-	int64_t mono, rt;
-
-	do {
-		seq = lc__tk_read_begin(p, &c);
-		mono = lc__tk_mono_of(c, lc__counter_read(p->counter));
-		if (lc__unlikely(mono >= (int64_t)lc__tkw(c, LC__TKW(rt_slow))))
-			return lc__tk_slow_rt(g_tk, mono_out);
-		rt = mono + (int64_t)lc__tkw(c, LC__TKW(offs_real));
-	} while (lc__tk_read_retry(p, seq));
-	*mono_out = mono;
-	return rt;
+	return lc__tk_read_rt_at(g_tk, 1, mono_out);
 }
 
 static int64_t smeared_at(int64_t mono)
@@ -309,17 +296,7 @@ static inline int64_t prog_rt(void)
 /* The program's CLOCK_TAI in ns. */
 static int64_t prog_tai(void)
 {
-	const struct lc__tk_pub *p = lc__tk_pub(g_tk);
-	const struct lc__tk_copy *c;
-	uint64_t seq;
-	int64_t v;
-
-	do {
-		seq = lc__tk_read_begin(p, &c);
-		v = lc__tk_mono_of(c, lc__counter_read(p->counter)) +
-		    (int64_t)lc__tkw(c, LC__TKW(offs_tai));
-	} while (lc__tk_read_retry(p, seq));
-	return v;
+	return lc__tk_read_mono_plus(g_tk, LC__TKW(offs_tai), 1);
 }
 
 /* Which of our clocks a host clock id is: 1 realtime, 2 TAI, 0 neither. */

@@ -1435,17 +1435,7 @@ static int64_t read_raw(const lc_timekeeper *tk)
 /* MONOTONIC + the word at `off_word` of the snapshot (offs_tai, offs_boot). */
 static int64_t read_mono_plus(const lc_timekeeper *tk, size_t off_word)
 {
-	const struct lc__tk_pub *p = lc__tk_pub(tk);
-	const struct lc__tk_copy *c;
-	uint64_t seq;
-	int64_t v;
-
-	do {
-		seq = lc__tk_read_begin(p, &c);
-		v = lc__tk_mono_of(c, lc__tk_counter_read(p)) +
-		    (int64_t)lc__tkw(c, off_word);
-	} while (lc__tk_read_retry(p, seq));
-	return v;
+	return lc__tk_read_mono_plus(tk, off_word, 1);
 }
 
 static void read_slow_ts(const lc_timekeeper *tk, lc_clock_id id,

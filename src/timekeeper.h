@@ -316,19 +316,30 @@ static inline int64_t lc__tk_mono_of(const struct lc__tk_copy *c,
 	                           lc__tkw(c, LC__TKW(shift_max)));
 }
 
-/* MONOTONIC now, lock-free. */
-static inline int64_t lc__tk_read_mono(const lc_timekeeper *tk)
+/* MONOTONIC now plus the snapshot word `off_word` (LC__TKW(offs_tai),
+ * LC__TKW(offs_boot), or none for MONOTONIC itself), lock-free: the latch
+ * loop every reader of a MONOTONIC-based clock goes through. */
+static inline int64_t lc__tk_read_mono_plus(const lc_timekeeper *tk,
+                                            size_t off_word, int plus)
 {
 	const struct lc__tk_pub *p = lc__tk_pub(tk);
 	const struct lc__tk_copy *c;
 	uint64_t seq;
-	int64_t mono;
+	int64_t v;
 
 	do {
 		seq = lc__tk_read_begin(p, &c);
-		mono = lc__tk_mono_of(c, lc__tk_counter_read(p));
+		v = lc__tk_mono_of(c, lc__tk_counter_read(p));
+		if (plus)
+			v += (int64_t)lc__tkw(c, off_word);
 	} while (lc__tk_read_retry(p, seq));
-	return mono;
+	return v;
+}
+
+/* MONOTONIC now, lock-free. */
+static inline int64_t lc__tk_read_mono(const lc_timekeeper *tk)
+{
+	return lc__tk_read_mono_plus(tk, 0, 0);
 }
 
 /* A consistent snapshot and the MONOTONIC instant it was read at (for
@@ -428,11 +439,14 @@ static inline void lc__tk_ns_to_ts(int64_t ns, struct timespec *ts)
 	}
 }
 
-/* REALTIME in ns. `leap_check` is a constant at each call site: 1 in the
+/* REALTIME in ns, and the MONOTONIC instant it is of in *mono_out (unless
+ * NULL: for callers that convert or compare at that instant, such as the
+ * preload shim). `leap_check` is a constant at each call site: 1 in the
  * library; the benchmark builds a copy with 0 to measure what the one
  * compare that gives the exact leap costs (with 0 the value is wrong at a
  * leap: never use it elsewhere). */
-static inline int64_t lc__tk_read_rt(const lc_timekeeper *tk, int leap_check)
+static inline int64_t lc__tk_read_rt_at(const lc_timekeeper *tk,
+                                        int leap_check, int64_t *mono_out)
 {
 	const struct lc__tk_pub *p = lc__tk_pub(tk);
 	const struct lc__tk_copy *c;
@@ -444,10 +458,17 @@ static inline int64_t lc__tk_read_rt(const lc_timekeeper *tk, int leap_check)
 		mono = lc__tk_mono_of(c, lc__tk_counter_read(p));
 		if (leap_check &&
 		    lc__unlikely(mono >= (int64_t)lc__tkw(c, LC__TKW(rt_slow))))
-			return lc__tk_slow_rt(tk, NULL);
+			return lc__tk_slow_rt(tk, mono_out);
 		rt = mono + (int64_t)lc__tkw(c, LC__TKW(offs_real));
 	} while (lc__tk_read_retry(p, seq));
+	if (mono_out != NULL)
+		*mono_out = mono;
 	return rt;
+}
+
+static inline int64_t lc__tk_read_rt(const lc_timekeeper *tk, int leap_check)
+{
+	return lc__tk_read_rt_at(tk, leap_check, NULL);
 }
 
 static inline void lc__tk_gettime_rt(const lc_timekeeper *tk,
