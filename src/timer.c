@@ -48,7 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DAY_S INT64_C(86400)
+#define DAY_S   INT64_C(86400)
 #define DAY_KEY (INT64_C(86401) * LC__NS)
 /* the last day all of whose keys stay below INT64_MAX ("never") */
 #define DAY_MAX ((INT64_MAX - DAY_KEY) / DAY_KEY)
@@ -403,7 +403,8 @@ static struct utc_leap utc_leap_of(lc_timekeeper *tk)
 		lp.dir = 0;
 	/* a leap whose instant has no ns value meets no key: ignore (this
 	 * also keeps (when + 1) * 1e9 below from overflowing) */
-	if (lp.when > INT64_MAX / LC__NS - 2 || lp.when < INT64_MIN / LC__NS + 2)
+	if (lp.when > INT64_MAX / LC__NS - 2 ||
+	    lp.when < INT64_MIN / LC__NS + 2)
 		lp.dir = 0;
 	return lp;
 }

@@ -425,11 +425,13 @@ static void sls_unsmeared_case(uint64_t freq, const struct lc_smear_policy *pol)
 	LC_EQ_INT(lc_tk_mono_at(tk, LC_CLOCK_UTC_SLS, &r[2].dl, &ma), 0);
 	LC_GE_I64(ma - m0, 10500 * MS);
 	LC_LT_I64(ma - m0, 10500 * MS + tick);
-	for (int i = 0; i < N; i++)
-		if (i != 5)
-			LC_EQ_INT(lc_timer_start(&t[i], LC_TIMER_ABSTIME, &r[i].dl,
-			                         i == 4 ? &iv : NULL),
-			          0);
+	for (int i = 0; i < N; i++) {
+		if (i == 5)
+			continue; /* relative, started in 23:59:60 below */
+		LC_EQ_INT(lc_timer_start(&t[i], LC_TIMER_ABSTIME, &r[i].dl,
+		                         i == 4 ? &iv : NULL),
+		          0);
+	}
 	LC_EQ_INT(lc_timer_deadline(&t[2], &d), 0);
 	LC_EQ_I64(d.tv_sec, E - 1);
 	LC_EQ_I64(d.tv_nsec, 1500000000);
