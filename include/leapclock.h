@@ -102,7 +102,8 @@ typedef enum lc_clock_id {
 	LC_CLOCK_TAI = 3,           /* MONOTONIC + offs_tai; steps only when set */
 	LC_CLOCK_REALTIME = 4,      /* POSIX time; repeats 23:59:59 at an insertion */
 	LC_CLOCK_UTC = 5,           /* 23:59:60 as tv_nsec in [1e9, 2e9) */
-	LC_CLOCK_UTC_SLS = 6,       /* smeared UTC */
+	LC_CLOCK_UTC_SLS = 6,       /* smeared UTC; UTC, 23:59:60 included,
+	                             * while no smear plan runs */
 	LC_CLOCK_COUNT = 7
 } lc_clock_id;
 
@@ -612,10 +613,11 @@ struct lc_tk_config {
 	int64_t initial_realtime_ns;
 	/* Initial TAI-UTC in seconds; -1 takes it from the table. */
 	int initial_tai_offset;
-	/* Smearing: the policy of UTC_SLS (NULL: no smear, UTC_SLS == UTC) and
-	 * whether REALTIME reads the smeared timeline (ignored without a
-	 * policy). Not copied. A leap the policy cannot smear in the time left
-	 * (lc_smear_validate's rate bound) is applied exactly on UTC_SLS. */
+	/* Smearing: the policy of UTC_SLS (NULL: no smear, UTC_SLS is UTC,
+	 * 23:59:60 included) and whether REALTIME reads the smeared timeline
+	 * (ignored without a policy). Not copied. A leap the policy cannot
+	 * smear in the time left (lc_smear_validate's rate bound) is applied
+	 * exactly on UTC_SLS: it then reads UTC's 23:59:60 too. */
 	const struct lc_smear_policy *smear;
 	int realtime_smeared;
 	/* Follow the host's CLOCK_REALTIME (DESIGN.md 7): each lc_update()
@@ -769,10 +771,14 @@ int lc_timeline_info(const lc_timekeeper *tk, struct lc_timeline_info *out);
 int lc_update(lc_timekeeper *tk);
 
 /* Reads a clock. Lock-free; never waits for a writer. For LC_CLOCK_UTC,
- * tv_nsec is in [1e9, 2e9) during an inserted second. */
+ * tv_nsec is in [1e9, 2e9) during an inserted second; for LC_CLOCK_UTC_SLS
+ * too while no smear plan runs (no policy, or a leap the policy cannot
+ * smear): UTC_SLS is UTC then. While a plan runs UTC_SLS never shows
+ * 23:59:60. */
 int lc_gettime(const lc_timekeeper *tk, lc_clock_id id, struct timespec *ts);
-/* The same as ns; for LC_CLOCK_UTC the value is tv_sec*1e9 + tv_nsec (which
- * repeats after 23:59:60: use lc_gettime for UTC). */
+/* The same as ns; for LC_CLOCK_UTC, and LC_CLOCK_UTC_SLS reading 23:59:60,
+ * the value is tv_sec*1e9 + tv_nsec (which repeats after 23:59:60: use
+ * lc_gettime for those, and order readings as (tv_sec, tv_nsec)). */
 int64_t lc_now_ns(const lc_timekeeper *tk, lc_clock_id id);
 /* Broken-down UTC with sec == 60 during an inserted leap second. */
 int lc_gettime_utc_tm(const lc_timekeeper *tk, struct lc_tm *tm);
@@ -849,16 +855,19 @@ int lc_tk_next_leap(const lc_timekeeper *tk, int64_t *when, int *dir);
  * `deadline`, given the state now (no future steps), across the armed leap:
  * a REALTIME or UTC 00:00:00 after an insertion is one second after
  * 23:59:59.999..., and a UTC deadline in 23:59:60 (tv_nsec >= 1e9, UTC and
- * UTC_SLS only) is inside the inserted second; UTC_SLS goes through the
- * smear plan. Exact on a simulated counter (tested: the clock reads below
- * the deadline 1 ns earlier). A REALTIME deadline (exact, or smeared while
- * no smear plan runs) in a repeated 23:59:59 is the first occurrence when
- * asked before the leap, and the repeated one when asked during or after
- * it (the first is past): the first instant from now on at which the
- * clock reads >= the deadline, as Linux's hrtimer does for a timer armed
- * in the leap second (one past in the repeat too returns its last
- * occurrence, in the past: a timer fires at once). Lock-free. For
- * timers. */
+ * UTC_SLS only, the same deadlines lc_timer_start takes) is inside the
+ * inserted second, or where there is none the next second's 00.000.
+ * UTC_SLS is UTC while no smear plan runs, and goes through the plan while
+ * one does (a 23:59:60.x deadline is then the 00:00:00 after it, the first
+ * smeared reading at or past it). Exact on a simulated counter (tested:
+ * the clock reads below the deadline 1 ns earlier). A REALTIME deadline
+ * (exact, or smeared while no smear plan runs) in a repeated 23:59:59 is
+ * the first occurrence when asked before the leap, and the repeated one
+ * when asked during or after it (the first is past): the first instant
+ * from now on at which the clock reads >= the deadline, as Linux's hrtimer
+ * does for a timer armed in the leap second (one past in the repeat too
+ * returns its last occurrence, in the past: a timer fires at once).
+ * Lock-free. For timers. */
 int lc_tk_mono_at(const lc_timekeeper *tk, lc_clock_id id,
                   const struct timespec *deadline, int64_t *mono_ns);
 
@@ -882,14 +891,20 @@ int lc_tk_cycles_at(const lc_timekeeper *tk, int64_t mono_ns, uint64_t *cycles);
  * or int64_t ns (the lc_timer_start_ns form); loop deadlines are MONOTONIC ns
  * of the loop's timekeeper.
  *
- * UTC timers: deadlines use the UTC convention (tv_nsec in [1e9, 2e9) is
- * 23:59:60), so 23:59:60.5 is a deadline. Intervals and relative values on
- * UTC count elapsed UTC seconds, the inserted second included, for the leap
- * the timekeeper has armed when the period or the relative value is
- * computed. UTC deadlines after 2116-02-20 (tv_sec >= 2^62 / 1e9) are
- * clamped to "never". REALTIME and UTC_SLS periods are added on the clock's
- * own reading, as Linux adds them on CLOCK_REALTIME: a 1 s REALTIME period
- * across an insertion has one 2 s gap.
+ * UTC and UTC_SLS timers: deadlines use the UTC convention (tv_nsec in
+ * [1e9, 2e9) is 23:59:60), so 23:59:60.5 is a deadline; one in a second
+ * that ends no UTC day is the next second's 00.000. Intervals and relative
+ * values on UTC count elapsed UTC seconds, the inserted second included,
+ * for the leap the timekeeper has armed when the period or the relative
+ * value is computed. UTC_SLS is UTC while no smear plan runs (no policy, or
+ * a leap the policy cannot smear), timers included: a UTC_SLS timer for
+ * 00:00:00 after an insertion fires after 23:59:60, as a UTC one does.
+ * While a plan runs UTC_SLS shows no 23:59:60 and its periods and relative
+ * values are added on its own reading. UTC and UTC_SLS deadlines from
+ * 2262-04-10 on (where REALTIME's ns end) are clamped to "never"; before
+ * that they fire as REALTIME's do. REALTIME periods are added on the
+ * clock's own reading, as Linux adds them on CLOCK_REALTIME: a 1 s REALTIME
+ * period across an insertion has one 2 s gap.
  *
  * Clock set (LC_TIMER_CANCEL_ON_SET, absolute timers only, the semantics of
  * timerfd's TFD_TIMER_CANCEL_ON_SET): the timer is cancelled and its callback
@@ -968,14 +983,16 @@ int lc_timer_init(lc_loop *loop, lc_timer *t, lc_clock_id id, lc_timer_cb cb,
                   void *data);
 /* Arms (or re-arms) a timer. `value`: with LC_TIMER_ABSTIME the deadline on
  * the timer's clock, otherwise an offset (>= 0) from the clock's reading now;
- * tv_nsec in [0, 1e9), or [0, 2e9) for an absolute UTC deadline. `interval`
+ * tv_nsec in [0, 1e9), or [0, 2e9) for an absolute UTC or UTC_SLS deadline
+ * (as lc_tk_mono_at). `interval`
  * (NULL or zero: one-shot): the period, tv_nsec in [0, 1e9). Deadlines that
  * would overflow are clamped to the latest representable instant. Ties
  * expire in the order they were started. LC_EINVAL on a bad argument. */
 int lc_timer_start(lc_timer *t, int flags, const struct timespec *value,
                    const struct timespec *interval);
-/* The same in ns. An absolute UTC value_ns is read as a timespec with
- * tv_nsec < 1e9, so it cannot name 23:59:60: use lc_timer_start for that. */
+/* The same in ns. An absolute UTC or UTC_SLS value_ns is read as a timespec
+ * with tv_nsec < 1e9, so it cannot name 23:59:60: use lc_timer_start for
+ * that. */
 int lc_timer_start_ns(lc_timer *t, int flags, int64_t value_ns,
                       int64_t interval_ns);
 /* Disarms; returns 1 if the timer was armed (or expired and not yet
@@ -986,7 +1003,8 @@ int lc_timer_active(lc_timer *t);
 /* Time left until the deadline, on the timer's own clock (0 if due);
  * LC_ENOENT if idle. */
 int lc_timer_remaining(lc_timer *t, struct timespec *left);
-/* The current absolute deadline (the UTC convention for UTC timers). */
+/* The current absolute deadline (the UTC convention for UTC and UTC_SLS
+ * timers). */
 int lc_timer_deadline(lc_timer *t, struct timespec *deadline);
 /* Expirations missed before the last delivered one (timer_getoverrun). */
 int64_t lc_timer_overrun(lc_timer *t);

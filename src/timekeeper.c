@@ -1362,6 +1362,15 @@ int64_t lc__tk_slow_rt(const lc_timekeeper *tk, int64_t *mono_out)
 	return lc__tk_realtime_at(&s, mono);
 }
 
+int lc__tk_sls_is_utc(const lc_timekeeper *tk)
+{
+	struct lc__tk_snap s;
+	int64_t mono;
+
+	lc__tk_read_snap(tk, &s, &mono);
+	return !plan_active(&s.plan);
+}
+
 /* UTC as a timespec from a snapshot: 23:59:60 during an inserted second. */
 static struct timespec utc_at(const struct lc__tk_snap *s, int64_t mono)
 {

@@ -376,6 +376,10 @@ static inline int64_t lc__tk_realtime_at(const struct lc__tk_snap *s,
 /* Out of line (timekeeper.c): the REALTIME slow path (a leap or a smear at
  * hand), and any clock at a MONOTONIC instant from a snapshot. */
 int64_t lc__tk_slow_rt(const lc_timekeeper *tk, int64_t *mono);
+/* 1 if UTC_SLS is UTC now: no smear plan runs (no policy, or the leap at
+ * hand is left unsmeared), so UTC_SLS shows an inserted 23:59:60 as UTC
+ * does; 0 while a plan runs (UTC_SLS then never shows 23:59:60). */
+int lc__tk_sls_is_utc(const lc_timekeeper *tk);
 int lc__tk_clock_at(const struct lc__tk_snap *s, lc_clock_id id, int64_t mono,
                     struct timespec *ts);
 

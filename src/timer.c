@@ -6,17 +6,35 @@
  * Keys. Each base is keyed in its own clock's time, so that a step of one
  * clock (a leap, a settime) leaves the order of every queue intact and only
  * changes which MONOTONIC instant a base's head maps to:
- *   - MONOTONIC_RAW, MONOTONIC, BOOTTIME, TAI, REALTIME, UTC_SLS: the clock's
- *     ns, as lc_now_ns() returns them;
- *   - UTC: tv_sec * 2e9 + tv_nsec of the UTC convention (tv_nsec < 2e9).
- *     Readings order as (tv_sec, tv_nsec) pairs (23:59:60.x is tv_sec of
- *     23:59:59 with tv_nsec >= 1e9, and comes before 00:00:00 = tv_sec + 1,
- *     tv_nsec 0); since tv_nsec < 2e9 the map (s, n) -> 2e9 s + n keeps that
- *     order exactly and is one-to-one. It covers |tv_sec| < 4.6e9.
+ *   - MONOTONIC_RAW, MONOTONIC, BOOTTIME, TAI, REALTIME: the clock's ns, as
+ *     lc_now_ns() returns them;
+ *   - UTC and UTC_SLS: the reading (s, n) in the UTC convention (n < 2e9;
+ *     23:59:60.x is s of 23:59:59 with n >= 1e9, and comes before 00:00:00
+ *     = s + 1, n 0). With day = floor(s / 86400) and sod = s - 86400 day,
+ *     the key is day * 86401e9 + sod * 1e9 + n: each UTC day gets 86,401 s
+ *     of keys, its last second two (23:59:59 and 23:59:60). Leaps come only
+ *     at the end of a UTC day (leap files and the table are checked for
+ *     it, adjtimex inserts at midnight), so the map keeps the order of
+ *     every reading exactly and is one-to-one; a deadline with n >= 1e9 in
+ *     any other second is keyed as the next second's 00.000, the first
+ *     reading at or past it (as lc_tk_mono_at() says). Days -106,749 to
+ *     106,749 (1677-09-24 to 2262-04-09, about REALTIME's ns range) have
+ *     keys; later deadlines are clamped to INT64_MAX, "never", which a
+ *     reading never reaches (it is clamped below it), earlier ones to
+ *     INT64_MIN. The plain map (s, n) -> 2e9 s + n covered only
+ *     |s| < 4.6e9: from 2116-02-20 on a reading clamped to the "never" key
+ *     itself, so every timer there fired at once (issue 12 item 2).
+ *     UTC_SLS is keyed so because without a smear plan it is UTC and
+ *     shows 23:59:60, where its ns (lc_now_ns) repeat 00:00:00's: on ns
+ *     keys a 00:00:00 deadline was due at the start of 23:59:60 (issue 12
+ *     item 1). While a plan runs its readings have n < 1e9 and their keys
+ *     order as their ns.
  *
- * UTC arithmetic (relative starts, periods) is on elapsed UTC: with the leap
- * the timekeeper has armed at POSIX second W (the 00:00:00 after it), the
- * linear value of a reading (s, n) with p = s * 1e9 + n is
+ * UTC arithmetic (relative starts, periods) is on elapsed UTC, and so is
+ * UTC_SLS's while no smear plan runs (UTC_SLS is UTC then); while one runs,
+ * UTC_SLS arithmetic is on its own ns (no leap: the plan absorbs it). With
+ * the leap the timekeeper has armed at POSIX second W (the 00:00:00 after
+ * it), the linear value of a reading (s, n) with p = s * 1e9 + n is
  *   insertion: p for s < W (the inserted second, s = W-1 and n >= 1e9,
  *              gives p in [W e9, W e9 + 1e9) as it should), p + 1e9 for s >= W;
  *   deletion:  p for s < W-1, (W-1) e9 for readings inside the deleted
@@ -25,11 +43,15 @@
  *   no leap:   p.
  */
 #include "timer.h"
+#include "timekeeper.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define UTC_SCALE (2 * LC__NS)
+#define DAY_S   INT64_C(86400)
+#define DAY_KEY (INT64_C(86401) * LC__NS)
+/* the last day all of whose keys stay below INT64_MAX ("never") */
+#define DAY_MAX ((INT64_MAX - DAY_KEY) / DAY_KEY)
 
 static inline struct lc__timer *priv(lc_timer *t)
 {
@@ -294,22 +316,47 @@ int lc__heap_check(const struct lc__heap *h)
 /* Keys                                                                      */
 /* ------------------------------------------------------------------------ */
 
-static int64_t utc_key(int64_t sec, int64_t nsec)
+/* Clocks keyed in the UTC convention (see the top of the file). */
+static inline int utc_keyed(int clock)
 {
-	/* 2e9 * sec + nsec, clamped to the int64 range */
-	if (sec > (INT64_MAX - UTC_SCALE) / UTC_SCALE)
+	return clock == LC_CLOCK_UTC || clock == LC_CLOCK_UTC_SLS;
+}
+
+int64_t lc__utc_key(int64_t sec, int64_t nsec)
+{
+	int64_t day = lc__fdiv(sec, DAY_S), sod = lc__fmod(sec, DAY_S);
+
+	if (nsec >= LC__NS && sod != DAY_S - 1) {
+		/* no 23:59:60 but at a day's end: the next second's start
+		 * (sod + 1 <= 86399, the same day) */
+		sod++;
+		nsec = 0;
+	}
+	if (day > DAY_MAX)
 		return INT64_MAX;
-	if (sec < INT64_MIN / UTC_SCALE + 1)
+	if (day < -DAY_MAX)
 		return INT64_MIN;
-	return sec * UTC_SCALE + nsec;
+	return day * DAY_KEY + sod * LC__NS + nsec;
+}
+
+/* A UTC key back to (s, n), n in [1e9, 2e9) only in a day's last second. */
+static void utc_unkey(int64_t key, int64_t *sec, int64_t *nsec)
+{
+	int64_t day = lc__fdiv(key, DAY_KEY), r = lc__fmod(key, DAY_KEY);
+	int64_t sod = r / LC__NS;
+
+	if (sod > DAY_S - 1)
+		sod = DAY_S - 1; /* 23:59:60 */
+	*sec = day * DAY_S + sod;
+	*nsec = r - sod * LC__NS;
 }
 
 static int64_t ts_key(int clock, const struct timespec *ts)
 {
 	int64_t s = (int64_t)ts->tv_sec;
 
-	if (clock == LC_CLOCK_UTC)
-		return utc_key(s, ts->tv_nsec);
+	if (utc_keyed(clock))
+		return lc__utc_key(s, ts->tv_nsec);
 	if (s > (INT64_MAX - LC__NS) / LC__NS)
 		return INT64_MAX;
 	if (s < INT64_MIN / LC__NS + 1)
@@ -320,23 +367,28 @@ static int64_t ts_key(int clock, const struct timespec *ts)
 struct timespec lc__key_to_ts(int clock, int64_t key)
 {
 	struct timespec ts;
+	int64_t s, n;
 
-	if (clock != LC_CLOCK_UTC)
+	if (!utc_keyed(clock))
 		return lc__ns_to_ts(key);
-	ts.tv_sec = (time_t)lc__fdiv(key, UTC_SCALE);
-	ts.tv_nsec = (long)lc__fmod(key, UTC_SCALE);
+	utc_unkey(key, &s, &n);
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)n;
 	return ts;
 }
 
 int64_t lc__base_now(lc_timekeeper *tk, int clock)
 {
 	struct timespec ts;
+	int64_t k;
 
-	if (clock != LC_CLOCK_UTC)
+	if (!utc_keyed(clock))
 		return lc_now_ns(tk, (lc_clock_id)clock);
-	if (lc_gettime(tk, LC_CLOCK_UTC, &ts) < 0)
+	if (lc_gettime(tk, (lc_clock_id)clock, &ts) < 0)
 		return INT64_MIN;
-	return utc_key(ts.tv_sec, ts.tv_nsec);
+	k = lc__utc_key(ts.tv_sec, ts.tv_nsec);
+	/* a reading past the keys stays below "never" */
+	return k == INT64_MAX ? INT64_MAX - 1 : k;
 }
 
 struct utc_leap {
@@ -349,41 +401,53 @@ static struct utc_leap utc_leap_of(lc_timekeeper *tk)
 	struct utc_leap lp = {0, 0};
 	if (lc_tk_next_leap(tk, &lp.when, &lp.dir) < 0)
 		lp.dir = 0;
-	/* a leap more than 2^32 s away cannot meet a clamped key: ignore */
-	if (lp.when > (INT64_C(1) << 32) * 16 || lp.when < -(INT64_C(1) << 32) * 16)
+	/* a leap whose instant has no ns value meets no key: ignore (this
+	 * also keeps (when + 1) * 1e9 below from overflowing) */
+	if (lp.when > INT64_MAX / LC__NS - 2 ||
+	    lp.when < INT64_MIN / LC__NS + 2)
 		lp.dir = 0;
 	return lp;
 }
 
-/* The leap for arithmetic on keys a and b: the armed one, or, while an
- * inserted second is in progress (the timekeeper no longer reports it as
- * next), the one that a reading inside 23:59:60 proves. */
-static struct utc_leap utc_leap_for(lc_timekeeper *tk, int64_t a, int64_t b)
+/* Does key k (not a clamped one) name 23:59:60? Then *when is the second
+ * after it. */
+static int key_in_leap(int64_t k, int64_t *when)
 {
-	struct utc_leap lp = utc_leap_of(tk);
+	int64_t s, n;
 
-	if (lp.dir == 0) {
-		if (a != INT64_MAX && a != INT64_MIN &&
-		    lc__fmod(a, UTC_SCALE) >= LC__NS) {
-			lp.when = lc__fdiv(a, UTC_SCALE) + 1;
-			lp.dir = 1;
-		} else if (b != INT64_MAX && b != INT64_MIN &&
-		           lc__fmod(b, UTC_SCALE) >= LC__NS) {
-			lp.when = lc__fdiv(b, UTC_SCALE) + 1;
-			lp.dir = 1;
-		}
-	}
+	if (k == INT64_MAX || k == INT64_MIN)
+		return 0;
+	utc_unkey(k, &s, &n);
+	*when = s + 1;
+	return n >= LC__NS;
+}
+
+/* The leap for arithmetic on keys a and b of `clock`: the armed one, or,
+ * while an inserted second is in progress (the timekeeper no longer reports
+ * it as next), the one that a reading inside 23:59:60 proves. None for
+ * UTC_SLS while a smear plan runs: it never shows 23:59:60 then. */
+static struct utc_leap utc_leap_for(lc_timekeeper *tk, int clock, int64_t a,
+                                    int64_t b)
+{
+	struct utc_leap lp = {0, 0};
+
+	if (clock == LC_CLOCK_UTC_SLS && !lc__tk_sls_is_utc(tk))
+		return lp;
+	lp = utc_leap_of(tk);
+	if (lp.dir == 0 &&
+	    (key_in_leap(a, &lp.when) || key_in_leap(b, &lp.when)))
+		lp.dir = 1;
 	return lp;
 }
 
 static int64_t utc_lin(int64_t key, struct utc_leap lp)
 {
-	int64_t s = lc__fdiv(key, UTC_SCALE), n = lc__fmod(key, UTC_SCALE);
-	int64_t p;
+	int64_t s, n, p;
 
 	if (key == INT64_MAX || key == INT64_MIN)
 		return key;
-	p = s * LC__NS + n; /* |s| < 4.6e9: no overflow */
+	utc_unkey(key, &s, &n);
+	p = s * LC__NS + n; /* |s| <= 9.2233e9, n < 2e9: no overflow */
 	if (lp.dir > 0 && s >= lp.when)
 		return p + LC__NS;
 	if (lp.dir < 0 && s >= lp.when)
@@ -401,12 +465,13 @@ static int64_t utc_from_lin(int64_t l, struct utc_leap lp)
 		return l;
 	if (lp.dir > 0 && l >= lp.when * LC__NS) {
 		if (l < (lp.when + 1) * LC__NS)
-			return utc_key(lp.when - 1, l - (lp.when - 1) * LC__NS);
+			return lc__utc_key(lp.when - 1,
+			                   l - (lp.when - 1) * LC__NS);
 		p = l - LC__NS;
 	} else if (lp.dir < 0 && l >= (lp.when - 1) * LC__NS) {
 		p = lc__sat_add(l, LC__NS);
 	}
-	return utc_key(lc__fdiv(p, LC__NS), lc__fmod(p, LC__NS));
+	return lc__utc_key(lc__fdiv(p, LC__NS), lc__fmod(p, LC__NS));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -603,8 +668,8 @@ static void advance_periodic(struct lc_loop *l, struct lc__timer *t,
 	struct utc_leap lp = {0, 0};
 	int64_t d = t->key, n = now, k, next, since;
 
-	if (t->clock == LC_CLOCK_UTC) {
-		lp = utc_leap_for(l->tk, d, now);
+	if (utc_keyed((int)t->clock)) {
+		lp = utc_leap_for(l->tk, (int)t->clock, d, now);
 		d = utc_lin(d, lp);
 		n = utc_lin(now, lp);
 	}
@@ -615,7 +680,7 @@ static void advance_periodic(struct lc_loop *l, struct lc__timer *t,
 	    __builtin_add_overflow(d, next, &next))
 		next = INT64_MAX;
 	t->pend_overrun = k - 1;
-	t->key = t->clock == LC_CLOCK_UTC ? utc_from_lin(next, lp) : next;
+	t->key = utc_keyed((int)t->clock) ? utc_from_lin(next, lp) : next;
 }
 
 /*
@@ -878,8 +943,9 @@ static int start_common(struct lc__timer *t, int flags, int64_t abs_key,
 		detach(l, t);
 	if (!(flags & LC_TIMER_ABSTIME)) {
 		int64_t now = lc__base_now(l->tk, (int)t->clock);
-		if (t->clock == LC_CLOCK_UTC) {
-			struct utc_leap lp = utc_leap_for(l->tk, now, now);
+		if (utc_keyed((int)t->clock)) {
+			struct utc_leap lp =
+			        utc_leap_for(l->tk, (int)t->clock, now, now);
 			key = utc_from_lin(lc__sat_add(utc_lin(now, lp), rel_ns),
 			                   lp);
 		} else {
@@ -922,7 +988,7 @@ int lc_timer_start(lc_timer *t, int flags, const struct timespec *value,
 
 	if (t == NULL || p->loop == NULL || value == NULL)
 		return LC_EINVAL;
-	max_nsec = (p->clock == LC_CLOCK_UTC && (flags & LC_TIMER_ABSTIME))
+	max_nsec = (utc_keyed((int)p->clock) && (flags & LC_TIMER_ABSTIME))
 	                   ? 2 * 1000000000L
 	                   : 1000000000L;
 	if (value->tv_nsec < 0 || value->tv_nsec >= max_nsec)
@@ -953,9 +1019,9 @@ int lc_timer_start_ns(lc_timer *t, int flags, int64_t value_ns,
 		return LC_EINVAL;
 	if (!(flags & LC_TIMER_ABSTIME) && value_ns < 0)
 		return LC_EINVAL;
-	if ((flags & LC_TIMER_ABSTIME) && p->clock == LC_CLOCK_UTC)
-		key = utc_key(lc__fdiv(value_ns, LC__NS),
-		              lc__fmod(value_ns, LC__NS));
+	if ((flags & LC_TIMER_ABSTIME) && utc_keyed((int)p->clock))
+		key = lc__utc_key(lc__fdiv(value_ns, LC__NS),
+		                  lc__fmod(value_ns, LC__NS));
 	return start_common(p, flags, key, value_ns, interval_ns);
 }
 
@@ -991,8 +1057,8 @@ int64_t lc__key_remaining(lc_timekeeper *tk, int clock, int64_t key)
 {
 	int64_t now = lc__base_now(tk, clock), d = key, diff;
 
-	if (clock == LC_CLOCK_UTC) {
-		struct utc_leap lp = utc_leap_for(tk, key, now);
+	if (utc_keyed(clock)) {
+		struct utc_leap lp = utc_leap_for(tk, clock, key, now);
 		d = utc_lin(key, lp);
 		now = utc_lin(now, lp);
 	}

@@ -138,12 +138,19 @@ static inline uint32_t lc__heap_count(const struct lc__heap *h)
 int lc__heap_check(const struct lc__heap *h);
 
 /* Clock reading in the base's key space (timer.c): ns of the clock, or for
- * UTC tv_sec * 2e9 + tv_nsec (monotone in reading order with 23:59:60). */
+ * UTC and UTC_SLS lc__utc_key() of the reading (monotone in reading order
+ * with 23:59:60; below INT64_MAX, "never", even past the keys' range). */
 int64_t lc__base_now(lc_timekeeper *tk, int clock);
+/* The key of UTC reading or deadline (sec, nsec), nsec in [0, 2e9): one
+ * 86,401 s block of keys per UTC day (timer.c explains it); INT64_MAX from
+ * 2262-04-10 on, INT64_MIN before 1677-09-24. */
+int64_t lc__utc_key(int64_t sec, int64_t nsec);
 /* Deadline `key` minus the clock's reading now, in ns of the clock (elapsed
- * UTC for UTC); negative when due. */
+ * UTC for UTC, and for UTC_SLS while no smear plan runs); negative when
+ * due. */
 int64_t lc__key_remaining(lc_timekeeper *tk, int clock, int64_t key);
-/* A key back to the clock's timespec (the UTC convention for UTC). */
+/* A key back to the clock's timespec (the UTC convention for UTC and
+ * UTC_SLS). */
 struct timespec lc__key_to_ts(int clock, int64_t key);
 
 /* Runs with the lock held (timer.c): moves due timers to the ready list,

@@ -200,20 +200,38 @@ static void test_extreme_keys(void)
 
 static void test_utc_keys_decode(void)
 {
-	/* the UTC key is 2e9 * tv_sec + tv_nsec: 23:59:60.5 on 2016-12-31
+	/* the UTC key gives each UTC day 86,401 s: 23:59:60.5 on 2016-12-31
 	 * (tv_sec of 23:59:59 = 1483228799, tv_nsec 1.5e9) sits between
-	 * 23:59:59.9 and 00:00:00.0 */
-	int64_t s = 1483228799;
-	struct timespec ts = lc__key_to_ts(LC_CLOCK_UTC,
-	                                   s * 2000000000 + 1500000000);
+	 * 23:59:59.9 and 00:00:00.0, and decodes back */
+	int64_t s = 1483228799, k60 = lc__utc_key(s, 1500000000);
+	struct timespec ts = lc__key_to_ts(LC_CLOCK_UTC, k60);
 	LC_EQ_I64(ts.tv_sec, s);
 	LC_EQ_I64(ts.tv_nsec, 1500000000);
-	ts = lc__key_to_ts(LC_CLOCK_UTC, (s + 1) * 2000000000);
+	LC_GT_I64(k60, lc__utc_key(s, 900000000));
+	LC_LT_I64(k60, lc__utc_key(s + 1, 0));
+	LC_EQ_I64(lc__utc_key(s + 1, 0) - lc__utc_key(s, 1999999999), 1);
+	ts = lc__key_to_ts(LC_CLOCK_UTC_SLS, lc__utc_key(s + 1, 0));
 	LC_EQ_I64(ts.tv_sec, s + 1);
 	LC_EQ_I64(ts.tv_nsec, 0);
+	/* 23:59:60 only ends a day: elsewhere tv_nsec >= 1e9 is the next
+	 * second's start, the first reading at or past it */
+	LC_EQ_I64(lc__utc_key(s - 10, 1500000000), lc__utc_key(s - 9, 0));
+	/* the key just below 1970-01-01 00:00:00 is 1969's 23:59:60.999... */
 	ts = lc__key_to_ts(LC_CLOCK_UTC, -1);
 	LC_EQ_I64(ts.tv_sec, -1);
 	LC_EQ_I64(ts.tv_nsec, 1999999999);
+	/* the range: 2262-04-09 23:59:60 has a key, 2262-04-10 is "never";
+	 * 2174 (past 2116, where 2e9 * tv_sec ends) decodes exactly */
+	s = lc_days_from_civil(2262, 4, 10) * LC_SECS_PER_DAY;
+	LC_LT_I64(lc__utc_key(s - 1, 1999999999), INT64_MAX);
+	ts = lc__key_to_ts(LC_CLOCK_UTC, lc__utc_key(s - 1, 1999999999));
+	LC_EQ_I64(ts.tv_sec, s - 1);
+	LC_EQ_I64(ts.tv_nsec, 1999999999);
+	LC_EQ_I64(lc__utc_key(s, 0), INT64_MAX);
+	s = lc_days_from_civil(2174, 1, 14) * LC_SECS_PER_DAY + 85400;
+	ts = lc__key_to_ts(LC_CLOCK_UTC, lc__utc_key(s, 123));
+	LC_EQ_I64(ts.tv_sec, s);
+	LC_EQ_I64(ts.tv_nsec, 123);
 	ts = lc__key_to_ts(LC_CLOCK_REALTIME, -1);
 	LC_EQ_I64(ts.tv_sec, -1);
 	LC_EQ_I64(ts.tv_nsec, 999999999);

@@ -1,7 +1,12 @@
 /* test_timer_property.c - 10 million random timers on the simulated counter
  * (1 million under sanitizers: LC_SANITIZED=1; LC_TIMER_PROPERTY_N=n to
  * choose) across random leap insertions, deletions, cancelled leaps, smears
- * (three policies, one timekeeper each) and clock steps (settime, ADJ_TAI).
+ * (three policies and none, one timekeeper each) and clock steps (settime,
+ * ADJ_TAI). The smears run in 2030 and 2174, the run without one (where
+ * UTC_SLS is UTC, 23:59:60 included) in 2030 and 2240: issue 12 found
+ * UTC_SLS timers firing in 23:59:60 without a policy, and UTC timers
+ * firing at once after 2116, neither of which the smeared runs in 2030
+ * could reach.
  *
  * Timers: every clock id, absolute and relative, one-shot and periodic,
  * CANCEL_ON_SET where it applies; callbacks re-arm themselves, stop
@@ -91,6 +96,15 @@ static int nst_rt, nst_tai, nst_set;
  * consistency only, since an armed-then-cancelled leap moves them). */
 static int64_t pend_mono = INT64_MAX, last_leap_mono = INT64_MAX, leap_w;
 static int pend_dir, last_leap_dir, leap_seen;
+/* the run has no smear policy: UTC_SLS is UTC, and the model treats it so */
+static int sls_is_utc;
+
+/* clocks whose deadlines and arithmetic are UTC's (23:59:60 counted) */
+static int utc_like(int clock)
+{
+	return clock == LC_CLOCK_UTC ||
+	       (clock == LC_CLOCK_UTC_SLS && sls_is_utc);
+}
 
 static int64_t mono(void)
 {
@@ -189,7 +203,7 @@ static void start_random(struct pt *p, int64_t now_mono)
 	p->iv = lc_rand_range(0, 99) < 30 ? lc_rand_range(MS, NS) : 0;
 	p->cos = 0;
 	reading_ns(p->clock, &now);
-	if (p->clock == LC_CLOCK_UTC && now.tv_nsec >= NS) {
+	if (utc_like(p->clock) && now.tv_nsec >= NS) {
 		/* in 23:59:60: keep UTC arithmetic simple, go absolute past it */
 		abs = 1;
 		now.tv_sec += 1;
@@ -203,7 +217,7 @@ static void start_random(struct pt *p, int64_t now_mono)
 		/* UTC counts an armed inserted second (and skips a deleted
 		 * one) in elapsed time: the model moves the reading */
 		sum = lc__ts_to_ns(&p->dl);
-		if (p->clock == LC_CLOCK_UTC && !abs &&
+		if (utc_like(p->clock) && !abs &&
 		    lc_tk_next_leap(tk, &when, &dir) == 0) {
 			if (dir > 0 && sum >= when * NS) {
 				sum -= NS;
@@ -373,7 +387,7 @@ static void pt_cb(lc_timer *t, int status, void *data)
 		} else {
 			release(p);
 		}
-	} else if (p->clock == LC_CLOCK_UTC &&
+	} else if (utc_like(p->clock) &&
 	           (near_leap(&p->dl) || near_leap(&now) ||
 	            p->dl.tv_nsec >= NS)) {
 		/* UTC period next to a leap: the deadline must be the next
@@ -446,7 +460,7 @@ static void sweep(void)
 		}
 		if (p->armed && lc_timer_deadline(&p->t, &got) == 0 &&
 		    ts_cmp(&got, &p->dl) != 0 &&
-		    !(p->clock == LC_CLOCK_UTC && near_leap(&got))) {
+		    !(utc_like(p->clock) && near_leap(&got))) {
 			if (lost < 5)
 				printf("  sweep: timer %d clock %d deadline "
 				       "%lld.%09ld, model %lld.%09ld iv %lld "
@@ -566,10 +580,11 @@ static void segment(int64_t *day, int *n_ins, int *n_del, int *n_cancel)
 	}
 }
 
-static void run_policy(const struct lc_smear_policy *pol, int64_t n)
+static void run_policy(const struct lc_smear_policy *pol, int year, int64_t n)
 {
 	struct lc_tk_config cfg;
-	int64_t day = lc_days_from_civil(2030, 1, 1), t0 = started;
+	int64_t day = lc_days_from_civil(year, 1, 1), t0 = started;
+	const char *name = pol != NULL ? pol->name : "none";
 	int n_ins = 0, n_del = 0, n_cancel = 0;
 
 	lc_tk_config_init(&cfg);
@@ -581,8 +596,9 @@ static void run_policy(const struct lc_smear_policy *pol, int64_t n)
 	/* exercise the bulk expiry path too (by default it starts at 2^18
 	 * queued timers; this test keeps 20,000): on for the smears whose
 	 * name does not start with 'c' */
-	if (pol->name[0] != 'c')
+	if (name[0] != 'c')
 		loop->bulk_min = 64;
+	sls_is_utc = pol == NULL;
 	nst_rt = nst_tai = nst_set = 0;
 	pend_mono = last_leap_mono = INT64_MAX;
 	pend_dir = last_leap_dir = leap_seen = 0;
@@ -599,9 +615,9 @@ static void run_policy(const struct lc_smear_policy *pol, int64_t n)
 	check_heads();
 	leap_passed();
 	sweep();
-	printf("# smear %s: %" PRId64 " timers, %d insertions, %d deletions, "
-	       "%d cancelled leaps, %d clock steps\n",
-	       pol->name, started - t0, n_ins, n_del, n_cancel, nst_set);
+	printf("# smear %s from %d: %" PRId64 " timers, %d insertions, "
+	       "%d deletions, %d cancelled leaps, %d clock steps\n",
+	       name, year, started - t0, n_ins, n_del, n_cancel, nst_set);
 	for (int i = 0; i < LIVE; i++)
 		if (pts[i].slot_live)
 			lc_timer_stop(&pts[i].t);
@@ -627,9 +643,15 @@ static void test_property(void)
 	pol[1].placement = LC_SMEAR_CENTRED;
 	pol[1].window_ns = 4 * NS;
 	LC_EQ_INT(lc_smear_preset("windows", 0, &pol[2], NULL), 0);
-	for (int i = 0; i < 3; i++) {
-		LC_EQ_INT(lc_smear_validate(&pol[i], NULL), 0);
-		run_policy(&pol[i], total_n / 3 + (i == 0 ? total_n % 3 : 0));
+	/* each smear in 2030 and 2174, no smear in 2030 and 2240: eight
+	 * runs of an eighth each */
+	for (int i = 0; i < 8; i++) {
+		const struct lc_smear_policy *p = i < 6 ? &pol[i / 2] : NULL;
+		static const int year[8] = {2030, 2174, 2030, 2174,
+		                            2030, 2174, 2030, 2240};
+		if (p != NULL)
+			LC_EQ_INT(lc_smear_validate(p, NULL), 0);
+		run_policy(p, year[i], total_n / 8 + (i == 0 ? total_n % 8 : 0));
 		LC_BAIL();
 	}
 	printf("# %" PRId64 " started, %" PRId64 " expiries (%" PRId64

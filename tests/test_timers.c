@@ -20,18 +20,24 @@ static lc_timekeeper *tk;
 static lc_loop *loop;
 static int64_t E; /* 2026-07-01 00:00:00 UTC, POSIX seconds */
 
-static int setup(int64_t realtime0_ns, const struct lc_smear_policy *smear)
+static int setup_freq(int64_t realtime0_ns,
+                      const struct lc_smear_policy *smear, uint64_t freq)
 {
 	struct lc_tk_config cfg;
 
 	lc_tk_config_init(&cfg);
 	cfg.initial_realtime_ns = realtime0_ns;
 	cfg.smear = smear;
-	if (lc_counter_new_sim(&cnt, 1000000000, 0) < 0)
+	if (lc_counter_new_sim(&cnt, freq, 0) < 0)
 		return -1;
 	if (lc_tk_new(&tk, cnt, &cfg) < 0)
 		return -1;
 	return lc_loop_new(&loop, tk, 0);
+}
+
+static int setup(int64_t realtime0_ns, const struct lc_smear_policy *smear)
+{
+	return setup_freq(realtime0_ns, smear, 1000000000);
 }
 
 static void teardown(void)
@@ -366,6 +372,216 @@ static void test_smear_follows(void)
 	}
 	LC_GT_I64(lo, 500 * NS); /* the smeared clock is behind: later */
 	LC_EQ_I64(r[0].mono[0] - m0, lo);
+	teardown();
+}
+
+/* UTC_SLS with no smear for the leap at hand is UTC (issue 12 item 1): with
+ * no policy, and with a policy that refuses the leap (utc-sls bounded to
+ * 1500 ppm, armed 10 s before the leap: it would need 1e5 ppm), UTC_SLS
+ * reads 23:59:60.x, and its timers are UTC's: the leap is at m0 + 10 s, so
+ *   00:00:00 -> 11, 00:00:00.5 -> 11.5, 23:59:60.5 -> 10.5 (a valid
+ *   deadline, as lc_tk_mono_at says), a 1 s period from 23:59:58.5 -> 8.5,
+ *   9.5, 10.5 (23:59:60.5), 11.5; 0.5 s relative from 23:59:60.2 -> 10.7;
+ * while a MONOTONIC timer wakes the loop at 10.001 and 10.2, inside the
+ * inserted second, where UTC_SLS's ns value (lc_now_ns) repeats 00:00:00's.
+ * On a 32768 Hz counter every instant is the first counter tick at or after
+ * it (never early, less than one tick late). */
+static void sls_unsmeared_case(uint64_t freq, const struct lc_smear_policy *pol)
+{
+	enum { N = 7 };
+	struct rec r[N];
+	lc_timer t[N];
+	struct timespec iv = {1, 0}, d, v;
+	int64_t m0, ma, tick = (NS + (int64_t)freq - 1) / (int64_t)freq;
+	/* expected firings, ns from m0 */
+	static const int64_t want[N][4] = {
+		{11 * NS}, {11500 * MS}, {10500 * MS}, {10 * NS + MS},
+		{8500 * MS, 9500 * MS, 10500 * MS, 11500 * MS}, {10700 * MS},
+		{11 * NS},
+	};
+	static const int nwant[N] = {1, 1, 1, 2, 4, 1, 1};
+
+	printf("  counter %llu Hz, %s\n", (unsigned long long)freq,
+	       pol ? "policy refusing the leap" : "no policy");
+	memset(r, 0, sizeof(r));
+	LC_EQ_INT(setup_freq((E - 10) * NS, pol, freq), 0);
+	m0 = mono();
+	LC_EQ_INT(arm_leap(LC_STA_INS), 0);
+	for (int i = 0; i < N; i++)
+		lc_timer_init(loop, &t[i],
+		              i == 3   ? LC_CLOCK_MONOTONIC
+		              : i == 6 ? LC_CLOCK_UTC
+		                       : LC_CLOCK_UTC_SLS,
+		              rec_cb, &r[i]);
+	r[0].dl = ts_of(E * NS);
+	r[1].dl = ts_of(E * NS + NS / 2);
+	r[2].dl.tv_sec = (time_t)(E - 1);
+	r[2].dl.tv_nsec = 1500000000;
+	r[3].dl = ts_of(m0 + 10 * NS + MS);
+	r[4].dl = ts_of(E * NS - 1500 * MS); /* the first (checked below) */
+	r[6].dl = ts_of(E * NS);
+	/* a UTC_SLS deadline in 23:59:60: both lc_timer_start and
+	 * lc_tk_mono_at take it, and agree on when it is */
+	LC_EQ_INT(lc_tk_mono_at(tk, LC_CLOCK_UTC_SLS, &r[2].dl, &ma), 0);
+	LC_GE_I64(ma - m0, 10500 * MS);
+	LC_LT_I64(ma - m0, 10500 * MS + tick);
+	for (int i = 0; i < N; i++) {
+		if (i == 5)
+			continue; /* relative, started in 23:59:60 below */
+		LC_EQ_INT(lc_timer_start(&t[i], LC_TIMER_ABSTIME, &r[i].dl,
+		                         i == 4 ? &iv : NULL),
+		          0);
+	}
+	LC_EQ_INT(lc_timer_deadline(&t[2], &d), 0);
+	LC_EQ_I64(d.tv_sec, E - 1);
+	LC_EQ_I64(d.tv_nsec, 1500000000);
+	v = r[2].dl;
+	v.tv_nsec = 2000000000;
+	LC_EQ_INT(lc_timer_start(&t[5], LC_TIMER_ABSTIME, &v, NULL),
+	          LC_EINVAL);
+	LC_EQ_INT(lc_tk_mono_at(tk, LC_CLOCK_UTC_SLS, &v, &ma), LC_EINVAL);
+	lc_loop_run_sim(loop, m0 + 10 * NS + 200 * MS);
+	/* inside 23:59:60: UTC_SLS reads it, and its ns value repeats */
+	LC_EQ_INT(lc_gettime(tk, LC_CLOCK_UTC_SLS, &d), 0);
+	LC_EQ_I64(d.tv_sec, E - 1);
+	LC_GE_I64(d.tv_nsec, 1200000000);
+	LC_LT_I64(d.tv_nsec, 1200000000 + tick);
+	LC_EQ_I64(lc_now_ns(tk, LC_CLOCK_UTC_SLS), E * NS + d.tv_nsec - NS);
+	LC_EQ_INT(lc_timer_remaining(&t[0], &d), 0);
+	LC_GT_I64(lc__ts_to_ns(&d), 800 * MS - tick);
+	LC_LE_I64(lc__ts_to_ns(&d), 800 * MS);
+	r[5].dl.tv_sec = (time_t)(E - 1);
+	r[5].dl.tv_nsec = 1700000000;
+	LC_EQ_INT(lc_timer_start_ns(&t[5], 0, 500 * MS, 0), 0);
+	LC_EQ_INT(lc_timer_start_ns(&t[3], LC_TIMER_ABSTIME, mono(), 0), 0);
+	lc_loop_run_sim(loop, m0 + 20 * NS);
+	for (int i = 0; i < N; i++) {
+		if (r[i].early)
+			printf("  timer %d fired early\n", i);
+		LC_EQ_INT(r[i].early, 0);
+		if (i == 4)
+			LC_GE_INT(r[i].n, nwant[i]); /* periodic: runs on */
+		else
+			LC_EQ_INT(r[i].n, nwant[i]);
+		for (int k = 0; k < nwant[i]; k++) {
+			if (i == 3 && k == 1)
+				continue; /* the waker re-armed at 10.2 */
+			LC_GE_I64(r[i].mono[k] - m0, want[i][k]);
+			LC_LT_I64(r[i].mono[k] - m0, want[i][k] + tick);
+		}
+	}
+	LC_GE_I64(r[2].clk[0].tv_nsec, 1500000000); /* read 23:59:60.5 */
+	LC_EQ_I64(r[4].clk[2].tv_sec, E - 1); /* 23:59:60.5 */
+	LC_GE_I64(r[4].clk[2].tv_nsec, 1500000000);
+	LC_EQ_I64(r[4].clk[3].tv_sec, E); /* 00:00:00.5 */
+	LC_GE_I64(r[4].clk[3].tv_nsec, 500000000);
+	for (int k = 0; k < 4; k++)
+		LC_EQ_I64(r[4].overrun[k], 0);
+	teardown();
+}
+
+static void test_sls_unsmeared_is_utc(void)
+{
+	static const uint64_t freqs[] = {1000000000, 32768};
+	struct lc_smear_policy pol;
+
+	LC_EQ_INT(lc_smear_preset("utc-sls", 0, &pol, NULL), 0);
+	pol.max_rate_ppm = 1500;
+	LC_EQ_INT(lc_smear_validate(&pol, NULL), 0);
+	for (int f = 0; f < 2; f++) {
+		sls_unsmeared_case(freqs[f], NULL);
+		LC_BAIL();
+		sls_unsmeared_case(freqs[f], &pol);
+		LC_BAIL();
+	}
+}
+
+/* UTC timers far in the future (issue 12 item 2): at REALTIME
+ * 2174-01-14T23:43:20 (1000 s before midnight), an absolute UTC timer at
+ * now + 100 s and a relative 100 s one fire at m0 + 100 s, as REALTIME's and
+ * UTC_SLS's do; an insertion armed there makes 23:59:60.5 fire at
+ * m0 + 1000.5 s and 00:00:00 at m0 + 1001 s on UTC and UTC_SLS (no policy);
+ * a deadline past the key range (2262-04-10 on, tv_sec = 2^62) never
+ * fires. A MONOTONIC timer wakes the loop every 10 s. */
+static void test_utc_far_future(void)
+{
+	enum { N = 11 };
+	struct rec r[N];
+	lc_timer t[N];
+	struct timespec big = {0, 0}, left;
+	struct timespec iv = {10, 0};
+	int64_t R0 = lc_days_from_civil(2174, 1, 14) * LC_SECS_PER_DAY +
+	             (23 * 60 + 43) * 60 + 20,
+	        W = R0 + 1000, m0;
+	static const int clk[N] = {
+		LC_CLOCK_UTC,      LC_CLOCK_UTC,     LC_CLOCK_REALTIME,
+		LC_CLOCK_REALTIME, LC_CLOCK_UTC_SLS, LC_CLOCK_UTC_SLS,
+		LC_CLOCK_UTC,      LC_CLOCK_UTC,     LC_CLOCK_UTC_SLS,
+		LC_CLOCK_UTC,      LC_CLOCK_UTC_SLS,
+	};
+
+	memset(r, 0, sizeof(r));
+	LC_EQ_INT(setup(R0 * NS, NULL), 0);
+	m0 = mono();
+	for (int i = 0; i < N; i++)
+		lc_timer_init(loop, &t[i], (lc_clock_id)clk[i], rec_cb, &r[i]);
+	for (int i = 0; i < 6; i++) {
+		r[i].dl = ts_of((R0 + 100) * NS);
+		if (i % 2 == 0)
+			LC_EQ_INT(lc_timer_start(&t[i], LC_TIMER_ABSTIME,
+			                         &r[i].dl, NULL),
+			          0);
+		else
+			LC_EQ_INT(lc_timer_start_ns(&t[i], 0, 100 * NS, 0), 0);
+	}
+	/* past the key range: clamped to never */
+	big.tv_sec = (time_t)(INT64_C(1) << 62);
+	r[9].dl = r[10].dl = big;
+	LC_EQ_INT(lc_timer_start(&t[9], LC_TIMER_ABSTIME, &big, NULL), 0);
+	LC_EQ_INT(lc_timer_start(&t[10], LC_TIMER_ABSTIME, &big, NULL), 0);
+	{
+		lc_timer w;
+		struct rec rw;
+		memset(&rw, 0, sizeof(rw));
+		lc_timer_init(loop, &w, LC_CLOCK_MONOTONIC, rec_cb, &rw);
+		LC_EQ_INT(lc_timer_start(&w, 0, &iv, &iv), 0);
+		lc_loop_run_sim(loop, m0 + 200 * NS);
+		LC_EQ_INT(rw.n, 20);
+		lc_timer_stop(&w);
+	}
+	for (int i = 0; i < 6; i++) {
+		LC_EQ_INT(r[i].n, 1);
+		LC_EQ_INT(r[i].early, 0);
+		LC_EQ_I64(r[i].mono[0] - m0, 100 * NS);
+	}
+	/* an insertion at W = 2174-01-15 00:00:00 */
+	LC_EQ_INT(arm_leap(LC_STA_INS), 0);
+	r[6].dl.tv_sec = r[8].dl.tv_sec = (time_t)(W - 1);
+	r[6].dl.tv_nsec = r[8].dl.tv_nsec = 1500000000;
+	r[7].dl = ts_of(W * NS);
+	LC_EQ_INT(lc_timer_start(&t[6], LC_TIMER_ABSTIME, &r[6].dl, NULL), 0);
+	LC_EQ_INT(lc_timer_start(&t[7], LC_TIMER_ABSTIME, &r[7].dl, NULL), 0);
+	LC_EQ_INT(lc_timer_start(&t[8], LC_TIMER_ABSTIME, &r[8].dl, NULL), 0);
+	lc_loop_run_sim(loop, m0 + 1100 * NS);
+	for (int i = 6; i < 9; i++) {
+		LC_EQ_INT(r[i].n, 1);
+		LC_EQ_INT(r[i].early, 0);
+	}
+	LC_EQ_I64(r[6].mono[0] - m0, 1000 * NS + 500 * MS);
+	LC_EQ_I64(r[6].clk[0].tv_nsec, 1500000000);
+	LC_EQ_I64(r[7].mono[0] - m0, 1001 * NS);
+	LC_EQ_I64(r[8].mono[0] - m0, 1000 * NS + 500 * MS);
+	LC_EQ_I64(r[8].clk[0].tv_nsec, 1500000000);
+	/* the clamped ones are still armed, and say so */
+	LC_EQ_INT(r[9].n + r[10].n, 0);
+	LC_EQ_INT(lc_timer_active(&t[9]), 1);
+	LC_EQ_INT(lc_timer_active(&t[10]), 1);
+	LC_EQ_INT(lc_timer_remaining(&t[9], &left), 0);
+	LC_GT_I64(lc__ts_to_ns(&left),
+	          INT64_MAX - lc_now_ns(tk, LC_CLOCK_REALTIME) - 2 * NS);
+	LC_EQ_I64(lc_loop_next_deadline(loop), INT64_MAX);
+	lc_timer_stop(&t[9]);
+	lc_timer_stop(&t[10]);
 	teardown();
 }
 
@@ -840,6 +1056,10 @@ int main(int argc, char **argv)
 	       "deletion: timers at 23:59:59.5 fire at the jump; TAI continuous");
 	LC_RUN(test_smear_follows,
 	       "UTC_SLS timers fire when the smeared clock reads the deadline");
+	LC_RUN(test_sls_unsmeared_is_utc,
+	       "UTC_SLS without a smear (no policy, leap refused) is UTC: 23:59:60 timers, never early (1 GHz, 32 kHz)");
+	LC_RUN(test_utc_far_future,
+	       "UTC and UTC_SLS timers in 2174 fire on time, across a leap too; from 2262-04-10 never");
 	LC_RUN(test_cancel_on_set,
 	       "CANCEL_ON_SET: leap cancels REALTIME only, ADJ_TAI TAI only, settime all");
 	LC_RUN(test_step_overruns,

@@ -126,10 +126,10 @@ static int add_models(struct opts *o, const char *list)
 
 /*
  * The leap days the simulator covers: after UTC's 1972-01-01 start (it
- * needs TAI-UTC before the leap), and before leapclock's UTC timers stop:
- * their deadlines are clamped to "never" from 2116-02-20 on (2^62 ns of the
- * UTC key, see leapclock.h), where every model reported the 00:00:00 timer
- * 6000 ms late. The horizon (5 s, or a smear window of at most a day, each
+ * needs TAI-UTC before the leap), and before the simulator's own UTC keys
+ * (sec * 2e9 + nsec, src/sim.c) overflow: from 2116-02-20 on every model
+ * reported the 00:00:00 timer 6000 ms late (still so; the library's UTC
+ * timers, keyed per day since issue 12, run to 2262). The horizon (5 s, or a smear window of at most a day, each
  * side) leaves room before that: leap days 1972-01-01 to 2115-12-31.
  */
 #define SIM_FIRST_SEC INT64_C(63072000)   /* 1972-01-01T00:00:00Z */
