@@ -26,7 +26,9 @@
  *    deadlines (lc_tk_mono_at or the plan's inverse; the timekeeper's
  *    MONOTONIC is the host's) and, where the shim waits itself, re-checked
  *    after the wakeup: the program's realtime must have reached the deadline
- *    or the shim waits again. Never early.
+ *    or the shim waits again. Never early. The kernel-delivered ones
+ *    (timerfds, POSIX timers) are re-armed by a watcher thread when the
+ *    timeline steps (see "the watcher" below).
  *  - Setting calls (clock_settime, settimeofday, stime, adjtimex with mode
  *    bits, adjtime with a delta) fail with EPERM in the shim: nothing reaches
  *    the host's clock.
