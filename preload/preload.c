@@ -26,7 +26,9 @@
  *    deadlines (lc_tk_mono_at or the plan's inverse; the timekeeper's
  *    MONOTONIC is the host's) and, where the shim waits itself, re-checked
  *    after the wakeup: the program's realtime must have reached the deadline
- *    or the shim waits again. Never early.
+ *    or the shim waits again. Never early. The kernel-delivered ones
+ *    (timerfds, POSIX timers) are re-armed by a watcher thread when the
+ *    timeline steps (see "the watcher" below).
  *  - Setting calls (clock_settime, settimeofday, stime, adjtimex with mode
  *    bits, adjtime with a delta) fail with EPERM in the shim: nothing reaches
  *    the host's clock.
@@ -69,7 +71,9 @@ static int lcp_counter_clock(clockid_t clk, struct timespec *ts);
 #include <errno.h>
 #include <inttypes.h>
 #include <mqueue.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <semaphore.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -694,6 +698,105 @@ LCP_EXPORT int clock_nanosleep(clockid_t clk, int flags,
 	}
 }
 
+/* ---- converted deadlines that must follow steps -------------------------- */
+
+/*
+ * A kernel-delivered timer (a timerfd the program reads, a POSIX timer's
+ * signal or thread) armed at an absolute REALTIME/TAI deadline runs on the
+ * host MONOTONIC instant that deadline had when it was armed. When the
+ * program's timeline steps (its page's writer follows a host step, a
+ * rehearsal page is set), that instant is stale: a step back would fire
+ * the timer before its clock reads the deadline (invariant 2), a step
+ * forward late. So each such timer keeps a record of its deadline, and
+ * the watcher thread (below) re-arms it on the timeline's new mapping
+ * whenever lc_clock_was_set_seq() moves.
+ *
+ * A record is written by the program's settime call under its own
+ * sequence count (odd while written; no lock: timer_settime is
+ * async-signal-safe) and read only by the watcher, which also updates
+ * `mono` after a re-arm.
+ */
+struct lcp_arm {
+	_Atomic uint32_t seq;
+	_Atomic int which;    /* 0 not armed absolute, 1 realtime, 2 TAI */
+	_Atomic int64_t dl;   /* the deadline on the program's clock, ns */
+	_Atomic int64_t iv;   /* the interval, ns; 0 one-shot */
+	_Atomic int64_t mono; /* host MONOTONIC of dl as armed (periodic: of
+	                       * the grid's origin dl) */
+};
+
+static void arm_note(struct lcp_arm *a, int which, int64_t dl, int64_t iv,
+                     int64_t mono)
+{
+	atomic_fetch_add_explicit(&a->seq, 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(&a->dl, dl, memory_order_relaxed);
+	atomic_store_explicit(&a->iv, iv, memory_order_relaxed);
+	atomic_store_explicit(&a->mono, mono, memory_order_relaxed);
+	atomic_store_explicit(&a->which, which, memory_order_relaxed);
+	atomic_fetch_add_explicit(&a->seq, 1, memory_order_release);
+}
+
+static void arm_off(struct lcp_arm *a)
+{
+	if (atomic_load_explicit(&a->which, memory_order_relaxed) == 0)
+		return;
+	atomic_fetch_add_explicit(&a->seq, 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(&a->which, 0, memory_order_relaxed);
+	atomic_fetch_add_explicit(&a->seq, 1, memory_order_release);
+}
+
+static void watch_start(uint64_t seq0);
+static void watch_after_fork(void);
+
+/* The sequence a conversion is made at: if it moved by the time the
+ * kernel holds the result, the caller converts again (the watcher may
+ * have re-armed the timer in between with the new mapping, and our stale
+ * arming would undo it). */
+static uint64_t cws_now(void)
+{
+	return lc_clock_was_set_seq(g_tk);
+}
+
+/*
+ * Arms `fd` (a timerfd) or `t` (a POSIX timer) at the absolute deadline
+ * nv->it_value on our clock `which`, converted into host MONOTONIC, and
+ * records it in `a` (NULL: not followed). `flags` are the kernel call's
+ * (TIMER_ABSTIME and TFD_TIMER_ABSTIME are both 1).
+ */
+static int arm_abs(struct lcp_arm *a, int fd, timer_t t, int which,
+                   int flags, const struct itimerspec *nv,
+                   struct itimerspec *ov)
+{
+	struct itimerspec v = *nv;
+	uint64_t seq0;
+	int rc, tries = 0;
+
+	for (;;) {
+		seq0 = cws_now();
+		if (to_host_mono(which, &nv->it_value, &v.it_value) < 0) {
+			errno = EINVAL;
+			return -1;
+		}
+		if (v.it_value.tv_sec == 0 && v.it_value.tv_nsec == 0)
+			v.it_value.tv_nsec = 1; /* past: fire now, don't disarm */
+		if (a != NULL) {
+			arm_note(a, which, lc__ts_to_ns(&nv->it_value),
+			         lc__ts_to_ns(&nv->it_interval),
+			         lc__ts_to_ns(&v.it_value));
+			watch_start(seq0);
+		}
+		rc = fd >= 0 ? REAL(timerfd_settime)(fd, flags, &v, ov)
+		             : REAL(timer_settime)(t, flags, &v, ov);
+		if (rc != 0 && a != NULL)
+			arm_off(a); /* the kernel kept what it had */
+		if (rc != 0 || a == NULL || cws_now() == seq0 || ++tries == 4)
+			return rc;
+		ov = NULL; /* the old value was the caller's, now ours */
+	}
+}
+
 /* ---- POSIX timers and timerfds ------------------------------------------- */
 
 /* POSIX timers created on REALTIME/TAI run on CLOCK_MONOTONIC; this table
@@ -707,6 +810,7 @@ LCP_EXPORT int clock_nanosleep(clockid_t clk, int flags,
 #define LCP_TIMERS 1024
 static _Atomic uintptr_t g_timer_key[LCP_TIMERS];
 static _Atomic int g_timer_which[LCP_TIMERS];
+static struct lcp_arm g_timer_arm[LCP_TIMERS];
 
 static _Atomic int g_timer_count;
 
@@ -741,10 +845,12 @@ static int timer_find(timer_t t)
 	return -1;
 }
 
-static int timer_lookup(timer_t t)
+/* t's clock (0 not ours) and its slot in *slot */
+static int timer_lookup(timer_t t, int *slot)
 {
 	int i = timer_find(t);
 
+	*slot = i;
 	return i < 0 ? 0
 	             : atomic_load_explicit(&g_timer_which[i],
 	                                    memory_order_relaxed);
@@ -760,6 +866,7 @@ static int timer_remember(timer_t t, int which)
 		uintptr_t z = 0;
 
 		if (atomic_compare_exchange_strong(&g_timer_key[i], &z, k)) {
+			arm_off(&g_timer_arm[i]);
 			atomic_store_explicit(&g_timer_which[i], which,
 			                      memory_order_relaxed);
 			atomic_fetch_add(&g_timer_count, 1);
@@ -781,6 +888,10 @@ static void timer_forget(timer_t t)
 		int n = (i + j) & (LCP_TIMERS - 1);
 		uintptr_t e = k;
 
+		if (atomic_load_explicit(&g_timer_key[n],
+		                         memory_order_relaxed) != k)
+			continue;
+		arm_off(&g_timer_arm[n]);
 		if (atomic_compare_exchange_strong(&g_timer_key[n], &e, 0))
 			atomic_fetch_sub(&g_timer_count, 1);
 	}
@@ -798,10 +909,13 @@ static void timer_forget(timer_t t)
  */
 static void timers_after_fork(void)
 {
-	for (int i = 0; i < LCP_TIMERS; i++)
+	for (int i = 0; i < LCP_TIMERS; i++) {
+		arm_off(&g_timer_arm[i]);
 		atomic_store_explicit(&g_timer_key[i], 0,
 		                      memory_order_relaxed);
+	}
 	atomic_store(&g_timer_count, 0);
+	watch_after_fork();
 }
 
 LCP_EXPORT int timer_create(clockid_t clk, struct sigevent *sev,
@@ -842,25 +956,19 @@ LCP_EXPORT int timer_settime(timer_t id, int flags,
                              const struct itimerspec *nv,
                              struct itimerspec *ov)
 {
-	struct itimerspec v;
-	int which;
+	int which, slot = -1;
 
 	if (REAL(timer_settime) == NULL && !ready_wait()) {
 		errno = EAGAIN;
 		return -1;
 	}
-	which = (flags & TIMER_ABSTIME) && nv != NULL ? timer_lookup(id) : 0;
-	if (which == 0 ||
+	which = nv != NULL ? timer_lookup(id, &slot) : 0;
+	if (slot >= 0 && nv != NULL)
+		arm_off(&g_timer_arm[slot]); /* re-noted below if absolute */
+	if (which == 0 || !(flags & TIMER_ABSTIME) ||
 	    (nv->it_value.tv_sec == 0 && nv->it_value.tv_nsec == 0))
 		return REAL(timer_settime)(id, flags, nv, ov);
-	v = *nv;
-	if (to_host_mono(which, &nv->it_value, &v.it_value) < 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (v.it_value.tv_sec == 0 && v.it_value.tv_nsec == 0)
-		v.it_value.tv_nsec = 1; /* past: fire now, don't disarm */
-	return REAL(timer_settime)(id, flags, &v, ov);
+	return arm_abs(&g_timer_arm[slot], -1, id, which, flags, nv, ov);
 }
 
 /* timerfds created on CLOCK_REALTIME run on CLOCK_MONOTONIC; a bit per fd
@@ -889,6 +997,18 @@ static int tfd_is_rt(int fd)
 	                             memory_order_relaxed) >> (fd % 64)) & 1;
 }
 
+/* The records of the realtime timerfds armed absolute, by fd (a timerfd
+ * numbered LCP_TFD_ARMS or above does not follow steps). A new timerfd on
+ * the number clears it; the watcher clears one that is no timerfd any
+ * more (the program closed it and the number went to something else). */
+#define LCP_TFD_ARMS 4096
+static struct lcp_arm g_tfd_arm[LCP_TFD_ARMS];
+
+static struct lcp_arm *tfd_arm(int fd)
+{
+	return fd >= 0 && fd < LCP_TFD_ARMS ? &g_tfd_arm[fd] : NULL;
+}
+
 LCP_EXPORT int timerfd_create(int clk, int flags)
 {
 	int fd;
@@ -897,6 +1017,8 @@ LCP_EXPORT int timerfd_create(int clk, int flags)
 		fd = REAL(timerfd_create) ? REAL(timerfd_create)(clk, flags)
 		                          : (int)syscall(SYS_timerfd_create,
 		                                         clk, flags);
+		if (tfd_arm(fd) != NULL)
+			arm_off(tfd_arm(fd));
 		tfd_mark(fd, 0);
 		return fd;
 	}
@@ -906,6 +1028,8 @@ LCP_EXPORT int timerfd_create(int clk, int flags)
 		errno = EMFILE;
 		return -1;
 	}
+	if (tfd_arm(fd) != NULL)
+		arm_off(tfd_arm(fd));
 	tfd_mark(fd, 1);
 	return fd;
 }
@@ -914,7 +1038,7 @@ LCP_EXPORT int timerfd_settime(int fd, int flags,
                                const struct itimerspec *nv,
                                struct itimerspec *ov)
 {
-	struct itimerspec v;
+	struct lcp_arm *a;
 
 	if (REAL(timerfd_settime) == NULL && !ready_wait()) {
 		errno = EAGAIN;
@@ -927,16 +1051,238 @@ LCP_EXPORT int timerfd_settime(int fd, int flags,
 	 * cancel-on-set, so the flag goes. */
 	flags &= ~TFD_TIMER_CANCEL_ON_SET;
 	if (!(flags & TFD_TIMER_ABSTIME) ||
-	    (nv->it_value.tv_sec == 0 && nv->it_value.tv_nsec == 0))
+	    (nv->it_value.tv_sec == 0 && nv->it_value.tv_nsec == 0)) {
+		a = tfd_arm(fd);
+		if (a != NULL)
+			arm_off(a);
 		return REAL(timerfd_settime)(fd, flags, nv, ov);
-	v = *nv;
-	if (to_host_mono(1, &nv->it_value, &v.it_value) < 0) {
-		errno = EINVAL;
+	}
+	return arm_abs(tfd_arm(fd), fd, NULL, 1, flags, nv, ov);
+}
+
+/* ---- the watcher: re-arming converted timers after a step ----------------- */
+
+/*
+ * One detached thread per process, started by the first absolute arming of
+ * a converted timer (none in programs that never arm one; again in a
+ * forked child at its first), with every signal blocked. It wakes on a
+ * host REALTIME timerfd with TFD_TIMER_CANCEL_ON_SET (the host's clock was
+ * set: the page's writer follows within milliseconds, so it then looks
+ * every millisecond for LCP_WATCH_FAST_NS) and otherwise every
+ * LCP_WATCH_MS (a rehearsal page set by its writer, a writer that
+ * followed late, the program's own timekeeper following the host after
+ * its page went stale). When lc_clock_was_set_seq() moved it re-arms every
+ * recorded timer that is armed and not yet expired on the new mapping:
+ * a one-shot at its deadline, a periodic one at the next point of its
+ * grid on the program's clock (deadline + k * interval). It allocates
+ * nothing and prints nothing.
+ */
+#define LCP_WATCH_MS 50
+#define LCP_WATCH_FAST_NS (200 * 1000000LL)
+#define LCP_WATCH_DEFER_NS (100 * 1000000LL)
+
+static _Atomic int g_watch;          /* 1 once started in this process */
+static _Atomic uint64_t g_watch_seq; /* the sequence the records are at */
+
+/*
+ * Re-arms the timer of record `a` (timerfd `fd`, else POSIX timer `t`) at
+ * the current mapping. Returns 1 if it must be tried again later: a
+ * periodic timerfd with expirations the program has not read yet
+ * (timerfd_settime would drop them).
+ */
+static int rearm_one(struct lcp_arm *a, int fd, timer_t t, int force)
+{
+	for (int tries = 0; tries < 4; tries++) {
+		struct itimerspec cur, v;
+		struct timespec d;
+		uint32_t s = atomic_load_explicit(&a->seq,
+		                                  memory_order_acquire);
+		int which = atomic_load_explicit(&a->which,
+		                                 memory_order_relaxed);
+		int64_t dl = atomic_load_explicit(&a->dl, memory_order_relaxed);
+		int64_t iv = atomic_load_explicit(&a->iv, memory_order_relaxed);
+		int64_t m0 = atomic_load_explicit(&a->mono,
+		                                  memory_order_relaxed);
+		int64_t k = 0, m;
+		int rc;
+
+		atomic_thread_fence(memory_order_acquire);
+		if (s & 1)
+			continue;
+		if (which == 0 ||
+		    atomic_load_explicit(&a->seq, memory_order_relaxed) != s)
+			return 0;
+		rc = fd >= 0 ? timerfd_gettime(fd, &cur) : timer_gettime(t, &cur);
+		if (rc != 0) {
+			if (fd >= 0 && atomic_load_explicit(
+			                   &a->seq, memory_order_relaxed) == s)
+				arm_off(a); /* closed: no timer any more */
+			return 0;
+		}
+		/* disarmed, or a one-shot that expired (a timerfd may still
+		 * hold its expiration unread: re-arming would drop it) */
+		if (cur.it_value.tv_sec == 0 && cur.it_value.tv_nsec == 0)
+			return 0;
+		if (iv > 0) {
+			int64_t next = host_ns(CLOCK_MONOTONIC) +
+			               lc__ts_to_ns(&cur.it_value);
+
+			if (fd >= 0 && !force) {
+				struct pollfd p = { fd, POLLIN, 0 };
+
+				if (poll(&p, 1, 0) > 0)
+					return 1;
+			}
+			k = (next - m0 + iv / 2) / iv;
+			if (k < 0)
+				k = 0;
+		}
+		d = lc__ns_to_ts(dl + k * iv);
+		if (to_host_mono(which, &d, &v.it_value) < 0)
+			return 0;
+		m = lc__ts_to_ns(&v.it_value);
+		if (m == m0 + k * iv)
+			return 0; /* this step did not move it */
+		if (m == 0)
+			v.it_value.tv_nsec = 1;
+		v.it_interval = lc__ns_to_ts(iv);
+		if (atomic_load_explicit(&a->seq, memory_order_acquire) != s)
+			continue; /* the program armed it meanwhile */
+		rc = fd >= 0 ? REAL(timerfd_settime)(fd, TFD_TIMER_ABSTIME, &v,
+		                                     NULL)
+		             : REAL(timer_settime)(t, TIMER_ABSTIME, &v, NULL);
+		if (rc != 0)
+			return 0;
+		atomic_store_explicit(&a->mono, m - k * iv,
+		                      memory_order_relaxed);
+		/* armed by the program while we did: ours may have undone
+		 * its arming, so do its record again */
+		if (atomic_load_explicit(&a->seq, memory_order_acquire) == s)
+			return 0;
+	}
+	return 0;
+}
+
+/* Re-arms every recorded timer; the number that must be tried again. */
+static int rearm_all(int force)
+{
+	int later = 0;
+
+	for (int i = 0; i < LCP_TIMERS; i++) {
+		uintptr_t k = atomic_load_explicit(&g_timer_key[i],
+		                                   memory_order_acquire);
+
+		if (k != 0 && atomic_load_explicit(&g_timer_arm[i].which,
+		                                   memory_order_relaxed))
+			later += rearm_one(&g_timer_arm[i], -1,
+			                   (timer_t)(k - 1), force);
+	}
+	for (int fd = 0; fd < LCP_TFD_ARMS; fd++) {
+		if (atomic_load_explicit(&g_tfd_arm[fd].which,
+		                         memory_order_relaxed) &&
+		    tfd_is_rt(fd))
+			later += rearm_one(&g_tfd_arm[fd], fd, NULL, force);
+	}
+	return later;
+}
+
+/* A host REALTIME timerfd that wakes us when the host's clock is set. */
+static int host_set_fd(void)
+{
+	struct itimerspec far;
+	int fd;
+
+	if (REAL(timerfd_create) == NULL || REAL(timerfd_settime) == NULL)
+		return -1;
+	fd = REAL(timerfd_create)(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	memset(&far, 0, sizeof(far));
+	far.it_value.tv_sec = (time_t)(sizeof(time_t) > 4 ? INT64_C(1) << 33
+	                                                  : INT32_MAX);
+	if (REAL(timerfd_settime)(fd,
+	                          TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET,
+	                          &far, NULL) != 0) {
+		close(fd);
 		return -1;
 	}
-	if (v.it_value.tv_sec == 0 && v.it_value.tv_nsec == 0)
-		v.it_value.tv_nsec = 1;
-	return REAL(timerfd_settime)(fd, flags, &v, ov);
+	return fd;
+}
+
+static void *watch_main(void *arg)
+{
+	int fd = host_set_fd(), later = 0;
+	int64_t fast_until = 0, defer_until = 0;
+
+	(void)arg;
+	for (;;) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		int64_t now = host_ns(CLOCK_MONOTONIC);
+		uint64_t seq;
+
+		if (poll(&p, fd >= 0 ? 1 : 0,
+		         now < fast_until || later ? 1 : LCP_WATCH_MS) > 0) {
+			uint64_t n;
+
+			/* ECANCELED: the host's REALTIME was set */
+			if (read(fd, &n, sizeof(n)) < 0 && errno != ECANCELED &&
+			    errno != EAGAIN) {
+				close(fd);
+				fd = -1;
+			}
+			fast_until = host_ns(CLOCK_MONOTONIC) +
+			             LCP_WATCH_FAST_NS;
+		}
+		now = host_ns(CLOCK_MONOTONIC);
+		if (g_updates_ok)
+			maybe_update(now); /* a page's table, staleness */
+		seq = cws_now();
+		if (seq != atomic_load(&g_watch_seq)) {
+			atomic_store(&g_watch_seq, seq);
+			later = rearm_all(0);
+			defer_until = now + LCP_WATCH_DEFER_NS;
+			fast_until = 0;
+		} else if (later) {
+			later = rearm_all(now >= defer_until);
+		}
+	}
+	return NULL;
+}
+
+/* Starts the watcher unless it runs; `seq0` is the sequence the caller's
+ * deadline was converted at, so that a step right after it is seen. */
+static void watch_start(uint64_t seq0)
+{
+	pthread_attr_t at;
+	pthread_t t;
+	sigset_t all, old;
+	int expect = 0;
+
+	if (lc__likely(atomic_load_explicit(&g_watch, memory_order_relaxed)))
+		return;
+	if (!atomic_compare_exchange_strong(&g_watch, &expect, 1))
+		return;
+	atomic_store(&g_watch_seq, seq0);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (pthread_attr_init(&at) == 0) {
+		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		pthread_attr_setstacksize(&at, 256 * 1024);
+		if (pthread_create(&t, &at, watch_main, NULL) == 0)
+			pthread_setname_np(t, "leapclock-timer");
+		else
+			atomic_store(&g_watch, 0); /* the next arming tries */
+		pthread_attr_destroy(&at);
+	} else {
+		atomic_store(&g_watch, 0);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* fork: the child has no watcher; its first arming starts one. */
+static void watch_after_fork(void)
+{
+	atomic_store(&g_watch, 0);
 }
 
 /* ---- blocking with a deadline: condvars, semaphores, locks --------------- */
