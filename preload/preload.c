@@ -4,21 +4,26 @@
  *
  * How the program's time is built (docs/preload.md has the user's view):
  *
- *  - One timekeeper per process on the system counter (the host's
- *    CLOCK_MONOTONIC in ns, so the timekeeper's MONOTONIC *is* the host's:
- *    the counter runs at 1 GHz nominal, no frequency is ever set, and its
- *    mult/shift is exact). Its realtime starts at the host's realtime, or
- *    at the pretend instant, and runs on with MONOTONIC; leaps come from the
- *    table (LC_LEAP_FROM_TABLE), never from the host's leap handling, and
- *    are applied exactly at the boundary in every read.
+ *  - The program's timeline is the host's (DESIGN.md section 8): the page
+ *    leapclockd publishes ($LEAPCLOCK_TIMELINE or /run/leapclock/timeline),
+ *    read lock-free through the library's own readers, so the program
+ *    follows the host's steps and the writer's table like every other face.
+ *    Without a page, or in a rehearsal (--pretend, --leap-in), one
+ *    timekeeper of its own on the system counter (the host's
+ *    CLOCK_MONOTONIC in ns, so its MONOTONIC *is* the host's); its realtime
+ *    starts at the host's, or at the pretend instant, and runs on with
+ *    MONOTONIC. Either way leaps come from the table, never from the host's
+ *    leap handling, and are applied exactly at the boundary in every read.
  *  - exact mode: the program's CLOCK_REALTIME is the timekeeper's REALTIME.
- *    smear:PRESET: inside the smear window of the leap nearest the start,
+ *    smear:PRESET: inside the smear window of the table leap at hand,
  *    REALTIME = T(mono) - offset(mono), T the pre-leap timeline and the
  *    offset from the preset's *nominal* plan (lc__smear_plan_leap armed
  *    long before the window), so that a program started (or pretending to
  *    start) inside the window sees the same smeared time as every other
- *    clock following the preset, not a compressed late smear. Outside the
- *    window both modes read the same.
+ *    clock following the preset, not a compressed late smear. The plan is
+ *    made again each second and whenever the timeline steps (a leap the
+ *    table gains, a host step followed). Outside the window both modes
+ *    read the same.
  *  - CLOCK_TAI is the timekeeper's TAI (the table's TAI-UTC, whatever the
  *    host's TAI offset); MONOTONIC, BOOTTIME, the CPU-time clocks and the
  *    rest pass through untouched.
@@ -166,17 +171,39 @@ static _Atomic pid_t g_init_tid; /* the thread running init() */
 static lc_timekeeper *g_tk;
 static lc_leaptable *g_table;
 
-/* smear mode: the nominal plan of the leap nearest the start */
-static struct {
-	int on;
-	int has_plan;
-	struct lc_smear_policy policy;
+/* smear mode: the policy, and the nominal plan of the table leap at hand
+ * (the first whose window has not ended), made again by the writer each
+ * second and after each step of the timeline, so that a leap the table
+ * gains while the program runs is smeared too, and a step moves the plan
+ * with the clock. A plan is published whole: written into a slot of a
+ * small ring that no reader is pointed at, then the current pointer
+ * switched (a reader holding the previous one reads it unchanged until the
+ * ring comes round, LCP_SM_SLOTS - 1 plans later). */
+struct sm_plan {
 	struct lc__smear_plan plan;
-	int64_t offs_pre; /* pre-leap timeline T = MONOTONIC + offs_pre */
+	int64_t offs_tai;  /* the snapshot's TAI - MONOTONIC it was made on */
+	int64_t offs_pre;  /* pre-leap timeline T = MONOTONIC + offs_pre */
 	int64_t leap_when;
 	int64_t from_mono; /* min(window start, leap instant) */
 	int leap_dir;
+};
+
+#define LCP_SM_SLOTS 4
+static struct {
+	int on;
+	struct lc_smear_policy policy;
+	struct sm_plan slot[LCP_SM_SLOTS];
+	unsigned next; /* the writer's: the slot the next plan goes in */
+	_Atomic(const struct sm_plan *) cur; /* NULL: no leap to smear */
 } g_sm;
+
+static inline const struct sm_plan *sm_cur(void)
+{
+	return atomic_load_explicit(&g_sm.cur, memory_order_acquire);
+}
+
+static void sm_replan(void);
+static int g_page; /* 1: g_tk reads the host's (or a named) timeline page */
 
 /* the writer: lc_update at most once a second, under a try-flag */
 static _Atomic int64_t g_next_update = INT64_MAX;
@@ -245,6 +272,8 @@ static void update_slow(int64_t mono)
 	    atomic_load_explicit(&g_next_update, memory_order_relaxed)) {
 		lc_update(g_tk);
 		mark_synced(0);
+		if (g_sm.on)
+			sm_replan(); /* a new leap, a step of the timeline */
 		atomic_store_explicit(&g_next_update, mono + LC__NS,
 		                      memory_order_relaxed);
 	}
@@ -270,9 +299,9 @@ static inline int64_t exact_rt(int64_t *mono_out)
 	return lc__tk_read_rt_at(g_tk, 1, mono_out);
 }
 
-static int64_t smeared_at(int64_t mono)
+static int64_t smeared_at(const struct sm_plan *p, int64_t mono)
 {
-	return mono + g_sm.offs_pre - lc__smear_plan_offset(&g_sm.plan, mono);
+	return mono + p->offs_pre - lc__smear_plan_offset(&p->plan, mono);
 }
 
 /* The smeared timeline differs from the exact one from the window's
@@ -280,19 +309,32 @@ static int64_t smeared_at(int64_t mono)
  * at the end of the inserted second, as chrony's and fbclock's do: during
  * 23:59:60 the pre-leap timeline T runs on, 00:00:00.x, where REALTIME
  * repeats 23:59:59), to the window's end. */
-static inline int in_smear(int64_t mono)
+static inline int in_smear(const struct sm_plan *p, int64_t mono)
 {
-	return g_sm.has_plan && mono >= g_sm.from_mono &&
-	       mono < g_sm.plan.end_mono;
+	return p != NULL && mono >= p->from_mono && mono < p->plan.end_mono;
 }
 
 /* The program's CLOCK_REALTIME in ns. */
 static inline int64_t prog_rt(void)
 {
 	int64_t mono, rt = exact_rt(&mono);
+	const struct sm_plan *p = sm_cur();
 
-	if (lc__unlikely(in_smear(mono)))
-		rt = smeared_at(mono);
+	if (lc__unlikely(in_smear(p, mono))) {
+		/* a step of the timeline since the plan was made moves the
+		 * plan with it: made again at once where the writer is free
+		 * (not in a signal handler that interrupted it) */
+		if (lc__unlikely(p->offs_tai !=
+		                 (int64_t)lc__tk_read_word(
+		                     g_tk, LC__TKW(offs_tai))) &&
+		    writer_try()) {
+			sm_replan();
+			writer_done();
+			p = sm_cur();
+		}
+		if (in_smear(p, mono))
+			rt = smeared_at(p, mono);
+	}
 	maybe_update(mono);
 	return rt;
 }
@@ -324,6 +366,7 @@ static int64_t prog_now(int which)
 static int to_host_mono(int which, const struct timespec *abs,
                         struct timespec *out)
 {
+	const struct sm_plan *sp;
 	int64_t d, mono;
 	uint64_t cyc;
 	int rc;
@@ -341,10 +384,10 @@ static int to_host_mono(int which, const struct timespec *abs,
 		return 0;
 	}
 	d = lc__ts_to_ns(abs);
-	if (which == 1 && g_sm.has_plan) {
+	if (which == 1 && (sp = sm_cur()) != NULL) {
 		/* The nominal plan's exact inverse; outside the window the
 		 * plan is constant, so this is the exact REALTIME's too. */
-		mono = lc__smear_plan_mono_at(&g_sm.plan, g_sm.offs_pre, d);
+		mono = lc__smear_plan_mono_at(&sp->plan, sp->offs_pre, d);
 	} else {
 		int64_t now_mono, now_rt;
 
@@ -1239,6 +1282,13 @@ static void *watch_main(void *arg)
 		seq = cws_now();
 		if (seq != atomic_load(&g_watch_seq)) {
 			atomic_store(&g_watch_seq, seq);
+			/* the smear's plan moves with the step before the
+			 * timers are converted again (if the writer is busy,
+			 * its own update makes the plan within a second) */
+			if (g_sm.on && writer_try()) {
+				sm_replan();
+				writer_done();
+			}
 			later = rearm_all(0);
 			defer_until = now + LCP_WATCH_DEFER_NS;
 			fast_until = 0;
@@ -1700,39 +1750,56 @@ static void resolve_leap_in(const char *in, int64_t *when, int *dir)
 
 /* The smear of the leap nearest the start (the first whose nominal window
  * has not ended), planned as if armed long before its window. */
-static void plan_smear(void)
+/* Makes the plan of the table leap at hand (the first whose window has
+ * not ended on the pre-leap timeline) and publishes it if it differs from
+ * the current one (another leap, or the timeline stepped). The writer's
+ * (under writer_try, or in init() before any reader). */
+static void sm_replan(void)
 {
+	const lc_leaptable *t = g_page ? lc_tk_table(g_tk) : g_table;
+	const struct sm_plan *cur = sm_cur();
+	struct sm_plan *np;
 	struct lc__tk_snap s;
 	struct lc_leap l;
 	int64_t mono, rt_sec, leap_t, s_rel, e_rel, offs_pre;
-	int32_t old;
 
 	lc__tk_read_snap(g_tk, &s, &mono);
 	rt_sec = lc__fdiv(mono + s.offs_real, LC__NS);
-	if (lc_leaptable_next(g_table, rt_sec - 8 * LC_SECS_PER_DAY, &l) < 0)
-		return;
+	if (t == NULL ||
+	    lc_leaptable_next(t, rt_sec - 8 * LC_SECS_PER_DAY, &l) < 0)
+		goto none;
 	for (;;) {
-		old = l.tai_utc - l.dir;
+		int32_t old = l.tai_utc - l.dir;
+
 		/* T = TAI - the pre-leap TAI-UTC, before and after the leap */
 		offs_pre = s.offs_tai - (int64_t)old * LC__NS;
 		leap_t = (l.dir > 0 ? l.when : l.when - 1) * LC__NS;
 		lc_smear_window_dir(&g_sm.policy, l.dir, &s_rel, &e_rel);
 		if (leap_t + e_rel > mono + offs_pre)
 			break;
-		if (lc_leaptable_next(g_table, l.when, &l) < 0)
-			return;
+		if (lc_leaptable_next(t, l.when, &l) < 0)
+			goto none;
 	}
-	lc__smear_plan_none(&g_sm.plan);
-	if (lc__smear_plan_leap(&g_sm.plan, &g_sm.policy, leap_t - offs_pre,
+	if (cur != NULL && cur->leap_when == l.when && cur->leap_dir == l.dir &&
+	    cur->offs_tai == s.offs_tai)
+		return; /* the plan in force */
+	np = &g_sm.slot[g_sm.next];
+	lc__smear_plan_none(&np->plan);
+	if (lc__smear_plan_leap(&np->plan, &g_sm.policy, leap_t - offs_pre,
 	                        l.dir, INT64_MIN / 4, NULL) < 0)
-		return;
-	g_sm.offs_pre = offs_pre;
-	g_sm.from_mono = leap_t - offs_pre < g_sm.plan.start_mono
-	                         ? leap_t - offs_pre
-	                         : g_sm.plan.start_mono;
-	g_sm.leap_when = l.when;
-	g_sm.leap_dir = l.dir;
-	g_sm.has_plan = 1;
+		goto none;
+	np->offs_tai = s.offs_tai;
+	np->offs_pre = offs_pre;
+	np->from_mono = leap_t - offs_pre < np->plan.start_mono
+	                        ? leap_t - offs_pre
+	                        : np->plan.start_mono;
+	np->leap_when = l.when;
+	np->leap_dir = l.dir;
+	g_sm.next = (g_sm.next + 1) % LCP_SM_SLOTS;
+	atomic_store_explicit(&g_sm.cur, np, memory_order_release);
+	return;
+none:
+	atomic_store_explicit(&g_sm.cur, NULL, memory_order_release);
 }
 
 /*
@@ -1769,7 +1836,6 @@ static int updates_safe(void)
  * the shim arms the kernel's timers in that clock. 1 if the shim reads
  * it (g_tk, g_table are the page's). */
 static struct lc__tl_reader g_rd;
-static int g_page;
 
 static int open_page(void)
 {
@@ -1959,7 +2025,7 @@ static void init(void)
 	mark_synced(LC_ADJ_STATUS);
 ready:
 	if (g_sm.on)
-		plan_smear();
+		sm_replan();
 	/* A page reader's update only checks the page (its writer runs the
 	 * state machine), so it is always safe. */
 	g_updates_ok = g_page || updates_safe();
@@ -1987,11 +2053,11 @@ ready:
 			    d > 0 ? "inserted" : "deleted", w,
 			    (double)((d > 0 ? w : w - 1) * LC__NS -
 			             prog_rt()) / 1e9);
-		if (g_sm.has_plan)
+		if (sm_cur() != NULL)
 			say("smear window: %.3f s .. %.3f s from now",
-			    (double)(g_sm.plan.start_mono -
+			    (double)(sm_cur()->plan.start_mono -
 			             host_ns(CLOCK_MONOTONIC)) / 1e9,
-			    (double)(g_sm.plan.end_mono -
+			    (double)(sm_cur()->plan.end_mono -
 			             host_ns(CLOCK_MONOTONIC)) / 1e9);
 	}
 }

@@ -336,6 +336,20 @@ static inline int64_t lc__tk_read_mono_plus(const lc_timekeeper *tk,
 	return v;
 }
 
+/* One word of the current snapshot (LC__TKW(...)), lock-free. */
+static inline uint64_t lc__tk_read_word(const lc_timekeeper *tk, size_t word)
+{
+	const struct lc__tk_pub *p = lc__tk_pub(tk);
+	const struct lc__tk_copy *c;
+	uint64_t seq, v;
+
+	do {
+		seq = lc__tk_read_begin(p, &c);
+		v = lc__tkw(c, word);
+	} while (lc__tk_read_retry(p, seq));
+	return v;
+}
+
 /* MONOTONIC now, lock-free. */
 static inline int64_t lc__tk_read_mono(const lc_timekeeper *tk)
 {

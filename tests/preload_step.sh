@@ -27,10 +27,12 @@ if ! command -v "$cc" >/dev/null; then
 	echo "skip: no C compiler to build tests/progs/step_timers.c"
 	exit 77
 fi
-if ! "$cc" -O2 -pthread -o "$tmp/step_timers" "$src/tests/progs/step_timers.c" 2>"$tmp/cc.log"; then
-	bad "cannot build tests/progs/step_timers.c" "$(cat "$tmp/cc.log")"
-	finish
-fi
+for p in step_timers smear_step; do
+	if ! "$cc" -O2 -pthread -o "$tmp/$p" "$src/tests/progs/$p.c" 2>"$tmp/cc.log"; then
+		bad "cannot build tests/progs/$p.c" "$(cat "$tmp/cc.log")"
+		finish
+	fi
+done
 sp=()
 if [ "$(id -u)" -eq 0 ]; then
 	# nothing below may reach the host clock
@@ -79,4 +81,32 @@ scenario "inserted leap: back 1.5 ms 1.2 s before 00:00:00" \
 scenario "deleted leap: back 1.5 ms 1.2 s before 00:00:00" \
 	"$((L - 3)).5" -$L -1.5@200 $L
 scenario "deleted leap: forward 200 ms" "$((L - 3)).5" -$L +200@200 $L
+
+# smear mode: the smeared REALTIME follows a step made inside the window at
+# once (TAI - REALTIME moves only at the smear's rate), for both directions
+# of leap and of step; the smear plan is made again from the stepped
+# timeline (before, REALTIME kept the old one: TAI - REALTIME jumped by the
+# step)
+smeared() {
+	local name=$1 start=$2 leap=$3 steps=$4 preset=$5 out rc
+	mkdir -m 700 "$tmp/tl"
+	out=$("${sp[@]}" "$writer" "$tmp/tl/timeline" "$table" "$start" "$leap" "$steps" -- \
+		env LD_PRELOAD="$preload" LEAPCLOCK_TIMELINE="$tmp/tl/timeline" \
+		LEAPCLOCK_MODE="smear:$preset" "$tmp/smear_step" 1.0 2>&1)
+	rc=$?
+	rm -rf "$tmp/tl"
+	if [ $rc -eq 77 ]; then
+		skip_note "$name: $(grep '^skip' <<<"$out")"
+	elif [ $rc -eq 0 ] && grep -q '^ok smear_step' <<<"$out"; then
+		ok "$name: $(sed -n 's/^ok smear_step: //p' <<<"$out")"
+	else
+		bad "$name (exit $rc)" "$out"
+	fi
+}
+smeared "smear:google, inserted leap, back 300 ms in the window" \
+	"$((L - 2)).5" +$L -300@200 google
+smeared "smear:google, deleted leap, forward 300 ms in the window" \
+	"$((L - 3)).5" -$L +300@200 google
+smeared "smear:utc-sls, inserted leap, back 300 ms and forward 150 ms" \
+	"$((L - 20))" +$L -300@200,+150@500 utc-sls
 finish
