@@ -704,7 +704,8 @@ int lc_tk_leap_source(const lc_timekeeper *tk);
  *
  * Without a page it runs the same writer in-process: on the best real
  * counter, following the host with the system's leap table
- * (LC_LEAP_FROM_TABLE), updated once a second by a thread of the library
+ * (LC_LEAP_FROM_TABLE; a table LEAPCLOCK_LEAPFILE names that cannot be
+ * used is said once on stderr, and the built-in table used), updated once a second by a thread of the library
  * (re-created in a fork()ed child), so no lc_update() call is needed;
  * calling it still helps right after the host's clock was set (it follows
  * the step at once rather than within a second). The environment can add a

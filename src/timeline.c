@@ -734,10 +734,22 @@ static lc_timekeeper *in_process(void)
 	lc_timekeeper *tk = NULL;
 	lc_counter *c;
 
+	struct lc_error err;
+
 	default_table = lc_leaptable_new();
 	if (default_table == NULL)
 		return NULL;
-	lc_leaptable_load_system(default_table, NULL);
+	/* A table the user named (LEAPCLOCK_LEAPFILE) that cannot be used is
+	 * an error wherever it is named: a library cannot exit, so it says
+	 * so once, as it does for a refused page, and runs on the table a
+	 * new one holds (the built-in). */
+	if (lc_leaptable_load_system(default_table, &err) < 0) {
+		char msg[400];
+
+		lc_error_format(&err, msg, sizeof(msg));
+		fprintf(stderr, "leapclock: leap table: %s; using the built-in "
+		                "table\n", msg);
+	}
 	if (lc_counter_new_best(&c) < 0)
 		return NULL;
 	lc_tk_config_init(&cfg);

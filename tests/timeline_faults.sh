@@ -138,5 +138,17 @@ expect_line "  and the page says why, with file:line" "^note .*leapseconds:[0-9]
 expect_line "  logged once" "keeping the table in use" "$(cat "$tmp/d.log")"
 kill "$dpid"; wait "$dpid" 2>/dev/null; dpid=
 
+# lc_default() in-process with a LEAPCLOCK_LEAPFILE it cannot use (issue 12
+# item 7): said once on stderr, with the file and why, and the program runs
+# on the built-in table (a library cannot exit); before, nothing was said
+mkfifo "$tmp/fifo"
+for f in "$tmp/missing" "$tmp/fifo" "$tmp/leapseconds"; do
+	info=$(LEAPCLOCK_TIMELINE=none LEAPCLOCK_LEAPFILE=$f timeout 10 "$tmp/rd" info 2>"$tmp/err")
+	rc=$?
+	expect_rc "lc_default() with LEAPCLOCK_LEAPFILE=${f##*/}: runs" 0 "$rc"
+	expect_line "  says so on stderr, naming the file" "^leapclock: leap table: $f.*; using the built-in table\$" "$(cat "$tmp/err")"
+	[ "$(grep -c 'leap table' "$tmp/err")" -eq 1 ] && ok "  once" || bad "  once: $(cat "$tmp/err")"
+done
+
 echo "$fails failed"
 [ "$fails" -eq 0 ]
