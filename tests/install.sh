@@ -108,5 +108,39 @@ if cmake -S "$tmp/cm" -B "$tmp/cm/b" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
 else
   bad "find_package(leapclock) build"; cat "$tmp/cm.log"
 fi
+
+# Manual pages (issue 16): each page renders without a groff warning, and
+# every function the installed header declares has its own name as a page
+# (an alias of its family's page), so a new function without a page fails.
+man3="$tmp/prefix/share/man/man3"
+if command -v man >/dev/null; then
+  for p in "$src"/docs/*.3; do
+    n=$(basename "$p")
+    (cd "$tmp/prefix/share/man" && MANWIDTH=80 man --warnings -l "man3/$n") >"$tmp/man.out" 2>"$tmp/man.err"
+    if [ -s "$tmp/man.out" ] && ! [ -s "$tmp/man.err" ]; then
+      ok "man -l $n renders without warnings"
+    else
+      bad "man -l $n"; cat "$tmp/man.err"
+    fi
+  done
+  funcs=$(grep -oE '^[a-z][^(/]*[ *]lc_[a-z0-9_]+\(' "$tmp/prefix/include/leapclock.h" \
+          | grep -v '^typedef' | grep -oE 'lc_[a-z0-9_]+\($' | tr -d '(')
+  nf=0 missing=""
+  for f in $funcs; do
+    nf=$((nf + 1))
+    if ! [ -e "$man3/$f.3" ]; then missing="$missing $f"; continue; fi
+    MANWIDTH=80 man --nh --nj --warnings -M "$tmp/prefix/share/man" 3 "$f" >"$tmp/man.out" 2>"$tmp/man.err"
+    if ! grep -q "\<${f}()" "$tmp/man.out" || [ -s "$tmp/man.err" ]; then
+      missing="$missing $f(renders:$(head -c 200 "$tmp/man.err"))"
+    fi
+  done
+  [ "$nf" -gt 100 ] && ok "the header declares $nf functions" || bad "found only $nf functions in the header"
+  [ -z "$missing" ] && ok "man 3 NAME opens a page naming NAME(), without warnings, for all $nf" \
+    || bad "no page (alias) naming NAME() for:$missing"
+else
+  echo "skip the manual pages: needs Debian package man-db"
+  man_skipped=1
+fi
 echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+[ "$fail" = 0 ] || exit 1
+[ -z "${man_skipped:-}" ] || exit 77
