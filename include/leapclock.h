@@ -33,6 +33,8 @@
 #ifndef LEAPCLOCK_H
 #define LEAPCLOCK_H
 
+/* Only C11's headers: with glibc, <time.h> gives struct timespec under
+ * -std=c11 (timespec_get) and in C++ without any feature-test macro. */
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -413,8 +415,11 @@ enum lc_counter_kind {
  * simulation's true time, which starts at 0. */
 int lc_counter_new_sim(lc_counter **out, uint64_t freq_hz, int64_t ppb_error);
 /* The host clock `clk` (CLOCK_MONOTONIC or CLOCK_MONOTONIC_RAW) as a 1 GHz
- * counter. */
-int lc_counter_new_system(lc_counter **out, clockid_t clk);
+ * counter. `clk` is a clockid_t value passed as int: clockid_t is POSIX's,
+ * and <time.h> hides it from a strict C11 or C++ build that defines no
+ * _POSIX_C_SOURCE, while this header must build alone there. Linux's
+ * clockid_t is int, so the ABI is unchanged. */
+int lc_counter_new_system(lc_counter **out, int clk);
 /* The invariant TSC, calibrated against CLOCK_MONOTONIC_RAW. Fails with
  * LC_EUNSUPPORTED_COUNTER and a reason in *err where it is not invariant. */
 int lc_counter_new_tsc(lc_counter **out, struct lc_error *err);

@@ -62,17 +62,17 @@ int lc_counter_new_sim(lc_counter **out, uint64_t freq_hz, int64_t ppb_error)
 	return 0;
 }
 
-int lc_counter_new_system(lc_counter **out, clockid_t clk)
+int lc_counter_new_system(lc_counter **out, int clk)
 {
 	struct lc_counter *c;
 	struct timespec ts;
 
-	if (out == NULL || clock_gettime(clk, &ts) != 0)
+	if (out == NULL || clock_gettime((clockid_t)clk, &ts) != 0)
 		return LC_EINVAL;
 	c = counter_alloc(LC_COUNTER_SYSTEM, 1000000000u);
 	if (c == NULL)
 		return LC_ENOMEM;
-	c->clk = clk;
+	c->clk = (clockid_t)clk;
 	*out = c;
 	return 0;
 }
