@@ -731,6 +731,8 @@ int lc_cmd_smear(int argc, char **argv)
 	static struct ctx x;
 	const char *preset = NULL, *leap = NULL, *csv = NULL, *svg = NULL;
 	const char *compare = NULL, *range = NULL;
+	const char *window_arg = NULL, *max_rate_arg = NULL;
+	char label[200];
 	int64_t window = 0, step = 0;
 	int shape = -1, placement = -1, json = 0, custom = 0, o;
 	double max_rate = -1;
@@ -756,6 +758,7 @@ int lc_cmd_smear(int argc, char **argv)
 				    "--window: '%s' is not a positive "
 				    "duration (e.g. 86400, 20h, 1000s)",
 				    optarg);
+			window_arg = optarg;
 			break;
 		case OPT_SHAPE:
 			shape = lookup(optarg, shape_names, 4);
@@ -788,6 +791,7 @@ int lc_cmd_smear(int argc, char **argv)
 				    "--max-rate: '%s' is not a rate in "
 				    "ppm >= 0",
 				    optarg);
+			max_rate_arg = optarg;
 			break;
 		case OPT_LEAP:
 			leap = optarg;
@@ -839,6 +843,34 @@ int lc_cmd_smear(int argc, char **argv)
 		return lc_cli_usage_error(CMD,
 		                          "--preset and --shape/--placement "
 		                          "are exclusive");
+	/* the default preset's window is fixed: do not blame "preset
+	 * 'google'", which the user never chose (issue 16) */
+	if (window != 0 && preset == NULL && !custom && compare == NULL)
+		return lc_cli_usage_error(
+		    CMD,
+		    "--window sets the window of --preset ntpd (7200..86400 "
+		    "s) or cosine (60..604800 s), or of a custom policy "
+		    "(with --shape and --placement); the default preset, "
+		    "google, has a fixed 86400 s window");
+	/* one stream, one output (issue 16: --csv - --json dropped the
+	 * JSON, --svg - --csv - mixed both on stdout) */
+	if (csv != NULL && svg != NULL && strcmp(csv, svg) == 0)
+		return lc_cli_usage_error(
+		    CMD,
+		    strcmp(csv, "-") == 0
+		        ? "--csv - and --svg - both write to standard "
+		          "output: send one of them to a file"
+		        : "--csv and --svg both write to '%s': give them "
+		          "two files",
+		    csv);
+	if (json && ((csv != NULL && strcmp(csv, "-") == 0) ||
+	             (svg != NULL && strcmp(svg, "-") == 0)))
+		return lc_cli_usage_error(
+		    CMD,
+		    "%s - and --json both write to standard output: send "
+		    "the %s to a file",
+		    csv != NULL && strcmp(csv, "-") == 0 ? "--csv" : "--svg",
+		    csv != NULL && strcmp(csv, "-") == 0 ? "CSV" : "SVG");
 
 	/* the policies */
 	if (compare != NULL) {
@@ -860,7 +892,8 @@ int lc_cmd_smear(int argc, char **argv)
 			}
 		}
 		for (int i = 0; i < nnames; i++) {
-			if (lc_smear_preset(names[i], 0, &x.c[i].p, &err) < 0) {
+			if (lc_smear_preset_from("--compare", names[i], 0,
+			                         &x.c[i].p, &err) < 0) {
 				lc_cli_print_error(CMD, &err);
 				return LC_EXIT_USAGE;
 			}
@@ -877,21 +910,32 @@ int lc_cmd_smear(int argc, char **argv)
 		p->placement = placement;
 		p->window_ns = window;
 		p->max_rate_ppm = max_rate > 0 ? max_rate : 0;
-		if (lc_smear_validate(p, &err) < 0) {
+		snprintf(label, sizeof(label),
+		         "custom policy --shape %s --placement %s --window "
+		         "%.40s%s%.40s",
+		         shape_names[shape], placement_names[placement],
+		         window_arg, max_rate_arg ? " --max-rate " : "",
+		         max_rate_arg ? max_rate_arg : "");
+		if (lc_smear_validate_from(label, p, &err) < 0) {
 			lc_cli_print_error(CMD, &err);
 			return LC_EXIT_USAGE;
 		}
 		x.n = 1;
 	} else {
 		struct lc_smear_policy *p = &x.c[0].p;
-		if (lc_smear_preset(preset ? preset : "google", window, p,
-		                    &err) < 0) {
+		const char *name = preset ? preset : "google";
+		/* the name first, then the window: each message names its
+		 * option */
+		if (lc_smear_preset_from("--preset", name, 0, p, &err) < 0 ||
+		    (window != 0 &&
+		     lc_smear_preset_from("--window", name, window, p, &err) <
+		         0)) {
 			lc_cli_print_error(CMD, &err);
 			return LC_EXIT_USAGE;
 		}
 		if (max_rate >= 0) {
 			p->max_rate_ppm = max_rate;
-			if (lc_smear_validate(p, &err) < 0) {
+			if (lc_smear_validate_from("--max-rate", p, &err) < 0) {
 				lc_cli_print_error(CMD, &err);
 				return LC_EXIT_USAGE;
 			}
