@@ -57,7 +57,8 @@ assert abs(p["peak_ppm"] - 32) < 1e-9 and p["start_rel_s"] == 1.0
 assert len(d["samples"]) > 40
 PY
 
-# 4. SVG well-formed, with title, axes labels, a legend and curves
+# 4. SVG well-formed, with title, axes labels, a legend and curves (the
+# rendered charts: test_smear_svg_render.sh)
 "$LC" smear --preset google --svg "$T/g.svg" >/dev/null || bad "google svg exits 0"
 "$LC" smear --compare all --svg "$T/all.svg" >/dev/null || bad "compare all exits 0"
 "$LC" smear --compare google,utc-sls --delete --svg "$T/del.svg" >/dev/null || bad "compare --delete exits 0"
@@ -70,13 +71,17 @@ for path, n in zip(sys.argv[1:], (1, 8, 2)):
     texts = " ".join("".join(t.itertext()) for t in root.iter(ns + "text"))
     for needle in ("Leap smear", "hours", "ppm", "ms"):
         assert needle in texts, (path, needle)
+    # per preset, an offset polyline and a rate path
     lines = root.findall(ns + "polyline")
-    assert len(lines) == 2 * n, (path, len(lines))
+    rates = root.findall(ns + "path")
+    assert len(lines) == n and len(rates) == n, (path, len(lines), len(rates))
     for pl in lines:
         pts = pl.get("points").split()
         assert len(pts) > 1000
         ys = {p.split(",")[1] for p in pts}
         assert len(ys) > 1, path  # the curve is not flat
+    for r in rates:
+        assert r.get("class") == "rate" and r.get("d").startswith("M")
 PY
 grep -q "windows: step" "$T/all.svg" && grep -q "chrony: quadratic" "$T/all.svg" &&
 	ok "compare legend names every preset" || bad "compare legend"
