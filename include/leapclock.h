@@ -548,10 +548,19 @@ struct lc_smear_policy {
  * an unknown name, a fixed window or one out of range. */
 int lc_smear_preset(const char *name, int64_t window_ns,
                     struct lc_smear_policy *p, struct lc_error *err);
+/* The same, with err->where set to `where`: where the name came from (an
+ * option such as "--preset", a variable such as "LEAPCLOCK_SMEAR", a file
+ * and key), so that the message names it; NULL: "smear preset". */
+int lc_smear_preset_from(const char *where, const char *name,
+                         int64_t window_ns, struct lc_smear_policy *p,
+                         struct lc_error *err);
 /* The names of the presets, NULL-terminated. */
 const char *const *lc_smear_preset_names(void);
 /* Checks a policy; LC_EINVAL with a reason for a bad one. */
 int lc_smear_validate(const struct lc_smear_policy *p, struct lc_error *err);
+/* The same, err->where set to `where` (NULL: "smear policy"). */
+int lc_smear_validate_from(const char *where, const struct lc_smear_policy *p,
+                           struct lc_error *err);
 /* The smear offset in ns (how far UTC_SLS is behind the pre-leap timeline,
  * 0..1e9 for an insertion, 0..-1e9 for a deletion) at `t_ns` relative to the
  * leap instant (the start of 23:59:60, or of the deleted 23:59:59). */

@@ -1946,8 +1946,12 @@ static void init(void)
 	if (mode < 0)
 		die("LEAPCLOCK_MODE is neither exact nor smear:PRESET");
 	if (mode == 1) {
-		if (lc_smear_preset(preset, 0, &g_sm.policy, &err) < 0)
-			die("LEAPCLOCK_MODE names an unknown smear preset");
+		if (lc_smear_preset_from("LEAPCLOCK_MODE=smear:PRESET", preset,
+		                         0, &g_sm.policy, &err) < 0) {
+			char m[600];
+			lc_error_format(&err, m, sizeof(m));
+			die(m);
+		}
 		g_sm.on = 1;
 	}
 

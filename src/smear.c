@@ -260,9 +260,12 @@ static double policy_bound(const struct lc_smear_policy *p, int dir)
 	return policy_peak(p, dir);
 }
 
-int lc_smear_validate(const struct lc_smear_policy *p, struct lc_error *err)
+/* err->where names where the policy came from (an option, a variable, a
+ * file and key): the caller's label, else "smear policy". */
+int lc_smear_validate_from(const char *where, const struct lc_smear_policy *p,
+                           struct lc_error *err)
 {
-	const char *w = "<smear policy>";
+	const char *w = where != NULL ? where : "smear policy";
 	double pk;
 
 	if (p == NULL)
@@ -285,11 +288,13 @@ int lc_smear_validate(const struct lc_smear_policy *p, struct lc_error *err)
 	if (p->window_ns > SMEAR_MAX_WINDOW)
 		return lc__error(err, LC_EINVAL, w, 0,
 		                 "window: %.0f s is longer than 7 days (the "
-		                 "smears of leaps a month apart would overlap)",
+		                 "smears of leaps a month apart would overlap); "
+		                 "allowed: up to 604800 s",
 		                 (double)p->window_ns / 1e9);
 	if (!(p->max_rate_ppm >= 0)) /* also NaN */
 		return lc__error(err, LC_EINVAL, w, 0,
-		                 "max_rate: %g ppm is negative",
+		                 "max_rate: %g ppm is negative (allowed: 0, "
+		                 "the shape's own peak, or more)",
 		                 p->max_rate_ppm);
 	if (p->shape == LC_SMEAR_STEP &&
 	    (p->window_ns != 2 * LC__NS || p->placement != LC_SMEAR_ENDING))
@@ -336,6 +341,11 @@ int lc_smear_validate(const struct lc_smear_policy *p, struct lc_error *err)
 			    (double)(e - s) / 1e9, pk);
 	}
 	return 0;
+}
+
+int lc_smear_validate(const struct lc_smear_policy *p, struct lc_error *err)
+{
+	return lc_smear_validate_from(NULL, p, err);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -395,12 +405,32 @@ static int name_eq(const char *a, const char *b)
 	return *a == *b;
 }
 
-int lc_smear_preset(const char *name, int64_t window_ns,
-                    struct lc_smear_policy *p, struct lc_error *err)
+/* The presets whose window may be set, "ntpd (7200..86400 s), ...". */
+static void window_presets(char *buf, size_t n)
 {
-	const char *w = "<smear preset>";
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < NPRESETS && k < n; i++) {
+		if (presets[i].min_s == 0)
+			continue;
+		k += (size_t)snprintf(buf + k, n - k,
+		                      "%s%s (%" PRId64 "..%" PRId64 " s)",
+		                      k > 0 ? ", " : "", presets[i].name,
+		                      presets[i].min_s, presets[i].max_s);
+	}
+}
+
+/* err->where names where the text came from: the caller's label, else
+ * "smear preset". */
+int lc_smear_preset_from(const char *where, const char *name,
+                         int64_t window_ns, struct lc_smear_policy *p,
+                         struct lc_error *err)
+{
+	const char *w = where != NULL ? where : "smear preset";
 	struct lc_smear_policy np;
 	const struct preset *ps = NULL;
+	char wp[160];
 
 	if (name == NULL)
 		return lc__error(err, LC_EINVAL, w, 0, "no preset name given");
@@ -419,26 +449,35 @@ int lc_smear_preset(const char *name, int64_t window_ns,
 	np.window_ns = ps->window_s * LC__NS;
 	np.max_rate_ppm = ps->max_rate_ppm;
 	if (window_ns != 0) {
-		if (ps->min_s == 0)
+		if (ps->min_s == 0) {
+			window_presets(wp, sizeof(wp));
 			return lc__error(
 			    err, LC_EINVAL, w, 0,
 			    "preset '%s' has a fixed window of %" PRId64
-			    " s; use a custom policy for another",
-			    ps->name, ps->window_s);
+			    " s; a window is taken by %s, or by a custom "
+			    "policy",
+			    ps->name, ps->window_s, wp);
+		}
 		if (window_ns < ps->min_s * LC__NS ||
 		    window_ns > ps->max_s * LC__NS)
 			return lc__error(
 			    err, LC_EINVAL, w, 0,
 			    "window: %.3f s is outside preset '%s''s "
-			    "range %" PRId64 "..%" PRId64 " s",
+			    "range, %" PRId64 "..%" PRId64 " s",
 			    (double)window_ns / 1e9, ps->name, ps->min_s,
 			    ps->max_s);
 		np.window_ns = window_ns;
 	}
-	if (lc_smear_validate(&np, err) < 0)
+	if (lc_smear_validate_from(w, &np, err) < 0)
 		return LC_EINVAL;
 	*p = np;
 	return 0;
+}
+
+int lc_smear_preset(const char *name, int64_t window_ns,
+                    struct lc_smear_policy *p, struct lc_error *err)
+{
+	return lc_smear_preset_from(NULL, name, window_ns, p, err);
 }
 
 /* ------------------------------------------------------------------------ */

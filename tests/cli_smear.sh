@@ -57,7 +57,8 @@ assert abs(p["peak_ppm"] - 32) < 1e-9 and p["start_rel_s"] == 1.0
 assert len(d["samples"]) > 40
 PY
 
-# 4. SVG well-formed, with title, axes labels, a legend and curves
+# 4. SVG well-formed, with title, axes labels, a legend and curves (the
+# rendered charts: test_smear_svg_render.sh)
 "$LC" smear --preset google --svg "$T/g.svg" >/dev/null || bad "google svg exits 0"
 "$LC" smear --compare all --svg "$T/all.svg" >/dev/null || bad "compare all exits 0"
 "$LC" smear --compare google,utc-sls --delete --svg "$T/del.svg" >/dev/null || bad "compare --delete exits 0"
@@ -70,13 +71,17 @@ for path, n in zip(sys.argv[1:], (1, 8, 2)):
     texts = " ".join("".join(t.itertext()) for t in root.iter(ns + "text"))
     for needle in ("Leap smear", "hours", "ppm", "ms"):
         assert needle in texts, (path, needle)
+    # per preset, an offset polyline and a rate path
     lines = root.findall(ns + "polyline")
-    assert len(lines) == 2 * n, (path, len(lines))
+    rates = root.findall(ns + "path")
+    assert len(lines) == n and len(rates) == n, (path, len(lines), len(rates))
     for pl in lines:
         pts = pl.get("points").split()
         assert len(pts) > 1000
         ys = {p.split(",")[1] for p in pts}
         assert len(ys) > 1, path  # the curve is not flat
+    for r in rates:
+        assert r.get("class") == "rate" and r.get("d").startswith("M")
 PY
 grep -q "windows: step" "$T/all.svg" && grep -q "chrony: quadratic" "$T/all.svg" &&
 	ok "compare legend names every preset" || bad "compare legend"
@@ -120,5 +125,50 @@ expect2 "leap in year 0" "outside the supported range" --leap 0000-12-31
 out=$("$LC" smear --preset cosine --window 7d --leap 2261-12-31 --step 1d 2>&1) &&
 	echo "$out" | grep -q "2261-12-25T00:00:01.000Z to 2262-01-01T00:00:00.000Z" &&
 	ok "the last leap day, a 7-day window" || bad "the last leap day: $out"
+
+
+# 7. messages name the option and the allowed values, never an internal
+# label such as <smear preset> (issue 16)
+expect2n() { # like expect2, and the message must not contain $needle2
+	local what=$1 needle=$2 not=$3; shift 3
+	local err rc
+	err=$("$LC" smear "$@" 2>&1 >/dev/null); rc=$?
+	if [ $rc -eq 2 ] && echo "$err" | grep -q -- "$needle" &&
+		! echo "$err" | grep -q -- "$not"; then
+		ok "error: $what"
+	else
+		bad "error: $what (rc $rc: $err)"
+	fi
+}
+expect2n "--preset nosuch names --preset and the presets" \
+	"^leapclock smear: --preset: unknown preset 'nosuch' (google, ntpd, chrony, fbclock, utc-sls, minute, cosine, windows)" \
+	"<smear" --preset nosuch
+expect2n "--window without a preset names --window and the presets taking one" \
+	"--window.*ntpd (7200..86400 s).*cosine (60..604800 s).*--shape" \
+	"preset 'google'" --window 1h
+expect2n "--window 8d of a custom policy names the options and the bound" \
+	"^leapclock smear: custom policy --shape linear --placement ending --window 8d: .*allowed: up to 604800 s" \
+	"<smear" --window 8d --shape linear --placement ending
+expect2n "--preset cosine --window 8d names --window and the range" \
+	"^leapclock smear: --window: .*cosine.*60..604800 s" "<smear" \
+	--preset cosine --window 8d
+expect2n "--preset google --window 2h lists the presets taking a window" \
+	"^leapclock smear: --window: preset 'google' has a fixed window of 86400 s; a window is taken by ntpd (7200..86400 s), cosine (60..604800 s)" \
+	"<smear" --preset google --window 2h
+expect2n "--max-rate too small names --max-rate" \
+	"^leapclock smear: --max-rate: max_rate: 5 ppm is too small" "<smear" \
+	--preset google --max-rate 5
+expect2n "--compare names --compare" \
+	"^leapclock smear: --compare: unknown preset 'x' (google," "<smear" \
+	--compare google,x
+
+# 8. two outputs on one stream, or one file twice, are refused (issue 16:
+# --csv - --json dropped the JSON, --svg - --csv - mixed both on stdout)
+expect2 "--csv - --json" "--csv - and --json both write to standard output" --csv - --json
+expect2 "--svg - --csv -" "--csv - and --svg - both write to standard output" --svg - --csv -
+expect2 "--svg - --json" "--svg - and --json both write to standard output" --svg - --json
+expect2 "--csv F --svg F" "--csv and --svg both write to '$T/x'" --csv "$T/x" --svg "$T/x"
+"$LC" smear --csv - >"$T/o.csv" && head -1 "$T/o.csv" | grep -q "^t_rel_s,utc," &&
+	ok "--csv - alone writes the CSV to stdout" || bad "--csv - alone"
 
 exit $fail

@@ -536,7 +536,9 @@ int lc_cmd_run(int argc, char **argv)
 	if (rc < 0)
 		return lc_cli_usage_error(CMD, "--mode '%s': expected exact or "
 		                          "smear:PRESET", mode);
-	if (rc == 1 && lc_smear_preset(preset, 0, &pol, &err) < 0) {
+	if (rc == 1 &&
+	    lc_smear_preset_from("--mode smear:PRESET", preset, 0, &pol, &err) <
+	        0) {
 		lc_cli_print_error(CMD, &err);
 		return LC_EXIT_USAGE;
 	}

@@ -114,7 +114,8 @@ static int add_models(struct opts *o, const char *list)
 		if (c.model == LC__SIM_SMEAR) {
 			struct lc_smear_policy p;
 			struct lc_error err = {0};
-			if (lc_smear_preset(c.preset, 0, &p, &err) < 0) {
+			if (lc_smear_preset_from("--model smear:PRESET",
+			                         c.preset, 0, &p, &err) < 0) {
 				lc_cli_print_error(CMD, &err);
 				return LC_EXIT_USAGE;
 			}

@@ -385,14 +385,45 @@ static double nice_step(double span, int want)
 
 struct panel {
 	double x0, y0, w, h; /* plot area, px */
-	double tmin, tmax;   /* hours */
+	double tmin, tmax;   /* in units of tu ns */
+	double tu;           /* the time unit, ns: 1e6, 1e9, 60e9 or 3600e9 */
+	const char *tname;   /* its name: "milliseconds", ... "hours" */
 	double vmin, vmax;   /* value (linear or log10) */
 	int logy;
 };
 
-static double px(const struct panel *p, double hours)
+static double px(const struct panel *p, double t)
 {
-	return p->x0 + (hours - p->tmin) / (p->tmax - p->tmin) * p->w;
+	return p->x0 + (t - p->tmin) / (p->tmax - p->tmin) * p->w;
+}
+
+/* x of an instant t_ns relative to the leap */
+static double px_ns(const struct panel *p, int64_t t_ns)
+{
+	return px(p, (double)t_ns / p->tu);
+}
+
+/* The time unit of the x axis, from the span: ticks read -5 ... 5 s for
+ * --range -5s,5s, not -0.0012 ... 0.0012 h (issue 16). */
+static void time_unit(struct panel *p, int64_t lo, int64_t hi)
+{
+	double span = (double)(hi - lo) / 1e9;
+
+	if (span < 2) {
+		p->tu = 1e6;
+		p->tname = "milliseconds";
+	} else if (span < 600) {
+		p->tu = 1e9;
+		p->tname = "seconds";
+	} else if (span < 3 * 3600) {
+		p->tu = 60e9;
+		p->tname = "minutes";
+	} else {
+		p->tu = 3600e9;
+		p->tname = "hours";
+	}
+	p->tmin = (double)lo / p->tu;
+	p->tmax = (double)hi / p->tu;
 }
 
 static double py(const struct panel *p, double v)
@@ -474,14 +505,14 @@ static void axes(FILE *o, const struct panel *p, const char *ylabel,
 	fprintf(o,
 	        "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" "
 	        "font-size=\"13\" text-anchor=\"middle\">%s</text>\n",
-	        p->x0 - 58, p->y0 + p->h / 2, ylabel);
+	        p->x0 - 72, p->y0 + p->h / 2, ylabel);
 	if (show_x_label != 0)
 		fprintf(o,
 		        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\" "
 		        "text-anchor=\"middle\">time relative to the leap "
-		        "second (hours; dashed line: start of the %s "
+		        "second, in %s (dashed line: start of the %s "
 		        "second)</text>\n",
-		        p->x0 + p->w / 2, p->y0 + p->h + 36,
+		        p->x0 + p->w / 2, p->y0 + p->h + 36, p->tname,
 		        show_x_label > 0 ? "inserted" : "deleted");
 }
 
@@ -519,6 +550,13 @@ static int64_t *chart_times(const struct ctx *x, size_t *n)
 	return t;
 }
 
+/* A window narrower than 3 px is invisible at the chart's range (the
+ * minute preset in --compare all): the legend says so (issue 16). */
+static int off_scale(const struct panel *p, const struct curve *c)
+{
+	return px_ns(p, c->e) - px_ns(p, c->s) < 3;
+}
+
 static void xml_text(FILE *o, const char *s)
 {
 	for (; *s; s++) {
@@ -533,6 +571,46 @@ static void xml_text(FILE *o, const char *s)
 	}
 }
 
+/* "* off-scale here (window under 3 px): minute (60 s), ...; see them
+ * with --compare minute,... --range A,B" */
+static void off_scale_note(FILE *o, const struct ctx *x,
+                           const struct panel *p, double y)
+{
+	char names[160] = "", line[400];
+	size_t k = 0, kn = 0;
+	int64_t s = INT64_MAX, e = INT64_MIN, pad;
+
+	line[0] = '\0';
+	for (int i = 0; i < x->n; i++) {
+		const struct curve *c = &x->c[i];
+		if (!off_scale(p, c))
+			continue;
+		if (k < sizeof(line))
+			k += (size_t)snprintf(line + k, sizeof(line) - k,
+			                      "%s%s (%.6g s)", k ? ", " : "",
+			                      c->p.name,
+			                      (double)(c->e - c->s) / 1e9);
+		if (kn < sizeof(names))
+			kn += (size_t)snprintf(names + kn, sizeof(names) - kn,
+			                       "%s%s", kn ? "," : "",
+			                       c->p.name);
+		if (c->s < s)
+			s = c->s;
+		if (c->e > e)
+			e = c->e;
+	}
+	pad = (e - s) / 4 > NS ? (e - s) / 4 : NS;
+	fprintf(o,
+	        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" "
+	        "fill=\"#555555\">* off-scale at this range (window under "
+	        "3 px): ",
+	        p->x0, y);
+	xml_text(o, line);
+	fprintf(o, "; see %s with --compare %s --range %.0fs,%.0fs</text>\n",
+	        strchr(names, ',') ? "them" : "it", names,
+	        floor((double)(s - pad) / 1e9), ceil((double)(e + pad) / 1e9));
+}
+
 static int write_svg(FILE *o, const struct ctx *x)
 {
 	const double W = 960;
@@ -541,6 +619,7 @@ static int write_svg(FILE *o, const struct ctx *x)
 	size_t n;
 	int64_t *ts = chart_times(x, &n);
 	double rmax = 0, rmin = 0, peakmin = INFINITY;
+	int noff = 0;
 	char day[64], title[256];
 
 	if (ts == NULL)
@@ -554,8 +633,13 @@ static int write_svg(FILE *o, const struct ctx *x)
 	}
 	po.x0 = pr.x0 = 90;
 	po.w = pr.w = W - 90 - 30;
-	po.tmin = pr.tmin = (double)x->lo / 3.6e12;
-	po.tmax = pr.tmax = (double)x->hi / 3.6e12;
+	time_unit(&po, x->lo, x->hi);
+	time_unit(&pr, x->lo, x->hi);
+	for (int i = 0; i < x->n; i++)
+		if (off_scale(&po, &x->c[i]))
+			noff++;
+	if (noff > 0)
+		H += 22;
 	po.y0 = 70;
 	po.h = 220;
 	pr.y0 = 340;
@@ -615,26 +699,38 @@ static int write_svg(FILE *o, const struct ctx *x)
 		const char *col = colours[i % 8];
 
 		fprintf(o,
-		        "<polyline fill=\"none\" stroke=\"%s\" "
-		        "stroke-width=\"2\" points=\"",
+		        "<polyline class=\"offset\" fill=\"none\" "
+		        "stroke=\"%s\" stroke-width=\"2\" points=\"",
 		        col);
 		for (size_t k = 0; k < n; k++)
-			fprintf(o, "%.2f,%.2f ",
-			        px(&po, (double)ts[k] / 3.6e12),
+			fprintf(o, "%.2f,%.2f ", px_ns(&po, ts[k]),
 			        py(&po, off_ms(c, x->L + ts[k])));
 		fprintf(o, "\"/>\n");
+		/* the rate as a path: on the log scale a zero rate (outside
+		 * the window) has no place, and drawn at the bottom it read
+		 * as 1 ppm (issue 16): the path is cut there instead */
 		fprintf(o,
-		        "<polyline fill=\"none\" stroke=\"%s\" "
-		        "stroke-width=\"2\" points=\"",
+		        "<path class=\"rate\" fill=\"none\" stroke=\"%s\" "
+		        "stroke-width=\"2\" d=\"",
 		        col);
-		for (size_t k = 0; k < n; k++) {
+		for (size_t k = 0, pen = 0; k < n; k++) {
 			double r = rate_ppm(c, x->L + ts[k]);
-			fprintf(o, "%.2f,%.2f ",
-			        px(&pr, (double)ts[k] / 3.6e12),
-			        py(&pr, pr.logy ? fabs(r) : r));
+			if (pr.logy && !(fabs(r) >= pow(10, pr.vmin))) {
+				pen = 0;
+				continue;
+			}
+			fprintf(o, "%s%.2f,%.2f ", pen ? "L" : "M",
+			        px_ns(&pr, ts[k]), py(&pr, pr.logy ? fabs(r) : r));
+			pen = 1;
 		}
 		fprintf(o, "\"/>\n");
 	}
+	if (pr.logy)
+		fprintf(o,
+		        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
+		        "fill=\"#555555\">a zero rate (outside a window) is "
+		        "not drawn on the log scale</text>\n",
+		        pr.x0 + 6, pr.y0 + 14);
 	/* legend, below the charts: two columns */
 	{
 		int rows = (x->n + 1) / 2;
@@ -651,11 +747,12 @@ static int write_svg(FILE *o, const struct ctx *x)
 			char lab[160];
 
 			snprintf(lab, sizeof(lab),
-			         "%s: %s, %s, %.6g SI s, peak %.4g ppm",
+			         "%s: %s, %s, %.6g SI s, peak %.4g ppm%s",
 			         c->p.name, shape_names[c->p.shape],
 			         placement_names[c->p.placement],
 			         (double)(c->e - c->s) / 1e9,
-			         lc_smear_peak_ppm(&c->p, x->dir));
+			         lc_smear_peak_ppm(&c->p, x->dir),
+			         off_scale(&po, c) ? " *" : "");
 			fprintf(o,
 			        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 			        "y2=\"%.1f\" stroke=\"%s\" "
@@ -668,6 +765,8 @@ static int write_svg(FILE *o, const struct ctx *x)
 			xml_text(o, lab);
 			fprintf(o, "</text>\n");
 		}
+		if (noff > 0)
+			off_scale_note(o, x, &po, ly + 10 + 18 * rows + 18);
 	}
 	fprintf(o, "</svg>\n");
 	free(ts);
@@ -731,6 +830,8 @@ int lc_cmd_smear(int argc, char **argv)
 	static struct ctx x;
 	const char *preset = NULL, *leap = NULL, *csv = NULL, *svg = NULL;
 	const char *compare = NULL, *range = NULL;
+	const char *window_arg = NULL, *max_rate_arg = NULL;
+	char label[200];
 	int64_t window = 0, step = 0;
 	int shape = -1, placement = -1, json = 0, custom = 0, o;
 	double max_rate = -1;
@@ -756,6 +857,7 @@ int lc_cmd_smear(int argc, char **argv)
 				    "--window: '%s' is not a positive "
 				    "duration (e.g. 86400, 20h, 1000s)",
 				    optarg);
+			window_arg = optarg;
 			break;
 		case OPT_SHAPE:
 			shape = lookup(optarg, shape_names, 4);
@@ -788,6 +890,7 @@ int lc_cmd_smear(int argc, char **argv)
 				    "--max-rate: '%s' is not a rate in "
 				    "ppm >= 0",
 				    optarg);
+			max_rate_arg = optarg;
 			break;
 		case OPT_LEAP:
 			leap = optarg;
@@ -839,6 +942,34 @@ int lc_cmd_smear(int argc, char **argv)
 		return lc_cli_usage_error(CMD,
 		                          "--preset and --shape/--placement "
 		                          "are exclusive");
+	/* the default preset's window is fixed: do not blame "preset
+	 * 'google'", which the user never chose (issue 16) */
+	if (window != 0 && preset == NULL && !custom && compare == NULL)
+		return lc_cli_usage_error(
+		    CMD,
+		    "--window sets the window of --preset ntpd (7200..86400 "
+		    "s) or cosine (60..604800 s), or of a custom policy "
+		    "(with --shape and --placement); the default preset, "
+		    "google, has a fixed 86400 s window");
+	/* one stream, one output (issue 16: --csv - --json dropped the
+	 * JSON, --svg - --csv - mixed both on stdout) */
+	if (csv != NULL && svg != NULL && strcmp(csv, svg) == 0)
+		return lc_cli_usage_error(
+		    CMD,
+		    strcmp(csv, "-") == 0
+		        ? "--csv - and --svg - both write to standard "
+		          "output: send one of them to a file"
+		        : "--csv and --svg both write to '%s': give them "
+		          "two files",
+		    csv);
+	if (json && ((csv != NULL && strcmp(csv, "-") == 0) ||
+	             (svg != NULL && strcmp(svg, "-") == 0)))
+		return lc_cli_usage_error(
+		    CMD,
+		    "%s - and --json both write to standard output: send "
+		    "the %s to a file",
+		    csv != NULL && strcmp(csv, "-") == 0 ? "--csv" : "--svg",
+		    csv != NULL && strcmp(csv, "-") == 0 ? "CSV" : "SVG");
 
 	/* the policies */
 	if (compare != NULL) {
@@ -860,7 +991,8 @@ int lc_cmd_smear(int argc, char **argv)
 			}
 		}
 		for (int i = 0; i < nnames; i++) {
-			if (lc_smear_preset(names[i], 0, &x.c[i].p, &err) < 0) {
+			if (lc_smear_preset_from("--compare", names[i], 0,
+			                         &x.c[i].p, &err) < 0) {
 				lc_cli_print_error(CMD, &err);
 				return LC_EXIT_USAGE;
 			}
@@ -877,21 +1009,32 @@ int lc_cmd_smear(int argc, char **argv)
 		p->placement = placement;
 		p->window_ns = window;
 		p->max_rate_ppm = max_rate > 0 ? max_rate : 0;
-		if (lc_smear_validate(p, &err) < 0) {
+		snprintf(label, sizeof(label),
+		         "custom policy --shape %s --placement %s --window "
+		         "%.40s%s%.40s",
+		         shape_names[shape], placement_names[placement],
+		         window_arg, max_rate_arg ? " --max-rate " : "",
+		         max_rate_arg ? max_rate_arg : "");
+		if (lc_smear_validate_from(label, p, &err) < 0) {
 			lc_cli_print_error(CMD, &err);
 			return LC_EXIT_USAGE;
 		}
 		x.n = 1;
 	} else {
 		struct lc_smear_policy *p = &x.c[0].p;
-		if (lc_smear_preset(preset ? preset : "google", window, p,
-		                    &err) < 0) {
+		const char *name = preset ? preset : "google";
+		/* the name first, then the window: each message names its
+		 * option */
+		if (lc_smear_preset_from("--preset", name, 0, p, &err) < 0 ||
+		    (window != 0 &&
+		     lc_smear_preset_from("--window", name, window, p, &err) <
+		         0)) {
 			lc_cli_print_error(CMD, &err);
 			return LC_EXIT_USAGE;
 		}
 		if (max_rate >= 0) {
 			p->max_rate_ppm = max_rate;
-			if (lc_smear_validate(p, &err) < 0) {
+			if (lc_smear_validate_from("--max-rate", p, &err) < 0) {
 				lc_cli_print_error(CMD, &err);
 				return LC_EXIT_USAGE;
 			}

@@ -264,10 +264,10 @@ int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg)
 			char msg[400];
 
 			memset(&err, 0, sizeof(err));
-			if (lc_smear_preset(sm, 0, &c->smear, &err) < 0) {
+			if (lc_smear_preset_from("LEAPCLOCK_SMEAR", sm, 0,
+			                         &c->smear, &err) < 0) {
 				lc_error_format(&err, msg, sizeof(msg));
-				ld_log(LD_LOG_ERR, "LEAPCLOCK_SMEAR=%s: %s", sm,
-				       msg);
+				ld_log(LD_LOG_ERR, "%s", msg);
 				goto fail;
 			}
 			snprintf(c->smear_name, sizeof(c->smear_name), "%s", sm);
