@@ -28,7 +28,7 @@ int lc_cli_usage_error(const char *cmd, const char *fmt, ...)
 void lc_cli_print_error(const char *cmd, const struct lc_error *e);
 /* Writes s as a JSON string literal (with quotes). */
 void lc_cli_json_str(FILE *out, const char *s);
-/* Loads the table named by --file, or with NULL the system's as
+/* Loads the table named by --leapfile, or with NULL the system's as
  * lc_leaptable_load_system_report does (what the search took and skipped
  * said on stderr when a file was bad); returns NULL on failure (message
  * printed), a bad $LEAPCLOCK_LEAPFILE included. */

@@ -657,17 +657,19 @@ void lc_cmd_convert_usage(FILE *out)
 {
 	fprintf(out,
 	        "usage: leapclock convert TIME [--from SCALE] [--to SCALE,...] "
-	        "[--file LEAPFILE] [--json]\n"
+	        "[--leapfile FILE] [--json]\n"
 	        "                         [--smear PRESET] "
 	        "[--occurrence first|second]\n\n"
 	        "Prints one instant on several time scales, using the leap "
-	        "table\n(--file, else the system's: see 'leapclock table').\n\n"
+	        "table\n(--leapfile, else the system's: see 'leapclock table').\n\n"
 	        "  --from SCALE   the scale of TIME (default: utc for a date, "
 	        "ntp for 0x...,\n                 unix for a number)\n"
 	        "  --to LIST      comma-separated scales to print, or 'all' "
 	        "(default)\n"
-	        "  --file FILE    leap-seconds.list or tzdata leapseconds "
+	        "  --leapfile FILE\n"
+	        "                 leap-seconds.list or tzdata leapseconds "
 	        "file\n"
+	        "                 (--file FILE: the same)\n"
 	        "  --json         one JSON object with a member per scale\n"
 	        "  --smear PRESET the smear of the utc-sls scale (it is "
 	        "printed only with\n                 this option)\n"
@@ -696,7 +698,7 @@ void lc_cmd_convert_usage(FILE *out)
 	    "tai,gps,unix,ntp\n");
 }
 
-/* The leap table: --file, else the system's. A table named (--file or
+/* The leap table: --leapfile, else the system's. A table named (--leapfile or
  * $LEAPCLOCK_LEAPFILE) that cannot be used is an error; the system search
  * says on stderr what it took and skipped when that is worth knowing. */
 static lc_leaptable *load_table(const char *file)
@@ -806,8 +808,11 @@ int lc_cmd_convert(int argc, char **argv)
 			                                  "--to", &v)) > 0)
 				to = v;
 			else if (r == 0 && (r = opt_value(argc, argv, &i,
-			                                  "--file", &v)) > 0)
+			                                  "--leapfile", &v)) > 0)
 				file = v;
+			else if (r == 0 && (r = opt_value(argc, argv, &i,
+			                                  "--file", &v)) > 0)
+				file = v; /* the old name of --leapfile */
 			else if (r == 0 && (r = opt_value(argc, argv, &i,
 			                                  "--smear", &v)) > 0)
 				smear = v;
