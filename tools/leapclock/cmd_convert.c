@@ -330,11 +330,15 @@ static int from_ntp(struct conv *c, const char *text, struct lc_error *err)
 
 		errno = 0;
 		ntp = strtoull(text + 2, &end, 16);
+		/* All 16 digits: 0x123 would be read as the era's last
+		 * 68 ns, a fraction, not the seconds it looks like. */
 		if (end == text + 2 || *end != '\0' || errno != 0 ||
-		    strlen(text + 2) > 16)
+		    strlen(text + 2) != 16 ||
+		    strspn(text + 2, "0123456789abcdefABCDEF") != 16)
 			return lc__error(err, LC_EPARSE, text, 0,
-			                 "NTP timestamp must be at most 16 hex "
-			                 "digits after 0x");
+			                 "an NTP timestamp in hex is 0x and "
+			                 "16 hex digits (32 bits of seconds, 32 "
+			                 "of fraction: 0xdc12c4ff00000000)");
 		in->digits = 9;
 		in->unix_ns = lc_unix_ns_from_ntp(ntp, (int64_t)time(NULL));
 	} else {
@@ -835,9 +839,11 @@ int lc_cmd_convert(int argc, char **argv)
 			    CMD, "one TIME only ('%s' and '%s')", time_arg, a);
 		time_arg = a;
 	}
-	if (time_arg == NULL)
-		return lc_cli_usage_error(CMD, "missing TIME (for example "
-		                               "2016-12-31T23:59:60Z)");
+	if (time_arg == NULL || time_arg[0] == '\0')
+		return lc_cli_usage_error(CMD, "%s TIME (for example "
+		                               "2016-12-31T23:59:60Z)",
+		                          time_arg == NULL ? "missing"
+		                                           : "empty");
 
 	if (smear != NULL) {
 		char buf[256];
