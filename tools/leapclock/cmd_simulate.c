@@ -367,6 +367,12 @@ int lc_cmd_simulate(int argc, char **argv)
 		}
 		i += takes;
 	}
+	if (o->json && o->trace) {
+		/* Both go to stdout: the trace's text would break the JSON. */
+		rc = lc_cli_usage_error(CMD, "--json and --trace are two outputs "
+		                             "for stdout: give one");
+		goto out;
+	}
 	for (int i = 0; i < nmodel_args; i++) {
 		rc = add_models(o, model_args[i]);
 		if (rc != 0)
