@@ -1756,7 +1756,9 @@ void lc__sim_print_json(FILE *f, const struct lc__sim_result *r, int first)
 	        "},\n   \"tai_continuous\": %s, \"max_tai_error_ns\": %" PRId64
 	        ", \"max_smear_rate_ppm\": %.3f, \"leap_applied_after_ns\": ",
 	        r->tai_continuous ? "true" : "false", r->max_tai_error_ns,
-	        r->max_smear_rate_ppm);
+	        /* no -0.000 */
+	        fabs(r->max_smear_rate_ppm) < 0.0005 ? 0.0
+	                                             : r->max_smear_rate_ppm);
 	if (r->leap_applied_after_ns < 0)
 		fprintf(f, "null");
 	else

@@ -341,8 +341,12 @@ static int show_stats(const char *path, int json)
 		       ",\"updated\":%" PRId64 ",\"leaptable\":",
 		       pid, alive ? "true" : "false", started, updated);
 		lc_cli_json_str(stdout, leaptable);
+		/* null, not the file's "-", when not pretending */
 		printf(",\"pretend\":");
-		lc_cli_json_str(stdout, pretend);
+		if (strcmp(pretend, "-") == 0)
+			printf("null");
+		else
+			lc_cli_json_str(stdout, pretend);
 		if (!alive) {
 			printf(",\"stale\":");
 			lc_cli_json_str(stdout, why);
@@ -354,9 +358,12 @@ static int show_stats(const char *path, int json)
 			lc_cli_json_str(stdout, rows[i].addr);
 			printf(",\"mode\":");
 			lc_cli_json_str(stdout, rows[i].mode);
-			for (size_t k = 0; k < NCOUNTERS; k++)
+			/* the refid as in --query --json: "0x%08x" */
+			for (size_t k = 0; k < NCOUNTERS - 1; k++)
 				printf(",\"%s\":%" PRIu64, counter_names[k],
 				       rows[i].v[k]);
+			printf(",\"refid\":\"0x%08" PRIx32 "\"",
+			       (uint32_t)rows[i].v[NCOUNTERS - 1]);
 			if (ld_ntp_smear_refid_decode((uint32_t)rows[i].v[10], &ns) == 0)
 				printf(",\"smear_offset_ns\":%" PRId64, ns);
 			printf("}");

@@ -132,6 +132,27 @@ int lc_cli_usage_error(const char *cmd, const char *fmt, ...)
 	return LC_EXIT_USAGE;
 }
 
+const char *lc_cli_host_state_name(int s)
+{
+	switch (s) {
+	case LC_HOST_NOT_FOLLOWED: return "not-followed";
+	case LC_HOST_AGREES: return "agrees";
+	case LC_HOST_LEAP_OFF: return "leap-off";
+	case LC_HOST_STEPPED: return "stepped";
+	case LC_HOST_SMEARED: return "smeared";
+	default: return "?";
+	}
+}
+
+double lc_cli_json_num(double v, int digits)
+{
+	double half = 0.5;
+
+	for (int i = 0; i < digits; i++)
+		half /= 10;
+	return v > -half && v < half ? 0.0 : v;
+}
+
 void lc_cli_print_error(const char *cmd, const struct lc_error *e)
 {
 	char buf[600];
