@@ -1407,8 +1407,8 @@ static int run(struct lc__sim *s, struct lc_error *err)
 	rc = lc_leaptable_tai_utc(table, cfg->leap_midnight - 2, &tai_utc);
 	lc_leaptable_free(table);
 	if (rc < 0)
-		return lc__error(err, LC_EINVAL, "<argument>", 0,
-		                 "--leap: the leap must be after 1972-01-01");
+		return lc__error(err, LC_EINVAL, "--leap", 0,
+		                 "the leap must be after 1972-01-01");
 	s->tai_old = (int64_t)tai_utc * LC__NS;
 	/* the horizon: 5 s each side, or the smear window and 5 s */
 	before = after = 5 * LC__NS;
@@ -1590,31 +1590,37 @@ int lc__sim_run(const struct lc__sim_config *cfg, struct lc__sim_result *res,
 	res->nohz = cfg->nohz;
 	res->available = 1;
 	res->leap_applied_after_ns = -1;
+	/* Labelled by the option of `leapclock simulate` that sets each. */
 	if (cfg->model < 0 || cfg->model >= LC__SIM_NMODELS)
-		return lc__error(err, LC_EINVAL, "<argument>", 0,
-		                 "model: unknown model %d", cfg->model);
+		return lc__error(err, LC_EINVAL, "--model", 0,
+		                 "unknown model %d", cfg->model);
 	if (cfg->scenario < 0 || cfg->scenario > LC__SIM_DELETE)
-		return lc__error(err, LC_EINVAL, "<argument>", 0,
-		                 "scenario: unknown scenario %d",
-		                 cfg->scenario);
+		return lc__error(err, LC_EINVAL, "--scenario", 0,
+		                 "unknown scenario %d", cfg->scenario);
 	if (cfg->hz < 1 || cfg->hz > 10000)
-		return lc__error(err, LC_EINVAL, "<argument>", 0,
-		                 "--hz: %d is not in 1..10000", cfg->hz);
+		return lc__error(err, LC_EINVAL, "--hz", 0,
+		                 "%d is not in 1..10000", cfg->hz);
 	if (cfg->leap_midnight % 86400 != 0)
-		return lc__error(err, LC_EINVAL, "<argument>", 0,
-		                 "--leap: a leap second ends a UTC day");
+		return lc__error(err, LC_EINVAL, "--leap", 0,
+		                 "a leap second ends a UTC day");
 	if (cfg->read_cost_ns < 1 || cfg->read_cost_ns > MS)
-		return lc__error(err, LC_EINVAL, "<argument>", 0,
-		                 "--read-cost: %" PRId64
-		                 " ns is not in 1..1000000",
+		return lc__error(err, LC_EINVAL, "--read-cost", 0,
+		                 "%" PRId64 " ns is not in 1..1000000",
 		                 cfg->read_cost_ns);
-	if (cfg->timer_latency_ns < 0 || cfg->timer_latency_ns > 100 * MS ||
-	    cfg->nohz_max_ns < MS || cfg->ntimers < 0 || cfg->ntimers > 10000 ||
-	    cfg->nreaders < 1 || cfg->nreaders > 64)
-		return lc__error(
-		    err, LC_EINVAL, "<argument>", 0,
-		    "a latency, nohz maximum, timer or reader count "
-		    "is out of range");
+	if (cfg->timer_latency_ns < 0 || cfg->timer_latency_ns > 100 * MS)
+		return lc__error(err, LC_EINVAL, "--timer-latency", 0,
+		                 "%" PRId64 " ns is not in 0..100000000",
+		                 cfg->timer_latency_ns);
+	if (cfg->nohz_max_ns < MS)
+		return lc__error(err, LC_EINVAL, "--nohz-max", 0,
+		                 "%" PRId64 " ns is below 1000000",
+		                 cfg->nohz_max_ns);
+	if (cfg->ntimers < 0 || cfg->ntimers > 10000)
+		return lc__error(err, LC_EINVAL, "--timers", 0,
+		                 "%d is not in 0..10000", cfg->ntimers);
+	if (cfg->nreaders < 1 || cfg->nreaders > 64)
+		return lc__error(err, LC_EINVAL, "--readers", 0,
+		                 "%d is not in 1..64", cfg->nreaders);
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return LC_ENOMEM;
@@ -1627,7 +1633,7 @@ int lc__sim_run(const struct lc__sim_config *cfg, struct lc__sim_result *res,
 		s->ops->finish(s);
 	sim_free(s);
 	if (rc == LC_ENOMEM)
-		lc__error(err, rc, "<simulation>", 0, "out of memory");
+		lc__error(err, rc, "simulation", 0, "out of memory");
 	return rc;
 }
 
@@ -1750,7 +1756,9 @@ void lc__sim_print_json(FILE *f, const struct lc__sim_result *r, int first)
 	        "},\n   \"tai_continuous\": %s, \"max_tai_error_ns\": %" PRId64
 	        ", \"max_smear_rate_ppm\": %.3f, \"leap_applied_after_ns\": ",
 	        r->tai_continuous ? "true" : "false", r->max_tai_error_ns,
-	        r->max_smear_rate_ppm);
+	        /* no -0.000 */
+	        fabs(r->max_smear_rate_ppm) < 0.0005 ? 0.0
+	                                             : r->max_smear_rate_ppm);
 	if (r->leap_applied_after_ns < 0)
 		fprintf(f, "null");
 	else

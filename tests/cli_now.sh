@@ -59,9 +59,11 @@ if not bad:
     if d["leap_source"] != source and source != "-":
         bad.append("leap_source %r, want %r" % (d["leap_source"], source))
     nl = d["next_leap"]
-    if nl is not None and not (isinstance(nl, dict) and nl.get("dir") in (1, -1)
+    if nl is not None and not (isinstance(nl, dict) and nl.get("dir") in ("insert", "delete")
                                and isinstance(nl.get("when"), int)):
         bad.append("next_leap is null or {when, utc, dir}: %r" % nl)
+    if "host_state" in d and d["host_state"] not in ("not-followed", "agrees", "leap-off", "stepped", "smeared"):
+        bad.append("host_state is a name as in status --json: %r" % d["host_state"])
     diff = (ns("tai") - ns("realtime")) / 1e9
     if abs(diff - tai_utc) >= 1:
         bad.append("tai - realtime = %.9f s, want %d within 1 s" % (diff, tai_utc))

@@ -109,6 +109,21 @@ for d in 3000-01-01 2116-02-29 1971-12-31 "@32503680000" 2116-03-01T00:00:00Z; d
 		ok "--leap $arg: refused with the range"
 	else bad "--leap $arg: rc=$rc $(cat "$tmp/err") $out"; fi
 done
+# Numeric options out of range (issue 16): the message names the option,
+# the value and the range; nothing is simulated (before, "<argument>: a
+# latency, nohz maximum, timer or reader count is out of range" after the
+# heading)
+for c in "--readers 1000000|1..64" "--readers 0|1..64" "--timers 10001|0..10000" \
+         "--read-cost 0|1..1000000" "--timer-latency 100000001|0..100000000" \
+         "--nohz-max 5|1000000..1000000000000"; do
+	args=${c%|*} range=${c#*|}
+	# shellcheck disable=SC2086
+	out=$("$LC" simulate $args --scenario timers --model exact 2>"$tmp/err"); rc=$?
+	if [ $rc -eq 2 ] && [ -z "$out" ] && grep -qF "leapclock simulate: ${args% *}: '${args#* }' is not in $range" "$tmp/err" &&
+	   ! grep -q '<' "$tmp/err"; then
+		ok "simulate $args: refused naming the option and $range, no output"
+	else bad "simulate $args: rc=$rc err=$(cat "$tmp/err") out=$(head -c 200 <<<"$out")"; fi
+done
 "$LC" simulate --leap 2015-02-31 --model exact --hz 100 >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] && ok "--leap 2015-02-31 (no such day): exit 2" || bad "--leap 2015-02-31 rc=$rc"
 for d in 1972-01-01 2115-12-31; do

@@ -62,6 +62,17 @@ if up modes "127.0.0.1:$P" --listen "127.0.0.1:$P=utc" --listen "127.0.0.1:$((P 
     echo "$j" | grep -q '"modes":\[{"mode":"utc","addresses":2,"received":3' &&
     echo "$j" | grep -q '"total":{"received":6' &&
     ok "--json: running, modes and total" || bad "--json: $j"
+  # one type per field (issue 16): the refid a "0x%08x" string as in
+  # --query --json (it was an integer here), pretend null when not
+  # pretending (it was "-")
+  if python3 -c '
+import json, re, sys
+d = json.loads(sys.argv[1])
+assert d["pretend"] is None, d["pretend"]
+for r in d["listen"]:
+    assert isinstance(r["refid"], str) and re.fullmatch("0x[0-9a-f]{8}", r["refid"]), r["refid"]
+    assert isinstance(r["li"], int)
+' "$j"; then ok "--json: refid a hex string, pretend null"; else bad "--json types: $j"; fi
   kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null; unset 'pids[-1]'
   [ ! -e "$T/modes.stats" ] && ok "a stopped leapclockd removes its stats file" ||
     bad "stats file left after SIGTERM"

@@ -473,7 +473,8 @@ static void test_config_errors(void)
 	lc__sim_config_init(&c);
 	c.hz = 0;
 	LC_EQ_INT(lc__sim_run(&c, &r, &err), LC_EINVAL);
-	LC_CONTAINS(err.msg, "--hz");
+	LC_EQ_STR(err.where, "--hz"); /* the option, not "<argument>" */
+	LC_CONTAINS(err.msg, "1..10000");
 	lc__sim_config_init(&c);
 	c.leap_midnight += 3600;
 	LC_EQ_INT(lc__sim_run(&c, &r, &err), LC_EINVAL);

@@ -26,9 +26,14 @@ int lc_cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Prints an lc_error as "leapclock CMD: where:line: msg". */
 void lc_cli_print_error(const char *cmd, const struct lc_error *e);
+/* The JSON name of an lc_tk_host state (LC_HOST_*): "agrees", ... */
+const char *lc_cli_host_state_name(int state);
+/* v, or 0.0 where printing it with `digits` decimals would show -0.000
+ * (JSON numbers and text alike: no "-0.000000"). */
+double lc_cli_json_num(double v, int digits);
 /* Writes s as a JSON string literal (with quotes). */
 void lc_cli_json_str(FILE *out, const char *s);
-/* Loads the table named by --file, or with NULL the system's as
+/* Loads the table named by --leapfile, or with NULL the system's as
  * lc_leaptable_load_system_report does (what the search took and skipped
  * said on stderr when a file was bad); returns NULL on failure (message
  * printed), a bad $LEAPCLOCK_LEAPFILE included. */

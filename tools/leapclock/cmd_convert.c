@@ -330,11 +330,15 @@ static int from_ntp(struct conv *c, const char *text, struct lc_error *err)
 
 		errno = 0;
 		ntp = strtoull(text + 2, &end, 16);
+		/* All 16 digits: 0x123 would be read as the era's last
+		 * 68 ns, a fraction, not the seconds it looks like. */
 		if (end == text + 2 || *end != '\0' || errno != 0 ||
-		    strlen(text + 2) > 16)
+		    strlen(text + 2) != 16 ||
+		    strspn(text + 2, "0123456789abcdefABCDEF") != 16)
 			return lc__error(err, LC_EPARSE, text, 0,
-			                 "NTP timestamp must be at most 16 hex "
-			                 "digits after 0x");
+			                 "an NTP timestamp in hex is 0x and "
+			                 "16 hex digits (32 bits of seconds, 32 "
+			                 "of fraction: 0xdc12c4ff00000000)");
 		in->digits = 9;
 		in->unix_ns = lc_unix_ns_from_ntp(ntp, (int64_t)time(NULL));
 	} else {
@@ -657,17 +661,19 @@ void lc_cmd_convert_usage(FILE *out)
 {
 	fprintf(out,
 	        "usage: leapclock convert TIME [--from SCALE] [--to SCALE,...] "
-	        "[--file LEAPFILE] [--json]\n"
+	        "[--leapfile FILE] [--json]\n"
 	        "                         [--smear PRESET] "
 	        "[--occurrence first|second]\n\n"
 	        "Prints one instant on several time scales, using the leap "
-	        "table\n(--file, else the system's: see 'leapclock table').\n\n"
+	        "table\n(--leapfile, else the system's: see 'leapclock table').\n\n"
 	        "  --from SCALE   the scale of TIME (default: utc for a date, "
 	        "ntp for 0x...,\n                 unix for a number)\n"
 	        "  --to LIST      comma-separated scales to print, or 'all' "
 	        "(default)\n"
-	        "  --file FILE    leap-seconds.list or tzdata leapseconds "
+	        "  --leapfile FILE\n"
+	        "                 leap-seconds.list or tzdata leapseconds "
 	        "file\n"
+	        "                 (--file FILE: the same)\n"
 	        "  --json         one JSON object with a member per scale\n"
 	        "  --smear PRESET the smear of the utc-sls scale (it is "
 	        "printed only with\n                 this option)\n"
@@ -696,7 +702,7 @@ void lc_cmd_convert_usage(FILE *out)
 	    "tai,gps,unix,ntp\n");
 }
 
-/* The leap table: --file, else the system's. A table named (--file or
+/* The leap table: --leapfile, else the system's. A table named (--leapfile or
  * $LEAPCLOCK_LEAPFILE) that cannot be used is an error; the system search
  * says on stderr what it took and skipped when that is worth knowing. */
 static lc_leaptable *load_table(const char *file)
@@ -806,8 +812,11 @@ int lc_cmd_convert(int argc, char **argv)
 			                                  "--to", &v)) > 0)
 				to = v;
 			else if (r == 0 && (r = opt_value(argc, argv, &i,
-			                                  "--file", &v)) > 0)
+			                                  "--leapfile", &v)) > 0)
 				file = v;
+			else if (r == 0 && (r = opt_value(argc, argv, &i,
+			                                  "--file", &v)) > 0)
+				file = v; /* the old name of --leapfile */
 			else if (r == 0 && (r = opt_value(argc, argv, &i,
 			                                  "--smear", &v)) > 0)
 				smear = v;
@@ -830,9 +839,11 @@ int lc_cmd_convert(int argc, char **argv)
 			    CMD, "one TIME only ('%s' and '%s')", time_arg, a);
 		time_arg = a;
 	}
-	if (time_arg == NULL)
-		return lc_cli_usage_error(CMD, "missing TIME (for example "
-		                               "2016-12-31T23:59:60Z)");
+	if (time_arg == NULL || time_arg[0] == '\0')
+		return lc_cli_usage_error(CMD, "%s TIME (for example "
+		                               "2016-12-31T23:59:60Z)",
+		                          time_arg == NULL ? "missing"
+		                                           : "empty");
 
 	if (smear != NULL) {
 		char buf[256];

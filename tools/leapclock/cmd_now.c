@@ -127,13 +127,13 @@ int lc_cmd_now(int argc, char **argv)
 			lc_iso8601_format(&w, 0, iso, sizeof(iso));
 			printf("{\"when\":%" PRId64 ",\"utc\":", when);
 			lc_cli_json_str(stdout, iso);
-			printf(",\"dir\":%d}", dir);
+			printf(",\"dir\":\"%s\"}", dir > 0 ? "insert" : "delete");
 		} else {
 			printf("null");
 		}
 		if (have_host)
-			printf(",\"host_offset_ns\":%" PRId64 ",\"host_state\":%d",
-			       host.offset_ns, host.state);
+			printf(",\"host_offset_ns\":%" PRId64 ",\"host_state\":\"%s\"",
+			       host.offset_ns, lc_cli_host_state_name(host.state));
 		printf("}\n");
 		return LC_EXIT_OK;
 	}
@@ -161,7 +161,8 @@ int lc_cmd_now(int argc, char **argv)
 		                                      "was stepped (followed)" };
 
 		printf("host           %s, CLOCK_REALTIME %+.6f s from leapclock\n",
-		       states[host.state & 3], (double)host.offset_ns / 1e9);
+		       states[host.state & 3],
+		       lc_cli_json_num((double)host.offset_ns / 1e9, 6));
 	}
 	return LC_EXIT_OK;
 }

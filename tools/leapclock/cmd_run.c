@@ -477,6 +477,7 @@ int lc_cmd_run(int argc, char **argv)
 		{ "leap-in", required_argument, NULL, 'l' },
 		{ "delete", no_argument, NULL, 'd' },
 		{ "leapfile", required_argument, NULL, 'f' },
+		{ "file", required_argument, NULL, 'f' }, /* as table's */
 		{ "timeline", required_argument, NULL, 't' },
 		{ "debug", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },

@@ -341,8 +341,12 @@ static int show_stats(const char *path, int json)
 		       ",\"updated\":%" PRId64 ",\"leaptable\":",
 		       pid, alive ? "true" : "false", started, updated);
 		lc_cli_json_str(stdout, leaptable);
+		/* null, not the file's "-", when not pretending */
 		printf(",\"pretend\":");
-		lc_cli_json_str(stdout, pretend);
+		if (strcmp(pretend, "-") == 0)
+			printf("null");
+		else
+			lc_cli_json_str(stdout, pretend);
 		if (!alive) {
 			printf(",\"stale\":");
 			lc_cli_json_str(stdout, why);
@@ -354,9 +358,12 @@ static int show_stats(const char *path, int json)
 			lc_cli_json_str(stdout, rows[i].addr);
 			printf(",\"mode\":");
 			lc_cli_json_str(stdout, rows[i].mode);
-			for (size_t k = 0; k < NCOUNTERS; k++)
+			/* the refid as in --query --json: "0x%08x" */
+			for (size_t k = 0; k < NCOUNTERS - 1; k++)
 				printf(",\"%s\":%" PRIu64, counter_names[k],
 				       rows[i].v[k]);
+			printf(",\"refid\":\"0x%08" PRIx32 "\"",
+			       (uint32_t)rows[i].v[NCOUNTERS - 1]);
 			if (ld_ntp_smear_refid_decode((uint32_t)rows[i].v[10], &ns) == 0)
 				printf(",\"smear_offset_ns\":%" PRId64, ns);
 			printf("}");
@@ -694,7 +701,8 @@ static int query(const char *server, int count, int64_t interval_ns, int json)
 int lc_cmd_server_stats(int argc, char **argv)
 {
 	const char *file = DEFAULT_STATS, *refid_s = NULL, *server = NULL;
-	int json = 0, count = 1;
+	const char *query_opt = NULL;
+	int json = 0, count = 1, file_given = 0;
 	int64_t interval_ns = LC__NS;
 
 	for (int i = 1; i < argc; i++) {
@@ -704,6 +712,7 @@ int lc_cmd_server_stats(int argc, char **argv)
 		} else if ((strcmp(a, "--file") == 0 || strcmp(a, "-f") == 0) &&
 		           i + 1 < argc) {
 			file = argv[++i];
+			file_given = 1;
 		} else if (strcmp(a, "--refid") == 0 && i + 1 < argc) {
 			refid_s = argv[++i];
 		} else if (strcmp(a, "--query") == 0 && i + 1 < argc) {
@@ -714,6 +723,7 @@ int lc_cmd_server_stats(int argc, char **argv)
 			if (*end != '\0' || v < 1 || v > 100000)
 				return lc_cli_usage_error(CMD, "--count: 1..100000");
 			count = (int)v;
+			query_opt = "--count";
 		} else if (strcmp(a, "--interval") == 0 && i + 1 < argc) {
 			char *end;
 			const char *v = argv[++i];
@@ -726,10 +736,22 @@ int lc_cmd_server_stats(int argc, char **argv)
 				return lc_cli_usage_error(CMD, "--interval '%s': "
 				                          "seconds, 0..86400", v);
 			interval_ns = (int64_t)(d * 1e9 + 0.5);
+			query_opt = "--interval";
 		} else {
 			return lc_cli_usage_error(CMD, "unexpected argument '%s'", a);
 		}
 	}
+	/* One view per run: the others' options would be dropped. */
+	if (refid_s != NULL && server != NULL)
+		return lc_cli_usage_error(CMD, "--refid and --query are two "
+		                          "views: give one");
+	if (file_given && (refid_s != NULL || server != NULL))
+		return lc_cli_usage_error(CMD, "--file names the stats file, "
+		                          "not read with %s",
+		                          refid_s != NULL ? "--refid" : "--query");
+	if (query_opt != NULL && server == NULL)
+		return lc_cli_usage_error(CMD, "%s applies to --query only",
+		                          query_opt);
 	if (refid_s != NULL) {
 		uint32_t r;
 		char desc[128];

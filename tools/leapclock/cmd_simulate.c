@@ -91,6 +91,28 @@ static int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
 	return 0;
 }
 
+/* The numeric options and their ranges (src/sim.c checks the same). */
+static const struct num_opt {
+	const char *name;
+	int64_t lo, hi;
+	const char *range;
+} num_opts[] = {
+	{ "--read-cost", 1, 1000000, "in 1..1000000 (ns)" },
+	{ "--timer-latency", 0, 100000000, "in 0..100000000 (ns)" },
+	{ "--nohz-max", 1000000, INT64_C(1000000000000),
+	  "in 1000000..1000000000000 (ns)" },
+	{ "--timers", 0, 10000, "in 0..10000" },
+	{ "--readers", 1, 64, "in 1..64" },
+};
+
+static const struct num_opt *num_opt(const char *a)
+{
+	for (size_t i = 0; i < sizeof(num_opts) / sizeof(num_opts[0]); i++)
+		if (strcmp(a, num_opts[i].name) == 0)
+			return &num_opts[i];
+	return NULL;
+}
+
 static int add_models(struct opts *o, const char *list)
 {
 	char buf[256], *tok, *save = NULL;
@@ -228,6 +250,7 @@ int lc_cmd_simulate(int argc, char **argv)
 	struct opts *o = calloc(1, sizeof(*o));
 	const char *model_args[32];
 	int nmodel_args = 0, rc = LC_EXIT_OK, first = 1;
+	const struct num_opt *nopt;
 	int64_t v;
 
 	if (o == NULL) {
@@ -322,33 +345,34 @@ int lc_cmd_simulate(int argc, char **argv)
 				                        val);
 				goto out;
 			}
-		} else if (strcmp(a, "--read-cost") == 0 ||
-		           strcmp(a, "--timer-latency") == 0 ||
-		           strcmp(a, "--nohz-max") == 0 ||
-		           strcmp(a, "--timers") == 0 ||
-		           strcmp(a, "--readers") == 0) {
-			if (parse_i64(val, 0, INT64_C(1) << 40, &v) < 0) {
+		} else if ((nopt = num_opt(a)) != NULL) {
+			if (parse_i64(val, nopt->lo, nopt->hi, &v) < 0) {
 				rc = lc_cli_usage_error(CMD,
-				                        "%s: '%s' is not a "
-				                        "number",
-				                        a, val);
+				                        "%s: '%s' is not %s",
+				                        a, val, nopt->range);
 				goto out;
 			}
-			if (strcmp(a, "--read-cost") == 0)
+			if (nopt == &num_opts[0])
 				o->base.read_cost_ns = v;
-			else if (strcmp(a, "--timer-latency") == 0)
+			else if (nopt == &num_opts[1])
 				o->base.timer_latency_ns = v;
-			else if (strcmp(a, "--nohz-max") == 0)
+			else if (nopt == &num_opts[2])
 				o->base.nohz_max_ns = v;
-			else if (strcmp(a, "--timers") == 0)
-				o->base.ntimers = (int)(v > 10000 ? 10001 : v);
+			else if (nopt == &num_opts[3])
+				o->base.ntimers = (int)v;
 			else
-				o->base.nreaders = (int)(v > 64 ? 65 : v);
+				o->base.nreaders = (int)v;
 		} else {
 			rc = lc_cli_usage_error(CMD, "unknown option '%s'", a);
 			goto out;
 		}
 		i += takes;
+	}
+	if (o->json && o->trace) {
+		/* Both go to stdout: the trace's text would break the JSON. */
+		rc = lc_cli_usage_error(CMD, "--json and --trace are two outputs "
+		                             "for stdout: give one");
+		goto out;
 	}
 	for (int i = 0; i < nmodel_args; i++) {
 		rc = add_models(o, model_args[i]);

@@ -106,18 +106,6 @@ static const char *source_name(int s)
 	}
 }
 
-static const char *host_state_name(int s)
-{
-	switch (s) {
-	case LC_HOST_NOT_FOLLOWED: return "not-followed";
-	case LC_HOST_AGREES: return "agrees";
-	case LC_HOST_LEAP_OFF: return "leap-off";
-	case LC_HOST_STEPPED: return "stepped";
-	case LC_HOST_SMEARED: return "smeared";
-	default: return "?";
-	}
-}
-
 static const char *host_state_text(int s)
 {
 	switch (s) {
@@ -263,7 +251,8 @@ static void print_timeline_json(const struct tl_view *v)
 		       "\"heartbeat_age_s\":%.3f,\"writer_starts\":%" PRIu64
 		       ",\"last_update\":",
 		       t->writer_alive ? "true" : "false",
-		       t->pretend ? "true" : "false", (double)t->age_ns / 1e9,
+		       t->pretend ? "true" : "false",
+		       lc_cli_json_num((double)t->age_ns / 1e9, 3),
 		       t->writer_starts);
 		if (t->last_update_rt != 0) {
 			struct timespec ts = { (time_t)(t->last_update_rt /
@@ -304,7 +293,7 @@ static void print_following_json(const struct tl_view *v)
 	printf(",\"following\":{\"from\":\"%s\",\"state\":\"%s\","
 	       "\"offset_ns\":%" PRId64 ",\"steer_ppb\":",
 	       v->from_page ? "page" : "process",
-	       host_state_name(v->host_state), v->host_offset_ns);
+	       lc_cli_host_state_name(v->host_state), v->host_offset_ns);
 	if (v->have_steer)
 		printf("%" PRId64, v->host_steer_ppb);
 	else
@@ -376,9 +365,10 @@ static void print_timeline_text(const struct tl_view *v)
 	printf("%-12s %s%s: host CLOCK_REALTIME %+.6f s from leapclock's",
 	       "host", host_state_text(v->host_state),
 	       v->from_page ? " (as the writer sees it)" : "",
-	       (double)v->host_offset_ns / 1e9);
+	       lc_cli_json_num((double)v->host_offset_ns / 1e9, 6));
 	if (v->have_steer)
-		printf(", steering %+.3f ppm", (double)v->host_steer_ppb / 1e3);
+		printf(", steering %+.3f ppm",
+		       lc_cli_json_num((double)v->host_steer_ppb / 1e3, 3));
 	printf(", %" PRIu64 " host steps followed\n", v->host_steps);
 	if (v->have_kernel) {
 		printf("%-12s %s rule; kernel TAI %d s, %s, status ", "",

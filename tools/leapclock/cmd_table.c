@@ -22,11 +22,11 @@ void lc_cmd_table_usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: leapclock table [--file FILE] [--verify] [--json] "
+	    "usage: leapclock table [--leapfile FILE] [--verify] [--json] "
 	    "[--now WHEN]\n\n"
 	    "Shows the leap-second table: its source, format, last update, "
 	    "expiry and\nhash status, and every leap second with TAI-UTC "
-	    "after it. Without --file\nthe system's table is used: "
+	    "after it. Without --leapfile\nthe system's table is used: "
 	    "$LEAPCLOCK_LEAPFILE when set (an error if it cannot\nbe used), "
 	    "else the one that expires last of\n"
 	    "/usr/share/zoneinfo/leap-seconds.list, "
@@ -35,8 +35,10 @@ void lc_cmd_table_usage(FILE *out)
 	    "was bad or lost to a newer table. An expired table is shown\n"
 	    "with a warning.\n\n"
 	    "options:\n"
-	    "  --file FILE  a leap-seconds.list (IERS/NIST) or tzdata "
+	    "  --leapfile FILE\n"
+	    "               a leap-seconds.list (IERS/NIST) or tzdata "
 	    "leapseconds file\n"
+	    "               (--file FILE: the same)\n"
 	    "  --verify     only check the leap-seconds.list hash: exit 0 "
 	    "if it matches,\n"
 	    "               1 if it is wrong or missing (or the format has "
@@ -267,7 +269,8 @@ static int verify(const char *file, const lc_leaptable *t, int rc,
 int lc_cmd_table(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"file", required_argument, NULL, 'f'},
+	    {"leapfile", required_argument, NULL, 'f'},
+	    {"file", required_argument, NULL, 'f'}, /* the old name */
 	    {"verify", no_argument, NULL, 'v'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"now", required_argument, NULL, 'n'},

@@ -27,7 +27,8 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 	        "usage: leapclock COMMAND [ARGS...]\n"
-	        "       leapclock help COMMAND | COMMAND --help\n\n"
+	        "       leapclock help COMMAND | COMMAND --help\n"
+	        "       leapclock -V | --version\n\n"
 	        "Clocks, timers and tables that keep time across leap seconds.\n\n"
 	        "commands:\n");
 	for (const struct command *c = commands; c->name; c++) {
@@ -80,7 +81,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "--version") == 0) {
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
 		printf("leapclock " LC_VERSION_STRING "\n");
 		return 0;
 	}
@@ -90,8 +91,15 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		c = find(argv[2]);
-		if (c == NULL)
-			return lc_cli_usage_error("help", "unknown command '%s'", argv[2]);
+		if (c == NULL) {
+			/* Not lc_cli_usage_error: "leapclock help --help" is
+			 * no command either. */
+			fprintf(stderr,
+			        "leapclock help: unknown command '%s' (see "
+			        "'leapclock --help' for the commands)\n",
+			        argv[2]);
+			return LC_EXIT_USAGE;
+		}
 		c->usage(stdout);
 		return 0;
 	}
@@ -122,6 +130,27 @@ int lc_cli_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\n(see 'leapclock %s --help')\n", cmd);
 	return LC_EXIT_USAGE;
+}
+
+const char *lc_cli_host_state_name(int s)
+{
+	switch (s) {
+	case LC_HOST_NOT_FOLLOWED: return "not-followed";
+	case LC_HOST_AGREES: return "agrees";
+	case LC_HOST_LEAP_OFF: return "leap-off";
+	case LC_HOST_STEPPED: return "stepped";
+	case LC_HOST_SMEARED: return "smeared";
+	default: return "?";
+	}
+}
+
+double lc_cli_json_num(double v, int digits)
+{
+	double half = 0.5;
+
+	for (int i = 0; i < digits; i++)
+		half /= 10;
+	return v > -half && v < half ? 0.0 : v;
 }
 
 void lc_cli_print_error(const char *cmd, const struct lc_error *e)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 static int log_syslog;
@@ -36,7 +37,21 @@ void ld_log(int level, const char *fmt, ...)
 	if (log_syslog) {
 		vsyslog(level, fmt, ap);
 	} else {
-		fprintf(stderr, "leapclockd: %s",
+		/* syslog stamps its own lines; these get the host's UTC
+		 * time with ms after the "leapclockd: " that scripts key on
+		 * (tests/vm, tools/vm-kernel-test). */
+		struct timespec now;
+		struct tm tm;
+		char stamp[40] = "";
+
+		if (clock_gettime(CLOCK_REALTIME, &now) == 0 &&
+		    gmtime_r(&now.tv_sec, &tm) != NULL) {
+			size_t n = strftime(stamp, sizeof(stamp),
+			                    "%Y-%m-%dT%H:%M:%S", &tm);
+			snprintf(stamp + n, sizeof(stamp) - n, ".%03ldZ ",
+			         now.tv_nsec / 1000000L);
+		}
+		fprintf(stderr, "leapclockd: %s%s", stamp,
 		        level <= LD_LOG_ERR ? "error: "
 		        : level == LD_LOG_WARNING ? "warning: " : "");
 		vfprintf(stderr, fmt, ap);
