@@ -81,5 +81,16 @@ if cmake -S "$tmp/cm" -B "$tmp/cm/b" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
 else
   bad "find_package(leapclock) build"; cat "$tmp/cm.log"
 fi
+
+# issue 16: the installed systemd unit runs the daemon this install put in
+# PREFIX/sbin (it named /usr/local/sbin whatever the prefix).
+unit="$tmp/prefix/lib/systemd/system/leapclockd.service"
+exe=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$unit" 2>/dev/null)
+if [ "$exe" = "$tmp/prefix/sbin/leapclockd" ] && [ -x "$exe" ]; then
+  ok "leapclockd.service's ExecStart is the installed daemon, $exe"
+else
+  bad "leapclockd.service's ExecStart: '$exe', not $tmp/prefix/sbin/leapclockd"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
