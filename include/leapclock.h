@@ -540,12 +540,13 @@ struct lc_smear_policy {
 	double max_rate_ppm;  /* bound on |rate|; 0 means the shape's own peak */
 };
 
-/* Fills *p with a preset: google, ntpd, chrony, fbclock, utc-sls, minute,
- * cosine, windows (docs/smearing.md and leapclock-smear(1) give each one's
+/* Fills *p with a preset: google, ntpd (NTPsec's linear smear), chrony,
+ * fbclock, utc-sls, minute, cosine, windows, ntp-classic (NTP Classic's
+ * cosine) (docs/smearing.md and leapclock-smear(1) give each one's
  * parameters and source). `window_ns` of 0 keeps the preset's default,
  * otherwise overrides it for the presets whose window is configurable
- * (ntpd 7200..86400 s, cosine 60 s..7 days); LC_EINVAL with a reason for
- * an unknown name, a fixed window or one out of range. */
+ * (ntpd and ntp-classic 7200..86400 s, cosine 60 s..7 days); LC_EINVAL
+ * with a reason for an unknown name, a fixed window or one out of range. */
 int lc_smear_preset(const char *name, int64_t window_ns,
                     struct lc_smear_policy *p, struct lc_error *err);
 /* The same, with err->where set to `where`: where the name came from (an

@@ -364,11 +364,13 @@ struct preset {
 static const struct preset presets[] = {
     /* Google Public NTP / AWS: 24 h linear, noon to noon UTC */
     {"google", LC_SMEAR_LINEAR, LC_SMEAR_CENTRED, 86400, 0, 0, 0},
-    /* ntpd/NTPsec leapsmearinterval: linear, ends at the leap */
+    /* NTPsec leapsmearinterval (Debian's ntpd): linear, ends at the
+     * leap */
     {"ntpd", LC_SMEAR_LINEAR, LC_SMEAR_ENDING, 86400, 0, 7200, 86400},
-    /* chrony smoothtime 400 0.001024 leaponly: 62,500 s triangle */
+    /* chrony smoothtime 400 0.001024 leaponly: quadratic spline from the
+     * leap, 62,500 s, peak 32 ppm */
     {"chrony", LC_SMEAR_QUADRATIC, LC_SMEAR_STARTING, 62500, 0, 0, 0},
-    /* Meta fbclock: linear 62,500 s from the leap */
+    /* Meta fbclock (facebook/time): linear 62,500 s from the leap, 16 ppm */
     {"fbclock", LC_SMEAR_LINEAR, LC_SMEAR_STARTING, 62500, 0, 0, 0},
     /* Kuhn's UTC-SLS: the last 1000 UTC seconds before midnight */
     {"utc-sls", LC_SMEAR_LINEAR, LC_SMEAR_ENDING, 1000, 0, 0, 0},
@@ -376,8 +378,14 @@ static const struct preset presets[] = {
     {"minute", LC_SMEAR_LINEAR, LC_SMEAR_ENDING, 60, 0, 0, 0},
     /* Google before 2016: raised cosine before midnight, 20 h */
     {"cosine", LC_SMEAR_COSINE, LC_SMEAR_ENDING, 72000, 0, 60, 7 * 86400},
-    /* Windows without the 23:59:60 opt-in: 23:59:59 lasts 2 s */
+    /* Windows 10 1809+ / Server 2019+ without the 23:59:60 opt-in:
+     * 23:59:59 lasts 2 s, to the end of 23:59:60 */
     {"windows", LC_SMEAR_STEP, LC_SMEAR_ENDING, 2, 0, 0, 0},
+    /* NTP Classic (ntp.org) ntpd leapsmearinterval: the raised cosine
+     * (1 - cos(pi t/w))/2, ends at the leap. Last, so that the other
+     * presets keep their index (the tests' replayable seeds). */
+    {"ntp-classic", LC_SMEAR_COSINE, LC_SMEAR_ENDING, 86400, 0, 7200,
+     86400},
 };
 
 #define NPRESETS (sizeof(presets) / sizeof(presets[0]))
@@ -385,8 +393,8 @@ static const struct preset presets[] = {
 const char *const *lc_smear_preset_names(void)
 {
 	static const char *const names[NPRESETS + 1] = {
-	    "google", "ntpd",   "chrony",  "fbclock", "utc-sls",
-	    "minute", "cosine", "windows", NULL,
+	    "google", "ntpd",   "chrony",  "fbclock",     "utc-sls",
+	    "minute", "cosine", "windows", "ntp-classic", NULL,
 	};
 	return names;
 }

@@ -65,7 +65,7 @@ PY
 python3 - "$T/g.svg" "$T/all.svg" "$T/del.svg" <<'PY' && ok "SVGs are well-formed with labels, legend and one offset+rate curve per preset" || bad "SVG content"
 import sys, xml.etree.ElementTree as E
 ns = "{http://www.w3.org/2000/svg}"
-for path, n in zip(sys.argv[1:], (1, 8, 2)):
+for path, n in zip(sys.argv[1:], (1, 9, 2)):  # all: 9 presets
     root = E.parse(path).getroot()
     assert root.tag == ns + "svg"
     texts = " ".join("".join(t.itertext()) for t in root.iter(ns + "text"))
@@ -84,6 +84,7 @@ for path, n in zip(sys.argv[1:], (1, 8, 2)):
         assert r.get("class") == "rate" and r.get("d").startswith("M")
 PY
 grep -q "windows: step" "$T/all.svg" && grep -q "chrony: quadratic" "$T/all.svg" &&
+	grep -q "ntp-classic: cosine" "$T/all.svg" &&
 	ok "compare legend names every preset" || bad "compare legend"
 
 # 5. custom policy and preset window override

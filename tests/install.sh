@@ -141,6 +141,17 @@ else
   echo "skip the manual pages: needs Debian package man-db"
   man_skipped=1
 fi
+
+# issue 16: the installed systemd unit runs the daemon this install put in
+# PREFIX/sbin (it named /usr/local/sbin whatever the prefix).
+unit="$tmp/prefix/lib/systemd/system/leapclockd.service"
+exe=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$unit" 2>/dev/null)
+if [ "$exe" = "$tmp/prefix/sbin/leapclockd" ] && [ -x "$exe" ]; then
+  ok "leapclockd.service's ExecStart is the installed daemon, $exe"
+else
+  bad "leapclockd.service's ExecStart: '$exe', not $tmp/prefix/sbin/leapclockd"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ] || exit 1
 [ -z "${man_skipped:-}" ] || exit 77

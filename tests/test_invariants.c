@@ -1518,6 +1518,9 @@ static void make_scen(struct scen *sc, uint64_t seed, int noslew)
 			sc->window = lc_rand_range(7200, 86400) * NS;
 		if (strcmp(names[sc->preset], "cosine") == 0 && (lc_rand() & 1))
 			sc->window = lc_rand_range(60, 3 * 86400) * NS;
+		if (strcmp(names[sc->preset], "ntp-classic") == 0 &&
+		    (lc_rand() & 1))
+			sc->window = lc_rand_range(7200, 86400) * NS;
 	}
 	sc->rt_smeared = (int)(lc_rand() & 1);
 	sc->slew = noslew ? 0 : (int)(lc_rand() & 1);

@@ -26,9 +26,9 @@
 #define W2017 INT64_C(1483228800) /* the midnight after 2016's 23:59:60 */
 #define DEL2030 INT64_C(1909094400) /* 2030-07-01, after a deleted second */
 
-static const char *const presets[] = {"google", "ntpd",    "chrony",
-                                      "fbclock", "utc-sls", "minute",
-                                      "cosine", "windows"};
+static const char *const presets[] = {
+    "google", "ntpd",   "chrony",  "fbclock",    "utc-sls",
+    "minute", "cosine", "windows", "ntp-classic"};
 #define NPRESETS (int)(sizeof(presets) / sizeof(presets[0]))
 
 static struct lc_smear_policy preset(const char *name)

@@ -172,6 +172,36 @@ static void test_fixed_presets(void)
 	lc_smear_window_dir(&p, 1, &s, &e);
 	LC_EQ_I64(e, NS);
 	LC_EQ_I64(e - s, 86400 * NS);
+	LC_EQ_I64(lc_smear_offset(&p, 1, s + 21600 * NS), NS / 4);
+}
+
+/* issue 16: NTPsec's leapsmearinterval is linear (the "ntpd" preset),
+ * NTP Classic's the raised cosine (1 - cos(pi t/w))/2; both end at the
+ * leap. */
+static void test_ntp_classic(void)
+{
+	struct lc_smear_policy p = preset("ntp-classic");
+	struct lc_error err = {0};
+	int64_t s, e;
+
+	LC_EQ_INT(p.shape, LC_SMEAR_COSINE);
+	lc_smear_window_dir(&p, 1, &s, &e);
+	LC_EQ_I64(e, NS);
+	LC_EQ_I64(e - s, 86400 * NS);
+	LC_EQ_DBL(lc_smear_peak_ppm(&p, 1), M_PI / 2 / 86400 * 1e6, 1e-9);
+	LC_EQ_DBL(lc_smear_rate_ppm(&p, 1, s + 43200 * NS),
+	          -M_PI / 2 / 86400 * 1e6, 1e-9);
+	LC_EQ_I64(lc_smear_offset(&p, 1, s + 43200 * NS), NS / 2);
+	/* a quarter of the way in: (1 - cos(pi/4))/2 s, where ntpd's line
+	 * has 0.25 s */
+	LC_EQ_I64(lc_smear_offset(&p, 1, s + 21600 * NS),
+	          llround((1 - cos(M_PI / 4)) / 2 * 1e9));
+	LC_EQ_INT(lc_smear_preset("ntp_classic", 7200 * NS, &p, &err), 0);
+	LC_EQ_STR(p.name, "ntp-classic");
+	LC_EQ_I64(p.window_ns, 7200 * NS);
+	LC_EQ_INT(lc_smear_preset("ntp-classic", 3600 * NS, &p, &err),
+	          LC_EINVAL);
+	LC_CONTAINS(err.msg, "7200..86400");
 }
 
 static void test_windows(void)
@@ -205,7 +235,7 @@ static void test_preset_names_and_windows(void)
 		LC_EQ_STR(p.name, *n);
 		LC_EQ_INT(lc_smear_validate(&p, &err), 0);
 	}
-	LC_EQ_INT(count, 8);
+	LC_EQ_INT(count, 9);
 	LC_EQ_INT(lc_smear_preset("NTPD", 7200 * NS, &p, &err), 0);
 	LC_EQ_I64(p.window_ns, 7200 * NS);
 	LC_EQ_INT(lc_smear_preset("ntpd", 3600 * NS, &p, &err), LC_EINVAL);
@@ -1338,6 +1368,9 @@ int main(int argc, char **argv)
 	    "chrony: 62,500 s from midnight, 0.001024 ppm/s ramps to 32 ppm");
 	LC_RUN(test_fixed_presets,
 	       "fbclock 16 ppm, minute, cosine 20 h, ntpd windows");
+	LC_RUN(test_ntp_classic,
+	       "ntp-classic: NTP Classic's cosine over 86,400 s ending at "
+	       "the leap (7200..86400), beside ntpd's (NTPsec's) line");
 	LC_RUN(test_windows, "windows: 23:59:59 lasts two seconds");
 	LC_RUN(test_preset_names_and_windows,
 	       "preset names, window overrides and their errors");

@@ -289,6 +289,7 @@ static void test_settime_in_window(void)
 	    {"utc-sls", 0},       {"minute", 0},  {"google", 0},
 	    {"ntpd", 7200 * NS},  {"fbclock", 0}, {"chrony", 0},
 	    {"cosine", 600 * NS}, {"windows", 0},
+	    {"ntp-classic", 7200 * NS},
 	};
 
 	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)

@@ -58,7 +58,7 @@ shim=$preload_first$build/libleapclock-preload.so
 	echo "#expires 3896640000"
 } >"$tmp/del.leapseconds"
 
-presets=${LC_TIMELINE_PRESETS:-google ntpd chrony fbclock utc-sls minute cosine windows}
+presets=${LC_TIMELINE_PRESETS:-google ntpd chrony fbclock utc-sls minute cosine windows ntp-classic}
 dirs=${LC_TIMELINE_DIRS:-insert delete}
 port=$((20000 + ($$ % 20000)))
 
