@@ -448,7 +448,8 @@ int lc_smear_preset_from(const char *where, const char *name,
 	if (ps == NULL)
 		return lc__error(err, LC_EINVAL, w, 0,
 		                 "unknown preset '%s' (google, ntpd, chrony, "
-		                 "fbclock, utc-sls, minute, cosine, windows)",
+		                 "fbclock, utc-sls, minute, cosine, windows, "
+		                 "ntp-classic)",
 		                 name);
 	memset(&np, 0, sizeof(np));
 	snprintf(np.name, sizeof(np.name), "%s", ps->name);

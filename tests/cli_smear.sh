@@ -142,7 +142,7 @@ expect2n() { # like expect2, and the message must not contain $needle2
 	fi
 }
 expect2n "--preset nosuch names --preset and the presets" \
-	"^leapclock smear: --preset: unknown preset 'nosuch' (google, ntpd, chrony, fbclock, utc-sls, minute, cosine, windows)" \
+	"^leapclock smear: --preset: unknown preset 'nosuch' (google, ntpd, chrony, fbclock, utc-sls, minute, cosine, windows, ntp-classic)" \
 	"<smear" --preset nosuch
 expect2n "--window without a preset names --window and the presets taking one" \
 	"--window.*ntpd (7200..86400 s).*cosine (60..604800 s).*--shape" \

@@ -48,9 +48,10 @@ void lc_cmd_smear_usage(FILE *out)
 	    "options:\n"
 	    "  --preset P       google (default), ntpd, chrony, fbclock, "
 	    "utc-sls, minute,\n"
-	    "                   cosine, windows; --window overrides the "
-	    "window of ntpd\n"
-	    "                   (7200..86400 s) and cosine\n"
+	    "                   cosine, windows, ntp-classic; --window overrides "
+	    "the window\n"
+	    "                   of ntpd and ntp-classic (7200..86400 s) and "
+	    "cosine\n"
 	    "  --window DUR     window length: 86400, 1000s, 20h, 90m, 2d, "
 	    "500ms\n"
 	    "  --shape S        linear, cosine, quadratic (rate ramps up "
@@ -365,9 +366,10 @@ static void print_json(FILE *out, const struct ctx *x)
 /* SVG                                                                       */
 /* ------------------------------------------------------------------------ */
 
+/* one per preset, so that no two curves of --compare all share one */
 static const char *const colours[] = {"#1f77b4", "#d62728", "#2ca02c",
                                       "#9467bd", "#ff7f0e", "#8c564b",
-                                      "#e377c2", "#17becf"};
+                                      "#e377c2", "#17becf", "#bcbd22"};
 
 /* A "nice" tick step for a span, about `want` ticks. */
 static double nice_step(double span, int want)
@@ -696,7 +698,7 @@ static int write_svg(FILE *o, const struct ctx *x)
 	     x->dir);
 	for (int i = 0; i < x->n; i++) {
 		const struct curve *c = &x->c[i];
-		const char *col = colours[i % 8];
+		const char *col = colours[i % (sizeof(colours) / sizeof(colours[0]))];
 
 		fprintf(o,
 		        "<polyline class=\"offset\" fill=\"none\" "
@@ -757,7 +759,7 @@ static int write_svg(FILE *o, const struct ctx *x)
 			        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 			        "y2=\"%.1f\" stroke=\"%s\" "
 			        "stroke-width=\"3\"/>\n",
-			        lx, y - 4, lx + 22, y - 4, colours[i % 8]);
+			        lx, y - 4, lx + 22, y - 4, colours[i % (sizeof(colours) / sizeof(colours[0]))]);
 			fprintf(o,
 			        "<text x=\"%.1f\" y=\"%.1f\" "
 			        "font-size=\"12\">",
