@@ -370,6 +370,7 @@ static void print_json(FILE *out, const struct ctx *x)
 static const char *const colours[] = {"#1f77b4", "#d62728", "#2ca02c",
                                       "#9467bd", "#ff7f0e", "#8c564b",
                                       "#e377c2", "#17becf", "#bcbd22"};
+#define NCOLOURS (sizeof(colours) / sizeof(colours[0]))
 
 /* A "nice" tick step for a span, about `want` ticks. */
 static double nice_step(double span, int want)
@@ -698,7 +699,7 @@ static int write_svg(FILE *o, const struct ctx *x)
 	     x->dir);
 	for (int i = 0; i < x->n; i++) {
 		const struct curve *c = &x->c[i];
-		const char *col = colours[i % (sizeof(colours) / sizeof(colours[0]))];
+		const char *col = colours[i % NCOLOURS];
 
 		fprintf(o,
 		        "<polyline class=\"offset\" fill=\"none\" "
@@ -759,7 +760,7 @@ static int write_svg(FILE *o, const struct ctx *x)
 			        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 			        "y2=\"%.1f\" stroke=\"%s\" "
 			        "stroke-width=\"3\"/>\n",
-			        lx, y - 4, lx + 22, y - 4, colours[i % (sizeof(colours) / sizeof(colours[0]))]);
+			        lx, y - 4, lx + 22, y - 4, colours[i % NCOLOURS]);
 			fprintf(o,
 			        "<text x=\"%.1f\" y=\"%.1f\" "
 			        "font-size=\"12\">",
