@@ -533,38 +533,6 @@ LCP_EXPORT int adjtime(const struct timeval *delta, struct timeval *olddelta)
 	return REAL(adjtime)(NULL, olddelta); /* read-only */
 }
 
-/* The clock state as a table-driven Linux shows it, from the snapshot
- * alone (for a timekeeper whose writer never runs, which keeps the leap it
- * armed at creation): INS/DEL from the start of the leap's UTC day, OOP
- * during an inserted second, WAIT for the second after the leap. */
-static int snapshot_state(struct lc_timex *l)
-{
-	struct lc__tk_snap s;
-	int64_t mono, rt, L;
-	int st = TIME_OK;
-
-	lc__tk_read_snap(g_tk, &s, &mono);
-	rt = lc__tk_realtime_at(&s, mono);
-	l->tai = (int)lc__fdiv(mono + s.offs_tai - rt + LC__NS / 2, LC__NS);
-	l->time.tv_sec = lc__fdiv(rt, LC__NS);
-	l->status = 0;
-	if (s.leap_dir == 0)
-		return st;
-	L = s.leap_dir > 0 ? s.leap_sec : s.leap_sec + 1; /* 00:00:00 */
-	if (mono < s.leap_mono) {
-		if (lc__fdiv(rt, LC__NS) >= L - LC_SECS_PER_DAY) {
-			st = s.leap_dir > 0 ? TIME_INS : TIME_DEL;
-			l->status = s.leap_dir > 0 ? STA_INS : STA_DEL;
-		}
-	} else if (s.leap_dir > 0 && mono < s.leap_mono + LC__NS) {
-		st = TIME_OOP;
-		l->status = STA_INS;
-	} else if (lc__fdiv(rt, LC__NS) < L + 1) {
-		st = TIME_WAIT;
-	}
-	return st;
-}
-
 /* adjtimex/ntp_adjtime/clock_adjtime(REALTIME): modes 0 (or the singleshot
  * read) only. The host's own NTP state (frequency, errors, sync status) is
  * read with a fresh modes-0 timex; the time, the TAI offset, the leap bits
@@ -598,7 +566,7 @@ static int timex_read(struct timex *tx)
 		return host_rc;
 	memset(&l, 0, sizeof(l));
 	if (!g_updates_ok || lc__tk_is_reader(g_tk)) {
-		rc = snapshot_state(&l);
+		rc = lc__tk_snapshot_timex(g_tk, &l);
 	} else {
 		while (!writer_try()) {
 			if (++tries > 1000) {
@@ -1814,7 +1782,7 @@ none:
  * dropped the leap from REALTIME at the first update). Then the writer
  * never runs: the readers keep applying the leap armed at creation (exact
  * in every read, the slow path after it) and adjtimex is answered from the
- * snapshot (snapshot_state()).
+ * snapshot (lc__tk_snapshot_timex()).
  */
 static int updates_safe(void)
 {

@@ -1873,6 +1873,11 @@ static int do_adjtimex(lc_timekeeper *tk, struct lc_timex *tx, int privileged)
 		return LC_EFAULT;
 	if (tk->reader && tx->modes != 0)
 		return LC_EPERM; /* only the page's writer adjusts it */
+	if (tk->reader) {
+		/* the page's writer runs the state machine: its snapshot */
+		memset(tx, 0, sizeof(*tx));
+		return lc__tk_snapshot_timex(tk, tx);
+	}
 	rc = lc__ntp_validate(tx, privileged);
 	if (rc < 0)
 		return rc;
@@ -1945,6 +1950,46 @@ static int do_adjtimex(lc_timekeeper *tk, struct lc_timex *tx, int privileged)
 	finish(tk);
 	pthread_mutex_unlock(&tk->lock);
 	return rc;
+}
+
+/* The adjtimex answer from the published snapshot alone: the leap state
+ * (LC_TIME_INS/DEL from the start of the leap's UTC day, OOP during an
+ * inserted 23:59:60, WAIT for the second after), its LC_STA_INS/DEL bit,
+ * TAI-UTC and the time (s). For a reader of a page, whose writer runs the
+ * state machine elsewhere, and for one whose own writer must not run (the
+ * preload shim started inside a leap's last seconds). It says TIME_INS for
+ * the leap's whole UTC day (as Linux under an NTP daemon that set STA_INS;
+ * a table-driven writer arms it at the next second boundary), and TIME_WAIT
+ * after it only until the writer folds the leap (then TIME_OK, where the
+ * writer says TIME_WAIT until STA_INS is cleared). */
+int lc__tk_snapshot_timex(const lc_timekeeper *tk, struct lc_timex *tx)
+{
+	struct lc__tk_snap s;
+	int64_t mono, rt, midnight;
+	int st = LC_TIME_OK;
+
+	lc__tk_read_snap(tk, &s, &mono);
+	rt = lc__tk_realtime_at(&s, mono);
+	tx->tai = (int)lc__fdiv(mono + s.offs_tai - rt + LC__NS / 2, LC__NS);
+	tx->time.tv_sec = lc__fdiv(rt, LC__NS);
+	tx->time.tv_usec = lc__fmod(rt, LC__NS) / 1000;
+	tx->status = 0;
+	if (s.leap_dir == 0)
+		return st;
+	/* the 00:00:00 after the leap */
+	midnight = s.leap_dir > 0 ? s.leap_sec : s.leap_sec + 1;
+	if (mono < s.leap_mono) {
+		if (lc__fdiv(rt, LC__NS) >= midnight - LC_SECS_PER_DAY) {
+			st = s.leap_dir > 0 ? LC_TIME_INS : LC_TIME_DEL;
+			tx->status = s.leap_dir > 0 ? LC_STA_INS : LC_STA_DEL;
+		}
+	} else if (s.leap_dir > 0 && mono < s.leap_mono + LC__NS) {
+		st = LC_TIME_OOP;
+		tx->status = LC_STA_INS;
+	} else if (lc__fdiv(rt, LC__NS) < midnight + 1) {
+		st = LC_TIME_WAIT;
+	}
+	return st;
 }
 
 int lc_adjtimex(lc_timekeeper *tk, struct lc_timex *tx)

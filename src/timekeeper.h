@@ -428,6 +428,11 @@ void lc__tk_set_table(lc_timekeeper *tk, const lc_leaptable *t);
  * writer's frequency). */
 int lc__counter_new_kind(lc_counter **out, int kind, clockid_t clk,
                          uint64_t freq);
+/* The adjtimex answer (state returned; time, tai and the leap bits of
+ * status filled) from the published snapshot alone: what a page reader's
+ * lc_adjtimex answers, and the preload shim's when its writer must not
+ * run. */
+int lc__tk_snapshot_timex(const lc_timekeeper *tk, struct lc_timex *tx);
 /* 1 while tk reads a page it does not write. */
 int lc__tk_is_reader(const lc_timekeeper *tk);
 

@@ -307,6 +307,82 @@ static void test_same_readings(void)
 	unlink(path);
 }
 
+/* A reader's adjtimex (modes 0) answers the leap state from the page:
+ * TIME_INS with STA_INS on the leap's day, TIME_OOP during 23:59:60,
+ * TIME_WAIT after, as Linux does under an NTP daemon that set STA_INS (and
+ * as the preload shim answers for its own timekeeper); TAI-UTC and the
+ * second as the writer's own adjtimex says them. One implementation,
+ * lc__tk_snapshot_timex, which the shim uses too. */
+static void test_reader_adjtimex(void)
+{
+	char path[256];
+	struct lc__tl_writer *w = NULL;
+	struct lc__tl_reader r;
+	struct lc_error err;
+	/* 2016-12-31T23:59:57.25: the writer's state machine arms the table's
+	 * leap at the next second boundary, as Linux arms STA_INS */
+	lc_timekeeper *tk = new_writer_tk(1483228797);
+	static const int want[5] = { LC_TIME_INS, LC_TIME_INS, LC_TIME_INS,
+		                     LC_TIME_OOP, LC_TIME_WAIT };
+	static const char *const at[5] = { "23:59:57.3", "23:59:58.3",
+		                           "23:59:59.3", "23:59:60.3",
+		                           "00:00:00.3" };
+
+	struct lc_timex sync;
+
+	LC_TRUE(tk != NULL);
+	/* synchronised (no STA_UNSYNC, no error), as leapclockd's writer
+	 * would be: the state is then the leap's alone */
+	memset(&sync, 0, sizeof(sync));
+	sync.modes = LC_ADJ_STATUS | LC_ADJ_MAXERROR | LC_ADJ_ESTERROR;
+	LC_GE_INT(lc_adjtimex(tk, &sync), 0);
+	pathof(path, sizeof(path), "page-adjtimex");
+	memset(&err, 0, sizeof(err));
+	LC_EQ_INT(lc__tl_writer_open(&w, path, tk, 0, "", &err), 0);
+	memset(&err, 0, sizeof(err));
+	if (lc__tl_reader_open(&r, path, 1, &err) != 0) {
+		LC_T_FAIL_("reader: %d %s", err.code, err.msg);
+		return;
+	}
+	for (int k = 0; k < 5; k++) {
+		struct lc_timex a, b;
+		int sa, sb;
+
+		lc_update(tk);
+		lc__tl_writer_tick(w, "", NULL);
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		sa = lc_adjtimex_unprivileged(tk, &a);
+		sb = lc_adjtimex_unprivileged(r.tk, &b);
+		printf("  %s: writer state %d status 0x%x tai %d, reader state "
+		       "%d status 0x%x tai %d\n",
+		       at[k],
+		       sa, a.status & (LC_STA_INS | LC_STA_DEL), a.tai, sb,
+		       b.status & (LC_STA_INS | LC_STA_DEL), b.tai);
+		if (k == 4) {
+			/* once the writer has folded the leap the page no
+			 * longer holds it: TIME_WAIT while it still did, then
+			 * TIME_OK (the writer says WAIT until STA_INS is
+			 * cleared, as Linux does) */
+			LC_TRUE(sb == LC_TIME_WAIT || sb == LC_TIME_OK);
+		} else {
+			LC_EQ_INT(sb, want[k]);
+			LC_EQ_INT(b.status & (LC_STA_INS | LC_STA_DEL),
+			          LC_STA_INS);
+		}
+		if (k >= 1 && k <= 3) /* the writer armed at 23:59:58 */
+			LC_EQ_INT(sb, sa);
+		LC_EQ_INT(b.tai, a.tai);
+		LC_EQ_I64(b.time.tv_sec, a.time.tv_sec);
+		if (k < 4)
+			usleep(1000000);
+	}
+	reader_close(&r);
+	lc__tl_writer_close(w);
+	free_writer_tk(tk);
+	unlink(path);
+}
+
 /* ---- pages refused ----------------------------------------------------------------- */
 
 static void test_refused(void)
@@ -1130,6 +1206,7 @@ int main(int argc, char **argv)
 	free(text);
 	LC_RUN(test_same_readings,
 	       "a reader of the page reads every clock as the writer; it cannot set it");
+	LC_RUN(test_reader_adjtimex, "a page reader's adjtimex is the writer's leap state: INS, OOP, WAIT, TAI-UTC");
 	LC_RUN(test_refused, "pages a reader must refuse, with a reason");
 	LC_RUN(test_validate_mutations,
 	       "lc__tl_validate on 1e5 random mutations agrees with its model");
