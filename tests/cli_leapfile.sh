@@ -26,15 +26,7 @@ have_shim=0
 [ -e "$B/libleapclock-preload.so" ] && have_shim=1
 # A sanitizer build's shim needs the sanitizer runtimes loaded first (as
 # tests/progs/preload_lib.sh does) for a program that is started.
-san_preload=
-if grep -q '^LC_SANITIZE:STRING=.\+' "$B/CMakeCache.txt" 2>/dev/null; then
-	cc_path=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$B/CMakeCache.txt")
-	for rt in libasan.so libubsan.so; do
-		f=$("${cc_path:-cc}" -print-file-name=$rt 2>/dev/null)
-		[ -n "$f" ] && [ -f "$f" ] && san_preload="$san_preload${san_preload:+:}$f"
-	done
-	export ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0
-fi
+sanitizer_preload "$B"
 # lc_run ARGS...: leapclock run ARGS, under a timeout
 lc_run() {
 	if [ -n "$san_preload" ]; then

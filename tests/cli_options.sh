@@ -17,6 +17,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 data="$S/tests/data"
 f26="$data/leap-seconds.list.tzdata2026f"
+# a sanitizer build's shim needs its runtimes loaded first
+sanitizer_preload "$B"
+lc_run() {
+	LD_PRELOAD="$san_preload" timeout 10 "$L" run "$@"
+}
 
 # ---- --leapfile, and --file as its alias ----------------------------------
 for opt in --leapfile --file; do
@@ -30,7 +35,7 @@ for opt in --leapfile --file; do
 	expect_line "convert $opt: TAI of 2016's leap" '2017-01-01T00:00:36' "$out"
 	out=$("$L" convert 2016-12-31T23:59:60Z --to tai "$opt=$f26" 2>&1); rc=$?
 	expect_rc "convert $opt=FILE" 0 $rc
-	out=$("$L" run $opt "$f26" -- true 2>&1); rc=$?
+	out=$(lc_run $opt "$f26" -- true 2>&1); rc=$?
 	expect_rc "run $opt FILE -- true" 0 $rc
 done
 # a bad file is named, exit 2, whichever name was used

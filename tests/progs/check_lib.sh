@@ -18,3 +18,17 @@ no_line() {
 expect_rc() {
 	if [ "$3" -eq "$2" ]; then ok "$1 (exit $3)"; else bad "$1: exit $3, want $2"; fi
 }
+# sanitizer_preload BUILD_DIR: in a sanitizer build, sets san_preload to the
+# sanitizer runtimes a program started under the (sanitized) shim must load
+# first, and the ASAN_OPTIONS that allows it; empty otherwise.
+sanitizer_preload() {
+	local cc_path rt f
+	san_preload=
+	grep -q '^LC_SANITIZE:STRING=.\+' "$1/CMakeCache.txt" 2>/dev/null || return 0
+	cc_path=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$1/CMakeCache.txt")
+	for rt in libasan.so libubsan.so; do
+		f=$("${cc_path:-cc}" -print-file-name=$rt 2>/dev/null)
+		[ -n "$f" ] && [ -f "$f" ] && san_preload="$san_preload${san_preload:+:}$f"
+	done
+	export ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0
+}
