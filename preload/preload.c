@@ -171,33 +171,26 @@ static _Atomic pid_t g_init_tid; /* the thread running init() */
 static lc_timekeeper *g_tk;
 static lc_leaptable *g_table;
 
-/* smear mode: the policy, and the nominal plan of the table leap at hand
- * (the first whose window has not ended), made again by the writer each
- * second and after each step of the timeline, so that a leap the table
- * gains while the program runs is smeared too, and a step moves the plan
- * with the clock. A plan is published whole: written into a slot of a
- * small ring that no reader is pointed at, then the current pointer
- * switched (a reader holding the previous one reads it unchanged until the
- * ring comes round, LCP_SM_SLOTS - 1 plans later). */
-struct sm_plan {
-	struct lc__smear_plan plan;
-	int64_t offs_tai;  /* the snapshot's TAI - MONOTONIC it was made on */
-	int64_t offs_pre;  /* pre-leap timeline T = MONOTONIC + offs_pre */
-	int64_t leap_when;
-	int64_t from_mono; /* min(window start, leap instant) */
-	int leap_dir;
-};
-
+/* smear mode: the policy, and the library's span of the table leap at
+ * hand (lc__smear_span_at: the same pure function leapclockd's smear
+ * sockets and `leapclock convert` use). The span's plan runs on TAI, the
+ * exact timeline, so a step of the program's timeline moves nothing in it:
+ * TAI is read at each smeared read. The writer makes the span again each
+ * second (a leap the table gains, the next leap once one is over) and
+ * publishes it whole: written into a slot of a small ring that no reader
+ * is pointed at, then the current pointer switched (a reader holding the
+ * previous one reads it unchanged until the ring comes round,
+ * LCP_SM_SLOTS - 1 spans later). */
 #define LCP_SM_SLOTS 4
 static struct {
 	int on;
 	struct lc_smear_policy policy;
-	struct sm_plan slot[LCP_SM_SLOTS];
-	unsigned next; /* the writer's: the slot the next plan goes in */
-	_Atomic(const struct sm_plan *) cur; /* NULL: no leap to smear */
+	struct lc__smear_span slot[LCP_SM_SLOTS];
+	unsigned next; /* the writer's: the slot the next span goes in */
+	_Atomic(const struct lc__smear_span *) cur; /* NULL: no leap ahead */
 } g_sm;
 
-static inline const struct sm_plan *sm_cur(void)
+static inline const struct lc__smear_span *sm_cur(void)
 {
 	return atomic_load_explicit(&g_sm.cur, memory_order_acquire);
 }
@@ -273,7 +266,7 @@ static void update_slow(int64_t mono)
 		lc_update(g_tk);
 		mark_synced(0);
 		if (g_sm.on)
-			sm_replan(); /* a new leap, a step of the timeline */
+			sm_replan(); /* a leap the table gained, the next one */
 		atomic_store_explicit(&g_next_update, mono + LC__NS,
 		                      memory_order_relaxed);
 	}
@@ -299,41 +292,20 @@ static inline int64_t exact_rt(int64_t *mono_out)
 	return lc__tk_read_rt_at(g_tk, 1, mono_out);
 }
 
-static int64_t smeared_at(const struct sm_plan *p, int64_t mono)
-{
-	return mono + p->offs_pre - lc__smear_plan_offset(&p->plan, mono);
-}
-
-/* The smeared timeline differs from the exact one from the window's
- * start, or from the leap itself if that comes first (a window that starts
- * at the end of the inserted second, as chrony's and fbclock's do: during
- * 23:59:60 the pre-leap timeline T runs on, 00:00:00.x, where REALTIME
- * repeats 23:59:59), to the window's end. */
-static inline int in_smear(const struct sm_plan *p, int64_t mono)
-{
-	return p != NULL && mono >= p->from_mono && mono < p->plan.end_mono;
-}
-
-/* The program's CLOCK_REALTIME in ns. */
+/* The program's CLOCK_REALTIME in ns: the exact REALTIME, or inside the
+ * span of a leap the smeared one, UTC_SLS = TAI - (TAI-UTC before the
+ * leap) - the plan's offset at TAI (the span widens the window and the
+ * leap second by 1 s: T and REALTIME differ by up to 1 s around a leap). */
 static inline int64_t prog_rt(void)
 {
 	int64_t mono, rt = exact_rt(&mono);
-	const struct sm_plan *p = sm_cur();
+	const struct lc__smear_span *sp = sm_cur();
 
-	if (lc__unlikely(in_smear(p, mono))) {
-		/* a step of the timeline since the plan was made moves the
-		 * plan with it: made again at once where the writer is free
-		 * (not in a signal handler that interrupted it) */
-		if (lc__unlikely(p->offs_tai !=
-		                 (int64_t)lc__tk_read_word(
-		                     g_tk, LC__TKW(offs_tai))) &&
-		    writer_try()) {
-			sm_replan();
-			writer_done();
-			p = sm_cur();
-		}
-		if (in_smear(p, mono))
-			rt = smeared_at(p, mono);
+	if (lc__unlikely(sp != NULL && rt >= sp->lo && rt < sp->hi)) {
+		int64_t tai = mono + (int64_t)lc__tk_read_word(
+		                         g_tk, LC__TKW(offs_tai));
+
+		rt = tai - sp->old_ns - lc__smear_plan_offset(&sp->plan, tai);
 	}
 	maybe_update(mono);
 	return rt;
@@ -366,7 +338,7 @@ static int64_t prog_now(int which)
 static int to_host_mono(int which, const struct timespec *abs,
                         struct timespec *out)
 {
-	const struct sm_plan *sp;
+	const struct lc__smear_span *sp;
 	int64_t d, mono;
 	uint64_t cyc;
 	int rc;
@@ -384,10 +356,13 @@ static int to_host_mono(int which, const struct timespec *abs,
 		return 0;
 	}
 	d = lc__ts_to_ns(abs);
-	if (which == 1 && (sp = sm_cur()) != NULL) {
-		/* The nominal plan's exact inverse; outside the window the
-		 * plan is constant, so this is the exact REALTIME's too. */
-		mono = lc__smear_plan_mono_at(&sp->plan, sp->offs_pre, d);
+	if (which == 1 && (sp = sm_cur()) != NULL && d >= sp->lo &&
+	    d < sp->hi) {
+		/* The span's exact inverse, on TAI, then to MONOTONIC with
+		 * the timeline's TAI offset now (outside the span the smeared
+		 * REALTIME is the exact one, converted below). */
+		mono = lc__smear_plan_mono_at(&sp->plan, -sp->old_ns, d) -
+		       (int64_t)lc__tk_read_word(g_tk, LC__TKW(offs_tai));
 	} else {
 		int64_t now_mono, now_rt;
 
@@ -1250,13 +1225,6 @@ static void *watch_main(void *arg)
 		seq = cws_now();
 		if (seq != atomic_load(&g_watch_seq)) {
 			atomic_store(&g_watch_seq, seq);
-			/* the smear's plan moves with the step before the
-			 * timers are converted again (if the writer is busy,
-			 * its own update makes the plan within a second) */
-			if (g_sm.on && writer_try()) {
-				sm_replan();
-				writer_done();
-			}
 			later = rearm_all(0);
 			defer_until = now + LCP_WATCH_DEFER_NS;
 			fast_until = 0;
@@ -1718,56 +1686,26 @@ static void resolve_leap_in(const char *in, int64_t *when, int *dir)
 
 /* The smear of the leap nearest the start (the first whose nominal window
  * has not ended), planned as if armed long before its window. */
-/* Makes the plan of the table leap at hand (the first whose window has
- * not ended on the pre-leap timeline) and publishes it if it differs from
- * the current one (another leap, or the timeline stepped). The writer's
- * (under writer_try, or in init() before any reader). */
+/* Makes the span of the table leap at hand (the one around the program's
+ * REALTIME, or the next) and publishes it if it differs from the current
+ * one. The writer's (under writer_try, or in init() before any reader). */
 static void sm_replan(void)
 {
 	const lc_leaptable *t = g_page ? lc_tk_table(g_tk) : g_table;
-	const struct sm_plan *cur = sm_cur();
-	struct sm_plan *np;
-	struct lc__tk_snap s;
-	struct lc_leap l;
-	int64_t mono, rt_sec, leap_t, s_rel, e_rel, offs_pre;
+	const struct lc__smear_span *cur = sm_cur();
+	struct lc__smear_span *np = &g_sm.slot[g_sm.next];
+	int64_t mono, rt = exact_rt(&mono);
 
-	lc__tk_read_snap(g_tk, &s, &mono);
-	rt_sec = lc__fdiv(mono + s.offs_real, LC__NS);
-	if (t == NULL ||
-	    lc_leaptable_next(t, rt_sec - 8 * LC_SECS_PER_DAY, &l) < 0)
-		goto none;
-	for (;;) {
-		int32_t old = l.tai_utc - l.dir;
-
-		/* T = TAI - the pre-leap TAI-UTC, before and after the leap */
-		offs_pre = s.offs_tai - (int64_t)old * LC__NS;
-		leap_t = (l.dir > 0 ? l.when : l.when - 1) * LC__NS;
-		lc_smear_window_dir(&g_sm.policy, l.dir, &s_rel, &e_rel);
-		if (leap_t + e_rel > mono + offs_pre)
-			break;
-		if (lc_leaptable_next(t, l.when, &l) < 0)
-			goto none;
+	if (t == NULL || lc__smear_span_at(t, &g_sm.policy, rt, np) < 0 ||
+	    np->dir == 0) {
+		atomic_store_explicit(&g_sm.cur, NULL, memory_order_release);
+		return;
 	}
-	if (cur != NULL && cur->leap_when == l.when && cur->leap_dir == l.dir &&
-	    cur->offs_tai == s.offs_tai)
-		return; /* the plan in force */
-	np = &g_sm.slot[g_sm.next];
-	lc__smear_plan_none(&np->plan);
-	if (lc__smear_plan_leap(&np->plan, &g_sm.policy, leap_t - offs_pre,
-	                        l.dir, INT64_MIN / 4, NULL) < 0)
-		goto none;
-	np->offs_tai = s.offs_tai;
-	np->offs_pre = offs_pre;
-	np->from_mono = leap_t - offs_pre < np->plan.start_mono
-	                        ? leap_t - offs_pre
-	                        : np->plan.start_mono;
-	np->leap_when = l.when;
-	np->leap_dir = l.dir;
+	if (cur != NULL && cur->leap_when == np->leap_when &&
+	    cur->dir == np->dir && cur->lo == np->lo && cur->hi == np->hi)
+		return; /* the span in force */
 	g_sm.next = (g_sm.next + 1) % LCP_SM_SLOTS;
 	atomic_store_explicit(&g_sm.cur, np, memory_order_release);
-	return;
-none:
-	atomic_store_explicit(&g_sm.cur, NULL, memory_order_release);
 }
 
 /*
@@ -2027,10 +1965,8 @@ ready:
 			             prog_rt()) / 1e9);
 		if (sm_cur() != NULL)
 			say("smear window: %.3f s .. %.3f s from now",
-			    (double)(sm_cur()->plan.start_mono -
-			             host_ns(CLOCK_MONOTONIC)) / 1e9,
-			    (double)(sm_cur()->plan.end_mono -
-			             host_ns(CLOCK_MONOTONIC)) / 1e9);
+			    (double)(sm_cur()->plan.start_mono - prog_tai()) / 1e9,
+			    (double)(sm_cur()->plan.end_mono - prog_tai()) / 1e9);
 	}
 }
 
