@@ -20,10 +20,10 @@
  *    offset from the preset's *nominal* plan (lc__smear_plan_leap armed
  *    long before the window), so that a program started (or pretending to
  *    start) inside the window sees the same smeared time as every other
- *    clock following the preset, not a compressed late smear. The plan is
- *    made again each second and whenever the timeline steps (a leap the
- *    table gains, a host step followed). Outside the window both modes
- *    read the same.
+ *    clock following the preset, not a compressed late smear: the
+ *    library's span of that leap (lc__smear_span_at), planned on TAI, so a
+ *    step of the timeline moves nothing in it, made again each second (a
+ *    leap the table gains). Outside the window both modes read the same.
  *  - CLOCK_TAI is the timekeeper's TAI (the table's TAI-UTC, whatever the
  *    host's TAI offset); MONOTONIC, BOOTTIME, the CPU-time clocks and the
  *    rest pass through untouched.
