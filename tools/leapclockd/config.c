@@ -37,6 +37,10 @@ void ld_config_init(struct ld_config *c)
 	c->ratelimit = 1;
 	c->rl_interval = 0;
 	c->rl_burst = 16;
+	c->threads = 0;
+	snprintf(c->nts_listen, sizeof(c->nts_listen), "%s", LD_DEFAULT_NTS_LISTEN);
+	snprintf(c->nts_keydir, sizeof(c->nts_keydir), "%s", LD_DEFAULT_NTS_KEYDIR);
+	c->nts_rotate_s = 86400;
 }
 
 void ld_format_addr(const struct sockaddr *sa, char *buf, size_t size)
@@ -420,6 +424,59 @@ static int apply(struct ld_config *c, const char *name, const char *val,
 		NEED_VAL;
 		if (parse_ratelimit(c, val) != 0)
 			BAD("expected off, INTERVAL (log2 s, -8..12) or INTERVAL:BURST, not");
+	} else if (strcmp(name, "threads") == 0) {
+		NEED_VAL;
+		if (strcmp(val, "auto") == 0)
+			c->threads = 0;
+		else if (parse_int(val, 1, LD_MAX_THREADS, &c->threads) != 0)
+			BAD("expected auto or 1.." LD_STR(LD_MAX_THREADS) ", not");
+	} else if (strcmp(name, "metrics") == 0) {
+		NEED_VAL;
+		if (strlen(val) >= sizeof(c->metrics))
+			BAD("too long:");
+		snprintf(c->metrics, sizeof(c->metrics), "%s",
+		         strcmp(val, "none") == 0 ? "" : val);
+	} else if (strcmp(name, "user") == 0) {
+		NEED_VAL;
+		if (strlen(val) >= sizeof(c->user))
+			BAD("too long:");
+		snprintf(c->user, sizeof(c->user), "%s", val);
+	} else if (strcmp(name, "keyfile") == 0) {
+		NEED_VAL;
+		if (strlen(val) >= sizeof(c->keyfile))
+			BAD("path too long:");
+		snprintf(c->keyfile, sizeof(c->keyfile), "%s", val);
+	} else if (strcmp(name, "nts-cert") == 0 ||
+	           strcmp(name, "ntsservercert") == 0) {
+		NEED_VAL;
+		if (strlen(val) >= sizeof(c->nts_cert))
+			BAD("path too long:");
+		snprintf(c->nts_cert, sizeof(c->nts_cert), "%s", val);
+	} else if (strcmp(name, "nts-key") == 0 ||
+	           strcmp(name, "ntsserverkey") == 0) {
+		NEED_VAL;
+		if (strlen(val) >= sizeof(c->nts_key))
+			BAD("path too long:");
+		snprintf(c->nts_key, sizeof(c->nts_key), "%s", val);
+	} else if (strcmp(name, "nts-listen") == 0) {
+		NEED_VAL;
+		if (strlen(val) >= sizeof(c->nts_listen))
+			BAD("too long:");
+		snprintf(c->nts_listen, sizeof(c->nts_listen), "%s", val);
+	} else if (strcmp(name, "nts-keydir") == 0 ||
+	           strcmp(name, "ntsdumpdir") == 0) {
+		NEED_VAL;
+		if (strlen(val) >= sizeof(c->nts_keydir))
+			BAD("path too long:");
+		snprintf(c->nts_keydir, sizeof(c->nts_keydir), "%s", val);
+	} else if (strcmp(name, "nts-ntp-port") == 0) {
+		NEED_VAL;
+		if (parse_int(val, 1, 65535, &c->nts_ntp_port) != 0)
+			BAD("expected a port 1..65535, not");
+	} else if (strcmp(name, "nts-rotate") == 0) {
+		NEED_VAL;
+		if (parse_int(val, 60, 30 * 86400, &c->nts_rotate_s) != 0)
+			BAD("expected seconds 60..2592000, not");
 	} else if (strcmp(name, "syslog") == 0) {
 		int v;
 		if (parse_bool(val, &v) != 0)
@@ -572,6 +629,17 @@ static void usage(FILE *out)
 	        "                          occasional RATE kiss-o'-death\n"
 	        "      --counter C         best (default), system or tsc\n"
 	        "      --syslog            log to syslog even with -d\n"
+	        "      --threads N         worker threads (default auto: one per core)\n"
+	        "      --metrics A:P       serve Prometheus metrics on A:P (default off)\n"
+	        "      --user NAME         after binding, run as NAME (when started as root)\n"
+	        "      --keyfile FILE      symmetric keys, chrony's format (ID TYPE KEY)\n"
+	        "      --nts-cert FILE     NTS: the server's certificate chain (PEM)\n"
+	        "      --nts-key FILE      NTS: its private key (PEM)\n"
+	        "      --nts-listen A:P    NTS-KE address (default " LD_DEFAULT_NTS_LISTEN ")\n"
+	        "      --nts-keydir DIR    NTS cookie keys kept here (default\n"
+	        "                          " LD_DEFAULT_NTS_KEYDIR ")\n"
+	        "      --nts-ntp-port N    NTP port NTS-KE tells clients (default: none)\n"
+	        "      --nts-rotate S      cookie key rotation in seconds (default 86400)\n"
 	        "  -h, --help              this text\n"
 	        "  -V, --version\n"
 	        "\n"
@@ -723,6 +791,29 @@ static int check(struct ld_config *c)
 		}
 		snprintf(c->statsfile, sizeof(c->statsfile), "%s", abs);
 	}
+	{
+		struct { char *path; const char *name; } p[] = {
+			{ c->keyfile, "keyfile" }, { c->nts_cert, "nts-cert" },
+			{ c->nts_key, "nts-key" }, { c->nts_keydir, "nts-keydir" },
+		};
+		for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
+			char abs[PATH_MAX];
+			if (p[i].path[0] == '\0' || p[i].path[0] == '/')
+				continue;
+			if (normalise_path(p[i].path, abs, sizeof(abs)) != 0) {
+				fprintf(stderr, "leapclockd: %s '%s': path too long\n",
+				        p[i].name, p[i].path);
+				return -1;
+			}
+			snprintf(p[i].path, PATH_MAX, "%s", abs);
+		}
+	}
+	if ((c->nts_cert[0] != '\0') != (c->nts_key[0] != '\0')) {
+		fprintf(stderr, "leapclockd: NTS needs both nts-cert and nts-key "
+		        "(only %s was given)\n",
+		        c->nts_cert[0] != '\0' ? "nts-cert" : "nts-key");
+		return -1;
+	}
 	if (c->nlisten == 0 && c->timeline[0] == '\0') {
 		fprintf(stderr,
 		        "leapclockd: nothing to do: give --listen ADDR:PORT=MODE "
@@ -785,7 +876,9 @@ static int check(struct ld_config *c)
 enum {
 	O_LEAPFILE = 256, O_PRETEND, O_STATS, O_STRATUM, O_REFID,
 	O_PRECISION, O_RDELAY, O_RDISP, O_RATELIMIT, O_COUNTER,
-	O_SYSLOG, O_TIMELINE, O_NO_TIMELINE
+	O_SYSLOG, O_TIMELINE, O_NO_TIMELINE, O_THREADS, O_METRICS, O_USER,
+	O_KEYFILE, O_NTS_CERT, O_NTS_KEY, O_NTS_LISTEN, O_NTS_KEYDIR,
+	O_NTS_NTP_PORT, O_NTS_ROTATE, O_LAST = O_NTS_ROTATE
 };
 static const struct option opts[] = {
 	{ "foreground", no_argument, NULL, 'd' },
@@ -804,6 +897,16 @@ static const struct option opts[] = {
 	{ "syslog", no_argument, NULL, O_SYSLOG },
 	{ "timeline", required_argument, NULL, O_TIMELINE },
 	{ "no-timeline", no_argument, NULL, O_NO_TIMELINE },
+	{ "threads", required_argument, NULL, O_THREADS },
+	{ "metrics", required_argument, NULL, O_METRICS },
+	{ "user", required_argument, NULL, O_USER },
+	{ "keyfile", required_argument, NULL, O_KEYFILE },
+	{ "nts-cert", required_argument, NULL, O_NTS_CERT },
+	{ "nts-key", required_argument, NULL, O_NTS_KEY },
+	{ "nts-listen", required_argument, NULL, O_NTS_LISTEN },
+	{ "nts-keydir", required_argument, NULL, O_NTS_KEYDIR },
+	{ "nts-ntp-port", required_argument, NULL, O_NTS_NTP_PORT },
+	{ "nts-rotate", required_argument, NULL, O_NTS_ROTATE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -815,7 +918,13 @@ static const char *const names[] = {
 	[O_RDELAY - 256] = "root-delay", [O_RDISP - 256] = "root-dispersion",
 	[O_RATELIMIT - 256] = "ratelimit", [O_COUNTER - 256] = "counter",
 	[O_SYSLOG - 256] = "syslog", [O_TIMELINE - 256] = "timeline",
-	[O_NO_TIMELINE - 256] = "no-timeline",
+	[O_NO_TIMELINE - 256] = "no-timeline", [O_THREADS - 256] = "threads",
+	[O_METRICS - 256] = "metrics", [O_USER - 256] = "user",
+	[O_KEYFILE - 256] = "keyfile", [O_NTS_CERT - 256] = "nts-cert",
+	[O_NTS_KEY - 256] = "nts-key", [O_NTS_LISTEN - 256] = "nts-listen",
+	[O_NTS_KEYDIR - 256] = "nts-keydir",
+	[O_NTS_NTP_PORT - 256] = "nts-ntp-port",
+	[O_NTS_ROTATE - 256] = "nts-rotate",
 };
 
 static int parse_args(struct ld_config *c, int argc, char **argv,
@@ -871,7 +980,7 @@ static int parse_args(struct ld_config *c, int argc, char **argv,
 			c->use_syslog = 1;
 			break;
 		default:
-			if (opt >= 256 && opt <= O_NO_TIMELINE) {
+			if (opt >= 256 && opt <= O_LAST) {
 				if (apply(c, names[opt - 256], optarg, NULL) != 0)
 					return -1;
 				break;

@@ -26,6 +26,11 @@
 #define LD_DEFAULT_STATSFILE "/run/leapclockd/stats"
 #define LD_DEFAULT_TIMELINE "/run/leapclock/timeline"
 #define LD_PRECISION_AUTO (-128)
+#define LD_DEFAULT_NTS_LISTEN "0.0.0.0:4460"
+#define LD_DEFAULT_NTS_KEYDIR "/var/lib/leapclockd"
+#define LD_MAX_THREADS 64
+#define LD_STR_(x) #x
+#define LD_STR(x) LD_STR_(x)
 
 /* ---- logging (main.c) ---- */
 enum { LD_LOG_ERR = 3, LD_LOG_WARNING = 4, LD_LOG_INFO = 6, LD_LOG_DEBUG = 7 };
@@ -74,6 +79,17 @@ struct ld_config {
 	int ratelimit;           /* 0: off */
 	int rl_interval;         /* log2 s between requests on average */
 	int rl_burst;            /* requests allowed at once */
+	/* issue 14: fleets */
+	int threads;             /* worker threads; 0 = one per core */
+	char metrics[128];       /* "" = off; ADDR:PORT for Prometheus text */
+	char user[64];           /* "" = stay; drop to this user after binding */
+	char keyfile[PATH_MAX];  /* "" = none; chrony's key file format */
+	char nts_cert[PATH_MAX]; /* NTS-KE certificate chain (PEM); "" = no NTS */
+	char nts_key[PATH_MAX];  /* its private key (PEM) */
+	char nts_listen[128];    /* NTS-KE address, default 0.0.0.0:4460 */
+	char nts_keydir[PATH_MAX]; /* server cookie keys kept here (0600) */
+	int nts_ntp_port;        /* NTP port announced by NTS-KE; 0 = none */
+	int nts_rotate_s;        /* cookie key rotation period, seconds */
 };
 
 void ld_config_init(struct ld_config *c);
@@ -144,6 +160,8 @@ struct ld_counters {
 	uint64_t ratelimited; /* requests over the client's rate */
 	uint64_t kod;         /* RATE kiss-o'-death replies sent */
 	uint64_t send_errors;
+	uint64_t auth_ok;     /* authenticated replies (keys or NTS) */
+	uint64_t auth_fail;   /* requests failing authentication */
 };
 
 struct ld_server;

@@ -32,6 +32,7 @@
 #define _GNU_SOURCE /* recvmmsg, ppoll, struct in6_pktinfo */
 #include "leapclockd.h"
 
+#include "auth.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -80,6 +81,7 @@ struct rl_slot {
 struct ld_server {
 	const struct ld_config *cfg;
 	struct ld_clock *clock;
+	struct ld_auth *auth;   /* NULL: no keys, no NTS */
 	struct listener l[LD_MAX_LISTEN];
 	int nl;
 	struct ld_ntp_server params;
@@ -303,6 +305,8 @@ int ld_server_new(struct ld_server **out, const struct ld_config *cfg,
 		                       : cfg->rl_interval + 2 > 17 ? 17
 		                       : cfg->rl_interval + 2);
 	}
+	if (ld_auth_new(&s->auth, cfg) != 0)
+		goto fail;
 	s->started_unix = (int64_t)time(NULL);
 	for (int i = 0; i < BATCH; i++) {
 		s->iov[i].iov_base = s->buf[i];
@@ -325,6 +329,7 @@ void ld_server_free(struct ld_server *s)
 		if (s->l[i].fd >= 0)
 			close(s->l[i].fd);
 	free(s->rl);
+	ld_auth_free(s->auth);
 	free(s);
 }
 
@@ -385,19 +390,18 @@ static void read_cmsgs(struct msghdr *mh, struct rx_meta *m)
 	}
 }
 
-static void send_reply(struct listener *L, const struct ld_ntp_packet *p,
+/* Sends the `len` bytes at out (a reply already encoded and signed). */
+static void send_reply(struct listener *L, const uint8_t *out, size_t len,
                        const struct sockaddr *to, socklen_t tolen,
                        const struct rx_meta *m, uint64_t *counter)
 {
-	uint8_t out[LD_NTP_HEADER_LEN];
 	union {
 		struct cmsghdr align;
 		uint8_t b[CMSG_SPACE(sizeof(struct in6_pktinfo))];
 	} cb;
-	struct iovec iov = { out, sizeof(out) };
+	struct iovec iov = { (void *)out, len };
 	struct msghdr mh;
 
-	ld_ntp_encode(p, out);
 	memset(&mh, 0, sizeof(mh));
 	mh.msg_name = (void *)to;
 	mh.msg_namelen = tolen;
@@ -426,7 +430,7 @@ static void send_reply(struct listener *L, const struct ld_ntp_packet *p,
 			mh.msg_controllen = CMSG_SPACE(sizeof(m->pi6));
 		}
 	}
-	if (sendmsg(L->fd, &mh, 0) == (ssize_t)sizeof(out))
+	if (sendmsg(L->fd, &mh, 0) == (ssize_t)len)
 		(*counter)++;
 	else
 		L->c.send_errors++;
@@ -448,6 +452,10 @@ static void handle(struct ld_server *s, struct listener *L, int i,
 	struct ld_ntp_packet req, rep;
 	struct ld_reading a, b;
 	struct rx_meta m;
+	struct ld_auth_ctx actx;
+	enum ld_auth_verdict av;
+	uint8_t out[RX_BUF];
+	size_t olen;
 	int64_t rx_ns;
 	uint32_t refid;
 	int kod;
@@ -482,8 +490,43 @@ static void handle(struct ld_server *s, struct listener *L, int i,
 		L->c.ratelimited++;
 		if (kod) {
 			ld_ntp_make_kod(&req, s->kod_poll, &rep);
-			send_reply(L, &rep, from, mh->msg_namelen, &m, &L->c.kod);
+			ld_ntp_encode(&rep, out);
+			send_reply(L, out, LD_NTP_HEADER_LEN, from,
+			           mh->msg_namelen, &m, &L->c.kod);
 		}
+		return;
+	}
+	av = ld_auth_check(s->auth, s->buf[i], len, &actx);
+	switch (av) {
+	case LD_AUTH_PLAIN:
+	case LD_AUTH_OK:
+		break;
+	case LD_AUTH_CRYPTO_NAK:
+		/* RFC 5905 7.5: the header and a MAC of a zero key id only */
+		L->c.auth_fail++;
+		ld_ntp_make_kod(&req, req.poll, &rep);
+		rep.li = LD_LI_NONE;
+		rep.stratum = s->params.stratum;
+		rep.refid = s->cfg->refid;
+		ld_ntp_encode(&rep, out);
+		memset(out + LD_NTP_HEADER_LEN, 0, 4);
+		send_reply(L, out, LD_NTP_HEADER_LEN + 4, from, mh->msg_namelen,
+		           &m, &L->c.kod);
+		return;
+	case LD_AUTH_NTSN:
+		/* RFC 8915 5.7: a kiss with the request's Unique Identifier */
+		L->c.auth_fail++;
+		ld_ntp_make_kod(&req, req.poll, &rep);
+		rep.refid = LD_REFID('N', 'T', 'S', 'N');
+		ld_ntp_encode(&rep, out);
+		olen = ld_auth_finish(s->auth, &actx, out, LD_NTP_HEADER_LEN,
+		                      sizeof(out));
+		if (olen != 0)
+			send_reply(L, out, olen, from, mh->msg_namelen, &m,
+			           &L->c.kod);
+		return;
+	default:
+		L->c.auth_fail++;
 		return;
 	}
 
@@ -514,7 +557,15 @@ static void handle(struct ld_server *s, struct listener *L, int i,
 	/* the transmit timestamp as late as we can: just before sendmsg */
 	ld_source_read(L->src, &b);
 	rep.tx_ts = lc_ntp_from_unix_ns(b.unix_ns);
-	send_reply(L, &rep, from, mh->msg_namelen, &m, &L->c.replies);
+	ld_ntp_encode(&rep, out);
+	olen = ld_auth_finish(s->auth, &actx, out, LD_NTP_HEADER_LEN, sizeof(out));
+	if (olen == 0) {
+		L->c.auth_fail++;
+		return;
+	}
+	if (av == LD_AUTH_OK)
+		L->c.auth_ok++;
+	send_reply(L, out, olen, from, mh->msg_namelen, &m, &L->c.replies);
 }
 
 /* Reads up to `rounds` batches from one socket. */
@@ -876,6 +927,7 @@ int ld_server_run(struct ld_server *s)
 			ld_sig_hup = 0;
 			ld_log(LD_LOG_INFO, "SIGHUP: reloading the leap table");
 			ld_clock_reload(s->clock);
+			ld_auth_reload(s->auth);
 		}
 		if (ld_sig_usr1) {
 			ld_sig_usr1 = 0;
