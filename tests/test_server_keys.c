@@ -406,6 +406,13 @@ static void test_check(void)
 	/* an unknown key: dropped (chronyd 4.3 sends no crypto-NAK) */
 	n = request(req, 4, 0, NULL, 99, 20, 0);
 	LC_EQ_INT(ld_keys_check(k, req, n, &ctx), LD_AUTH_DROP);
+	{
+		struct ld_auth_counters c;
+
+		memset(&c, 0, sizeof(c));
+		ld_keys_counters(k, &c);
+		LC_EQ_U64(c.key_unknown, 1); /* the wrong MACs above are not */
+	}
 	/* RFC 7822: the MAC after an extension field covers it */
 	n = request(req, 4, 1, sha256, 3, 20, 0);
 	LC_EQ_U64(n, 88);

@@ -457,6 +457,7 @@ struct ld_keys {
 	char path[PATH_MAX];
 	pthread_rwlock_t lock;
 	struct ld_keyset *set; /* under lock */
+	_Atomic uint64_t unknown; /* requests with a key id not in the set */
 };
 
 /* Reads and checks path: a regular file nobody else may read or write
@@ -627,7 +628,8 @@ static uint32_t be32(const uint8_t *p)
 	       (uint32_t)p[2] << 8 | p[3];
 }
 
-/* The MAC at req[pos..len) (key id + digest) over req[0..pos). */
+/* The MAC at req[pos..len) (key id + digest) over req[0..pos): 1 when it
+ * holds, 0 when not, -1 when its key id is unknown. */
 static int verify(const struct ld_keyset *s, const uint8_t *req, size_t len,
                   size_t pos, int version, struct ld_auth_ctx *ctx)
 {
@@ -638,7 +640,7 @@ static int verify(const struct ld_keyset *s, const uint8_t *req, size_t len,
 
 	key = ld_keyset_find(s, be32(req + pos));
 	if (key == NULL)
-		return 0;
+		return -1;
 	/* NTPv4 MACs up to 4+20 bytes are the digest truncated to 20 */
 	want = types[key->type].mac_len;
 	if (version == 4 && n <= LD_MAC_V4_MAX && want > 20)
@@ -658,9 +660,16 @@ static int verify(const struct ld_keyset *s, const uint8_t *req, size_t len,
 	return 1;
 }
 
+static enum ld_auth_verdict verdict(int v, int *unknown)
+{
+	if (v < 0)
+		*unknown = 1;
+	return v > 0 ? LD_AUTH_OK : LD_AUTH_DROP;
+}
+
 static enum ld_auth_verdict check(const struct ld_keyset *s,
                                   const uint8_t *req, size_t len,
-                                  struct ld_auth_ctx *ctx)
+                                  struct ld_auth_ctx *ctx, int *unknown)
 {
 	int version = (req[0] >> 3) & 7;
 	size_t pos = LD_NTP_HEADER_LEN;
@@ -668,8 +677,7 @@ static enum ld_auth_verdict check(const struct ld_keyset *s,
 	if (version <= 3) {
 		if (len - pos < LD_MAC_V4_MIN || len - pos > LD_MAC_LONG_MAX)
 			return LD_AUTH_DROP;
-		return verify(s, req, len, pos, version, ctx) ? LD_AUTH_OK :
-		                                                LD_AUTH_DROP;
+		return verdict(verify(s, req, len, pos, version, ctx), unknown);
 	}
 	for (;;) {
 		size_t n = len - pos, flen;
@@ -677,11 +685,12 @@ static enum ld_auth_verdict check(const struct ld_keyset *s,
 		if (n == 0)
 			return LD_AUTH_PLAIN; /* extension fields only */
 		if (n >= LD_MAC_V4_MIN && n <= LD_MAC_V4_MAX)
-			return verify(s, req, len, pos, version, ctx) ?
-			       LD_AUTH_OK : LD_AUTH_DROP;
+			return verdict(verify(s, req, len, pos, version, ctx),
+			               unknown);
 		/* a long MAC right after the header, when it is one */
 		if (pos == LD_NTP_HEADER_LEN && n > LD_MAC_V4_MAX &&
-		    n <= LD_MAC_LONG_MAX && verify(s, req, len, pos, version, ctx))
+		    n <= LD_MAC_LONG_MAX &&
+		    verify(s, req, len, pos, version, ctx) > 0)
 			return LD_AUTH_OK;
 		/* an extension field (RFC 7822): type, length >= 16, 4 | length */
 		if (n < 16)
@@ -697,14 +706,17 @@ enum ld_auth_verdict ld_keys_check(struct ld_keys *k, const uint8_t *req,
                                    size_t len, struct ld_auth_ctx *ctx)
 {
 	enum ld_auth_verdict v;
+	int unknown = 0;
 
 	if (k == NULL || len <= LD_NTP_HEADER_LEN)
 		return LD_AUTH_PLAIN;
 	if (len > LD_NTP_MAX_PACKET || len % 4 != 0)
 		return LD_AUTH_DROP;
 	pthread_rwlock_rdlock(&k->lock);
-	v = check(k->set, req, len, ctx);
+	v = check(k->set, req, len, ctx, &unknown);
 	pthread_rwlock_unlock(&k->lock);
+	if (unknown)
+		k->unknown++;
 	return v;
 }
 
@@ -741,4 +753,10 @@ size_t ld_keys_finish(struct ld_keys *k, const struct ld_auth_ctx *ctx,
 	memcpy(out + len + 4, mac, dlen);
 	explicit_bzero(mac, sizeof(mac));
 	return len + 4 + dlen;
+}
+
+void ld_keys_counters(const struct ld_keys *k, struct ld_auth_counters *c)
+{
+	if (k != NULL)
+		c->key_unknown = k->unknown;
 }

@@ -71,4 +71,10 @@ int ld_key_mac(const struct ld_key *k, const uint8_t *data, size_t len,
  * they hold (no early exit), so its time does not tell where they differ. */
 int ld_mac_equal(const uint8_t *a, const uint8_t *b, size_t n);
 
+/* Fills c->key_unknown (requests whose key id the file lacks; they count
+ * in key_fail too), for auth.c's ld_auth_counters. */
+struct ld_keys;
+struct ld_auth_counters;
+void ld_keys_counters(const struct ld_keys *k, struct ld_auth_counters *c);
+
 #endif
