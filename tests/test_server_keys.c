@@ -29,7 +29,7 @@ static int counting_equal(const uint8_t *a, const uint8_t *b, size_t n);
 #include "../tools/leapclockd/keys.c"
 
 static _Atomic long n_equal;
-static size_t last_equal_len;
+static _Atomic size_t last_equal_len;
 
 static int counting_equal(const uint8_t *a, const uint8_t *b, size_t n)
 {
@@ -191,13 +191,12 @@ static void test_parse_errors(void)
 
 /* ---- MACs ---- */
 
+/* bytes 0..47, filled once before any thread starts */
+static uint8_t msg48_bytes[48];
+
 static const uint8_t *msg48(void)
 {
-	static uint8_t m[48];
-
-	for (int i = 0; i < 48; i++)
-		m[i] = (uint8_t)i;
-	return m;
+	return msg48_bytes;
 }
 
 static struct ld_key mk(enum ld_key_type t, const char *hex, const char *ascii)
@@ -635,6 +634,8 @@ int main(int argc, char **argv)
 	have = 1;
 #endif
 	lc_test_init(argc, argv);
+	for (int i = 0; i < 48; i++)
+		msg48_bytes[i] = (uint8_t)i;
 	if (mkdtemp(tmpdir) == NULL) {
 		perror("mkdtemp");
 		return 1;
