@@ -3,6 +3,7 @@
  */
 #include "auth.h"
 
+#include "keys.h"
 #include "leapclockd.h"
 
 #include <stdatomic.h>
@@ -95,4 +96,6 @@ void ld_auth_counters(const struct ld_auth *a, struct ld_auth_counters *c)
 	c->key_fail = a->key_fail;
 	c->nts_ok = a->nts_ok;
 	c->nts_fail = a->nts_fail;
+	if (a->keys != NULL)
+		ld_keys_counters(a->keys, c);
 }
