@@ -544,6 +544,8 @@ enum ld_auth_verdict ld_nts_check(struct ld_nts *n, const uint8_t *req,
 	}
 	ctx->kind = LD_AUTH_NTS;
 	ctx->aead = 15;
+	ctx->c2s_len = ctx->s2c_len = 0; /* 0: an NTSN kiss, until it holds */
+	ctx->cookies = 0;
 	memcpy(ctx->uid, req + ef.uid_off, ef.uid_len);
 	ctx->uid_len = ef.uid_len;
 	if (open_cookie(n, req + ef.cookie_off, ef.cookie_len, c2s, s2c) != 0) {

@@ -7,18 +7,18 @@
 
 #define HEADER 48
 
-static size_t get16(const uint8_t *p)
+static size_t ef_get16(const uint8_t *p)
 {
 	return (size_t)p[0] << 8 | p[1];
 }
 
-static size_t pad4(size_t n)
+static size_t ef_pad4(size_t n)
 {
 	return (n + 3) & ~(size_t)3;
 }
 
 /* walks the fields of buf[0..len); 1 if they tile it exactly */
-static int well_formed(const uint8_t *buf, size_t len)
+static int ef_well_formed(const uint8_t *buf, size_t len)
 {
 	size_t off = 0;
 
@@ -27,7 +27,7 @@ static int well_formed(const uint8_t *buf, size_t len)
 
 		if (len - off < 4)
 			return 0;
-		flen = get16(buf + off + 2);
+		flen = ef_get16(buf + off + 2);
 		if (flen < 4 || flen % 4 != 0 || flen > len - off)
 			return 0;
 		off += flen;
@@ -44,10 +44,10 @@ enum ld_nts_ef_verdict ld_nts_ef_parse(const uint8_t *pkt, size_t len,
 	memset(ef, 0, sizeof(*ef));
 	if (len <= HEADER)
 		return LD_NTS_EF_NONE;
-	if (!well_formed(pkt + HEADER, len - HEADER)) {
+	if (!ef_well_formed(pkt + HEADER, len - HEADER)) {
 		/* a legacy MAC, or garbage: NTS only if it starts with an
 		 * NTS field (a key id of 0x01040000... is not a real one) */
-		unsigned t = len - HEADER >= 4 ? (unsigned)get16(pkt + HEADER) : 0;
+		unsigned t = len - HEADER >= 4 ? (unsigned)ef_get16(pkt + HEADER) : 0;
 
 		return t == LD_EF_UNIQUE_ID || t == LD_EF_COOKIE ||
 		                       t == LD_EF_PLACEHOLDER ||
@@ -56,8 +56,8 @@ enum ld_nts_ef_verdict ld_nts_ef_parse(const uint8_t *pkt, size_t len,
 		               : LD_NTS_EF_NONE;
 	}
 	while (off < len) {
-		unsigned type = (unsigned)get16(pkt + off);
-		size_t flen = get16(pkt + off + 2), blen = flen - 4;
+		unsigned type = (unsigned)ef_get16(pkt + off);
+		size_t flen = ef_get16(pkt + off + 2), blen = flen - 4;
 		size_t body = off + 4;
 
 		switch (type) {
@@ -93,15 +93,15 @@ enum ld_nts_ef_verdict ld_nts_ef_parse(const uint8_t *pkt, size_t len,
 
 				if (blen < 4)
 					return LD_NTS_EF_MALFORMED;
-				nl = get16(pkt + body);
-				cl = get16(pkt + body + 2);
+				nl = ef_get16(pkt + body);
+				cl = ef_get16(pkt + body + 2);
 				if (nl < LD_NTS_NONCE_MIN || cl < 16 ||
-				    4 + pad4(nl) + pad4(cl) > blen)
+				    4 + ef_pad4(nl) + ef_pad4(cl) > blen)
 					return LD_NTS_EF_MALFORMED;
 				ef->auth_off = off;
 				ef->nonce_off = body + 4;
 				ef->nonce_len = nl;
-				ef->ct_off = body + 4 + pad4(nl);
+				ef->ct_off = body + 4 + ef_pad4(nl);
 				ef->ct_len = cl;
 			}
 			break;
@@ -123,12 +123,12 @@ int ld_nts_ef_placeholders(const uint8_t *buf, size_t len, size_t *min_len)
 	size_t off = 0;
 	int n = 0;
 
-	if (!well_formed(buf, len))
+	if (!ef_well_formed(buf, len))
 		return -1;
 	while (off < len) {
-		size_t flen = get16(buf + off + 2);
+		size_t flen = ef_get16(buf + off + 2);
 
-		if (get16(buf + off) == LD_EF_PLACEHOLDER) {
+		if (ef_get16(buf + off) == LD_EF_PLACEHOLDER) {
 			if (n == 0 || flen - 4 < *min_len)
 				*min_len = flen - 4;
 			n++;
@@ -141,7 +141,7 @@ int ld_nts_ef_placeholders(const uint8_t *buf, size_t len, size_t *min_len)
 size_t ld_nts_ef_put(uint8_t *out, size_t max, unsigned type,
                      const void *body, size_t blen)
 {
-	size_t flen = 4 + pad4(blen);
+	size_t flen = 4 + ef_pad4(blen);
 
 	if (flen > 0xffff || flen > max)
 		return 0;
