@@ -520,14 +520,10 @@ static void test_ntp_side(void)
 	 * the first */
 	len = make_request(req, cookie, 100, c2s, uid, 0, 0);
 	for (int i = 0; i < 2; i++) {
-		pthread_rwlock_wrlock(&n->lock);
-		rotate_locked(n, (int64_t)time(NULL));
-		pthread_rwlock_unlock(&n->lock);
+		rotate(n, (int64_t)time(NULL));
 		LC_EQ_INT(ld_nts_check(n, req, len, &ctx), LD_AUTH_OK);
 	}
-	pthread_rwlock_wrlock(&n->lock);
-	rotate_locked(n, (int64_t)time(NULL));
-	pthread_rwlock_unlock(&n->lock);
+	rotate(n, (int64_t)time(NULL));
 	LC_EQ_INT(ld_nts_check(n, req, len, &ctx), LD_AUTH_NTSN);
 	/* a cookie made now survives a restart on the same directory */
 	LC_EQ_INT(ld_nts_make_cookie(n, c2s, s2c, cookie), 0);
@@ -611,9 +607,7 @@ static void test_threads(void)
 	for (int i = 0; i < 4; i++)
 		LC_EQ_INT(pthread_create(&t[i], NULL, worker, NULL), 0);
 	for (int i = 0; i < 30; i++) {
-		pthread_rwlock_wrlock(&shared->lock);
-		rotate_locked(shared, (int64_t)time(NULL));
-		pthread_rwlock_unlock(&shared->lock);
+		rotate(shared, (int64_t)time(NULL));
 		usleep(2000);
 	}
 	for (int i = 0; i < 4; i++)
@@ -627,18 +621,46 @@ static void test_threads(void)
 
 static int ke_port;
 
-static int tcp_connect(void)
+/* a connection to the NTS-KE port from 127.0.0.`host` */
+static int tcp_connect_from(int host)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET };
+	struct sockaddr_in a = { .sin_family = AF_INET }, b = a;
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	a.sin_port = htons((uint16_t)ke_port);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+	b.sin_addr.s_addr = htonl(0x7f000000u | (unsigned)host);
+	if (fd >= 0 && (bind(fd, (struct sockaddr *)&b, sizeof(b)) != 0 ||
+	                connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0)) {
 		close(fd);
 		return -1;
 	}
 	return fd;
+}
+
+static int tcp_connect(void)
+{
+	return tcp_connect_from(1);
+}
+
+/* ms until the server closes fd (reading nothing), up to 3 s; -1 if it
+ * sent something, 3000+ if it did not close */
+static int64_t ms_to_close(int fd, int limit_ms)
+{
+	struct timeval tv = { limit_ms / 1000, (limit_ms % 1000) * 1000 };
+	struct timespec a, b;
+	char c;
+	ssize_t r;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	r = read(fd, &c, 1);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	if (r > 0)
+		return -1;
+	if (r < 0)
+		return 100000;
+	return (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
 }
 
 /* One NTS-KE exchange: request req[0..rlen) with ALPN `alpn`; the answer
@@ -702,7 +724,6 @@ static void test_ke_tls(void)
 	size_t rl, len, olen;
 	int al2, nc = 0, port = 0, err = -1, fds[LD_NTSKE_MAX_SESSIONS + 1];
 	int64_t t0;
-	char c;
 
 	setup_cfg("keys3");
 	LC_EQ_INT(ld_nts_new(&n, &cfg), 0);
@@ -754,27 +775,30 @@ static void test_ke_tls(void)
 	          -1);
 	LC_GE_I64((int64_t)n->ke->failures, 2);
 
-	/* the bound: LD_NTSKE_MAX_SESSIONS idle connections hold every
-	 * slot, the next is closed at once; the idle ones are closed after
-	 * the timeout (LD_NTSKE_TIMEOUT_MS, 1 s here) */
+	/* the bounds: LD_NTSKE_MAX_PER_CLIENT idle connections from
+	 * 127.0.0.1, the next from there is closed at once, one from
+	 * 127.0.0.2 is not; with every slot held (four addresses), one from
+	 * a fifth is closed at once; the idle ones are closed after the
+	 * timeout (LD_NTSKE_TIMEOUT_MS, 1 s here) */
 	for (int i = 0; i < LD_NTSKE_MAX_SESSIONS; i++) {
-		fds[i] = tcp_connect();
+		fds[i] = tcp_connect_from(1 + i / LD_NTSKE_MAX_PER_CLIENT);
 		LC_GE_I64(fds[i], 0);
+		if (i == LD_NTSKE_MAX_PER_CLIENT - 1) {
+			int extra = tcp_connect_from(1);
+			usleep(100000);
+			LC_LT_I64(ms_to_close(extra, 300), 300);
+			close(extra);
+		}
+		if (i == LD_NTSKE_MAX_PER_CLIENT)
+			/* 127.0.0.2's first: kept */
+			LC_EQ_I64(ms_to_close(fds[i], 200), 100000);
 	}
-	usleep(300000);
-	fds[LD_NTSKE_MAX_SESSIONS] = tcp_connect();
-	{
-		struct timeval tv = { 3, 0 };
-		setsockopt(fds[LD_NTSKE_MAX_SESSIONS], SOL_SOCKET, SO_RCVTIMEO,
-		           &tv, sizeof(tv));
-		t0 = time(NULL);
-		LC_LE_I64(read(fds[LD_NTSKE_MAX_SESSIONS], &c, 1), 0);
-		LC_LE_I64(time(NULL) - t0, 1);
-		setsockopt(fds[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		t0 = time(NULL);
-		LC_LE_I64(read(fds[0], &c, 1), 0);
-		LC_LE_I64(time(NULL) - t0, 2);
-	}
+	usleep(100000);
+	fds[LD_NTSKE_MAX_SESSIONS] = tcp_connect_from(9);
+	LC_LT_I64(ms_to_close(fds[LD_NTSKE_MAX_SESSIONS], 500), 500);
+	t0 = ms_to_close(fds[1], 3000);
+	LC_GE_I64(t0, 200);
+	LC_LT_I64(t0, 1500);
 	for (int i = 0; i <= LD_NTSKE_MAX_SESSIONS; i++)
 		close(fds[i]);
 	/* after the timeouts the sessions are free again */

@@ -76,6 +76,7 @@ void ld_nts_counters(const struct ld_nts *n, struct ld_auth_counters *c)
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -339,38 +340,49 @@ static int save_keys(const struct skey *keys, int nkeys, const struct ld_nts *n)
 	return 0;
 }
 
-/* Adds a fresh key (the one that signs from now on), dropping the oldest
- * beyond LD_NTS_KEYS, and saves the set. Caller holds the write lock (or
- * is alone). 0, or -1 when no key could be made. */
-static int rotate_locked(struct ld_nts *n, int64_t now)
+/* Makes a fresh key (the one that signs from now on), drops the oldest
+ * beyond LD_NTS_KEYS, saves the set and only then puts it in place: the
+ * workers wait for the swap, never for the disk. One rotator at a time
+ * (ld_nts_new, then the NTS-KE thread). 0, or -1 when no key could be
+ * made. */
+static int rotate(struct ld_nts *n, int64_t now)
 {
-	struct skey k;
-	int unique;
+	struct skey keys[LD_NTS_KEYS], k;
+	int nkeys, unique;
 
+	pthread_rwlock_rdlock(&n->lock);
+	memcpy(keys, n->keys, sizeof(keys));
+	nkeys = n->nkeys;
+	pthread_rwlock_unlock(&n->lock);
 	if (gnutls_rnd(GNUTLS_RND_KEY, k.key, sizeof(k.key)) != 0)
 		return -1;
 	do {
 		if (gnutls_rnd(GNUTLS_RND_NONCE, &k.id, sizeof(k.id)) != 0)
 			return -1;
 		unique = 1;
-		for (int i = 0; i < n->nkeys; i++)
-			if (n->keys[i].id == k.id)
+		for (int i = 0; i < nkeys; i++)
+			if (keys[i].id == k.id)
 				unique = 0;
 	} while (!unique);
 	k.created = now;
-	if (n->nkeys == LD_NTS_KEYS) {
-		memmove(n->keys, n->keys + 1,
-		        (LD_NTS_KEYS - 1) * sizeof(n->keys[0]));
-		n->nkeys--;
+	if (nkeys == LD_NTS_KEYS) {
+		memmove(keys, keys + 1, (LD_NTS_KEYS - 1) * sizeof(keys[0]));
+		nkeys--;
 	}
-	n->keys[n->nkeys++] = k;
+	keys[nkeys++] = k;
 	/* kept in memory even if the disk refuses: cookies just do not
 	 * survive a restart then */
-	if (save_keys(n->keys, n->nkeys, n) != 0)
+	if (save_keys(keys, nkeys, n) != 0)
 		ld_log(LD_LOG_WARNING,
 		       "NTS cookie key %08" PRIx32 " is not saved: cookies "
 		       "will not survive a restart",
 		       k.id);
+	pthread_rwlock_wrlock(&n->lock);
+	memcpy(n->keys, keys, sizeof(keys));
+	n->nkeys = nkeys;
+	pthread_rwlock_unlock(&n->lock);
+	gnutls_memset(keys, 0, sizeof(keys));
+	gnutls_memset(&k, 0, sizeof(k));
 	return 0;
 }
 
@@ -385,18 +397,14 @@ static int due(const struct ld_nts *n, int64_t now)
 void ld_nts_maintain(struct ld_nts *n)
 {
 	int64_t now = (int64_t)time(NULL);
+	int d;
 
 	pthread_rwlock_rdlock(&n->lock);
-	if (!due(n, now)) {
-		pthread_rwlock_unlock(&n->lock);
-		return;
-	}
+	d = due(n, now);
 	pthread_rwlock_unlock(&n->lock);
-	pthread_rwlock_wrlock(&n->lock);
-	if (due(n, now) && rotate_locked(n, now) == 0)
-		ld_log(LD_LOG_INFO, "NTS cookie key %08" PRIx32 " in use",
-		       n->keys[n->nkeys - 1].id);
-	pthread_rwlock_unlock(&n->lock);
+	if (d && rotate(n, now) == 0)
+		ld_log(LD_LOG_INFO, "NTS: a new cookie key every %" PRId64
+		       " s: rotated", n->rotate_s);
 }
 
 /* Copies the key with this id (any id: the newest, for id == NULL). */
@@ -464,6 +472,30 @@ static int open_cookie(struct ld_nts *n, const uint8_t *c, size_t len,
 
 /* ---- the object ---- */
 
+/* A daemon that drops to cfg->user after binding must still write its
+ * keys at rotation: the directory and the file become that user's (and
+ * stay closed to everyone else). */
+static void give_keys_to(const struct ld_nts *n, const char *user)
+{
+	char path[PATH_MAX + 16];
+	struct passwd *pw;
+
+	if (user[0] == '\0' || geteuid() != 0)
+		return;
+	pw = getpwnam(user);
+	if (pw == NULL)
+		return; /* the privilege drop reports it */
+	if (keyfile_path(n, KEYFILE, path, sizeof(path)) != 0 ||
+	    fchownat(AT_FDCWD, n->keydir, pw->pw_uid, pw->pw_gid,
+	             AT_SYMLINK_NOFOLLOW) != 0 ||
+	    fchownat(AT_FDCWD, path, pw->pw_uid, pw->pw_gid,
+	             AT_SYMLINK_NOFOLLOW) != 0)
+		ld_log(LD_LOG_WARNING,
+		       "nts-keydir %s: cannot give it to user %s (%s): "
+		       "rotated keys may not be saved",
+		       n->keydir, user, strerror(errno));
+}
+
 int ld_nts_new(struct ld_nts **out, const struct ld_config *cfg)
 {
 	struct ld_nts *n;
@@ -481,11 +513,11 @@ int ld_nts_new(struct ld_nts **out, const struct ld_config *cfg)
 	snprintf(n->keydir, sizeof(n->keydir), "%s", cfg->nts_keydir);
 	if (check_keydir(n) != 0 || load_keys(n) != 0)
 		goto fail;
-	if (due(n, (int64_t)time(NULL)) &&
-	    rotate_locked(n, (int64_t)time(NULL)) != 0) {
+	if (due(n, (int64_t)time(NULL)) && rotate(n, (int64_t)time(NULL)) != 0) {
 		ld_log(LD_LOG_ERR, "NTS: cannot make a cookie key");
 		goto fail;
 	}
+	give_keys_to(n, cfg->user);
 	if (ld_ntske_new(&n->ke, cfg, n) != 0)
 		goto fail;
 	*out = n;

@@ -21,6 +21,7 @@ struct ld_ntske;
 #define LD_NTS_TAG_LEN 16
 #define LD_NTS_COOKIE_LEN (4 + LD_NTS_NONCE_LEN + LD_NTS_TAG_LEN + 2 * LD_NTS_KEY_LEN)
 #define LD_NTSKE_MAX_SESSIONS 16 /* NTS-KE sessions at once */
+#define LD_NTSKE_MAX_PER_CLIENT 4 /* ... from one address */
 #ifndef LD_NTSKE_TIMEOUT_MS /* a test may shorten it */
 #define LD_NTSKE_TIMEOUT_MS 5000 /* a session's handshake, and its request */
 #endif

@@ -1,8 +1,9 @@
 /*
  * ntske.c - the NTS-KE server (RFC 8915 section 4) over TLS 1.3 with
  * GnuTLS: one thread accepts, each session runs in its own thread, at most
- * LD_NTSKE_MAX_SESSIONS at once (more are closed at once), each bounded by
- * LD_NTSKE_TIMEOUT_MS for its handshake and again for its request.
+ * LD_NTSKE_MAX_SESSIONS at once and LD_NTSKE_MAX_PER_CLIENT from one
+ * address (more are closed at once), each bounded by LD_NTSKE_TIMEOUT_MS
+ * for its handshake and again for its request.
  *
  * A session: handshake (TLS 1.3 only, ALPN "ntske/1" required), read the
  * request until End of Message (nts_ke_records.c), export C2S and S2C
@@ -50,6 +51,7 @@ struct ld_ntske {
 	pthread_cond_t idle;
 	int active;
 	int fds[LD_NTSKE_MAX_SESSIONS]; /* -1: a free slot */
+	struct sockaddr_storage peer[LD_NTSKE_MAX_SESSIONS];
 	atomic_int stop;
 	_Atomic uint64_t handshakes, failures;
 };
@@ -204,17 +206,42 @@ static void *session_main(void *arg)
 	return NULL;
 }
 
-static void start_session(struct ld_ntske *k, int fd)
+/* 1 if a and b are the same IP address (ports aside) */
+static int same_host(const struct sockaddr_storage *a,
+                     const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return 0;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->ss_family == AF_INET6)
+		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+		              &((const struct sockaddr_in6 *)b)->sin6_addr,
+		              16) == 0;
+	return 0;
+}
+
+static void start_session(struct ld_ntske *k, int fd,
+                          const struct sockaddr_storage *from)
 {
 	struct session *se;
 	pthread_attr_t at;
 	pthread_t t;
-	int slot = -1;
+	int slot = -1, same = 0;
 
 	pthread_mutex_lock(&k->mu);
-	for (int i = 0; i < LD_NTSKE_MAX_SESSIONS && slot < 0; i++)
-		if (k->fds[i] < 0)
-			slot = i;
+	for (int i = 0; i < LD_NTSKE_MAX_SESSIONS; i++) {
+		if (k->fds[i] < 0) {
+			if (slot < 0)
+				slot = i;
+		} else if (same_host(&k->peer[i], from)) {
+			same++;
+		}
+	}
+	/* one client may not hold every slot */
+	if (same >= LD_NTSKE_MAX_PER_CLIENT)
+		slot = -1;
 	se = slot >= 0 ? malloc(sizeof(*se)) : NULL;
 	if (se == NULL) {
 		/* busy: no session, no wait */
@@ -227,6 +254,7 @@ static void start_session(struct ld_ntske *k, int fd)
 	se->slot = slot;
 	se->fd = fd;
 	k->fds[slot] = fd;
+	k->peer[slot] = *from;
 	k->active++;
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
@@ -254,10 +282,18 @@ static void *accept_main(void *arg)
 		if (n <= 0 || (p[1].revents & POLLIN))
 			continue;
 		if (p[0].revents & POLLIN) {
-			int fd = accept4(k->lfd, NULL, NULL, SOCK_CLOEXEC);
+			struct sockaddr_storage from;
+			socklen_t fl = sizeof(from);
+			int fd = accept4(k->lfd, (struct sockaddr *)&from, &fl,
+			                 SOCK_CLOEXEC);
 
 			if (fd >= 0)
-				start_session(k, fd);
+				start_session(k, fd, &from);
+			else if (errno != EAGAIN && errno != EINTR &&
+			         errno != ECONNABORTED)
+				/* out of descriptors or memory: the
+				 * connection stays queued; do not spin */
+				poll(NULL, 0, 100);
 		}
 	}
 	return NULL;
