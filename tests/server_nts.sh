@@ -295,5 +295,16 @@ else
   bad "tampered answers: sources '$s', authdata '$a', leapclockd replies '$fwd' (want reach 0)"
 fi
 
+# every daemon stopped cleanly (under a sanitizer: reported nothing)
+for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+pids=()
+if grep -l -E 'Sanitizer|runtime error' "$T"/*.log >/dev/null 2>&1; then
+  bad "a sanitizer reported in $(grep -l -E 'Sanitizer|runtime error' "$T"/*.log | xargs -n1 basename | tr '\n' ' ')"
+  grep -h -A5 -E 'Sanitizer|runtime error' "$T"/*.log | head -30 | sed 's/^/  | /'
+else
+  ok "no sanitizer report in the logs of leapclockd and chronyd"
+fi
+
 echo "server_nts: $ran checks, $([ $fail = 0 ] && echo all passed || echo FAILURES)"
 exit $fail

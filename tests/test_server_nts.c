@@ -61,7 +61,8 @@ static size_t rec(uint8_t *p, unsigned type, int crit, const void *body,
 	p[1] = (uint8_t)w;
 	p[2] = (uint8_t)(blen >> 8);
 	p[3] = (uint8_t)blen;
-	memcpy(p + 4, body, blen);
+	if (blen > 0)
+		memcpy(p + 4, body, blen);
 	return 4 + blen;
 }
 
