@@ -388,7 +388,7 @@ static size_t make_request(uint8_t *p, const uint8_t *cookie, size_t clen,
 	p[n] = 4, p[n + 1] = 4, p[n + 2] = 0, p[n + 3] = 4 + 4 + 16 + 16;
 	p[n + 4] = 0, p[n + 5] = 16, p[n + 6] = 0, p[n + 7] = 16;
 	memcpy(p + n + 8, nonce, 16);
-	if (seal(c2s, nonce, 16, p, a, NULL, 0, p + n + 24) != 0)
+	if (seal(c2s, 0, nonce, 16, p, a, NULL, 0, p + n + 24) != 0)
 		return 0;
 	return n + 40;
 }
@@ -413,7 +413,7 @@ static int open_answer(const uint8_t *r, size_t len, const uint8_t *s2c,
 	cl = (size_t)(r[off + 6] << 8 | r[off + 7]);
 	ct = off + 8 + ((nl + 3) & ~3u);
 	if (nl < 16 || ct + cl > len ||
-	    open_sealed(s2c, r + off + 8, nl, r, off, r + ct, cl, pt) != 0)
+	    open_sealed(s2c, 0, r + off + 8, nl, r, off, r + ct, cl, pt) != 0)
 		return -1;
 	for (size_t o = 0; o + 4 <= cl - 16;) {
 		size_t fl = (size_t)(pt[o + 2] << 8 | pt[o + 3]);
