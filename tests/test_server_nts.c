@@ -19,7 +19,7 @@
  *     8 cookies, the port record, keys exported by both sides that agree
  *     (a cookie from NTS-KE opens and the answer opens with the client's
  *     S2C); an unknown critical record gets an Error record; a wrong ALPN
- *     fails the handshake; sessions beyond the bound are closed at once and
+ *     or TLS 1.2 fails the handshake; sessions beyond the bound are closed at once and
  *     an idle one is closed after its timeout.
  *
  * Without GnuTLS (Debian libgnutls28-dev) only the pure parsers run.
@@ -667,6 +667,8 @@ static int64_t ms_to_close(int fd, int limit_ms)
 /* One NTS-KE exchange: request req[0..rlen) with ALPN `alpn`; the answer
  * into ans (its length, or -1 if the handshake failed); C2S and S2C
  * exported by the client into c2s, s2c. */
+static const char *client_prio = "NORMAL:-VERS-ALL:+VERS-TLS1.3";
+
 static int ke_exchange(const char *alpn, const uint8_t *req, size_t rlen,
                        uint8_t *ans, size_t max, uint8_t *c2s, uint8_t *s2c)
 {
@@ -681,7 +683,7 @@ static int ke_exchange(const char *alpn, const uint8_t *req, size_t rlen,
 		return -1;
 	gnutls_certificate_allocate_credentials(&cred);
 	gnutls_init(&s, GNUTLS_CLIENT);
-	gnutls_priority_set_direct(s, "NORMAL:-VERS-ALL:+VERS-TLS1.3", NULL);
+	gnutls_priority_set_direct(s, client_prio, NULL);
 	gnutls_credentials_set(s, GNUTLS_CRD_CERTIFICATE, cred);
 	gnutls_alpn_set_protocols(s, &proto, 1, 0);
 	gnutls_transport_set_int(s, fd);
@@ -775,6 +777,11 @@ static void test_ke_tls(void)
 	LC_EQ_INT(ke_exchange("http/1.1", req, rl, ans, sizeof(ans), c2s, s2c),
 	          -1);
 	LC_GE_I64((int64_t)n->ke->failures, 2);
+	/* TLS 1.2: no handshake (RFC 8915 3: TLS 1.3 or later) */
+	client_prio = "NORMAL:-VERS-ALL:+VERS-TLS1.2";
+	LC_EQ_INT(ke_exchange("ntske/1", req, rl, ans, sizeof(ans), c2s, s2c),
+	          -1);
+	client_prio = "NORMAL:-VERS-ALL:+VERS-TLS1.3";
 
 	/* the bounds: LD_NTSKE_MAX_PER_CLIENT idle connections from
 	 * 127.0.0.1, the next from there is closed at once, one from
