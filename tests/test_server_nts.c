@@ -817,6 +817,23 @@ static void test_ke_tls(void)
 	LC_GT_I64(ke_exchange("ntske/1", req, rl, ans, sizeof(ans), c2s, s2c), 400);
 	LC_GE_I64((int64_t)n->ke->handshakes, 2);
 	ld_nts_free(n);
+
+	/* an IPv6 NTS-KE address; a bad one is refused */
+	n = NULL;
+	snprintf(cfg.nts_listen, sizeof(cfg.nts_listen), "[::1]:0");
+	if (ld_nts_new(&n, &cfg) == 0) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		LC_EQ_INT(getsockname(n->ke->lfd, (struct sockaddr *)&ss, &sl), 0);
+		LC_EQ_INT(ss.ss_family, AF_INET6);
+		ld_nts_free(n);
+	} else {
+		printf("  (no IPv6 loopback here: [::1] not checked)\n");
+	}
+	n = NULL;
+	snprintf(cfg.nts_listen, sizeof(cfg.nts_listen), "localhost:4460");
+	LC_EQ_INT(ld_nts_new(&n, &cfg), -1);
+	LC_TRUE(n == NULL);
 }
 #endif
 
