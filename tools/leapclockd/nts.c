@@ -678,6 +678,8 @@ enum ld_auth_verdict ld_nts_check(struct ld_nts *n, const uint8_t *req,
 	ph = ld_nts_ef_placeholders(pt, ef.ct_len - LD_NTS_TAG_LEN, &min_ph);
 	if (ph < 0) {
 		n->malformed++;
+		gnutls_memset(c2s, 0, sizeof(c2s));
+		gnutls_memset(s2c, 0, sizeof(s2c));
 		return LD_AUTH_DROP;
 	}
 	if (ef.placeholders > 0 && (ph == 0 || ef.placeholder_min < min_ph))
