@@ -50,6 +50,11 @@ int ld_auth_reload(struct ld_auth *a)
 	return a == NULL ? 0 : ld_keys_reload(a->keys);
 }
 
+int ld_auth_start(struct ld_auth *a)
+{
+	return a == NULL ? 0 : ld_nts_start(a->nts);
+}
+
 enum ld_auth_verdict ld_auth_check(struct ld_auth *a, const uint8_t *req,
                                    size_t len, struct ld_auth_ctx *ctx)
 {
@@ -92,6 +97,7 @@ void ld_auth_counters(const struct ld_auth *a, struct ld_auth_counters *c)
 	memset(c, 0, sizeof(*c));
 	if (a == NULL)
 		return;
+	ld_nts_counters(a->nts, c);
 	c->key_ok = a->key_ok;
 	c->key_fail = a->key_fail;
 	c->nts_ok = a->nts_ok;

@@ -48,7 +48,10 @@ struct ld_auth_ctx {
 	/* NTS */
 	uint8_t uid[64];        /* the Unique Identifier field's body */
 	size_t uid_len;
-	uint8_t s2c[64];        /* server-to-client AEAD key from the cookie */
+	uint8_t c2s[64];        /* client-to-server AEAD key from the cookie */
+	size_t c2s_len;
+	uint8_t s2c[64];        /* server-to-client AEAD key from the cookie;
+	                           s2c_len 0: answer an NTSN kiss */
 	size_t s2c_len;
 	uint16_t aead;          /* AEAD algorithm id (15: AES-SIV-CMAC-256) */
 	unsigned cookies;       /* cookies to send: 1 + placeholders */
@@ -73,6 +76,9 @@ int ld_auth_new(struct ld_auth **out, const struct ld_config *cfg);
 void ld_auth_free(struct ld_auth *a);
 /* Rereads the key file (SIGHUP); on error logs and keeps the old keys. */
 int ld_auth_reload(struct ld_auth *a);
+/* Starts the threads auth needs (the NTS-KE server): call after any fork
+ * (daemonising), before serving. 0 or -1 (logged). */
+int ld_auth_start(struct ld_auth *a);
 
 enum ld_auth_verdict ld_auth_check(struct ld_auth *a, const uint8_t *req,
                                    size_t len, struct ld_auth_ctx *ctx);
@@ -99,6 +105,8 @@ size_t ld_keys_finish(struct ld_keys *k, const struct ld_auth_ctx *ctx,
 /* nts.c: NULL *out when cfg gives no NTS certificate. */
 int ld_nts_new(struct ld_nts **out, const struct ld_config *cfg);
 void ld_nts_free(struct ld_nts *n);
+int ld_nts_start(struct ld_nts *n);
+void ld_nts_counters(const struct ld_nts *n, struct ld_auth_counters *c);
 /* LD_AUTH_PLAIN when the request carries no NTS extension fields. */
 enum ld_auth_verdict ld_nts_check(struct ld_nts *n, const uint8_t *req,
                                   size_t len, struct ld_auth_ctx *ctx);

@@ -857,6 +857,8 @@ int ld_server_run(struct ld_server *s)
 	int64_t last_update = mono_ns(), last_stats = 0, reload_at = -1;
 	int wfd = watch_tables(s), np = s->nl, sfd = watch_steps();
 
+	if (ld_auth_start(s->auth) != 0)
+		return -1;
 	sigemptyset(&empty);
 	for (int i = 0; i < s->nl; i++) {
 		pfd[i].fd = s->l[i].fd;

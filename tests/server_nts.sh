@@ -1,0 +1,310 @@
+#!/usr/bin/env bash
+# server_nts.sh BUILD_DIR SOURCE_DIR - leapclockd's NTS (RFC 8915) against
+# a real client, chronyd -x (never touches the clock; NTS works there, and
+# -Q would stop after one sample).
+#
+#   utc socket     chronyd's only source, over NTS-KE on its own port: the
+#                  port record sends chronyd to the NTP port (the configured
+#                  one is dead), chronyd selects it (offset under 1 ms) and
+#                  `chronyc -N authdata` shows NTS, 8 cookies of 100 bytes,
+#                  no NAK; the key directory is 0700 and its file 0600
+#   unknown keys   restarted on a fresh key directory: chronyd's cookies
+#                  get NTSN kisses (its NAK count rises)
+#   restart        leapclockd restarted on the same key directory with its
+#                  NTS-KE moved away: chronyd keeps getting authenticated
+#                  answers with the cookies of the first run, no NAK
+#   smear socket   utc and smear:google sockets at a --pretend 18:00 on the
+#                  leap day, one chronyd on each over NTS: the smeared one
+#                  is -21600/86401 s (-0.249997) from the other
+#   tampering      through a UDP relay that flips one byte of the encrypted
+#                  field of each answer: chronyd never takes a sample; the
+#                  same relay passing answers unchanged: chronyd selects it
+#
+# Needs Debian packages chrony and gnutls-bin (certtool); skips (77)
+# without them, or when leapclockd was built without GnuTLS
+# (libgnutls28-dev). Everything binds to 127.0.0.1.
+set -u
+B=${1:?usage: server_nts.sh BUILD_DIR SOURCE_DIR}
+S=${2:?usage: server_nts.sh BUILD_DIR SOURCE_DIR}
+B=$(cd "$B" && pwd)
+S=$(cd "$S" && pwd)
+D=$B/leapclockd
+L=$B/leapclock
+LEAPFILE=$S/tests/data/leap-seconds.list.tzdata2026f
+fail=0
+ran=0
+
+ok() { echo "ok   $1"; ran=$((ran + 1)); }
+bad() { echo "FAIL $1"; fail=1; ran=$((ran + 1)); }
+
+if [ ! -x "$D" ] || [ ! -x "$L" ]; then
+  echo "skip server_nts: leapclockd or leapclock not built in $B"
+  exit 77
+fi
+for c in chronyd chronyc; do
+  command -v $c >/dev/null || { echo "skip server_nts: needs Debian package chrony ($c)"; exit 77; }
+done
+command -v certtool >/dev/null ||
+  { echo "skip server_nts: needs Debian package gnutls-bin (certtool)"; exit 77; }
+command -v python3 >/dev/null ||
+  { echo "skip server_nts: needs python3 (the tampering relay)"; exit 77; }
+
+T=$(mktemp -d /tmp/lc-server-nts.XXXXXX)
+chmod 700 "$T"
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+  rm -rf "$T"
+}
+trap cleanup EXIT
+
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < t) }'; }
+
+# ---- a self-signed certificate for 127.0.0.1 and localhost
+cat >"$T/cert.tmpl" <<EOF
+cn = "localhost"
+dns_name = "localhost"
+ip_address = "127.0.0.1"
+expiration_days = 2
+tls_www_server
+signing_key
+encryption_key
+EOF
+if ! certtool --generate-privkey --key-type=ecdsa --outfile "$T/key.pem" >/dev/null 2>&1 ||
+   ! certtool --generate-self-signed --load-privkey "$T/key.pem" \
+       --template "$T/cert.tmpl" --outfile "$T/cert.pem" >/dev/null 2>&1; then
+  echo "FAIL certtool could not make a certificate"; exit 1
+fi
+CERT=$T/cert.pem
+KEY=$T/key.pem
+
+PB=$((20000 + RANDOM % 20000))
+port() { echo $((PB + $1)); }
+
+# start_server NAME ARGS...: leapclockd in the foreground (background job),
+# ready once it answers on its first --listen address.
+start_server() {
+  local name=$1 first
+  shift
+  "$D" -d --no-timeline --stats-file "$T/$name.stats" --leapfile "$LEAPFILE" "$@" \
+    2>"$T/$name.log" &
+  pids+=($!)
+  first=$(printf '%s\n' "$@" | grep -m1 '=' | sed 's/=.*//')
+  for _ in $(seq 50); do
+    "$L" server-stats --query "$first" >/dev/null 2>&1 && return 0
+    if ! kill -0 "${pids[-1]}" 2>/dev/null; then break; fi
+    sleep 0.1
+  done
+  echo "  leapclockd $name did not come up:"; sed 's/^/  | /' "$T/$name.log"
+  return 1
+}
+
+# Built without GnuTLS: NTS refused, with the package to install named.
+"$D" -d --no-timeline --leapfile "$LEAPFILE" --listen "127.0.0.1:$(port 99)=utc" \
+  --nts-cert "$CERT" --nts-key "$KEY" --nts-listen "127.0.0.1:$(port 98)" \
+  --nts-keydir "$T/probe" --stats-file "$T/probe.stats" 2>"$T/probe.log" &
+probe=$!
+sleep 0.5
+kill $probe 2>/dev/null; wait $probe 2>/dev/null
+if grep -q "without GnuTLS" "$T/probe.log"; then
+  echo "skip server_nts: leapclockd was built without GnuTLS (Debian package libgnutls28-dev):"
+  sed 's/^/  | /' "$T/probe.log"
+  exit 77
+fi
+
+# chronyd_nts NAME NTPPORT KEPORT: chronyd -x whose only source is an NTS
+# server on 127.0.0.1 (background job; its command socket $T/NAME.sock)
+chronyd_nts() {
+  cat >"$T/$1.conf" <<EOF
+server 127.0.0.1 port $2 nts ntsport $3 iburst minpoll 0 maxpoll 0
+ntstrustedcerts $CERT
+pidfile $T/$1.pid
+cmdport 0
+bindcmdaddress $T/$1.sock
+EOF
+  chronyd -x -d -u root -f "$T/$1.conf" >"$T/$1.log" 2>&1 &
+  pids+=($!)
+}
+# the CSV line of the source of chronyd NAME
+source_csv() { chronyc -h "$T/$1.sock" -c -n sources 2>/dev/null | head -1; }
+authdata() { chronyc -h "$T/$1.sock" -c -n authdata 2>/dev/null | head -1; }
+# wait_selected NAME [SECONDS]: 0 once chronyd NAME has selected its source
+wait_selected() {
+  for _ in $(seq "${2:-30}"); do
+    sleep 1
+    case "$(source_csv "$1")" in '^,*,'*) return 0 ;; esac
+  done
+  return 1
+}
+# field N of a CSV line
+f() { echo "$1" | cut -d, -f"$2"; }
+stat_of() { sed -n "s/.* $2=\([0-9]*\).*/\1/p" "$T/$1.stats" | head -1; }
+
+# ------------------------------------------------------------- utc socket
+PN=$(port 0); PK=$(port 1); DEAD=$(port 2)
+mkdir -m 700 "$T/keys"
+start_server nts1 --listen "127.0.0.1:$PN=utc" --nts-cert "$CERT" --nts-key "$KEY" \
+  --nts-listen "127.0.0.1:$PK" --nts-keydir "$T/keys" --nts-ntp-port "$PN" ||
+  bad "leapclockd with NTS starts"
+chronyd_nts c1 "$DEAD" "$PK"
+if wait_selected c1; then
+  s=$(source_csv c1); a=$(authdata c1)
+  # sources: mode,state,name,stratum,poll,reach,lastrx,offset,measured,error
+  # authdata: name,mode,keyid,type,klen,last,atmp,nak,cook,clen
+  if near "$(f "$s" 9)" 0 0.001 && [ "$(f "$a" 2)" = NTS ] &&
+     [ "$(f "$a" 4)" = 15 ] && [ "$(f "$a" 8)" = 0 ] &&
+     [ "$(f "$a" 9)" -ge 1 ] && [ "$(f "$a" 10)" = 100 ]; then
+    ok "chronyd -x over NTS (KE port $PK, NTP port $PN from the port record): selected, offset $(f "$s" 9) s; authdata: $a"
+  else
+    bad "chronyd -x over NTS: sources '$s', authdata '$a'"
+  fi
+else
+  bad "chronyd -x did not select leapclockd over NTS: '$(source_csv c1)' '$(authdata c1)'"
+  sed 's/^/  | /' "$T/c1.log" | tail -5; sed 's/^/  | /' "$T/nts1.log" | tail -5
+fi
+cook=$(f "$(authdata c1)" 9)
+if [ "$cook" = 8 ]; then
+  ok "chronyd holds 8 cookies: one back for each one spent"
+else
+  bad "chronyd holds '$cook' cookies (want 8)"
+fi
+dm=$(stat -c %a "$T/keys"); fm=$(stat -c %a "$T/keys/ntskeys" 2>/dev/null)
+if [ "$dm" = 700 ] && [ "$fm" = 600 ]; then
+  ok "the key directory is 0700, its key file 0600"
+else
+  bad "key directory mode '$dm', key file mode '$fm' (want 700, 600)"
+fi
+# a fresh key directory is made 0700
+start_server nts0 --listen "127.0.0.1:$(port 9)=utc" --nts-cert "$CERT" --nts-key "$KEY" \
+  --nts-listen "127.0.0.1:$(port 10)" --nts-keydir "$T/newkeys" || true
+dm=$(stat -c %a "$T/newkeys" 2>/dev/null); fm=$(stat -c %a "$T/newkeys/ntskeys" 2>/dev/null)
+kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null
+if [ "$dm" = 700 ] && [ "$fm" = 600 ]; then
+  ok "a key directory leapclockd creates is 0700, its key file 0600"
+else
+  bad "created key directory mode '$dm', key file mode '$fm' (want 700, 600)"
+fi
+
+# ------------------------------------------------------------- restart
+# Same key directory, NTS-KE moved away (chronyd cannot get new cookies):
+# its cookies from the first run must still open.
+kill "${pids[0]}"; wait "${pids[0]}" 2>/dev/null
+start_server nts2 --listen "127.0.0.1:$PN=utc" --nts-cert "$CERT" --nts-key "$KEY" \
+  --nts-listen "127.0.0.1:$(port 3)" --nts-keydir "$T/keys" ||
+  bad "leapclockd restarts on the same key directory"
+sleep 6
+r=$(stat_of nts2 replies); a=$(authdata c1); s=$(source_csv c1)
+if [ "${r:-0}" -ge 3 ] && [ "$(f "$a" 8)" = 0 ] && [ "$(f "$s" 7)" -le 3 ]; then
+  ok "after a restart on the same keys, $r authenticated answers to chronyd's old cookies, no NAK (last rx $(f "$s" 7) s ago)"
+else
+  bad "after a restart: replies '$r', authdata '$a', sources '$s'"
+fi
+nak_before=$(f "$a" 8)
+
+# A fresh key directory: the old cookies cannot open, chronyd gets NTSN
+# kisses (its NAK count rises).
+kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null
+mkdir -m 700 "$T/otherkeys"
+start_server nts3 --listen "127.0.0.1:$PN=utc" --nts-cert "$CERT" --nts-key "$KEY" \
+  --nts-listen "127.0.0.1:$(port 3)" --nts-keydir "$T/otherkeys" ||
+  bad "leapclockd starts on other keys"
+sleep 4
+a=$(authdata c1); k=$(stat_of nts3 kod)
+if [ "$(f "$a" 8)" -gt "${nak_before:-0}" ] && [ "${k:-0}" -ge 1 ]; then
+  ok "cookies of unknown keys get NTSN kisses: chronyd counts $(f "$a" 8) NAK, leapclockd sent $k"
+else
+  bad "unknown keys: authdata '$a', kisses sent '$k' (want NAK > $nak_before)"
+fi
+kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null
+
+# ------------------------------------------------------------- smear
+# Both sockets of a server pretending 18:00 on the leap day (so chronyd
+# measures years of offset on each): smear:google minus utc, measured by
+# two chronyd, is -21600/86401 s. No port record: each chronyd names its
+# NTP port.
+PU=$(port 4); PS=$(port 5); PSK=$(port 8)
+start_server smear --pretend 2016-12-31T18:00:00Z --listen "127.0.0.1:$PU=utc" \
+  --listen "127.0.0.1:$PS=smear:google" --nts-cert "$CERT" --nts-key "$KEY" \
+  --nts-listen "127.0.0.1:$PSK" --nts-keydir "$T/keys" ||
+  bad "leapclockd smear with NTS starts"
+chronyd_nts c2u "$PU" "$PSK"
+chronyd_nts c2s "$PS" "$PSK"
+# chronyd -x corrects its own idea of the clock at once and logs by how
+# much: the served time's offset, to the microsecond, before any filtering
+wrong_by() { sed -n 's/.*System clock wrong by \([-+0-9.]*\) seconds.*/\1/p' "$T/$1.log" | head -1; }
+if wait_selected c2u && wait_selected c2s; then
+  xu=$(wrong_by c2u); xs=$(wrong_by c2s); a=$(authdata c2s)
+  d=$(awk -v a="$xs" -v b="$xu" 'BEGIN { printf "%.6f", a - b }')
+  if [ -n "$xu" ] && [ -n "$xs" ] && near "$d" -0.249997 0.002 &&
+     [ "$(f "$a" 2)" = NTS ] && [ "$(f "$a" 8)" = 0 ]; then
+    ok "chronyd -x over NTS on smear:google at 18:00 on the leap day: $d s from utc (want -0.249997); authdata $a"
+  else
+    bad "smear over NTS: '$xs' - '$xu' = $d s from utc, authdata '$a'"
+  fi
+else
+  bad "chronyd -x did not select the pretending server over NTS: '$(source_csv c2u)' '$(source_csv c2s)' '$(authdata c2s)'"
+fi
+
+# ------------------------------------------------------------- tampering
+cat >"$T/relay.py" <<'EOF'
+# relay.py LISTEN_PORT SERVER_PORT pass|flip: a UDP relay on 127.0.0.1;
+# "flip" inverts one byte of each answer's last 16 (inside the NTS
+# authenticator's encrypted part).
+import socket, sys
+lp, sp, mode = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+front = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+front.bind(("127.0.0.1", lp))
+back = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+back.connect(("127.0.0.1", sp))
+import select
+client = None
+while True:
+    r, _, _ = select.select([front, back], [], [])
+    if front in r:
+        d, client = front.recvfrom(2048)
+        back.send(d)
+    if back in r:
+        d = bytearray(back.recv(2048))
+        if mode == "flip" and len(d) > 64:
+            d[-10] ^= 0xff
+        if client:
+            front.sendto(bytes(d), client)
+EOF
+PT=$(port 6); PTK=$(port 7); RP=$(port 11); RF=$(port 12)
+start_server tamper --listen "127.0.0.1:$PT=utc" --nts-cert "$CERT" --nts-key "$KEY" \
+  --nts-listen "127.0.0.1:$PTK" --nts-keydir "$T/keys" ||
+  bad "leapclockd without a port record starts"
+python3 "$T/relay.py" "$RP" "$PT" pass & pids+=($!)
+python3 "$T/relay.py" "$RF" "$PT" flip & pids+=($!)
+sleep 0.3
+chronyd_nts cpass "$RP" "$PTK"
+chronyd_nts cflip "$RF" "$PTK"
+if wait_selected cpass; then
+  ok "through the relay passing answers unchanged, chronyd selects leapclockd: $(source_csv cpass)"
+else
+  bad "through the plain relay chronyd did not select: '$(source_csv cpass)'"
+fi
+sleep 3
+s=$(source_csv cflip); a=$(authdata cflip)
+fwd=$(stat_of tamper replies)
+if [ "$(f "$s" 6)" = 0 ] && [ "$(f "$s" 2)" != '*' ] && [ "$(f "$a" 2)" = NTS ] &&
+   [ "${fwd:-0}" -ge 6 ]; then
+  ok "answers with one byte flipped in the encrypted field: chronyd takes none (reach $(f "$s" 6)) of the $fwd leapclockd sent to both relays"
+else
+  bad "tampered answers: sources '$s', authdata '$a', leapclockd replies '$fwd' (want reach 0)"
+fi
+
+# every daemon stopped cleanly (under a sanitizer: reported nothing)
+for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+pids=()
+if grep -l -E 'Sanitizer|runtime error' "$T"/*.log >/dev/null 2>&1; then
+  bad "a sanitizer reported in $(grep -l -E 'Sanitizer|runtime error' "$T"/*.log | xargs -n1 basename | tr '\n' ' ')"
+  grep -h -A5 -E 'Sanitizer|runtime error' "$T"/*.log | head -30 | sed 's/^/  | /'
+else
+  ok "no sanitizer report in the logs of leapclockd and chronyd"
+fi
+
+echo "server_nts: $ran checks, $([ $fail = 0 ] && echo all passed || echo FAILURES)"
+exit $fail
