@@ -781,6 +781,38 @@ void ld_server_dump_stats(struct ld_server *s, int log)
 	}
 }
 
+int ld_server_nlisteners(struct ld_server *s)
+{
+	return s->nl;
+}
+
+int ld_server_listener(struct ld_server *s, int i, struct ld_listener_info *out)
+{
+	if (i < 0 || i >= s->nl)
+		return -1;
+	out->addr = s->l[i].name;
+	out->mode = s->l[i].cfg.mode_name;
+	out->src = s->l[i].src;
+	out->li = __atomic_load_n(&s->l[i].last_li, __ATOMIC_RELAXED);
+	out->refid = __atomic_load_n(&s->l[i].last_refid, __ATOMIC_RELAXED);
+	return 0;
+}
+
+void ld_server_counters(struct ld_server *s, int listener,
+                        struct ld_counters *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (int i = 0; i < s->nl; i++) {
+		const uint64_t *v = (const uint64_t *)&s->l[i].c;
+		uint64_t *o = (uint64_t *)sum;
+
+		if (listener >= 0 && i != listener)
+			continue;
+		for (size_t k = 0; k < sizeof(*sum) / sizeof(uint64_t); k++)
+			o[k] += __atomic_load_n(&v[k], __ATOMIC_RELAXED);
+	}
+}
+
 /* inotify on the leap files and their folders: a replaced file (renamed
  * into place, as dpkg does) or one rewritten in place is reloaded within
  * the loop's 250 ms. Returns the fd, or -1 (then SIGHUP still reloads). */
