@@ -1114,6 +1114,18 @@ static void write_stats(struct ld_server *s)
 		        __atomic_load_n(&L->last_refid, __ATOMIC_RELAXED),
 		        c.interleaved, c.tx_kernel);
 	}
+	/* per worker (ignored by server-stats; shows the spread) */
+	for (int k = 0; k < s->nw && s->nw > 1; k++)
+		for (int i = 0; i < s->nl; i++) {
+			const struct ld_counters *c = &s->w[k]->sk[i].c;
+
+			fprintf(f, "worker %d %s received=%" PRIu64
+			        " replies=%" PRIu64 " ratelimited=%" PRIu64 "\n",
+			        k, s->l[i].name,
+			        __atomic_load_n(&c->received, __ATOMIC_RELAXED),
+			        __atomic_load_n(&c->replies, __ATOMIC_RELAXED),
+			        __atomic_load_n(&c->ratelimited, __ATOMIC_RELAXED));
+		}
 	if (fclose(f) != 0 || rename(tmp, path) != 0) {
 		if (!s->stats_warned)
 			ld_log(LD_LOG_WARNING, "stats file %s: %s", path,
