@@ -85,7 +85,7 @@ void ld_random_key(uint64_t key[2])
 	key[1] = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL);
 }
 
-#define XL_KEY 19   /* family, port (2), address (16) */
+#define XL_KEY 17   /* family, address (16) */
 #define XL_STRIPE 64
 
 struct xl_slot {
@@ -140,12 +140,10 @@ static size_t who_of(const struct ld_xleave *x, const struct sockaddr *sa,
 	who[0] = (uint8_t)sa->sa_family;
 	if (sa->sa_family == AF_INET) {
 		const struct sockaddr_in *a = (const struct sockaddr_in *)sa;
-		memcpy(who + 1, &a->sin_port, 2);
-		memcpy(who + 3, &a->sin_addr, 4);
+		memcpy(who + 1, &a->sin_addr, 4);
 	} else {
 		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)sa;
-		memcpy(who + 1, &a->sin6_port, 2);
-		memcpy(who + 3, &a->sin6_addr, 16);
+		memcpy(who + 1, &a->sin6_addr, 16);
 	}
 	return (size_t)ld_siphash24(x->key, who, XL_KEY) & x->mask;
 }

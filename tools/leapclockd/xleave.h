@@ -12,7 +12,7 @@
  * answered in the basic mode.
  *
  * The table is bounded and allocated once: a hash of the client's address
- * and port (SipHash-2-4 under a key random per start) picks one slot, which
+ * (not its port: chrony sends each request from a new port; SipHash-2-4 under a key random per start) picks one slot, which
  * keeps the last (receive -> transmit) pair of whichever client used it
  * last: a new client evicts an older one, whose next request then gets a
  * basic answer. Safe from any thread at once (one lock per 64 slots, held
