@@ -33,15 +33,18 @@
  * Threads: ld_source_read and ld_source_at are called by every worker at
  * once, and ld_clock_update and ld_clock_reload by the main thread
  * meanwhile. The timekeeper's readers are lock-free (lc_now_ns reads its
- * published snapshot). The leap table is published as a pointer: a reload
- * loads the new table on the side, hands it to the timekeeper and stores
- * the pointer (release); a reader loads it once (acquire) and uses that
- * table to the end of its reading. The table it replaced is freed only
- * LD_TABLE_GRACE_NS later (a reading takes microseconds), so no reader
- * ever sees a table change or vanish under it. Each table gets a
- * generation number unique in the process. The caches of a source (the
- * leap indicator of the last day, the smear span) are per thread, keyed
- * by that generation, so readers share nothing they write.
+ * published snapshot). The leap table is published as a pointer to a
+ * version (the table and a generation number unique in the process): a
+ * reload loads the new table on the side, hands it to the timekeeper and
+ * stores the new version's pointer. A reader announces the version it
+ * uses in its own hazard slot (one per reading thread, taken on its first
+ * reading), checks that it is still the published one, and clears the
+ * slot when done; the main thread frees a replaced version only when no
+ * slot names it. So readers never lock and never wait, and no table
+ * changes or vanishes under one. (Past LD_HAZARDS reading threads, a
+ * reader takes a mutex instead.) The caches of a source (the leap
+ * indicator of the last day, the smear span) are per thread, keyed by the
+ * generation, so readers share nothing they write.
  *
  * Built with -DLD_HOST_CLOCK=1, the timekeeper is replaced by the host's
  * CLOCK_REALTIME read through the table (no exact leap on a host that
@@ -56,9 +59,11 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifndef LD_HOST_CLOCK
 #define LD_HOST_CLOCK 0
@@ -87,18 +92,32 @@ struct src_cache {
 
 static _Thread_local struct src_cache tl_cache[LD_MAX_LISTEN];
 
-/* Table generations, unique in the process (several clocks in a test). */
-static uint64_t gen_counter;
+/* Table generations and clock ids, unique in the process (several clocks
+ * in a test). */
+static uint64_t gen_counter, clock_ids;
 
-#define LD_TABLE_GRACE_NS (2 * LC__NS)
 #define LD_RETIRED_MAX 16
+#define LD_HAZARDS 128
+
+/* One version of the leap table. */
+struct tver {
+	lc_leaptable *t;
+	uint64_t gen;
+};
+
+/* This thread's hazard slot in the clock with id tl_hz_clock. */
+static _Thread_local uint64_t tl_hz_clock;
+static _Thread_local int tl_hz_slot;
 
 struct ld_clock {
-	lc_leaptable *table; /* published: __atomic load/store */
-	uint64_t table_gen;  /* published with it, before it */
-	/* tables replaced by a reload, freed LD_TABLE_GRACE_NS after */
-	lc_leaptable *retired[LD_RETIRED_MAX];
-	int64_t retired_at[LD_RETIRED_MAX]; /* CLOCK_MONOTONIC ns */
+	lc_leaptable *table;  /* the main thread's view: cur->t */
+	struct tver *cur;     /* published (seq_cst) */
+	uint64_t id;
+	const struct tver *hazard[LD_HAZARDS]; /* in use by a reader */
+	int nhazard;          /* slots handed out (atomic) */
+	pthread_mutex_t slow; /* readers past LD_HAZARDS; free_retired */
+	/* versions replaced by a reload, freed once no hazard names them */
+	struct tver *retired[LD_RETIRED_MAX];
 	int nretired;
 	char leapfile[PATH_MAX];
 	lc_counter *counter;
@@ -210,8 +229,10 @@ static int tk_start(struct ld_clock *c)
 	return rc;
 }
 
-static int64_t clock_tai(struct ld_clock *c)
+/* TAI now; v is the table version the caller holds */
+static int64_t clock_tai(struct ld_clock *c, const struct tver *v)
 {
+	(void)v;
 	return lc_now_ns(c->tk, LC_CLOCK_TAI);
 }
 
@@ -223,13 +244,13 @@ static int tk_start(struct ld_clock *c)
 	return 0;
 }
 
-static int64_t clock_tai(struct ld_clock *c)
+static int64_t clock_tai(struct ld_clock *c, const struct tver *v)
 {
 	int64_t tai;
 
 	if (c->pretend)
 		return pretend_tai_now(c);
-	if (lc_tai_from_unix(__atomic_load_n(&c->table, __ATOMIC_ACQUIRE), host_ns(CLOCK_REALTIME), &tai) < 0)
+	if (lc_tai_from_unix(v->t, host_ns(CLOCK_REALTIME), &tai) < 0)
 		tai = host_ns(CLOCK_REALTIME) + 37 * LC__NS;
 	return tai;
 }
@@ -249,7 +270,13 @@ int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg)
 	c->table = lc_leaptable_new();
 	if (c->table == NULL || load_table(c->table, c->leapfile) != 0)
 		goto fail;
-	c->table_gen = __atomic_add_fetch(&gen_counter, 1, __ATOMIC_RELAXED);
+	c->cur = calloc(1, sizeof(*c->cur));
+	if (c->cur == NULL)
+		goto fail;
+	c->cur->t = c->table;
+	c->cur->gen = __atomic_add_fetch(&gen_counter, 1, __ATOMIC_RELAXED);
+	c->id = __atomic_add_fetch(&clock_ids, 1, __ATOMIC_RELAXED);
+	pthread_mutex_init(&c->slow, NULL);
 
 	memset(&err, 0, sizeof(err));
 	/* A timeline page is on the host's CLOCK_MONOTONIC unless a counter
@@ -342,8 +369,13 @@ void ld_clock_free(struct ld_clock *c)
 		return;
 	for (int i = 0; i < c->nsrc; i++)
 		free(c->src[i]);
-	for (int i = 0; i < c->nretired; i++)
-		lc_leaptable_free(c->retired[i]);
+	for (int i = 0; i < c->nretired; i++) {
+		lc_leaptable_free(c->retired[i]->t);
+		free(c->retired[i]);
+	}
+	if (c->cur != NULL)
+		pthread_mutex_destroy(&c->slow);
+	free(c->cur);
 #if !LD_HOST_CLOCK
 	lc__tl_writer_close(c->tl);
 	lc_tk_free(c->tk);
@@ -450,25 +482,50 @@ static int64_t smear_at(const struct ld_source *s, struct src_cache *k,
 	return sls - lc__smear_plan_offset(&sp->plan, tai);
 }
 
-/* The table in use and its generation, as one pair: the generation is
- * stored before the pointer and read after it, so a reader never pairs a
- * new table with an older generation (the worst is a new generation
- * with the old table, which only refreshes a cache once more). */
-static const lc_leaptable *table_now(const struct ld_clock *c, uint64_t *gen)
+/* The table version in use, held until table_exit (see the top). */
+static const struct tver *table_enter(struct ld_clock *c)
 {
-	const lc_leaptable *t = __atomic_load_n(&c->table, __ATOMIC_ACQUIRE);
+	const struct tver *v;
+	int slot;
 
-	*gen = __atomic_load_n(&c->table_gen, __ATOMIC_ACQUIRE);
-	return t;
+	if (tl_hz_clock != c->id) {
+		int i = __atomic_fetch_add(&c->nhazard, 1, __ATOMIC_RELAXED);
+
+		tl_hz_clock = c->id;
+		tl_hz_slot = i < LD_HAZARDS ? i : -1;
+	}
+	slot = tl_hz_slot;
+	if (slot < 0) {
+		pthread_mutex_lock(&c->slow);
+		return __atomic_load_n(&c->cur, __ATOMIC_SEQ_CST);
+	}
+	v = __atomic_load_n(&c->cur, __ATOMIC_SEQ_CST);
+	for (;;) {
+		const struct tver *again;
+
+		__atomic_store_n(&c->hazard[slot], v, __ATOMIC_SEQ_CST);
+		again = __atomic_load_n(&c->cur, __ATOMIC_SEQ_CST);
+		if (again == v)
+			return v;
+		v = again;
+	}
 }
 
-void ld_source_at(struct ld_source *s, int64_t tai, struct ld_reading *r)
+static void table_exit(struct ld_clock *c)
 {
-	struct ld_clock *c = s->clock;
+	if (tl_hz_slot < 0)
+		pthread_mutex_unlock(&c->slow);
+	else
+		__atomic_store_n(&c->hazard[tl_hz_slot], NULL, __ATOMIC_RELEASE);
+}
+
+static void source_at(struct ld_source *s, const struct tver *v, int64_t tai,
+                      struct ld_reading *r)
+{
 	struct src_cache *k = cache_of(s);
 	struct timespec ts;
-	uint64_t gen;
-	const lc_leaptable *t = table_now(c, &gen);
+	uint64_t gen = v->gen;
+	const lc_leaptable *t = v->t;
 
 	r->tai_ns = tai;
 	if (!s->smear) {
@@ -498,9 +555,30 @@ void ld_source_at(struct ld_source *s, int64_t tai, struct ld_reading *r)
 	}
 }
 
+void ld_source_at(struct ld_source *s, int64_t tai, struct ld_reading *r)
+{
+	const struct tver *v = table_enter(s->clock);
+
+	source_at(s, v, tai, r);
+	table_exit(s->clock);
+}
+
 void ld_source_read(struct ld_source *s, struct ld_reading *r)
 {
-	ld_source_at(s, clock_tai(s->clock), r);
+	const struct tver *v = table_enter(s->clock);
+
+	source_at(s, v, clock_tai(s->clock, v), r);
+	table_exit(s->clock);
+}
+
+int64_t ld_clock_expires(struct ld_clock *c)
+{
+	const struct tver *v = table_enter(c);
+	struct lc_leaptable_info info;
+
+	lc_leaptable_info(v->t, &info);
+	table_exit(c);
+	return info.expires;
 }
 
 #if !LD_HOST_CLOCK
@@ -536,22 +614,29 @@ static void log_host(struct ld_clock *c)
 }
 #endif
 
-/* Frees the tables replaced more than LD_TABLE_GRACE_NS ago (all with
- * `all`). */
+/* Frees the replaced table versions that no reader holds (all with
+ * `all`: no reader left). */
 static void free_retired(struct ld_clock *c, int all)
 {
-	int64_t now = host_ns(CLOCK_MONOTONIC);
 	int n = 0;
 
+	pthread_mutex_lock(&c->slow);
 	for (int i = 0; i < c->nretired; i++) {
-		if (all || now - c->retired_at[i] >= LD_TABLE_GRACE_NS) {
-			lc_leaptable_free(c->retired[i]);
+		int held = 0;
+
+		for (int h = 0; h < LD_HAZARDS && !all; h++)
+			if (__atomic_load_n(&c->hazard[h], __ATOMIC_SEQ_CST) ==
+			    c->retired[i])
+				held = 1;
+		if (!held) {
+			lc_leaptable_free(c->retired[i]->t);
+			free(c->retired[i]);
 			continue;
 		}
-		c->retired[n] = c->retired[i];
-		c->retired_at[n++] = c->retired_at[i];
+		c->retired[n++] = c->retired[i];
 	}
 	c->nretired = n;
+	pthread_mutex_unlock(&c->slow);
 }
 
 void ld_clock_update(struct ld_clock *c)
@@ -658,25 +743,30 @@ int ld_clock_reload(struct ld_clock *c)
 			       ni.source, ni.count);
 	}
 	/* Publish the fresh table; the old one stays readable for those who
-	 * loaded it (see the top of this file). The list of retired tables
-	 * is bounded: reloads faster than that wait out a grace period. */
-	if (c->nretired == LD_RETIRED_MAX) {
-		struct timespec gap = { 0, 50000000 };
+	 * hold it (see the top of this file). */
+	{
+		struct tver *nv = calloc(1, sizeof(*nv));
+		struct timespec gap = { 0, 1000000 };
 
+		if (nv == NULL) {
+			lc_leaptable_free(fresh);
+			return -1;
+		}
+		free_retired(c, 0);
 		while (c->nretired == LD_RETIRED_MAX) {
-			nanosleep(&gap, NULL);
+			nanosleep(&gap, NULL); /* readers hold one for us */
 			free_retired(c, 0);
 		}
-	}
+		nv->t = fresh;
+		nv->gen = __atomic_add_fetch(&gen_counter, 1, __ATOMIC_RELAXED);
 #if !LD_HOST_CLOCK
-	lc__tk_set_table(c->tk, fresh);
+		lc__tk_set_table(c->tk, fresh);
 #endif
-	c->retired[c->nretired] = c->table;
-	c->retired_at[c->nretired++] = host_ns(CLOCK_MONOTONIC);
-	__atomic_store_n(&c->table_gen,
-	                 __atomic_add_fetch(&gen_counter, 1, __ATOMIC_RELAXED),
-	                 __ATOMIC_RELEASE);
-	__atomic_store_n(&c->table, fresh, __ATOMIC_RELEASE);
+		c->retired[c->nretired++] = c->cur;
+		__atomic_store_n(&c->table, fresh, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->cur, nv, __ATOMIC_SEQ_CST);
+		free_retired(c, 0);
+	}
 	c->table_note[0] = '\0';
 	ld_clock_update(c);
 	return 0;
@@ -700,7 +790,7 @@ int ld_clock_watch_paths(const struct ld_clock *c, char paths[2][PATH_MAX])
 
 const lc_leaptable *ld_clock_table(const struct ld_clock *c)
 {
-	return __atomic_load_n(&c->table, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&c->table, __ATOMIC_RELAXED);
 }
 
 int ld_clock_precision(struct ld_clock *c)
@@ -710,9 +800,9 @@ int ld_clock_precision(struct ld_clock *c)
 
 	/* chrony's way: the smallest step between successive readings of
 	 * the clock bounds how finely a timestamp can be taken. */
-	prev = clock_tai(c);
+	prev = clock_tai(c, c->cur);
 	for (int i = 0; i < 200; i++) {
-		now = clock_tai(c);
+		now = clock_tai(c, c->cur);
 		if (now > prev && now - prev < best)
 			best = now - prev;
 		prev = now;

@@ -130,7 +130,9 @@ void ld_clock_free(struct ld_clock *c);
 /* The source serving mode `l` (shared by listeners of the same mode). */
 struct ld_source *ld_clock_source(struct ld_clock *c,
                                   const struct ld_listen_cfg *l);
-/* Reads a source now. */
+/* Reads a source now. ld_source_read and ld_source_at may be called
+ * from any thread at once, also while the main thread runs
+ * ld_clock_update or ld_clock_reload; they never lock or wait. */
 void ld_source_read(struct ld_source *s, struct ld_reading *r);
 /* What the source serves at TAI instant `tai_ns` (ns on leapclock's TAI):
  * for an instant in the recent past, such as a kernel receive timestamp. */
@@ -143,8 +145,11 @@ int ld_clock_reload(struct ld_clock *c);
 /* The leap files to watch (inotify on each and its folder): the
  * configured one and the one in use. Returns how many (0..2). */
 int ld_clock_watch_paths(const struct ld_clock *c, char paths[2][PATH_MAX]);
-/* The table in use (for LI and information). */
+/* The table in use (for LI and information). Main thread only: a reload
+ * frees the table it replaces. */
 const lc_leaptable *ld_clock_table(const struct ld_clock *c);
+/* The expiry (POSIX seconds) of the table in use; from any thread. */
+int64_t ld_clock_expires(struct ld_clock *c);
 /* A measure of the clock's read precision as log2 seconds. */
 int ld_clock_precision(struct ld_clock *c);
 
