@@ -4,9 +4,11 @@
 #
 #   by hand, against a server pretending 2016-12-31T23:59:58Z (the served
 #   scale years from the host's clock), with 1 and 3 threads:
-#     - a first request gets a basic answer (origin = its transmit);
-#     - a request whose origin is that answer's receive timestamp gets an
-#       interleaved one: origin = the request's receive field, receive
+#     - a first request with a zero origin gets a basic answer (origin =
+#       its transmit), not stamped by the kernel (plain clients send zero):
+#       a request naming its receive timestamp gets a basic answer too;
+#     - a request whose origin is the receive timestamp of an answer to a
+#       non-zero origin gets an interleaved one: origin = the request's receive field, receive
 #       after the first, transmit = the first answer's kernel transmit
 #       stamp, on the served scale: at or after the basic transmit
 #       timestamp of that answer, within 1 ms of it, not after this receive;
@@ -81,8 +83,11 @@ def check(what, cond, detail):
 a = sock(); b = sock('127.0.0.2'); c = sock()
 A1, A2, A3, A4 = 0x1111, 0x2222, 0x3333, 0x4444
 X1, X2 = 0xabc1, 0xabc2
-o1, r1, t1 = ask(a, 0, 0, A1)
-check("first request: basic (origin = its transmit)", o1 == A1, "")
+o0, r0, t0 = ask(a, 0, 0, A1)
+check("first request, zero origin: basic (origin = its transmit)", o0 == A1, "")
+time.sleep(0.05)
+o1, r1, t1 = ask(a, r0, X2, A2)
+check("origin = that receive: basic still (a zero-origin request's reply is not stamped)", o1 == A2, "origin %x" % o1)
 year = time.gmtime(ns(r1) // 10**9 - 2208988800).tm_year
 time.sleep(0.05)
 o2, r2, t2 = ask(a, r1, X1, A2)

@@ -29,10 +29,13 @@
  * now - (host realtime now - kernel stamp)). An age that is negative or
  * over a second means the host clock stepped in between; then the time now
  * is used. In the basic mode the transmit timestamp is read just before
- * sendmsg. Each socket also asks the kernel for a software transmit
- * timestamp of every reply (SO_TIMESTAMPING, TX_SOFTWARE with OPT_ID and
- * OPT_TSONLY: the error queue gives back the stamp and the datagram's
- * number on its socket, counted here per send); converted the same way, it
+ * sendmsg. A reply to a request with a non-zero origin timestamp (what an
+ * interleaved client sends; a plain chrony or SNTP client sends zero) also
+ * asks the kernel for its software transmit timestamp (SO_TIMESTAMPING
+ * TX_SOFTWARE in that sendmsg's control data; OPT_ID and OPT_TSONLY on the
+ * socket: the error queue gives back the stamp and the number of the
+ * stamped datagram on its socket, counted here per stamped send, as the
+ * kernel counts); converted the same way, it
  * is kept in the interleaved table (xleave.h) under the reply's receive
  * timestamp, and a client in the interleaved mode (chrony's xleave), whose
  * next request's origin is that receive timestamp, gets it as the transmit
@@ -131,6 +134,7 @@ struct wsock {
 struct worker {
 	struct ld_server *s;
 	int idx;
+	int stamped; /* replies stamped since the error queues were read */
 	pthread_t th;
 	int started;
 	struct wsock sk[LD_MAX_LISTEN];
@@ -263,8 +267,10 @@ static int open_socket(struct listener *L, struct wsock *W, int k, int share)
 		       "%s: no kernel receive timestamps (%s): stamping on read",
 		       L->cfg.text, strerror(errno));
 	{
-		int f = SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE |
-		        SOF_TIMESTAMPING_OPT_ID | SOF_TIMESTAMPING_OPT_TSONLY;
+		/* reporting and numbering on the socket; the stamp itself is
+		 * asked for per reply (send_reply) */
+		int f = SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_OPT_ID |
+		        SOF_TIMESTAMPING_OPT_TSONLY;
 
 		W->txts = setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &f,
 		                     sizeof(f)) == 0;
@@ -522,16 +528,19 @@ static void read_cmsgs(struct msghdr *mh, struct rx_meta *m)
 	}
 }
 
-/* Sends the `len` bytes at out (a reply already encoded and signed).
- * Returns 1 if sent (counted in *counter), 0 if not. */
+/* Sends the `len` bytes at out (a reply already encoded and signed),
+ * with a kernel transmit stamp if `stamp`. Returns 1 if sent (counted in
+ * *counter), 0 if not. */
 static int send_reply(struct listener *L, struct wsock *W, const uint8_t *out,
                       size_t len, const struct sockaddr *to, socklen_t tolen,
-                      const struct rx_meta *m, uint64_t *counter)
+                      const struct rx_meta *m, uint64_t *counter, int stamp)
 {
 	union {
 		struct cmsghdr align;
-		uint8_t b[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+		uint8_t b[CMSG_SPACE(sizeof(struct in6_pktinfo)) +
+		          CMSG_SPACE(sizeof(uint32_t))];
 	} cb;
+	struct cmsghdr *c = NULL;
 	struct iovec iov = { (void *)out, len };
 	struct msghdr mh;
 
@@ -540,12 +549,11 @@ static int send_reply(struct listener *L, struct wsock *W, const uint8_t *out,
 	mh.msg_namelen = tolen;
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
+	memset(&cb, 0, sizeof(cb));
+	mh.msg_control = cb.b;
+	mh.msg_controllen = sizeof(cb.b);
 	if (L->wildcard && (m->have_pi4 || m->have_pi6)) {
-		struct cmsghdr *c;
-
-		memset(&cb, 0, sizeof(cb));
-		mh.msg_control = cb.b;
-		c = (struct cmsghdr *)cb.b;
+		c = CMSG_FIRSTHDR(&mh);
 		if (m->have_pi4) {
 			struct in_pktinfo pi;
 			memset(&pi, 0, sizeof(pi));
@@ -554,18 +562,34 @@ static int send_reply(struct listener *L, struct wsock *W, const uint8_t *out,
 			c->cmsg_type = IP_PKTINFO;
 			c->cmsg_len = CMSG_LEN(sizeof(pi));
 			memcpy(CMSG_DATA(c), &pi, sizeof(pi));
-			mh.msg_controllen = CMSG_SPACE(sizeof(pi));
 		} else {
 			c->cmsg_level = IPPROTO_IPV6;
 			c->cmsg_type = IPV6_PKTINFO;
 			c->cmsg_len = CMSG_LEN(sizeof(m->pi6));
 			memcpy(CMSG_DATA(c), &m->pi6, sizeof(m->pi6));
-			mh.msg_controllen = CMSG_SPACE(sizeof(m->pi6));
 		}
 	}
+	if (stamp) {
+		uint32_t f = SOF_TIMESTAMPING_TX_SOFTWARE;
+
+		c = c == NULL ? CMSG_FIRSTHDR(&mh) : CMSG_NXTHDR(&mh, c);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SO_TIMESTAMPING;
+		c->cmsg_len = CMSG_LEN(sizeof(f));
+		memcpy(CMSG_DATA(c), &f, sizeof(f));
+	}
+	if (c == NULL) {
+		mh.msg_control = NULL;
+		mh.msg_controllen = 0;
+	} else {
+		mh.msg_controllen = (size_t)((uint8_t *)c - cb.b) +
+		                    CMSG_SPACE(c->cmsg_len - CMSG_LEN(0));
+	}
 	if (sendmsg(W->fd, &mh, 0) == (ssize_t)len) {
-		/* each datagram that leaves takes the socket's next number */
-		W->next_id++;
+		/* each stamped datagram that leaves takes the socket's next
+		 * number */
+		if (stamp)
+			W->next_id++;
 		CINC(*counter);
 		return 1;
 	}
@@ -589,6 +613,11 @@ static void served_at(struct listener *L, const struct ld_reading *now,
  * them in the interleaved table. */
 static void drain_errq(struct ld_server *s, struct listener *L, struct wsock *W)
 {
+	/* one reading for all: a stamp's age is taken against it */
+	struct ld_reading now;
+	int64_t hnow = 0;
+	int have_now = 0;
+
 	for (int guard = 0; guard < 4 * TXQ; guard++) {
 		union {
 			struct cmsghdr align;
@@ -601,8 +630,8 @@ static void drain_errq(struct ld_server *s, struct listener *L, struct wsock *W)
 		struct sock_extended_err ee;
 		int have_ts = 0, have_ee = 0;
 		struct tx_pending *p;
-		struct ld_reading now, at;
-		int64_t kts, hnow;
+		struct ld_reading at;
+		int64_t kts;
 
 		memset(&mh, 0, sizeof(mh));
 		mh.msg_iov = &iov;
@@ -638,8 +667,11 @@ static void drain_errq(struct ld_server *s, struct listener *L, struct wsock *W)
 		kts = lc__ts_to_ns(&ts.ts[0]);
 		if (kts < p->host_before || kts - p->host_before > LD_TX_SANE_NS)
 			continue;
-		ld_source_read(L->src, &now);
-		hnow = real_ns();
+		if (!have_now) {
+			ld_source_read(L->src, &now);
+			hnow = real_ns();
+			have_now = 1;
+		}
 		served_at(L, &now, hnow, kts, &at);
 		if (ld_xleave_tx(s->xl, (const struct sockaddr *)&p->to, p->rx,
 		                 lc_ntp_from_unix_ns(at.unix_ns)))
@@ -665,7 +697,7 @@ static void handle(struct worker *w, int li, int i, int64_t now_mono)
 	int64_t rx_ns, host_before = 0;
 	uint64_t prev_tx = 0, rx_ntp;
 	uint32_t refid;
-	int kod, xleave;
+	int kod, xleave, stamp;
 
 	CINC(W->c.received);
 	/* longer than the buffer: cut, so its length says nothing */
@@ -699,7 +731,7 @@ static void handle(struct worker *w, int li, int i, int64_t now_mono)
 			ld_ntp_make_kod(&req, s->kod_poll, &rep);
 			ld_ntp_encode(&rep, out);
 			send_reply(L, W, out, LD_NTP_HEADER_LEN, from,
-			           mh->msg_namelen, &m, &W->c.kod);
+			           mh->msg_namelen, &m, &W->c.kod, 0);
 		}
 		return;
 	}
@@ -718,7 +750,7 @@ static void handle(struct worker *w, int li, int i, int64_t now_mono)
 		ld_ntp_encode(&rep, out);
 		memset(out + LD_NTP_HEADER_LEN, 0, 4);
 		send_reply(L, W, out, LD_NTP_HEADER_LEN + 4, from,
-		           mh->msg_namelen, &m, &W->c.kod);
+		           mh->msg_namelen, &m, &W->c.kod, 0);
 		return;
 	case LD_AUTH_NTSN:
 		/* RFC 8915 5.7: a kiss with the request's Unique Identifier */
@@ -730,7 +762,7 @@ static void handle(struct worker *w, int li, int i, int64_t now_mono)
 		                      sizeof(out));
 		if (olen != 0)
 			send_reply(L, W, out, olen, from, mh->msg_namelen, &m,
-			           &W->c.kod);
+			           &W->c.kod, 0);
 		return;
 	default:
 		CINC(W->c.auth_fail);
@@ -778,7 +810,9 @@ static void handle(struct worker *w, int li, int i, int64_t now_mono)
 	}
 	if (av == LD_AUTH_OK)
 		CINC(W->c.auth_ok);
-	if (W->txts) {
+	/* a client that sends an origin may be interleaved: stamp it */
+	stamp = W->txts && req.org_ts != 0;
+	if (stamp) {
 		ld_xleave_sent(s->xl, from, rx_ntp);
 		host_before = real_ns();
 	}
@@ -786,7 +820,8 @@ static void handle(struct worker *w, int li, int i, int64_t now_mono)
 		uint32_t id = W->next_id;
 
 		if (send_reply(L, W, out, olen, from, mh->msg_namelen, &m,
-		               &W->c.replies) && W->txts) {
+		               &W->c.replies, stamp) && stamp) {
+			w->stamped++;
 			struct tx_pending *p = &W->txq[id % TXQ];
 
 			p->id = id;
@@ -828,8 +863,10 @@ static void drain(struct worker *w, int li, int rounds)
 			handle(w, li, i, now);
 		/* the stamps of this batch's replies (on loopback they are
 		 * there already), before the pending ring can wrap */
-		if (W->txts)
+		if (w->stamped > 0) {
 			drain_errq(w->s, &w->s->l[li], W);
+			w->stamped = 0;
+		}
 		/* Under load more requests arrive while a batch is answered:
 		 * read again before going back to poll (an idle socket costs
 		 * one recvmmsg that finds nothing). */
