@@ -6,7 +6,9 @@
  *   main.c    command line, daemon life cycle, signals
  *   config.c  the command line and the config file into struct ld_config
  *   clock.c   leapclock timekeepers -> what a mode serves (time, LI, refid)
- *   server.c  sockets, the receive/answer loop, rate limiting, statistics
+ *   server.c  worker threads and their sockets, the receive/answer loop,
+ *             kernel transmit stamps, rate limiting, statistics
+ *   xleave.c  the interleaved mode's per-client table (xleave.h)
  *   ntp_packet.c  the wire format (pure; shared with fuzz and tests)
  */
 #ifndef LEAPCLOCKD_H
