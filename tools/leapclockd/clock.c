@@ -30,6 +30,22 @@
  *    reading carries the smear offset (served minus unsmeared NTP time) for
  *    the 254.x.y.z refid.
  *
+ * Threads: ld_source_read and ld_source_at are called by every worker at
+ * once, and ld_clock_update and ld_clock_reload by the main thread
+ * meanwhile. The timekeeper's readers are lock-free (lc_now_ns reads its
+ * published snapshot). The leap table is published as a pointer to a
+ * version (the table and a generation number unique in the process): a
+ * reload loads the new table on the side, hands it to the timekeeper and
+ * stores the new version's pointer. A reader announces the version it
+ * uses in its own hazard slot (one per reading thread, taken on its first
+ * reading), checks that it is still the published one, and clears the
+ * slot when done; the main thread frees a replaced version only when no
+ * slot names it. So readers never lock and never wait, and no table
+ * changes or vanishes under one. (Past LD_HAZARDS reading threads, a
+ * reader takes a mutex instead.) The caches of a source (the leap
+ * indicator of the last day, the smear span) are per thread, keyed by the
+ * generation, so readers share nothing they write.
+ *
  * Built with -DLD_HOST_CLOCK=1, the timekeeper is replaced by the host's
  * CLOCK_REALTIME read through the table (no exact leap on a host that
  * leaps late): a debugging aid, not the default.
@@ -43,9 +59,11 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifndef LD_HOST_CLOCK
 #define LD_HOST_CLOCK 0
@@ -53,22 +71,54 @@
 
 struct ld_source {
 	struct ld_clock *clock;
+	int idx; /* in clock->src[]: its slot in each thread's cache */
 	int smear;
 	char mode_name[48];
 	struct lc_smear_policy policy;
+};
+
+/* What a source remembers between readings, one per source per thread. */
+struct src_cache {
+	const struct ld_source *src; /* whose (a cache of another is stale) */
 	/* the leap indicator of the last UTC day asked about */
 	int64_t li_day;
-	uint64_t li_gen;
+	uint64_t li_gen; /* 0: none */
 	unsigned li;
 	/* smear: the library's span around the last reading, for table
-	 * generation span_gen (0: none yet; table_gen starts at 1) */
+	 * generation span_gen (0: none yet; generations start at 1) */
 	struct lc__smear_span span;
 	uint64_t span_gen;
 };
 
+static _Thread_local struct src_cache tl_cache[LD_MAX_LISTEN];
+
+/* Table generations and clock ids, unique in the process (several clocks
+ * in a test). */
+static uint64_t gen_counter, clock_ids;
+
+#define LD_RETIRED_MAX 16
+#define LD_HAZARDS 128
+
+/* One version of the leap table. */
+struct tver {
+	lc_leaptable *t;
+	uint64_t gen;
+};
+
+/* This thread's hazard slot in the clock with id tl_hz_clock. */
+static _Thread_local uint64_t tl_hz_clock;
+static _Thread_local int tl_hz_slot;
+
 struct ld_clock {
-	lc_leaptable *table;
-	uint64_t table_gen;
+	lc_leaptable *table;  /* the main thread's view: cur->t */
+	struct tver *cur;     /* published (seq_cst) */
+	uint64_t id;
+	const struct tver *hazard[LD_HAZARDS]; /* in use by a reader */
+	int nhazard;          /* slots handed out (atomic) */
+	pthread_mutex_t slow; /* readers past LD_HAZARDS; free_retired */
+	/* versions replaced by a reload, freed once no hazard names them */
+	struct tver *retired[LD_RETIRED_MAX];
+	int nretired;
 	char leapfile[PATH_MAX];
 	lc_counter *counter;
 	lc_timekeeper *tk;
@@ -179,8 +229,10 @@ static int tk_start(struct ld_clock *c)
 	return rc;
 }
 
-static int64_t clock_tai(struct ld_clock *c)
+/* TAI now; v is the table version the caller holds */
+static int64_t clock_tai(struct ld_clock *c, const struct tver *v)
 {
+	(void)v;
 	return lc_now_ns(c->tk, LC_CLOCK_TAI);
 }
 
@@ -192,13 +244,13 @@ static int tk_start(struct ld_clock *c)
 	return 0;
 }
 
-static int64_t clock_tai(struct ld_clock *c)
+static int64_t clock_tai(struct ld_clock *c, const struct tver *v)
 {
 	int64_t tai;
 
 	if (c->pretend)
 		return pretend_tai_now(c);
-	if (lc_tai_from_unix(c->table, host_ns(CLOCK_REALTIME), &tai) < 0)
+	if (lc_tai_from_unix(v->t, host_ns(CLOCK_REALTIME), &tai) < 0)
 		tai = host_ns(CLOCK_REALTIME) + 37 * LC__NS;
 	return tai;
 }
@@ -218,7 +270,13 @@ int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg)
 	c->table = lc_leaptable_new();
 	if (c->table == NULL || load_table(c->table, c->leapfile) != 0)
 		goto fail;
-	c->table_gen = 1;
+	c->cur = calloc(1, sizeof(*c->cur));
+	if (c->cur == NULL)
+		goto fail;
+	c->cur->t = c->table;
+	c->cur->gen = __atomic_add_fetch(&gen_counter, 1, __ATOMIC_RELAXED);
+	c->id = __atomic_add_fetch(&clock_ids, 1, __ATOMIC_RELAXED);
+	pthread_mutex_init(&c->slow, NULL);
 
 	memset(&err, 0, sizeof(err));
 	/* A timeline page is on the host's CLOCK_MONOTONIC unless a counter
@@ -311,6 +369,13 @@ void ld_clock_free(struct ld_clock *c)
 		return;
 	for (int i = 0; i < c->nsrc; i++)
 		free(c->src[i]);
+	for (int i = 0; i < c->nretired; i++) {
+		lc_leaptable_free(c->retired[i]->t);
+		free(c->retired[i]);
+	}
+	if (c->cur != NULL)
+		pthread_mutex_destroy(&c->slow);
+	free(c->cur);
 #if !LD_HOST_CLOCK
 	lc__tl_writer_close(c->tl);
 	lc_tk_free(c->tk);
@@ -335,8 +400,8 @@ struct ld_source *ld_clock_source(struct ld_clock *c,
 	if (s == NULL)
 		return NULL;
 	s->clock = c;
+	s->idx = c->nsrc;
 	s->smear = l->smear;
-	s->li_day = INT64_MIN;
 	snprintf(s->mode_name, sizeof(s->mode_name), "%s", l->mode_name);
 	memset(&err, 0, sizeof(err));
 	if (s->smear && lc_smear_preset(l->preset, 0, &s->policy, &err) < 0) {
@@ -356,22 +421,35 @@ struct ld_source *ld_clock_source(struct ld_clock *c,
 	return s;
 }
 
+/* This thread's cache for source s (reset if it held another's). */
+static struct src_cache *cache_of(const struct ld_source *s)
+{
+	struct src_cache *k = &tl_cache[s->idx];
+
+	if (k->src != s) {
+		memset(k, 0, sizeof(*k));
+		k->src = s;
+	}
+	return k;
+}
+
 /* LI for the UTC day containing POSIX second `sec`: announced only when
  * that day ends with a leap (its last second is a 23:59:59 followed by
  * 23:59:60, or a deleted 23:59:59). Cached per day and table. */
-static unsigned day_li(struct ld_source *s, int64_t sec)
+static unsigned day_li(struct src_cache *k, const lc_leaptable *t,
+                       uint64_t gen, int64_t sec)
 {
 	int64_t day = lc__fdiv(sec, LC_SECS_PER_DAY);
 
-	if (day != s->li_day || s->li_gen != s->clock->table_gen) {
+	if (day != k->li_day || k->li_gen != gen) {
 		int leap = lc_leaptable_leap_at(
-			s->clock->table, day * LC_SECS_PER_DAY + LC_SECS_PER_DAY - 1);
-		s->li = leap > 0 ? LD_LI_INSERT
+			t, day * LC_SECS_PER_DAY + LC_SECS_PER_DAY - 1);
+		k->li = leap > 0 ? LD_LI_INSERT
 		                 : leap < 0 ? LD_LI_DELETE : LD_LI_NONE;
-		s->li_day = day;
-		s->li_gen = s->clock->table_gen;
+		k->li_day = day;
+		k->li_gen = gen;
 	}
-	return s->li;
+	return k->li;
 }
 
 /* UTC_SLS at TAI `tai` for the source's policy: the library's pure smear
@@ -381,20 +459,21 @@ static unsigned day_li(struct ld_source *s, int64_t sec)
  * per table: outside every window UTC_SLS is REALTIME itself (one
  * compare), inside one it is the span's prepared plan on TAI (no table
  * look-up), equal to lc__smear_sls_from_tai at every instant. */
-static int64_t smear_at(struct ld_source *s, int64_t tai, int64_t rt)
+static int64_t smear_at(const struct ld_source *s, struct src_cache *k,
+                        const lc_leaptable *t, uint64_t gen, int64_t tai,
+                        int64_t rt)
 {
-	const struct lc__smear_span *sp = &s->span;
+	const struct lc__smear_span *sp = &k->span;
 	int64_t sls;
 
-	if (s->span_gen != s->clock->table_gen ||
+	if (k->span_gen != gen ||
 	    !((rt >= sp->quiet_lo && rt < sp->quiet_hi) ||
 	      (rt >= sp->lo && rt < sp->hi))) {
-		if (lc__smear_span_at(s->clock->table, &s->policy, rt,
-		                      &s->span) < 0) {
-			s->span_gen = 0;
+		if (lc__smear_span_at(t, &s->policy, rt, &k->span) < 0) {
+			k->span_gen = 0;
 			return rt; /* cannot happen: the preset is valid */
 		}
-		s->span_gen = s->clock->table_gen;
+		k->span_gen = gen;
 	}
 	if (rt >= sp->quiet_lo && rt < sp->quiet_hi)
 		return rt;
@@ -403,16 +482,56 @@ static int64_t smear_at(struct ld_source *s, int64_t tai, int64_t rt)
 	return sls - lc__smear_plan_offset(&sp->plan, tai);
 }
 
-void ld_source_at(struct ld_source *s, int64_t tai, struct ld_reading *r)
+/* The table version in use, held until table_exit (see the top). */
+static const struct tver *table_enter(struct ld_clock *c)
 {
-	struct ld_clock *c = s->clock;
+	const struct tver *v;
+	int slot;
+
+	if (tl_hz_clock != c->id) {
+		int i = __atomic_fetch_add(&c->nhazard, 1, __ATOMIC_RELAXED);
+
+		tl_hz_clock = c->id;
+		tl_hz_slot = i < LD_HAZARDS ? i : -1;
+	}
+	slot = tl_hz_slot;
+	if (slot < 0) {
+		pthread_mutex_lock(&c->slow);
+		return __atomic_load_n(&c->cur, __ATOMIC_SEQ_CST);
+	}
+	v = __atomic_load_n(&c->cur, __ATOMIC_SEQ_CST);
+	for (;;) {
+		const struct tver *again;
+
+		__atomic_store_n(&c->hazard[slot], v, __ATOMIC_SEQ_CST);
+		again = __atomic_load_n(&c->cur, __ATOMIC_SEQ_CST);
+		if (again == v)
+			return v;
+		v = again;
+	}
+}
+
+static void table_exit(struct ld_clock *c)
+{
+	if (tl_hz_slot < 0)
+		pthread_mutex_unlock(&c->slow);
+	else
+		__atomic_store_n(&c->hazard[tl_hz_slot], NULL, __ATOMIC_RELEASE);
+}
+
+static void source_at(struct ld_source *s, const struct tver *v, int64_t tai,
+                      struct ld_reading *r)
+{
+	struct src_cache *k = cache_of(s);
 	struct timespec ts;
+	uint64_t gen = v->gen;
+	const lc_leaptable *t = v->t;
 
 	r->tai_ns = tai;
 	if (!s->smear) {
 		int64_t nsec;
 
-		if (lc_utc_from_tai(c->table, tai, &ts) < 0)
+		if (lc_utc_from_tai(t, tai, &ts) < 0)
 			ts = lc__ns_to_ts(tai - 10 * LC__NS); /* before 1972 */
 		nsec = ts.tv_nsec;
 		/* 23:59:60.x (tv_nsec >= 1e9) goes out as the repeated
@@ -420,14 +539,14 @@ void ld_source_at(struct ld_source *s, int64_t tai, struct ld_reading *r)
 		if (nsec >= LC__NS)
 			nsec -= LC__NS;
 		r->unix_ns = (int64_t)ts.tv_sec * LC__NS + nsec;
-		r->li = day_li(s, (int64_t)ts.tv_sec);
+		r->li = day_li(k, t, gen, (int64_t)ts.tv_sec);
 		r->smear_ns = 0;
 	} else {
 		int64_t rt, sls;
 
-		if (lc_unix_from_tai(c->table, tai, &rt) < 0)
+		if (lc_unix_from_tai(t, tai, &rt) < 0)
 			rt = tai - 10 * LC__NS; /* before 1972: no smear */
-		sls = smear_at(s, tai, rt);
+		sls = smear_at(s, k, t, gen, tai, rt);
 		/* smear_ns: served minus the unsmeared NTP time (POSIX, the
 		 * repeated 23:59:59 in an inserted second), in (-2 s, 2 s) */
 		r->unix_ns = sls;
@@ -436,9 +555,30 @@ void ld_source_at(struct ld_source *s, int64_t tai, struct ld_reading *r)
 	}
 }
 
+void ld_source_at(struct ld_source *s, int64_t tai, struct ld_reading *r)
+{
+	const struct tver *v = table_enter(s->clock);
+
+	source_at(s, v, tai, r);
+	table_exit(s->clock);
+}
+
 void ld_source_read(struct ld_source *s, struct ld_reading *r)
 {
-	ld_source_at(s, clock_tai(s->clock), r);
+	const struct tver *v = table_enter(s->clock);
+
+	source_at(s, v, clock_tai(s->clock, v), r);
+	table_exit(s->clock);
+}
+
+int64_t ld_clock_expires(struct ld_clock *c)
+{
+	const struct tver *v = table_enter(c);
+	struct lc_leaptable_info info;
+
+	lc_leaptable_info(v->t, &info);
+	table_exit(c);
+	return info.expires;
 }
 
 #if !LD_HOST_CLOCK
@@ -474,8 +614,35 @@ static void log_host(struct ld_clock *c)
 }
 #endif
 
+/* Frees the replaced table versions that no reader holds (all with
+ * `all`: no reader left). */
+static void free_retired(struct ld_clock *c, int all)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&c->slow);
+	for (int i = 0; i < c->nretired; i++) {
+		int held = 0;
+
+		for (int h = 0; h < LD_HAZARDS && !all; h++)
+			if (__atomic_load_n(&c->hazard[h], __ATOMIC_SEQ_CST) ==
+			    c->retired[i])
+				held = 1;
+		if (!held) {
+			lc_leaptable_free(c->retired[i]->t);
+			free(c->retired[i]);
+			continue;
+		}
+		c->retired[n++] = c->retired[i];
+	}
+	c->nretired = n;
+	pthread_mutex_unlock(&c->slow);
+}
+
 void ld_clock_update(struct ld_clock *c)
 {
+	if (c->nretired > 0)
+		free_retired(c, 0);
 #if !LD_HOST_CLOCK
 	lc_update(c->tk);
 	lc__tl_writer_tick(c->tl, c->smear_name, c->table_note);
@@ -575,10 +742,32 @@ int ld_clock_reload(struct ld_clock *c)
 			ld_log(LD_LOG_INFO, "leap table: now %s, %zu rows",
 			       ni.source, ni.count);
 	}
-	memcpy(c->table, fresh, sizeof(*fresh));
-	lc_leaptable_free(fresh);
+	/* Publish the fresh table; the old one stays readable for those who
+	 * hold it (see the top of this file). */
+	{
+		struct tver *nv = calloc(1, sizeof(*nv));
+		struct timespec gap = { 0, 1000000 };
+
+		if (nv == NULL) {
+			lc_leaptable_free(fresh);
+			return -1;
+		}
+		free_retired(c, 0);
+		while (c->nretired == LD_RETIRED_MAX) {
+			nanosleep(&gap, NULL); /* readers hold one for us */
+			free_retired(c, 0);
+		}
+		nv->t = fresh;
+		nv->gen = __atomic_add_fetch(&gen_counter, 1, __ATOMIC_RELAXED);
+#if !LD_HOST_CLOCK
+		lc__tk_set_table(c->tk, fresh);
+#endif
+		c->retired[c->nretired++] = c->cur;
+		__atomic_store_n(&c->table, fresh, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->cur, nv, __ATOMIC_SEQ_CST);
+		free_retired(c, 0);
+	}
 	c->table_note[0] = '\0';
-	c->table_gen++;
 	ld_clock_update(c);
 	return 0;
 }
@@ -601,7 +790,7 @@ int ld_clock_watch_paths(const struct ld_clock *c, char paths[2][PATH_MAX])
 
 const lc_leaptable *ld_clock_table(const struct ld_clock *c)
 {
-	return c->table;
+	return __atomic_load_n(&c->table, __ATOMIC_RELAXED);
 }
 
 int ld_clock_precision(struct ld_clock *c)
@@ -611,9 +800,9 @@ int ld_clock_precision(struct ld_clock *c)
 
 	/* chrony's way: the smallest step between successive readings of
 	 * the clock bounds how finely a timestamp can be taken. */
-	prev = clock_tai(c);
+	prev = clock_tai(c, c->cur);
 	for (int i = 0; i < 200; i++) {
-		now = clock_tai(c);
+		now = clock_tai(c, c->cur);
 		if (now > prev && now - prev < best)
 			best = now - prev;
 		prev = now;

@@ -6,7 +6,9 @@
  *   main.c    command line, daemon life cycle, signals
  *   config.c  the command line and the config file into struct ld_config
  *   clock.c   leapclock timekeepers -> what a mode serves (time, LI, refid)
- *   server.c  sockets, the receive/answer loop, rate limiting, statistics
+ *   server.c  worker threads and their sockets, the receive/answer loop,
+ *             kernel transmit stamps, rate limiting, statistics
+ *   xleave.c  the interleaved mode's per-client table (xleave.h)
  *   ntp_packet.c  the wire format (pure; shared with fuzz and tests)
  */
 #ifndef LEAPCLOCKD_H
@@ -130,7 +132,9 @@ void ld_clock_free(struct ld_clock *c);
 /* The source serving mode `l` (shared by listeners of the same mode). */
 struct ld_source *ld_clock_source(struct ld_clock *c,
                                   const struct ld_listen_cfg *l);
-/* Reads a source now. */
+/* Reads a source now. ld_source_read and ld_source_at may be called
+ * from any thread at once, also while the main thread runs
+ * ld_clock_update or ld_clock_reload; they never lock or wait. */
 void ld_source_read(struct ld_source *s, struct ld_reading *r);
 /* What the source serves at TAI instant `tai_ns` (ns on leapclock's TAI):
  * for an instant in the recent past, such as a kernel receive timestamp. */
@@ -143,8 +147,11 @@ int ld_clock_reload(struct ld_clock *c);
 /* The leap files to watch (inotify on each and its folder): the
  * configured one and the one in use. Returns how many (0..2). */
 int ld_clock_watch_paths(const struct ld_clock *c, char paths[2][PATH_MAX]);
-/* The table in use (for LI and information). */
+/* The table in use (for LI and information). Main thread only: a reload
+ * frees the table it replaces. */
 const lc_leaptable *ld_clock_table(const struct ld_clock *c);
+/* The expiry (POSIX seconds) of the table in use; from any thread. */
+int64_t ld_clock_expires(struct ld_clock *c);
 /* A measure of the clock's read precision as log2 seconds. */
 int ld_clock_precision(struct ld_clock *c);
 
@@ -162,6 +169,8 @@ struct ld_counters {
 	uint64_t send_errors;
 	uint64_t auth_ok;     /* authenticated replies (keys or NTS) */
 	uint64_t auth_fail;   /* requests failing authentication */
+	uint64_t interleaved; /* replies in interleaved mode (chrony xleave) */
+	uint64_t tx_kernel;   /* kernel transmit timestamps read back */
 };
 
 struct ld_server;
@@ -175,5 +184,27 @@ extern volatile sig_atomic_t ld_sig_term, ld_sig_hup, ld_sig_usr1;
 int ld_server_run(struct ld_server *s);
 /* Writes the statistics file now (and logs the counters if `log`). */
 void ld_server_dump_stats(struct ld_server *s, int log);
+
+/* For the metrics exporter (another thread): callable at any time
+ * between ld_server_new and ld_server_free, from any thread. */
+/* The number of listening addresses (the --listen lines), fixed for the
+ * server's life. */
+int ld_server_nlisteners(struct ld_server *s);
+/* What listener `i` (0..nlisteners-1) is: the address bound ("1.2.3.4:123",
+ * "[::1]:123", with the port the kernel chose for port 0) and the mode
+ * ("utc", "smear:NAME"). Pointers valid until ld_server_free. */
+struct ld_listener_info {
+	const char *addr;
+	const char *mode;
+	struct ld_source *src; /* the source it serves (ld_source_read) */
+	unsigned li;           /* the leap indicator last served */
+	uint32_t refid;        /* the reference id last served */
+};
+int ld_server_listener(struct ld_server *s, int i, struct ld_listener_info *out);
+/* The counters of listener `i` summed over the worker threads (each read
+ * atomically, relaxed: a sum taken while serving may be a few requests
+ * behind, never torn). `listener` -1 sums every listener. */
+void ld_server_counters(struct ld_server *s, int listener,
+                        struct ld_counters *sum);
 
 #endif
