@@ -26,34 +26,9 @@
 #include <arpa/inet.h>
 #include <stdarg.h>
 
-/* No keys, no NTS here: auth.c's interface answering "plain" (the real
- * one pulls in keys.c, nts.c and GnuTLS). */
-int ld_auth_new(struct ld_auth **out, const struct ld_config *c)
-{
-	(void)c;
-	*out = NULL;
-	return 0;
-}
-void ld_auth_free(struct ld_auth *a) { (void)a; }
-int ld_auth_reload(struct ld_auth *a) { (void)a; return 0; }
-enum ld_auth_verdict ld_auth_check(struct ld_auth *a, const uint8_t *req,
-                                   size_t len, struct ld_auth_ctx *ctx)
-{
-	(void)a;
-	(void)req;
-	memset(ctx, 0, sizeof(*ctx));
-	ctx->req_len = len;
-	return LD_AUTH_PLAIN;
-}
-size_t ld_auth_finish(struct ld_auth *a, const struct ld_auth_ctx *ctx,
-                      uint8_t *out, size_t len, size_t max)
-{
-	(void)a;
-	(void)ctx;
-	(void)out;
-	(void)max;
-	return len;
-}
+/* auth.c and what it needs (keys, NTS) come from leapclockd_core (see
+ * CMakeLists.txt): with no keyfile and no certificate configured here,
+ * every request is plain. */
 
 void ld_log(int level, const char *fmt, ...)
 {
