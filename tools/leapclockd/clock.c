@@ -474,6 +474,19 @@ static void log_host(struct ld_clock *c)
 }
 #endif
 
+/* The host following as of the last update (locked in the library: any
+ * thread). LC_ENOENT-like -1 when not following (--pretend). */
+int ld_clock_host_status(struct ld_clock *c, struct lc_tk_host *h)
+{
+#if !LD_HOST_CLOCK
+	return lc_tk_host_status(c->tk, h) == 0 ? 0 : -1;
+#else
+	(void)c;
+	(void)h;
+	return -1;
+#endif
+}
+
 void ld_clock_update(struct ld_clock *c)
 {
 #if !LD_HOST_CLOCK

@@ -941,3 +941,27 @@ int ld_server_run(struct ld_server *s)
 	ld_server_dump_stats(s, 1);
 	return 0;
 }
+
+/* TEMPORARY (helper C, metrics): the per-listener counters and the auth
+ * counters for metrics.c, until the worker-thread version (helper A)
+ * replaces these three. A plain read of counters the loop thread writes:
+ * aligned 64-bit loads, a snapshot at most one request old. */
+#include "metrics.h"
+
+int ld_server_nlisteners(const struct ld_server *s)
+{
+	return s->nl;
+}
+
+void ld_server_counters(struct ld_server *s, int listener,
+                        struct ld_counters *sum)
+{
+	memcpy(sum, (const void *)&s->l[listener].c, sizeof(*sum));
+}
+
+void ld_server_auth_counters(struct ld_server *s, struct ld_auth_counters *c,
+                             int *configured)
+{
+	*configured = s->auth != NULL;
+	ld_auth_counters(s->auth, c);
+}
