@@ -14,7 +14,9 @@
  * close). GET (and HEAD) of /metrics gets 200, any other path 404, any
  * other method 405, a head too long 431, anything unparseable 400.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "metrics.h"
 
 #include <arpa/inet.h>
