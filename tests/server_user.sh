@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# server_user.sh BUILD_DIR SOURCE_DIR - leapclockd --user: started as root
+# outside systemd, the daemon drops to the user once bound (checked in
+# /proc/PID/status: Uid, Gid, Groups, no capability left), keeps serving
+# NTP and writing its stats (its folder made for the user), refuses to
+# start for a user that does not exist, and under systemd ($INVOCATION_ID)
+# leaves the user to the unit. Needs root (skips otherwise); uses the
+# existing user nobody, creates none.
+set -u
+B=$(cd "${1:?usage: server_user.sh BUILD_DIR SOURCE_DIR}" && pwd)
+S=$(cd "${2:?usage: server_user.sh BUILD_DIR SOURCE_DIR}" && pwd)
+D=$B/leapclockd
+L=$B/leapclock
+if [ ! -x "$D" ] || [ ! -x "$L" ]; then
+  echo "skip server_user: leapclockd or leapclock not built"; exit 77
+fi
+if [ "$(id -u)" != 0 ]; then
+  echo "skip server_user: needs root (to drop from it)"; exit 77
+fi
+if ! NU=$(id -u nobody 2>/dev/null) || ! NG=$(id -g nobody 2>/dev/null); then
+  echo "skip server_user: no user nobody"; exit 77
+fi
+T=$(mktemp -d /tmp/lc-server-user.XXXXXX)
+chmod 755 "$T" # the dropped daemon must reach its stats folder
+pid=
+cleanup() {
+  [ -n "$pid" ] && kill "$pid" 2>/dev/null
+  wait 2>/dev/null
+  rm -rf "$T"
+}
+trap cleanup EXIT
+fail=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+P=$((20000 + RANDOM % 20000))
+LF=$S/tests/data/leap-seconds.list.tzdata2026f
+
+start() {
+  local name=$1
+  shift
+  "$D" -d --no-timeline --leapfile "$LF" --listen "127.0.0.1:$P=utc" "$@" 2>"$T/$name.log" &
+  pid=$!
+  for _ in $(seq 50); do
+    "$L" server-stats --query "127.0.0.1:$P" >/dev/null 2>&1 && return 0
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  return 1
+}
+stop() { kill "$pid" 2>/dev/null; wait "$pid"; local rc=$?; pid=; return $rc; }
+field() { awk -v k="$1:" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "/proc/$pid/status"; }
+
+# ---- the drop
+if start drop --user nobody --stats-file "$T/run/stats"; then
+  uid=$(field Uid); gid=$(field Gid); groups=$(field Groups); capeff=$(field CapEff)
+  capprm=$(field CapPrm)
+  echo "  | Uid $uid | Gid $gid | Groups $groups | CapEff $capeff | CapPrm $capprm"
+  if [ "$uid" = "$NU $NU $NU $NU" ] &&
+     [ "$gid" = "$NG $NG $NG $NG" ] &&
+     [ "$(echo $groups)" = "$NG" ] &&
+     [ "$capeff" = 0000000000000000 ] && [ "$capprm" = 0000000000000000 ]; then
+    ok "running as nobody: real, effective, saved and fs uid $NU and gid $NG, only group $NG, no capabilities"
+  else
+    bad "ids or capabilities after the drop"
+  fi
+  grep -q "running as nobody (uid $NU, gid $NG)" "$T/drop.log" &&
+    ok "logged: $(grep -o 'running as nobody.*' "$T/drop.log")" || bad "no 'running as' log line"
+  if out=$("$L" server-stats --query "127.0.0.1:$P" --count 3 --interval 0 2>&1); then
+    ok "still answers NTP after the drop"
+  else
+    bad "no answer after the drop: $out"
+  fi
+  sleep 1.2
+  owner=$(stat -c %u "$T/run" 2>/dev/null)
+  if [ -f "$T/run/stats" ] && [ "$owner" = "$NU" ] &&
+     [ "$(stat -c %u "$T/run/stats")" = "$NU" ] &&
+     [ "$(find "$T/run/stats" -newermt '-3 seconds' | wc -l)" = 1 ]; then
+    ok "the stats folder made for nobody, the file still rewritten by it"
+  else
+    bad "stats folder or file (folder owner '$owner')"; ls -la "$T/run" | sed 's/^/  | /'
+  fi
+  stop && ok "SIGTERM: exit 0 as nobody" || bad "exit status at SIGTERM"
+else
+  bad "leapclockd --user nobody did not serve:"; sed 's/^/  | /' "$T/drop.log"; stop
+fi
+
+# ---- no such user: refuses to start (and to go on as root)
+"$D" -d --no-timeline --leapfile "$LF" --stats-file none --listen "127.0.0.1:$P=utc" \
+  --user lc-no-such-user-here 2>"$T/nouser.log"; rc=$?
+if [ "$rc" != 0 ] && grep -q "lc-no-such-user-here" "$T/nouser.log"; then
+  ok "an unknown user stops the start (exit $rc): $(grep -o 'error: .*' "$T/nouser.log")"
+else
+  bad "unknown user: exit $rc"; sed 's/^/  | /' "$T/nouser.log"
+fi
+
+# ---- under systemd the unit decides
+if INVOCATION_ID=0123456789abcdef0123456789abcdef start sd --user nobody --stats-file none; then
+  uid=$(field Uid)
+  if [ "${uid%% *}" = 0 ] && grep -q "under systemd" "$T/sd.log"; then
+    ok "with \$INVOCATION_ID set: no drop, the unit's User= decides (logged)"
+  else
+    bad "under systemd: Uid $uid"
+  fi
+  stop
+else
+  bad "leapclockd under INVOCATION_ID did not serve"; sed 's/^/  | /' "$T/sd.log"; stop
+fi
+exit $fail
