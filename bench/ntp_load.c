@@ -265,8 +265,8 @@ static void usage(void)
 	        "  --threads N    sending/receiving threads (default 2)\n"
 	        "  --sockets N    sockets per thread (default 8)\n"
 	        "  --clients N    source addresses in 127.1.0.0/16.. (default 10000)\n"
-	        "  --start R      first offered rate, requests/s (default 20000)\n"
-	        "  --factor F     rate multiplier per step (default 1.25)\n"
+	        "  --start R      first offered rate, requests/s (default 5000)\n"
+	        "  --factor F     rate multiplier per step (default 1.2)\n"
 	        "  --max-rate R   stop there (default 2000000)\n"
 	        "  --step S       seconds of sending per step (default 2)\n"
 	        "  --drain S      seconds to wait for late replies (default 0.3)\n"
@@ -278,7 +278,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	struct opts o = { .threads = 2, .sockets = 8, .clients = 10000,
-	                  .start = 20000, .factor = 1.25, .max_rate = 2e6,
+	                  .start = 5000, .factor = 1.2, .max_rate = 2e6,
 	                  .step_s = 2, .drain_s = 0.3, .max_time_s = 60,
 	                  .loss = 0.1 };
 	static struct worker w[MAX_THREADS];
