@@ -640,8 +640,15 @@ int ld_metrics_new(struct ld_metrics **out, const struct ld_config *cfg,
 	for (int i = 0; i < LD_METRICS_MAX_CONN; i++)
 		m->conn[i].fd = -1;
 	for (int i = 0; i < cfg->nlisten; i++) {
-		/* the sources, looked up now, in this thread */
-		m->src[i] = ld_clock_source(clock, &cfg->listen[i]);
+		/* Sources of the metrics' own, made now in this thread: a
+		 * source keeps a cache (the LI of the day, the smear span)
+		 * that its reader updates, so the metrics thread reads its
+		 * own and never the server's. Per mode, as the server's. */
+		struct ld_listen_cfg own = cfg->listen[i];
+
+		snprintf(own.mode_name, sizeof(own.mode_name), "metrics %.38s",
+		         cfg->listen[i].mode_name);
+		m->src[i] = ld_clock_source(clock, &own);
 		ld_format_addr((const struct sockaddr *)&cfg->listen[i].addr,
 		               m->name[i], sizeof(m->name[i]));
 	}
