@@ -499,6 +499,16 @@ static void log_host(struct ld_clock *c)
 }
 #endif
 
+/* STAND-IN (helper C) for branch hA's ld_clock_expires (a table safe to
+ * read from any thread): on merging hA, drop this and keep hA's. */
+int64_t ld_clock_expires(struct ld_clock *c)
+{
+	struct lc_leaptable_info info;
+
+	lc_leaptable_info(c->table, &info);
+	return info.expires;
+}
+
 /* The host following as of the last update (locked in the library: any
  * thread). LC_ENOENT-like -1 when not following (--pretend). */
 int ld_clock_host_status(struct ld_clock *c, struct lc_tk_host *h)

@@ -148,6 +148,9 @@ const lc_leaptable *ld_clock_table(const struct ld_clock *c);
 /* The timeline's host-following verdict as of the last update, from any
  * thread; -1 when the host is not followed (--pretend). */
 int ld_clock_host_status(struct ld_clock *c, struct lc_tk_host *h);
+/* The expiry (POSIX seconds) of the table in use; from any thread.
+ * (Declared as on branch hA, which implements it.) */
+int64_t ld_clock_expires(struct ld_clock *c);
 /* A measure of the clock's read precision as log2 seconds. */
 int ld_clock_precision(struct ld_clock *c);
 
@@ -178,5 +181,29 @@ extern volatile sig_atomic_t ld_sig_term, ld_sig_hup, ld_sig_usr1;
 int ld_server_run(struct ld_server *s);
 /* Writes the statistics file now (and logs the counters if `log`). */
 void ld_server_dump_stats(struct ld_server *s, int log);
+
+/* For the metrics exporter (another thread): callable at any time
+ * between ld_server_new and ld_server_free, from any thread.
+ * (Declared as on branch hA, the worker threads, which implements them;
+ * server.c has a stand-in until it is merged.) */
+/* The number of listening addresses (the --listen lines), fixed for the
+ * server's life. */
+int ld_server_nlisteners(struct ld_server *s);
+/* What listener `i` (0..nlisteners-1) is: the address bound ("1.2.3.4:123",
+ * "[::1]:123", with the port the kernel chose for port 0) and the mode
+ * ("utc", "smear:NAME"). Pointers valid until ld_server_free. */
+struct ld_listener_info {
+	const char *addr;
+	const char *mode;
+	struct ld_source *src; /* the source it serves (ld_source_read) */
+	unsigned li;           /* the leap indicator last served */
+	uint32_t refid;        /* the reference id last served */
+};
+int ld_server_listener(struct ld_server *s, int i, struct ld_listener_info *out);
+/* The counters of listener `i` summed over the worker threads (each read
+ * atomically, relaxed: a sum taken while serving may be a few requests
+ * behind, never torn). `listener` -1 sums every listener. */
+void ld_server_counters(struct ld_server *s, int listener,
+                        struct ld_counters *sum);
 
 #endif

@@ -3,7 +3,7 @@
  *
  * The text is the exposition format 0.0.4: for each family a # HELP and a
  * # TYPE line, then its samples; counters end in _total. Per socket the
- * labels are listen="ADDR:PORT" (as configured) and mode="utc" or
+ * labels are listen="ADDR:PORT" (as bound) and mode="utc" or
  * "smear:NAME"; the leap indicator is per mode.
  *
  * The HTTP side is deliberately small: one thread, poll() over the
@@ -342,7 +342,6 @@ struct ld_metrics {
 
 void ld_metrics_snapshot(struct ld_metrics *m, struct ld_metrics_snapshot *s)
 {
-	struct lc_leaptable_info info;
 	struct lc_tk_host h;
 	int n = ld_server_nlisteners(m->server);
 
@@ -352,11 +351,17 @@ void ld_metrics_snapshot(struct ld_metrics *m, struct ld_metrics_snapshot *s)
 	s->n = n;
 	for (int i = 0; i < n; i++) {
 		struct ld_metrics_listener *l = &s->l[i];
+		struct ld_listener_info info;
 		struct ld_reading r;
 
-		snprintf(l->listen, sizeof(l->listen), "%s", m->name[i]);
-		snprintf(l->mode, sizeof(l->mode), "%s",
-		         m->cfg->listen[i].mode_name);
+		if (ld_server_listener(m->server, i, &info) == 0) {
+			snprintf(l->listen, sizeof(l->listen), "%s", info.addr);
+			snprintf(l->mode, sizeof(l->mode), "%s", info.mode);
+		} else {
+			snprintf(l->listen, sizeof(l->listen), "%s", m->name[i]);
+			snprintf(l->mode, sizeof(l->mode), "%s",
+			         m->cfg->listen[i].mode_name);
+		}
 		ld_server_counters(m->server, i, &l->c);
 		l->smear = m->cfg->listen[i].smear;
 		if (m->src[i] != NULL) {
@@ -368,9 +373,7 @@ void ld_metrics_snapshot(struct ld_metrics *m, struct ld_metrics_snapshot *s)
 	ld_server_auth_counters(m->server, &s->auth, &s->have_auth);
 	s->now_unix = (int64_t)time(NULL);
 	s->started_unix = m->started_unix;
-	s->table_expires = INT64_MIN;
-	if (lc_leaptable_info(ld_clock_table(m->clock), &info) == 0)
-		s->table_expires = info.expires;
+	s->table_expires = ld_clock_expires(m->clock);
 	s->pretend = m->cfg->pretend[0] != '\0';
 	if (ld_clock_host_status(m->clock, &h) == 0) {
 		s->host_followed = 1;

@@ -72,11 +72,8 @@ void ld_metrics_free(struct ld_metrics *m);
 /* Takes a snapshot now (what the thread serves). */
 void ld_metrics_snapshot(struct ld_metrics *m, struct ld_metrics_snapshot *s);
 
-/* From the server (server.c): how many listeners, the counters of one
- * (summed over the worker threads), and the auth code's counters. */
-int ld_server_nlisteners(const struct ld_server *s);
-void ld_server_counters(struct ld_server *s, int listener,
-                        struct ld_counters *sum);
+/* From the server (server.c, beside ld_server_counters): the auth code's
+ * counters and whether keys or NTS are configured; any thread. */
 void ld_server_auth_counters(struct ld_server *s, struct ld_auth_counters *c,
                              int *configured);
 

@@ -942,22 +942,45 @@ int ld_server_run(struct ld_server *s)
 	return 0;
 }
 
-/* TEMPORARY (helper C, metrics): the per-listener counters and the auth
- * counters for metrics.c, until the worker-thread version (helper A)
- * replaces these three. A plain read of counters the loop thread writes:
- * aligned 64-bit loads, a snapshot at most one request old. */
-#include "metrics.h"
-
-int ld_server_nlisteners(const struct ld_server *s)
+/* STAND-IN (helper C) for branch hA's ld_server_nlisteners,
+ * ld_server_listener and ld_server_counters (the worker threads): on
+ * merging hA, drop these three and keep hA's. A plain read of counters
+ * the loop thread writes: aligned 64-bit loads, at most a request old. */
+int ld_server_nlisteners(struct ld_server *s)
 {
 	return s->nl;
+}
+
+int ld_server_listener(struct ld_server *s, int i, struct ld_listener_info *out)
+{
+	if (i < 0 || i >= s->nl)
+		return -1;
+	out->addr = s->l[i].name;
+	out->mode = s->l[i].cfg.mode_name;
+	out->src = s->l[i].src;
+	out->li = s->l[i].last_li;
+	out->refid = s->l[i].last_refid;
+	return 0;
 }
 
 void ld_server_counters(struct ld_server *s, int listener,
                         struct ld_counters *sum)
 {
-	memcpy(sum, (const void *)&s->l[listener].c, sizeof(*sum));
+	memset(sum, 0, sizeof(*sum));
+	for (int i = 0; i < s->nl; i++) {
+		const uint64_t *v = (const uint64_t *)&s->l[i].c;
+		uint64_t *o = (uint64_t *)sum;
+
+		if (listener >= 0 && i != listener)
+			continue;
+		for (size_t k = 0; k < sizeof(*sum) / sizeof(uint64_t); k++)
+			o[k] += v[k];
+	}
 }
+/* END STAND-IN */
+
+/* For metrics.c (keep after merging hA): the auth code's counters. */
+#include "metrics.h"
 
 void ld_server_auth_counters(struct ld_server *s, struct ld_auth_counters *c,
                              int *configured)
