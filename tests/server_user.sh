@@ -4,7 +4,8 @@
 # /proc/PID/status: Uid, Gid, Groups, no capability left), keeps serving
 # NTP and writing its stats (its folder made for the user), refuses to
 # start for a user that does not exist, and under systemd ($INVOCATION_ID)
-# leaves the user to the unit. Needs root (skips otherwise); uses the
+# leaves the user to the unit; with NTS (once built) the key folder, key
+# files, certificate and key become the user's alone. Needs root (skips otherwise); uses the
 # existing user nobody, creates none.
 set -u
 B=$(cd "${1:?usage: server_user.sh BUILD_DIR SOURCE_DIR}" && pwd)
@@ -82,6 +83,41 @@ if start drop --user nobody --stats-file "$T/run/stats"; then
   stop && ok "SIGTERM: exit 0 as nobody" || bad "exit status at SIGTERM"
 else
   bad "leapclockd --user nobody did not serve:"; sed 's/^/  | /' "$T/drop.log"; stop
+fi
+
+# ---- the NTS secrets handed over: readable by nobody (the user) and no
+# one else. Needs a leapclockd with NTS (else this part is skipped, said so)
+# and certtool (Debian package gnutls-bin).
+if command -v certtool >/dev/null &&
+   mkdir -p "$T/nts" && chmod 755 "$T/nts" &&
+   certtool --generate-privkey --key-type=ecdsa --outfile "$T/nts/key.pem" >/dev/null 2>&1 &&
+   printf 'cn = localhost\nexpiration_days = 30\n' >"$T/nts/tmpl" &&
+   certtool --generate-self-signed --load-privkey "$T/nts/key.pem" --template "$T/nts/tmpl" \
+     --outfile "$T/nts/cert.pem" >/dev/null 2>&1; then
+  chmod 644 "$T/nts/key.pem" "$T/nts/cert.pem" # as careless as can be
+  if start nts --user nobody --stats-file none --nts-cert "$T/nts/cert.pem" \
+       --nts-key "$T/nts/key.pem" --nts-keydir "$T/nts/keys" \
+       --nts-listen "127.0.0.1:$((P + 1))"; then
+    st() { stat -c '%U %a' "$1"; }
+    files=$(find "$T/nts/keys" -type f | wc -l)
+    others=$(find "$T/nts/keys" -type f ! \( -user nobody -perm 600 \) | wc -l)
+    echo "  | keydir $(st "$T/nts/keys"), $files key files ($others not nobody 0600), cert $(st "$T/nts/cert.pem"), key $(st "$T/nts/key.pem")"
+    if [ "$(st "$T/nts/keys")" = "nobody 700" ] && [ "$files" -ge 1 ] && [ "$others" = 0 ] &&
+       [ "$(st "$T/nts/cert.pem")" = "nobody 600" ] && [ "$(st "$T/nts/key.pem")" = "nobody 600" ] &&
+       [ "$(field Uid | cut -d' ' -f1)" = "$NU" ]; then
+      ok "NTS key folder (0700), key files, certificate and key (0600) now nobody's only; the daemon runs as nobody"
+    else
+      bad "the NTS secrets were not handed over"
+    fi
+    stop
+  elif grep -q "NTS is not supported" "$T/nts.log"; then
+    echo "skip (part) NTS secrets: this leapclockd has no NTS yet"
+    stop
+  else
+    bad "leapclockd --user nobody with NTS did not serve:"; sed 's/^/  | /' "$T/nts.log"; stop
+  fi
+else
+  echo "skip (part) NTS secrets: needs certtool (Debian package gnutls-bin)"
 fi
 
 # ---- no such user: refuses to start (and to go on as root)
