@@ -264,7 +264,8 @@ static void usage(void)
 	        "usage: ntp_load [options] ADDR:PORT\n"
 	        "  --threads N    sending/receiving threads (default 2)\n"
 	        "  --sockets N    sockets per thread (default 8)\n"
-	        "  --clients N    source addresses in 127.1.0.0/16.. (default 10000)\n"
+	        "  --clients N    source addresses from 127.1.0.1 up (default 10000,\n"
+	        "                 at most 16581120: 127.1.0.1..127.255.255.254)\n"
 	        "  --start R      first offered rate, requests/s (default 5000)\n"
 	        "  --factor F     rate multiplier per step (default 1.2)\n"
 	        "  --max-rate R   stop there (default 2000000)\n"
@@ -321,7 +322,8 @@ int main(int argc, char **argv)
 	}
 	if (target == NULL || o.threads < 1 || o.threads > MAX_THREADS ||
 	    o.sockets < 1 || o.sockets > MAX_SOCKS || o.clients < 1 ||
-	    o.clients > 254 * 65536 || o.start <= 0 || o.factor <= 1 ||
+	    o.clients > 254 * 65280 /* to 127.255.255.254 */ ||
+	    o.start <= 0 || o.factor <= 1 ||
 	    o.step_s <= 0 || o.drain_s < 0) {
 		usage();
 		return 2;
