@@ -5,7 +5,8 @@
 # NTP and writing its stats (its folder made for the user), refuses to
 # start for a user that does not exist, and under systemd ($INVOCATION_ID)
 # leaves the user to the unit; with NTS (once built) the key folder, key
-# files, certificate and key become the user's alone. Needs root (skips otherwise); uses the
+# files, certificate and key become the user's alone; a timeline page
+# made before the drop stays root's and keeps being written. Needs root (skips otherwise); uses the
 # existing user nobody, creates none.
 set -u
 B=$(cd "${1:?usage: server_user.sh BUILD_DIR SOURCE_DIR}" && pwd)
@@ -84,6 +85,23 @@ if start drop --user nobody --stats-file "$T/run/stats"; then
 else
   bad "leapclockd --user nobody did not serve:"; sed 's/^/  | /' "$T/drop.log"; stop
 fi
+
+# ---- a timeline page made before the drop stays root's and alive
+"$D" -d --timeline "$T/tl" --leapfile "$LF" --stats-file none \
+  --listen "127.0.0.1:$P=utc" --user nobody 2>"$T/tl.log" &
+pid=$!
+sleep 2
+st=$(LEAPCLOCK_TIMELINE=$T/tl "$L" status 2>&1)
+hb=$(echo "$st" | sed -n 's/^writer .*heartbeat \([0-9.]*\) s ago.*/\1/p')
+echo "  | page $(stat -c '%U %a' "$T/tl" 2>/dev/null); writer heartbeat ${hb:-?} s ago"
+if [ "$(stat -c %U "$T/tl" 2>/dev/null)" = root ] && [ -n "$hb" ] &&
+   awk -v h="$hb" 'BEGIN { exit !(h < 1) }' &&
+   [ "$(field Uid | cut -d' ' -f1)" = "$NU" ]; then
+  ok "the timeline page stays root's and is still written by the daemon running as nobody"
+else
+  bad "timeline page after the drop"; echo "$st" | sed 's/^/  | /' | head -5
+fi
+stop
 
 # ---- the NTS secrets handed over: readable by nobody (the user) and no
 # one else. Needs a leapclockd with NTS (else this part is skipped, said so)
