@@ -25,10 +25,16 @@
  *   RESULT max_rate=R p50_us=X p99_us=Y (R: the highest offered rate
  *   served under the loss limit; X, Y at that step)
  *
- * --key ID:FILE and --nts are accepted for the keyed and NTS load to come
- * (issue 14) and refused for now.
+ * --key ID:HEX signs every request with a legacy SHA1 MAC (RFC 5905: key id
+ * and SHA1(key || packet), 20 bytes, as chrony and ntpd check it), the
+ * load of a keyed service; a reply counts when it is signed too (longer
+ * than 48 bytes), and unsigned ones (crypto-NAK, or a server without the
+ * key) are counted apart. --nts (NTS load) is accepted and refused for
+ * now.
  */
 #define _GNU_SOURCE
+#include "leaptable_impl.h" /* lc__sha1 */
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -45,15 +51,21 @@
 #define MAX_SOCKS 64
 #define MAX_THREADS 16
 #define NTP_LEN 48
+#define MAC_LEN 20 /* SHA1 */
+#define MAX_KEY 64
 
 struct opts {
 	struct sockaddr_in server;
 	int threads, sockets, clients;
 	double start, factor, max_rate, step_s, drain_s, max_time_s, loss;
+	int keyed;          /* --key: SHA1 MAC on every request */
+	uint32_t key_id;
+	uint8_t key[MAX_KEY];
+	size_t key_len;
 };
 
 struct step_stats {
-	uint64_t sent, replies, kods, bad;
+	uint64_t sent, replies, kods, bad, unsigned_;
 	uint32_t *lat; /* ns (capped at 4.29 s) */
 	size_t nlat, cap;
 };
@@ -107,7 +119,7 @@ static struct in_addr client_addr(uint32_t n)
 }
 
 static void record(struct step_stats *st, const uint8_t *buf, ssize_t len,
-                   int64_t now, int64_t t0, int64_t t_end)
+                   int64_t now, int64_t t0, int64_t t_end, int keyed)
 {
 	int64_t sent_at, lat;
 
@@ -125,6 +137,10 @@ static void record(struct step_stats *st, const uint8_t *buf, ssize_t len,
 	                    memcmp(buf + 12, "RSTR", 4) == 0 ||
 	                    memcmp(buf + 12, "NTSN", 4) == 0)) {
 		st->kods++;
+		return;
+	}
+	if (keyed && len <= NTP_LEN) {
+		st->unsigned_++; /* a crypto-NAK (52) or no MAC at all */
 		return;
 	}
 	st->replies++;
@@ -156,8 +172,8 @@ static void receive_all(struct worker *w)
 				break;
 			now = mono_ns();
 			for (int i = 0; i < n; i++)
-				record(&w->st, bufs[i], mm[i].msg_len, now, w->t0,
-				       w->t_end);
+				record(&w->st, bufs[i], (ssize_t)mm[i].msg_len, now,
+				       w->t0, w->t_end, w->o->keyed);
 			if (n < BATCH)
 				break;
 		}
@@ -168,7 +184,7 @@ static void receive_all(struct worker *w)
  * client address. Returns how many the kernel took. */
 static uint64_t send_some(struct worker *w, uint64_t count)
 {
-	static __thread uint8_t pkts[BATCH][NTP_LEN];
+	static __thread uint8_t pkts[BATCH][NTP_LEN + 4 + MAC_LEN];
 	static __thread union {
 		struct cmsghdr align;
 		uint8_t b[CMSG_SPACE(sizeof(struct in_pktinfo))];
@@ -192,6 +208,20 @@ static uint64_t send_some(struct worker *w, uint64_t count)
 			put64(pkts[i] + 40, (uint64_t)now);
 			iov[i].iov_base = pkts[i];
 			iov[i].iov_len = NTP_LEN;
+			if (w->o->keyed) {
+				struct lc__sha1 h;
+				uint8_t *mac = pkts[i] + NTP_LEN;
+
+				mac[0] = (uint8_t)(w->o->key_id >> 24);
+				mac[1] = (uint8_t)(w->o->key_id >> 16);
+				mac[2] = (uint8_t)(w->o->key_id >> 8);
+				mac[3] = (uint8_t)w->o->key_id;
+				lc__sha1_init(&h);
+				lc__sha1_update(&h, w->o->key, w->o->key_len);
+				lc__sha1_update(&h, pkts[i], NTP_LEN);
+				lc__sha1_final(&h, mac + 4);
+				iov[i].iov_len = NTP_LEN + 4 + MAC_LEN;
+			}
 			memset(&mm[i], 0, sizeof(mm[i]));
 			mm[i].msg_hdr.msg_name = (void *)&w->o->server;
 			mm[i].msg_hdr.msg_namelen = sizeof(w->o->server);
@@ -273,7 +303,8 @@ static void usage(void)
 	        "  --drain S      seconds to wait for late replies (default 0.3)\n"
 	        "  --max-time S   stop after S seconds in all (default 60)\n"
 	        "  --loss P       loss limit in percent (default 0.1)\n"
-	        "  --key ID:FILE, --nts   (keyed and NTS load: not yet)\n");
+	        "  --key ID:HEX   sign requests with SHA1 key ID (hex bytes)\n"
+	        "  --nts          (NTS load: not yet)\n");
 }
 
 int main(int argc, char **argv)
@@ -309,9 +340,36 @@ int main(int argc, char **argv)
 		NUM("--max-time", max_time_s)
 		NUM("--loss", loss)
 #undef NUM
-		if (strcmp(a, "--key") == 0 || strcmp(a, "--nts") == 0) {
-			fprintf(stderr, "ntp_load: %s: keyed and NTS load are not "
-			        "implemented yet\n", a);
+		if (strcmp(a, "--key") == 0 && v != NULL) {
+			char *end;
+			unsigned long id = strtoul(v, &end, 10);
+			size_t hl;
+
+			i++;
+			if (*end != ':' || id == 0 || id > UINT32_MAX ||
+			    (hl = strlen(end + 1)) == 0 || hl % 2 != 0 ||
+			    hl / 2 > MAX_KEY) {
+				fprintf(stderr, "ntp_load: --key ID:HEX (SHA1 key, "
+				        "1..%d bytes in hex)\n", MAX_KEY);
+				return 2;
+			}
+			for (size_t k = 0; k < hl / 2; k++) {
+				unsigned b;
+
+				if (sscanf(end + 1 + 2 * k, "%2x", &b) != 1) {
+					fprintf(stderr, "ntp_load: --key: bad hex\n");
+					return 2;
+				}
+				o.key[k] = (uint8_t)b;
+			}
+			o.key_len = hl / 2;
+			o.key_id = (uint32_t)id;
+			o.keyed = 1;
+			continue;
+		}
+		if (strcmp(a, "--nts") == 0) {
+			fprintf(stderr, "ntp_load: --nts: NTS load is not "
+			        "implemented yet\n");
 			return 2;
 		}
 		if (a[0] == '-' || target != NULL) {
@@ -376,8 +434,9 @@ int main(int argc, char **argv)
 		pthread_create(&w[t].th, NULL, worker_main, &w[t]);
 
 	printf("# ntp_load %s: %d threads x %d sockets, %d client addresses, "
-	       "%.1f s steps, loss limit %.3f %%\n",
-	       target, o.threads, o.sockets, o.clients, o.step_s, o.loss);
+	       "%.1f s steps, loss limit %.3f %%%s\n",
+	       target, o.threads, o.sockets, o.clients, o.step_s, o.loss,
+	       o.keyed ? ", SHA1-signed requests" : "");
 	printf("# %10s %10s %10s %8s %9s %9s %s\n", "offered/s", "sent/s",
 	       "replies/s", "loss%", "p50_us", "p99_us", "note");
 	fflush(stdout);
@@ -385,7 +444,7 @@ int main(int argc, char **argv)
 	for (rate = o.start; rate <= o.max_rate * 1.0001; rate *= o.factor) {
 		int64_t t0 = mono_ns() + 20000000;
 		size_t cap = (size_t)(rate * o.step_s / o.threads * 1.05) + 1024;
-		uint64_t sent = 0, replies = 0, kods = 0, bad = 0;
+		uint64_t sent = 0, replies = 0, kods = 0, bad = 0, unsig = 0;
 		uint32_t *all;
 		size_t nall = 0;
 		double loss, p50 = 0, p99 = 0;
@@ -409,6 +468,7 @@ int main(int argc, char **argv)
 			replies += w[t].st.replies;
 			kods += w[t].st.kods;
 			bad += w[t].st.bad;
+			unsig += w[t].st.unsigned_;
 			nall += w[t].st.nlat;
 		}
 		all = malloc((nall + 1) * sizeof(uint32_t));
@@ -431,10 +491,10 @@ int main(int argc, char **argv)
 			note = "gen-limited";
 		else if (loss > o.loss)
 			note = "over the loss limit";
-		if (kods || bad)
+		if (kods || bad || unsig)
 			printf("#   %" PRIu64 " refusing kiss-o'-death, %" PRIu64
-			       " bad replies\n",
-			       kods, bad);
+			       " bad replies, %" PRIu64 " unsigned\n",
+			       kods, bad, unsig);
 		printf("  %10.0f %10.0f %10.0f %8.3f %9.1f %9.1f %s\n", rate,
 		       sent / o.step_s, replies / o.step_s, loss, p50, p99, note);
 		fflush(stdout);
