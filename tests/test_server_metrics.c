@@ -207,16 +207,30 @@ static void test_auth_families(void)
 	LC_TRUE(strstr(t, "ntske") == NULL);
 	LC_TRUE(strstr(t, "key_requests_total") == NULL);
 	s.have_auth = 1;
-	s.auth.key_fail = 7;
+	s.auth.key_ok = 5;
+	s.auth.key_fail = 7; /* the unknown ids included, as auth.c counts */
+	s.auth.key_unknown = 3;
+	s.auth.nts_ok = 12;
+	s.auth.nts_fail = 10;
 	s.auth.nts_cookie_fail = 8;
+	s.auth.nts_nak = 6;
 	s.auth.ke_handshakes = 9;
 	s.auth.ke_failures = 11;
 	t = fmt(&s);
-	LC_EQ_STR(value_of(t, "leapclockd_key_requests_total{result=\"bad_mac\"}"), "7");
-	LC_EQ_STR(value_of(t, "leapclockd_nts_requests_total{result=\"bad_cookie\"}"), "8");
+	LC_EQ_STR(value_of(t, "leapclockd_key_requests_total{result=\"ok\"}"), "5");
+	LC_EQ_STR(value_of(t, "leapclockd_key_requests_total{result=\"bad_mac\"}"), "4");
+	LC_EQ_STR(value_of(t, "leapclockd_key_requests_total{result=\"unknown_key\"}"), "3");
+	LC_EQ_STR(value_of(t, "leapclockd_nts_requests_total{result=\"ok\"}"), "12");
+	LC_EQ_STR(value_of(t, "leapclockd_nts_requests_total{result=\"fail\"}"), "10");
+	LC_EQ_STR(value_of(t, "leapclockd_nts_cookie_failures_total"), "8");
+	LC_EQ_STR(value_of(t, "leapclockd_nts_naks_total"), "6");
 	LC_EQ_STR(value_of(t, "leapclockd_ntske_handshakes_total"), "9");
 	LC_EQ_STR(value_of(t, "leapclockd_ntske_failures_total"), "11");
-	printf("    MAC, cookie and NTS-KE families only with keys or NTS configured\n");
+	/* a snapshot where unknown ran ahead of fail: no wrap-around */
+	s.auth.key_unknown = 9;
+	t = fmt(&s);
+	LC_EQ_STR(value_of(t, "leapclockd_key_requests_total{result=\"bad_mac\"}"), "0");
+	printf("    MAC results disjoint (bad_mac = fail - unknown), cookie, NTSN and NTS-KE families only with keys or NTS configured\n");
 }
 
 /* Every sample's family has had its # HELP and # TYPE lines, each

@@ -158,24 +158,34 @@ size_t ld_metrics_format(const struct ld_metrics_snapshot *s, char *buf,
 	if (s->have_auth) {
 		const struct ld_auth_counters *a = &s->auth;
 
+		/* disjoint results: key_fail counts the unknown ids too */
+		uint64_t bad_mac = a->key_fail > a->key_unknown
+		                           ? a->key_fail - a->key_unknown
+		                           : 0;
+
 		family(&o, "key_requests_total", "counter",
-		       "Requests with a symmetric-key MAC, by result.");
+		       "Requests with a symmetric-key MAC, by result: ok, "
+		       "bad_mac (a known key, a wrong MAC), unknown_key.");
 		put(&o, "leapclockd_key_requests_total{result=\"ok\"} %" PRIu64
 		        "\n", a->key_ok);
 		put(&o, "leapclockd_key_requests_total{result=\"bad_mac\"} %"
-		        PRIu64 "\n", a->key_fail);
+		        PRIu64 "\n", bad_mac);
 		put(&o, "leapclockd_key_requests_total{result=\"unknown_key\"} %"
 		        PRIu64 "\n", a->key_unknown);
 		family(&o, "nts_requests_total", "counter",
-		       "NTS-protected requests, by result.");
+		       "NTS-protected requests, by result: ok, fail.");
 		put(&o, "leapclockd_nts_requests_total{result=\"ok\"} %" PRIu64
 		        "\n", a->nts_ok);
 		put(&o, "leapclockd_nts_requests_total{result=\"fail\"} %" PRIu64
 		        "\n", a->nts_fail);
-		put(&o, "leapclockd_nts_requests_total{result=\"bad_cookie\"} %"
-		        PRIu64 "\n", a->nts_cookie_fail);
-		put(&o, "leapclockd_nts_requests_total{result=\"nak\"} %" PRIu64
-		        "\n", a->nts_nak);
+		family(&o, "nts_cookie_failures_total", "counter",
+		       "NTS requests whose cookie did not decrypt (of the "
+		       "failed ones).");
+		put(&o, "leapclockd_nts_cookie_failures_total %" PRIu64 "\n",
+		    a->nts_cookie_fail);
+		family(&o, "nts_naks_total", "counter",
+		       "NTSN kiss-o'-death replies sent.");
+		put(&o, "leapclockd_nts_naks_total %" PRIu64 "\n", a->nts_nak);
 		family(&o, "ntske_handshakes_total", "counter",
 		       "NTS-KE sessions that handed out cookies.");
 		put(&o, "leapclockd_ntske_handshakes_total %" PRIu64 "\n",
