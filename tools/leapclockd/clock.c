@@ -300,10 +300,34 @@ int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg)
 		struct timespec utc;
 		char msg[600];
 
+		char when[sizeof(cfg->pretend)], *at;
+
+		/* TIME@ANCHOR: TIME when the host's UTC reads ANCHOR, so that
+		 * every server given the same pair serves the same instant
+		 * (a fleet's rehearsal; config.c checked both parts) */
+		snprintf(when, sizeof(when), "%s", cfg->pretend);
+		at = strchr(when, '@');
+		if (at != NULL)
+			*at++ = '\0';
 		memset(&err, 0, sizeof(err));
-		rc = lc_iso8601_parse(cfg->pretend, c->table, &utc, &err);
+		rc = lc_iso8601_parse(when, c->table, &utc, &err);
 		if (rc == 0)
 			rc = lc_tai_from_utc(c->table, &utc, &c->pretend_tai_ns);
+		if (rc == 0 && at != NULL) {
+			struct timespec anchor;
+
+			rc = lc_iso8601_parse(at, c->table, &anchor, &err);
+			if (rc == 0) {
+				int64_t a = (int64_t)anchor.tv_sec * LC__NS +
+				            (anchor.tv_nsec < LC__NS
+				                     ? anchor.tv_nsec
+				                     : LC__NS - 1);
+				int64_t rt = host_ns(CLOCK_REALTIME);
+
+				c->pretend_mono_ns = host_ns(CLOCK_MONOTONIC);
+				c->pretend_tai_ns += rt - a;
+			}
+		}
 		if (rc < 0) {
 			lc_error_format(&err, msg, sizeof(msg));
 			ld_log(LD_LOG_ERR, "--pretend '%s': %s (%s)",
@@ -311,7 +335,8 @@ int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg)
 			goto fail;
 		}
 		c->pretend = 1;
-		c->pretend_mono_ns = host_ns(CLOCK_MONOTONIC);
+		if (at == NULL)
+			c->pretend_mono_ns = host_ns(CLOCK_MONOTONIC);
 		ld_log(LD_LOG_INFO, "pretending: the served time starts at %s",
 		       cfg->pretend);
 	}
@@ -637,6 +662,19 @@ static void free_retired(struct ld_clock *c, int all)
 	}
 	c->nretired = n;
 	pthread_mutex_unlock(&c->slow);
+}
+
+/* The host following as of the last update (locked in the library: any
+ * thread). LC_ENOENT-like -1 when not following (--pretend). */
+int ld_clock_host_status(struct ld_clock *c, struct lc_tk_host *h)
+{
+#if !LD_HOST_CLOCK
+	return lc_tk_host_status(c->tk, h) == 0 ? 0 : -1;
+#else
+	(void)c;
+	(void)h;
+	return -1;
+#endif
 }
 
 void ld_clock_update(struct ld_clock *c)

@@ -615,7 +615,8 @@ static void usage(FILE *out)
 	        "      --no-timeline       publish no timeline page (needs --listen)\n"
 	        "      --leapfile FILE     leap-seconds.list or tzdata leapseconds\n"
 	        "                          (default: the system's; SIGHUP reloads it)\n"
-	        "      --pretend TIME      serve time that reads TIME (ISO 8601) now\n"
+	        "      --pretend TIME[@AT] serve time that reads TIME (ISO 8601) now, or\n"
+	        "                          when the host's UTC reads AT (a fleet agrees)\n"
 	        "      --stats-file FILE   counters for 'leapclock server-stats'\n"
 	        "                          (default " LD_DEFAULT_STATSFILE ", 'none': off)\n"
 	        "      --stratum N         1..15 (default 1)\n"
@@ -852,10 +853,20 @@ static int check(struct ld_config *c)
 			struct timespec utc;
 			int64_t tai;
 
+			char when[sizeof(c->pretend)], *at;
+
+			/* TIME or TIME@ANCHOR (the host's UTC at which the
+			 * served time reads TIME) */
+			snprintf(when, sizeof(when), "%s", c->pretend);
+			at = strchr(when, '@');
+			if (at != NULL)
+				*at++ = '\0';
 			memset(&err, 0, sizeof(err));
-			rc = lc_iso8601_parse(c->pretend, t, &utc, &err);
+			rc = lc_iso8601_parse(when, t, &utc, &err);
 			if (rc == 0)
 				rc = lc_tai_from_utc(t, &utc, &tai);
+			if (rc == 0 && at != NULL)
+				rc = lc_iso8601_parse(at, t, &utc, &err);
 			if (rc < 0) {
 				if (err.code != 0)
 					lc_error_format(&err, msg, sizeof(msg));

@@ -150,6 +150,9 @@ int ld_clock_watch_paths(const struct ld_clock *c, char paths[2][PATH_MAX]);
 /* The table in use (for LI and information). Main thread only: a reload
  * frees the table it replaces. */
 const lc_leaptable *ld_clock_table(const struct ld_clock *c);
+/* The timeline's host-following verdict as of the last update, from any
+ * thread; -1 when the host is not followed (--pretend). */
+int ld_clock_host_status(struct ld_clock *c, struct lc_tk_host *h);
 /* The expiry (POSIX seconds) of the table in use; from any thread. */
 int64_t ld_clock_expires(struct ld_clock *c);
 /* A measure of the clock's read precision as log2 seconds. */

@@ -6,16 +6,30 @@
  * timekeepers and bind every socket while still attached to the terminal
  * (so that any failure is printed and the exit status says so), then, unless
  * -d, detach and log to syslog.
+ *
+ * Started as root outside systemd with --user NAME, the daemon drops to
+ * that user once everything is bound and every secret read (before
+ * detaching, so that a failure is printed): the NTS key folder and the
+ * certificate and its key become the user's, mode 0700/0600, and a drop
+ * that does not hold (setuid(0) still works) stops the daemon rather than
+ * leave it running as root. Under systemd ($INVOCATION_ID) the unit
+ * decides the user (User=): its bounding set has no CAP_SETUID anyway.
  */
+#define _GNU_SOURCE /* setgroups */
 #include "leapclockd.h"
+#include "metrics.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -138,11 +152,147 @@ static int detach(void)
 	return 0;
 }
 
+/* Makes `path` the user's with `mode`, if it exists (logged). */
+static int give(const char *path, uid_t uid, gid_t gid, mode_t mode)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0) {
+		if (errno == ENOENT)
+			return 0;
+		ld_log(LD_LOG_ERR, "--user: %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		ld_log(LD_LOG_ERR, "--user: %s is a symbolic link: not handing "
+		       "it over", path);
+		return -1;
+	}
+	if ((st.st_uid != uid || st.st_gid != gid) &&
+	    chown(path, uid, gid) != 0) {
+		ld_log(LD_LOG_ERR, "--user: chown %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if ((st.st_mode & 07777) != mode && chmod(path, mode) != 0) {
+		ld_log(LD_LOG_ERR, "--user: chmod %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The NTS secrets readable by the user and nobody else: the key folder
+ * (0700) and the files in it (0600), the certificate and its key (0600). */
+static int hand_over(const struct ld_config *c, uid_t uid, gid_t gid)
+{
+	int rc = 0;
+
+	if (c->nts_cert[0] == '\0')
+		return 0;
+	if (c->nts_keydir[0] != '\0') {
+		DIR *d = opendir(c->nts_keydir);
+		struct dirent *e;
+
+		if (give(c->nts_keydir, uid, gid, 0700) != 0)
+			rc = -1;
+		while (d != NULL && (e = readdir(d)) != NULL) {
+			char p[PATH_MAX + 260];
+			struct stat st;
+
+			snprintf(p, sizeof(p), "%s/%s", c->nts_keydir, e->d_name);
+			if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) &&
+			    give(p, uid, gid, 0600) != 0)
+				rc = -1;
+		}
+		if (d != NULL)
+			closedir(d);
+	}
+	if (give(c->nts_cert, uid, gid, 0600) != 0 ||
+	    give(c->nts_key, uid, gid, 0600) != 0)
+		rc = -1;
+	return rc;
+}
+
+/* The stats file's folder: created for the user if missing, and the
+ * default one (/run/leapclockd, leapclockd's own) handed over, so that
+ * the counters keep being written. Another folder is left as it is. */
+static void stats_dir(const struct ld_config *c, uid_t uid, gid_t gid)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	if (c->statsfile[0] == '\0')
+		return;
+	snprintf(dir, sizeof(dir), "%s", c->statsfile);
+	slash = strrchr(dir, '/');
+	if (slash == NULL || slash == dir)
+		return;
+	*slash = '\0';
+	if (mkdir(dir, 0755) == 0 ||
+	    strcmp(c->statsfile, LD_DEFAULT_STATSFILE) == 0) {
+		if (chown(dir, uid, gid) != 0)
+			ld_log(LD_LOG_WARNING, "--user: chown %s: %s", dir,
+			       strerror(errno));
+	}
+}
+
+/* Drops root for cfg->user (see the top). 0, or -1 after logging: the
+ * daemon must not go on. */
+static int drop_privileges(const struct ld_config *c)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	int e;
+
+	if (c->user[0] == '\0')
+		return 0;
+	if (geteuid() != 0) {
+		ld_log(LD_LOG_INFO, "not started as root: --user %s not needed",
+		       c->user);
+		return 0;
+	}
+	if (getenv("INVOCATION_ID") != NULL) {
+		ld_log(LD_LOG_INFO,
+		       "under systemd: the unit's User= decides, --user %s "
+		       "ignored", c->user);
+		return 0;
+	}
+	e = getpwnam_r(c->user, &pw, buf, sizeof(buf), &res);
+	if (res == NULL) {
+		ld_log(LD_LOG_ERR, "--user %s: %s", c->user,
+		       e != 0 ? strerror(e) : "no such user");
+		return -1;
+	}
+	if (pw.pw_uid == 0) {
+		ld_log(LD_LOG_INFO, "--user %s is root: staying", c->user);
+		return 0;
+	}
+	if (hand_over(c, pw.pw_uid, pw.pw_gid) != 0)
+		return -1;
+	stats_dir(c, pw.pw_uid, pw.pw_gid);
+	if (setgroups(1, &pw.pw_gid) != 0 || setgid(pw.pw_gid) != 0 ||
+	    setuid(pw.pw_uid) != 0) {
+		ld_log(LD_LOG_ERR, "--user %s: cannot drop root (%s): refusing "
+		       "to run as root", c->user, strerror(errno));
+		return -1;
+	}
+	/* it must not be undoable */
+	if (setuid(0) == 0 || geteuid() == 0 || getuid() == 0 ||
+	    getegid() != pw.pw_gid) {
+		ld_log(LD_LOG_ERR, "--user %s: root could be regained: refusing "
+		       "to run", c->user);
+		return -1;
+	}
+	ld_log(LD_LOG_INFO, "running as %s (uid %ld, gid %ld)", c->user,
+	       (long)pw.pw_uid, (long)pw.pw_gid);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct ld_config cfg;
 	struct ld_clock *clock = NULL;
 	struct ld_server *server = NULL;
+	struct ld_metrics *metrics = NULL;
 	int rc;
 
 	ld_config_init(&cfg);
@@ -159,17 +309,32 @@ int main(int argc, char **argv)
 		ld_clock_free(clock);
 		return 1;
 	}
+	if (ld_metrics_new(&metrics, &cfg, server, clock) != 0 ||
+	    drop_privileges(&cfg) != 0) {
+		ld_metrics_free(metrics);
+		ld_server_free(server);
+		ld_clock_free(clock);
+		return 1;
+	}
 	if (!cfg.foreground) {
 		if (cfg.use_syslog != 0)
 			ld_log_use_syslog(1);
 		if (detach() != 0)
 			return 1;
 	}
+	/* a thread after the fork: detach() keeps none */
+	if (ld_metrics_start(metrics) != 0) {
+		ld_metrics_free(metrics);
+		ld_server_free(server);
+		ld_clock_free(clock);
+		return 1;
+	}
 	start_stop_signals();
 	ld_log(LD_LOG_INFO, "leapclockd " LC_VERSION_STRING " running (pid %ld)",
 	       (long)getpid());
 	rc = ld_server_run(server);
 	ld_log(LD_LOG_INFO, "stopping");
+	ld_metrics_free(metrics);
 	ld_server_free(server);
 	ld_clock_free(clock);
 	return rc == 0 ? 0 : 1;

@@ -1,0 +1,724 @@
+/*
+ * metrics.c - Prometheus metrics for leapclockd (see metrics.h).
+ *
+ * The text is the exposition format 0.0.4: for each family a # HELP and a
+ * # TYPE line, then its samples; counters end in _total. Per socket the
+ * labels are listen="ADDR:PORT" (as bound) and mode="utc" or
+ * "smear:NAME"; the leap indicator is per mode.
+ *
+ * The HTTP side is deliberately small: one thread, poll() over the
+ * listening socket, a wake-up pipe and at most LD_METRICS_MAX_CONN
+ * connections; each may send at most LD_METRICS_MAX_REQUEST bytes of
+ * request head and has LD_METRICS_TIMEOUT_MS to send it and read the
+ * answer, then it is closed. One request per connection (Connection:
+ * close). GET (and HEAD) of /metrics gets 200, any other path 404, any
+ * other method 405, a head too long 431, anything unparseable 400.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "metrics.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- the text (pure) ---------------------------------------------------- */
+
+struct out {
+	char *buf;
+	size_t size, len;
+};
+
+static void put(struct out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void put(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	size_t room = o->len < o->size ? o->size - o->len : 0;
+
+	va_start(ap, fmt);
+	n = vsnprintf(room ? o->buf + o->len : NULL, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->len += (size_t)n;
+}
+
+/* A label value with \, " and newline escaped as the format asks. */
+static void put_label(struct out *o, const char *v)
+{
+	for (; *v != '\0'; v++) {
+		if (*v == '\\')
+			put(o, "\\\\");
+		else if (*v == '"')
+			put(o, "\\\"");
+		else if (*v == '\n')
+			put(o, "\\n");
+		else
+			put(o, "%c", *v);
+	}
+}
+
+static void family(struct out *o, const char *name, const char *type,
+                   const char *help)
+{
+	put(o, "# HELP leapclockd_%s %s\n# TYPE leapclockd_%s %s\n", name, help,
+	    name, type);
+}
+
+static void sock_labels(struct out *o, const struct ld_metrics_listener *l)
+{
+	put(o, "{listen=\"");
+	put_label(o, l->listen);
+	put(o, "\",mode=\"");
+	put_label(o, l->mode);
+	put(o, "\"");
+}
+
+/* One sample per socket of the counter at `off` in struct ld_counters. */
+static void per_socket(struct out *o, const struct ld_metrics_snapshot *s,
+                       const char *name, size_t off, const char *extra)
+{
+	for (int i = 0; i < s->n; i++) {
+		uint64_t v;
+
+		memcpy(&v, (const char *)&s->l[i].c + off, sizeof(v));
+		put(o, "leapclockd_%s", name);
+		sock_labels(o, &s->l[i]);
+		if (extra != NULL)
+			put(o, ",%s", extra);
+		put(o, "} %" PRIu64 "\n", v);
+	}
+}
+
+/* ns as seconds, exactly (no float rounding): -0.000001500 */
+static void put_seconds(struct out *o, int64_t ns)
+{
+	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+
+	put(o, "%s%" PRIu64 ".%09" PRIu64, ns < 0 ? "-" : "", a / 1000000000u,
+	    a % 1000000000u);
+}
+
+static const char *const host_states[] = {
+	"not_followed", "agrees", "leap_off", "stepped", "smeared",
+};
+
+size_t ld_metrics_format(const struct ld_metrics_snapshot *s, char *buf,
+                         size_t size)
+{
+	struct out o = { buf, size, 0 };
+#define OFF(f) offsetof(struct ld_counters, f)
+
+	if (size > 0)
+		buf[0] = '\0';
+	family(&o, "received_total", "counter",
+	       "Datagrams received, per socket.");
+	per_socket(&o, s, "received_total", OFF(received), NULL);
+	family(&o, "requests_total", "counter",
+	       "Well-formed NTP client requests, per socket.");
+	per_socket(&o, s, "requests_total", OFF(requests), NULL);
+	family(&o, "replies_total", "counter", "Time replies sent, per socket.");
+	per_socket(&o, s, "replies_total", OFF(replies), NULL);
+	family(&o, "drops_total", "counter",
+	       "Datagrams dropped unanswered (or answered with a kiss), by "
+	       "reason: malformed, control (mode 6/7), other_mode, "
+	       "ratelimited.");
+	per_socket(&o, s, "drops_total", OFF(malformed), "reason=\"malformed\"");
+	per_socket(&o, s, "drops_total", OFF(control), "reason=\"control\"");
+	per_socket(&o, s, "drops_total", OFF(other_mode),
+	           "reason=\"other_mode\"");
+	per_socket(&o, s, "drops_total", OFF(ratelimited),
+	           "reason=\"ratelimited\"");
+	family(&o, "kod_total", "counter",
+	       "Kiss-o'-death and crypto-NAK replies sent, per socket.");
+	per_socket(&o, s, "kod_total", OFF(kod), NULL);
+	family(&o, "send_errors_total", "counter",
+	       "Replies the kernel did not take, per socket.");
+	per_socket(&o, s, "send_errors_total", OFF(send_errors), NULL);
+	family(&o, "auth_total", "counter",
+	       "Authenticated requests (keys or NTS) by result, per socket.");
+	per_socket(&o, s, "auth_total", OFF(auth_ok), "result=\"ok\"");
+	per_socket(&o, s, "auth_total", OFF(auth_fail), "result=\"fail\"");
+#undef OFF
+
+	if (s->have_auth) {
+		const struct ld_auth_counters *a = &s->auth;
+
+		/* disjoint results: key_fail counts the unknown ids too */
+		uint64_t bad_mac = a->key_fail > a->key_unknown
+		                           ? a->key_fail - a->key_unknown
+		                           : 0;
+
+		family(&o, "key_requests_total", "counter",
+		       "Requests with a symmetric-key MAC, by result: ok, "
+		       "bad_mac (a known key, a wrong MAC), unknown_key.");
+		put(&o, "leapclockd_key_requests_total{result=\"ok\"} %" PRIu64
+		        "\n", a->key_ok);
+		put(&o, "leapclockd_key_requests_total{result=\"bad_mac\"} %"
+		        PRIu64 "\n", bad_mac);
+		put(&o, "leapclockd_key_requests_total{result=\"unknown_key\"} %"
+		        PRIu64 "\n", a->key_unknown);
+		family(&o, "nts_requests_total", "counter",
+		       "NTS-protected requests, by result: ok, fail.");
+		put(&o, "leapclockd_nts_requests_total{result=\"ok\"} %" PRIu64
+		        "\n", a->nts_ok);
+		put(&o, "leapclockd_nts_requests_total{result=\"fail\"} %" PRIu64
+		        "\n", a->nts_fail);
+		family(&o, "nts_cookie_failures_total", "counter",
+		       "NTS requests whose cookie did not decrypt (of the "
+		       "failed ones).");
+		put(&o, "leapclockd_nts_cookie_failures_total %" PRIu64 "\n",
+		    a->nts_cookie_fail);
+		family(&o, "nts_naks_total", "counter",
+		       "NTSN kiss-o'-death replies sent.");
+		put(&o, "leapclockd_nts_naks_total %" PRIu64 "\n", a->nts_nak);
+		family(&o, "ntske_handshakes_total", "counter",
+		       "NTS-KE sessions that handed out cookies.");
+		put(&o, "leapclockd_ntske_handshakes_total %" PRIu64 "\n",
+		    a->ke_handshakes);
+		family(&o, "ntske_failures_total", "counter",
+		       "NTS-KE sessions that failed (TLS or protocol).");
+		put(&o, "leapclockd_ntske_failures_total %" PRIu64 "\n",
+		    a->ke_failures);
+	}
+
+	family(&o, "leap_indicator", "gauge",
+	       "The leap indicator served now, per mode: 0 none, 1 a second "
+	       "inserted tonight, 2 deleted, 3 unsynchronised.");
+	for (int i = 0; i < s->n; i++) {
+		int seen = 0;
+
+		for (int j = 0; j < i; j++)
+			seen |= strcmp(s->l[j].mode, s->l[i].mode) == 0;
+		if (seen)
+			continue;
+		put(&o, "leapclockd_leap_indicator{mode=\"");
+		put_label(&o, s->l[i].mode);
+		put(&o, "\"} %u\n", s->l[i].li);
+	}
+	family(&o, "smear_offset_seconds", "gauge",
+	       "Served time minus unsmeared UTC now, per socket (0 outside a "
+	       "smear and on utc sockets).");
+	for (int i = 0; i < s->n; i++) {
+		put(&o, "leapclockd_smear_offset_seconds");
+		sock_labels(&o, &s->l[i]);
+		put(&o, "} ");
+		put_seconds(&o, s->l[i].smear ? s->l[i].smear_ns : 0);
+		put(&o, "\n");
+	}
+	if (s->table_expires != INT64_MIN) {
+		family(&o, "leap_table_expiry_seconds", "gauge",
+		       "Seconds until the leap table expires (negative: "
+		       "expired).");
+		put(&o, "leapclockd_leap_table_expiry_seconds %" PRId64 "\n",
+		    s->table_expires - s->now_unix);
+		family(&o, "leap_table_expires_timestamp_seconds", "gauge",
+		       "When the leap table expires, POSIX seconds.");
+		put(&o, "leapclockd_leap_table_expires_timestamp_seconds %" PRId64
+		        "\n", s->table_expires);
+	}
+	family(&o, "pretend", "gauge",
+	       "1 while serving a --pretend rehearsal, not the real time.");
+	put(&o, "leapclockd_pretend %d\n", s->pretend ? 1 : 0);
+	family(&o, "host_state", "gauge",
+	       "The timeline's verdict on the host clock: 1 for the state it "
+	       "is in (not_followed with --pretend).");
+	for (size_t k = 0; k < sizeof(host_states) / sizeof(host_states[0]);
+	     k++) {
+		int state = s->host_followed ? s->host_state : 0;
+
+		put(&o, "leapclockd_host_state{state=\"%s\"} %d\n",
+		    host_states[k], (size_t)state == k ? 1 : 0);
+	}
+	if (s->host_followed) {
+		family(&o, "host_offset_seconds", "gauge",
+		       "Host CLOCK_REALTIME minus the timeline's REALTIME "
+		       "(declared host smear removed) at the last update.");
+		put(&o, "leapclockd_host_offset_seconds ");
+		put_seconds(&o, s->host_offset_ns);
+		put(&o, "\n");
+		family(&o, "host_steps_total", "counter",
+		       "Steps of the host clock the timeline followed.");
+		put(&o, "leapclockd_host_steps_total %" PRIu64 "\n",
+		    s->host_steps);
+		family(&o, "host_leaps_behind", "gauge",
+		       "Leap seconds applied by the timeline that the host "
+		       "clock has not (yet).");
+		put(&o, "leapclockd_host_leaps_behind %d\n",
+		    s->host_leaps_behind);
+	}
+	family(&o, "start_time_seconds", "gauge",
+	       "When the daemon started, POSIX seconds.");
+	put(&o, "leapclockd_start_time_seconds %" PRId64 "\n", s->started_unix);
+	return o.len;
+}
+
+int ld_metrics_parse_addr(const char *text, struct sockaddr_storage *ss,
+                          socklen_t *len)
+{
+	char host[64];
+	const char *colon;
+	char *end;
+	unsigned long port;
+	size_t hl;
+
+	memset(ss, 0, sizeof(*ss));
+	if (text[0] == '[') {
+		const char *close = strchr(text, ']');
+
+		if (close == NULL || close[1] != ':')
+			return -1;
+		hl = (size_t)(close - text - 1);
+		if (hl >= sizeof(host))
+			return -1;
+		memcpy(host, text + 1, hl);
+		host[hl] = '\0';
+		colon = close + 1;
+	} else {
+		colon = strrchr(text, ':');
+		if (colon == NULL)
+			return -1;
+		hl = (size_t)(colon - text);
+		if (hl >= sizeof(host))
+			return -1;
+		memcpy(host, text, hl);
+		host[hl] = '\0';
+	}
+	if (colon[1] < '0' || colon[1] > '9')
+		return -1;
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (*end != '\0' || errno != 0 || port > 65535)
+		return -1;
+	if (text[0] == '[') {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
+
+		if (inet_pton(AF_INET6, host, &a->sin6_addr) != 1)
+			return -1;
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*a);
+	} else {
+		struct sockaddr_in *a = (struct sockaddr_in *)ss;
+
+		if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
+			return -1;
+		a->sin_family = AF_INET;
+		a->sin_port = htons((uint16_t)port);
+		*len = sizeof(*a);
+	}
+	return 0;
+}
+
+/* ---- the snapshot ------------------------------------------------------- */
+
+struct conn {
+	int fd;
+	int64_t deadline; /* CLOCK_MONOTONIC ms */
+	size_t inlen;
+	char in[LD_METRICS_MAX_REQUEST + 1];
+	char *out;        /* the answer, once known */
+	size_t outlen, outoff;
+};
+
+struct ld_metrics {
+	const struct ld_config *cfg;
+	struct ld_server *server;
+	struct ld_clock *clock;
+	struct ld_source *src[LD_MAX_LISTEN];
+	char name[LD_MAX_LISTEN][80];
+	int64_t started_unix;
+	int lfd;
+	int wake[2];
+	pthread_t thread;
+	int running;
+	struct conn conn[LD_METRICS_MAX_CONN];
+	uint64_t scrapes;
+};
+
+void ld_metrics_snapshot(struct ld_metrics *m, struct ld_metrics_snapshot *s)
+{
+	struct lc_tk_host h;
+	int n = ld_server_nlisteners(m->server);
+
+	memset(s, 0, sizeof(*s));
+	if (n > m->cfg->nlisten)
+		n = m->cfg->nlisten;
+	s->n = n;
+	for (int i = 0; i < n; i++) {
+		struct ld_metrics_listener *l = &s->l[i];
+		struct ld_listener_info info;
+		struct ld_reading r;
+
+		if (ld_server_listener(m->server, i, &info) == 0) {
+			snprintf(l->listen, sizeof(l->listen), "%s", info.addr);
+			snprintf(l->mode, sizeof(l->mode), "%s", info.mode);
+		} else {
+			snprintf(l->listen, sizeof(l->listen), "%s", m->name[i]);
+			snprintf(l->mode, sizeof(l->mode), "%s",
+			         m->cfg->listen[i].mode_name);
+		}
+		ld_server_counters(m->server, i, &l->c);
+		l->smear = m->cfg->listen[i].smear;
+		if (m->src[i] != NULL) {
+			ld_source_read(m->src[i], &r);
+			l->li = r.li;
+			l->smear_ns = r.smear_ns;
+		}
+	}
+	ld_server_auth_counters(m->server, &s->auth, &s->have_auth);
+	s->now_unix = (int64_t)time(NULL);
+	s->started_unix = m->started_unix;
+	s->table_expires = ld_clock_expires(m->clock);
+	s->pretend = m->cfg->pretend[0] != '\0';
+	if (ld_clock_host_status(m->clock, &h) == 0) {
+		s->host_followed = 1;
+		s->host_state = h.state;
+		s->host_offset_ns = h.offset_ns;
+		s->host_steps = h.steps;
+		s->host_leaps_behind = h.leaps_behind;
+	}
+}
+
+/* ---- HTTP --------------------------------------------------------------- */
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void conn_close(struct conn *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->out);
+	c->fd = -1;
+	c->out = NULL;
+	c->inlen = c->outlen = c->outoff = 0;
+}
+
+/* The answer: status line, headers, and (unless HEAD) the body. */
+static void respond(struct conn *c, int code, const char *reason,
+                    const char *ctype, const char *body, size_t blen,
+                    int head)
+{
+	char hdr[256];
+	int hl = snprintf(hdr, sizeof(hdr),
+	                  "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
+	                  "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+	                  code, reason, ctype, blen);
+	size_t total = (size_t)hl + (head ? 0 : blen);
+
+	c->out = malloc(total);
+	if (c->out == NULL) {
+		conn_close(c);
+		return;
+	}
+	memcpy(c->out, hdr, (size_t)hl);
+	if (!head)
+		memcpy(c->out + hl, body, blen);
+	c->outlen = total;
+	c->outoff = 0;
+}
+
+static void respond_text(struct conn *c, int code, const char *reason)
+{
+	char body[64];
+	int n = snprintf(body, sizeof(body), "%d %s\n", code, reason);
+
+	respond(c, code, reason, "text/plain; charset=utf-8", body, (size_t)n,
+	        0);
+}
+
+/* A whole request head is in c->in: answer it. */
+static void serve(struct ld_metrics *m, struct conn *c)
+{
+	char method[16], target[256], version[16];
+	struct ld_metrics_snapshot *snap;
+	char *text;
+	size_t size = 16384, len;
+	int head;
+
+	c->in[c->inlen] = '\0';
+	if (sscanf(c->in, "%15s %255s %15s", method, target, version) != 3 ||
+	    strncmp(version, "HTTP/1.", 7) != 0) {
+		respond_text(c, 400, "Bad Request");
+		return;
+	}
+	head = strcmp(method, "HEAD") == 0;
+	if (strcmp(method, "GET") != 0 && !head) {
+		respond_text(c, 405, "Method Not Allowed");
+		return;
+	}
+	target[strcspn(target, "?")] = '\0';
+	if (strcmp(target, "/metrics") != 0) {
+		respond_text(c, 404, "Not Found");
+		return;
+	}
+	snap = malloc(sizeof(*snap));
+	if (snap == NULL) {
+		respond_text(c, 500, "Internal Server Error");
+		return;
+	}
+	ld_metrics_snapshot(m, snap);
+	for (;;) {
+		text = malloc(size);
+		if (text == NULL)
+			break;
+		len = ld_metrics_format(snap, text, size);
+		if (len < size)
+			break;
+		free(text);
+		text = NULL;
+		size = len + 1;
+	}
+	free(snap);
+	if (text == NULL) {
+		respond_text(c, 500, "Internal Server Error");
+		return;
+	}
+	m->scrapes++;
+	respond(c, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", text,
+	        len, head);
+	free(text);
+}
+
+/* 1 once the bytes read so far end a request head. */
+static int head_complete(const struct conn *c)
+{
+	for (size_t i = 0; i + 1 < c->inlen; i++) {
+		if (c->in[i] == '\n' && c->in[i + 1] == '\n')
+			return 1;
+		if (i + 3 < c->inlen && memcmp(c->in + i, "\r\n\r\n", 4) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void on_readable(struct ld_metrics *m, struct conn *c)
+{
+	ssize_t n = recv(c->fd, c->in + c->inlen,
+	                 LD_METRICS_MAX_REQUEST - c->inlen, 0);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		conn_close(c);
+		return;
+	}
+	c->inlen += (size_t)n;
+	if (head_complete(c)) {
+		serve(m, c);
+	} else if (c->inlen >= LD_METRICS_MAX_REQUEST) {
+		respond_text(c, 431, "Request Header Fields Too Large");
+	}
+}
+
+static void on_writable(struct conn *c)
+{
+	ssize_t n = send(c->fd, c->out + c->outoff, c->outlen - c->outoff,
+	                 MSG_NOSIGNAL);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		conn_close(c);
+		return;
+	}
+	c->outoff += (size_t)n;
+	if (c->outoff == c->outlen) {
+		/* all sent: say we are done, then close */
+		shutdown(c->fd, SHUT_WR);
+		conn_close(c);
+	}
+}
+
+static void accept_all(struct ld_metrics *m)
+{
+	for (;;) {
+		struct conn *free_c = NULL;
+		int fd = accept4(m->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0)
+			return;
+		for (int i = 0; i < LD_METRICS_MAX_CONN; i++)
+			if (m->conn[i].fd < 0) {
+				free_c = &m->conn[i];
+				break;
+			}
+		if (free_c == NULL) {
+			/* full: the oldest work goes on, the newcomer waits
+			 * for nobody */
+			close(fd);
+			continue;
+		}
+		free_c->fd = fd;
+		free_c->deadline = mono_ms() + LD_METRICS_TIMEOUT_MS;
+		free_c->inlen = 0;
+	}
+}
+
+static void *metrics_thread(void *arg)
+{
+	struct ld_metrics *m = arg;
+	struct pollfd pfd[2 + LD_METRICS_MAX_CONN];
+	int idx[LD_METRICS_MAX_CONN];
+
+	for (;;) {
+		int np = 2, tmo = -1;
+		int64_t now = mono_ms();
+
+		pfd[0].fd = m->wake[0];
+		pfd[0].events = POLLIN;
+		pfd[1].fd = m->lfd;
+		pfd[1].events = POLLIN;
+		for (int i = 0; i < LD_METRICS_MAX_CONN; i++) {
+			struct conn *c = &m->conn[i];
+
+			if (c->fd < 0)
+				continue;
+			if (now >= c->deadline) {
+				conn_close(c);
+				continue;
+			}
+			if (tmo < 0 || c->deadline - now < tmo)
+				tmo = (int)(c->deadline - now);
+			pfd[np].fd = c->fd;
+			pfd[np].events = c->out != NULL ? POLLOUT : POLLIN;
+			idx[np - 2] = i;
+			np++;
+		}
+		if (poll(pfd, (nfds_t)np, tmo) < 0 && errno != EINTR)
+			break;
+		if (pfd[0].revents & POLLIN)
+			break;
+		for (int k = 2; k < np; k++) {
+			struct conn *c = &m->conn[idx[k - 2]];
+
+			if (pfd[k].revents == 0 || c->fd < 0)
+				continue;
+			if (c->out != NULL)
+				on_writable(c);
+			else
+				on_readable(m, c);
+		}
+		if (pfd[1].revents & POLLIN)
+			accept_all(m);
+	}
+	return NULL;
+}
+
+int ld_metrics_new(struct ld_metrics **out, const struct ld_config *cfg,
+                   struct ld_server *server, struct ld_clock *clock)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	struct ld_metrics *m;
+	int one = 1;
+
+	*out = NULL;
+	if (cfg->metrics[0] == '\0')
+		return 0;
+	if (ld_metrics_parse_addr(cfg->metrics, &ss, &sl) != 0) {
+		ld_log(LD_LOG_ERR,
+		       "--metrics '%s': not ADDR:PORT (1.2.3.4:9975 or "
+		       "[::1]:9975)", cfg->metrics);
+		return -1;
+	}
+	m = calloc(1, sizeof(*m));
+	if (m == NULL)
+		return -1;
+	m->cfg = cfg;
+	m->server = server;
+	m->clock = clock;
+	m->wake[0] = m->wake[1] = -1;
+	m->started_unix = (int64_t)time(NULL);
+	for (int i = 0; i < LD_METRICS_MAX_CONN; i++)
+		m->conn[i].fd = -1;
+	for (int i = 0; i < cfg->nlisten; i++) {
+		/* Sources of the metrics' own, made now in this thread: a
+		 * source keeps a cache (the LI of the day, the smear span)
+		 * that its reader updates, so the metrics thread reads its
+		 * own and never the server's. Per mode, as the server's. */
+		struct ld_listen_cfg own = cfg->listen[i];
+
+		snprintf(own.mode_name, sizeof(own.mode_name), "metrics %.38s",
+		         cfg->listen[i].mode_name);
+		m->src[i] = ld_clock_source(clock, &own);
+		ld_format_addr((const struct sockaddr *)&cfg->listen[i].addr,
+		               m->name[i], sizeof(m->name[i]));
+	}
+	m->lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	                0);
+	if (m->lfd < 0 ||
+	    setsockopt(m->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+	    bind(m->lfd, (struct sockaddr *)&ss, sl) != 0 ||
+	    listen(m->lfd, 16) != 0 ||
+	    pipe2(m->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+		ld_log(LD_LOG_ERR, "--metrics %s: %s", cfg->metrics,
+		       strerror(errno));
+		ld_metrics_free(m);
+		return -1;
+	}
+	ld_log(LD_LOG_INFO, "metrics on http://%s/metrics", cfg->metrics);
+	*out = m;
+	return 0;
+}
+
+int ld_metrics_start(struct ld_metrics *m)
+{
+	sigset_t all, old;
+	int rc;
+
+	if (m == NULL)
+		return 0;
+	/* the thread takes no signal: they are the main loop's */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&m->thread, NULL, metrics_thread, m);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		ld_log(LD_LOG_ERR, "metrics thread: %s", strerror(rc));
+		return -1;
+	}
+	m->running = 1;
+	return 0;
+}
+
+void ld_metrics_free(struct ld_metrics *m)
+{
+	if (m == NULL)
+		return;
+	if (m->running) {
+		ssize_t w = write(m->wake[1], "x", 1);
+
+		(void)w;
+		pthread_join(m->thread, NULL);
+	}
+	for (int i = 0; i < LD_METRICS_MAX_CONN; i++)
+		conn_close(&m->conn[i]);
+	if (m->lfd >= 0)
+		close(m->lfd);
+	if (m->wake[0] >= 0)
+		close(m->wake[0]);
+	if (m->wake[1] >= 0)
+		close(m->wake[1]);
+	free(m);
+}
