@@ -1422,7 +1422,7 @@ static int run(struct lc__sim *s, struct lc_error *err)
 			return rc;
 		s->has_smear = 1;
 		s->realtime_smeared = 1;
-		lc_smear_window(&s->policy, &s->win_start, &s->win_end);
+		lc_smear_window_dir(&s->policy, 1, &s->win_start, &s->win_end);
 		if (-s->win_start + 5 * LC__NS > before)
 			before = -s->win_start + 5 * LC__NS;
 		if (s->win_end + 5 * LC__NS > after)
