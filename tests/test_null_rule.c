@@ -17,7 +17,7 @@
 
 /* Runs `stmt` in a child; 1 if it returned with its checks held, 0 if a
  * check failed or it crashed (printed with the call). */
-#define IN_CHILD(what, stmt, ok)                                           \
+#define IN_CHILD(what, ok, ...)                                           \
 	do {                                                               \
 		pid_t p_;                                                  \
 		int st_ = 0;                                               \
@@ -25,7 +25,7 @@
 		p_ = fork();                                               \
 		if (p_ == 0) {                                             \
 			lc_t_case_failed = 0;                              \
-			stmt;                                              \
+			__VA_ARGS__;                                       \
 			fflush(stdout);                                    \
 			_exit(lc_t_case_failed ? 1 : 0);                   \
 		}                                                          \
@@ -39,10 +39,10 @@
 		}                                                          \
 	} while (0)
 
-#define CASE(what, stmt)                                                   \
+#define CASE(what, ...)                                                   \
 	do {                                                               \
 		int ok_;                                                   \
-		IN_CHILD(what, stmt, ok_);                                 \
+		IN_CHILD(what, ok_, __VA_ARGS__);                          \
 		lc_t_checks++;                                             \
 		if (!ok_)                                                  \
 			LC_T_FAIL_("NULL rule broken by %s", what);         \
@@ -54,9 +54,9 @@
 	CASE(#call, LC_T_CMP_(int64_t, PRId64, call, ==, want, (void)0))
 #define N_U64(call, want)                                                  \
 	CASE(#call, LC_T_CMP_(uint64_t, PRIu64, call, ==, want, (void)0))
+typedef const void *cptr;
 #define N_PTR(call)                                                        \
-	CASE(#call, LC_T_CMP_(const void *, "p", (const void *)(call), ==,   \
-	                      (const void *)NULL, (void)0))
+	CASE(#call, LC_T_CMP_(cptr, "p", (cptr)(call), ==, (cptr)NULL, (void)0))
 #define N_VOID(call) CASE(#call, call)
 
 /* The harness itself: a child that dereferences NULL, or whose check
@@ -66,11 +66,11 @@ static void test_harness(void)
 	volatile int *volatile nowhere = NULL;
 	int ok;
 
-	IN_CHILD("a NULL dereference", (void)*nowhere, ok);
+	IN_CHILD("a NULL dereference", ok, (void)*nowhere);
 	LC_EQ_INT(ok, 0);
-	IN_CHILD("a failing check", LC_EXPECT_I64(1, 2), ok);
+	IN_CHILD("a failing check", ok, LC_EXPECT_I64(1, 2));
 	LC_EQ_INT(ok, 0);
-	IN_CHILD("a passing check", LC_EXPECT_I64(2, 2), ok);
+	IN_CHILD("a passing check", ok, LC_EXPECT_I64(2, 2));
 	LC_EQ_INT(ok, 1);
 }
 
