@@ -2,7 +2,9 @@
  * sim.h - the reproducer: a deterministic discrete-event simulator of how
  * kernels handled a leap second, and of leapclock's own timekeeper on the
  * same scenario (DESIGN.md section 1; docs/simulator.md). Internal: used by
- * `leapclock simulate` and tests/test_sim.c.
+ * `leapclock simulate`, `leapclock kernel-test` and tests/test_sim.c, which
+ * link the static library lc_sim (libleapclock and the preload shim do not
+ * contain the simulator).
  *
  * One run simulates one machine for one model and one setting (HZ, NOHZ) on
  * one scenario, and fills a struct lc__sim_result with the summary.
@@ -117,12 +119,8 @@ int lc__sim_scenario_parse(const char *name, int *scenario);
 int lc__sim_run(const struct lc__sim_config *cfg, struct lc__sim_result *res,
                 struct lc_error *err);
 
-/* The summary as a table row (model, tick, early count and largest, late,
- * stale, backward steps, TAI error, smear rate, leap applied), its column
- * names, and as one JSON object (preceded by a comma unless `first`). */
-void lc__sim_print_columns(FILE *f);
-void lc__sim_print_row(FILE *f, const struct lc__sim_result *r);
-void lc__sim_print_json(FILE *f, const struct lc__sim_result *r, int first);
+/* The summary lines (row, columns, JSON) are the CLI's:
+ * tools/leapclock/simprint.h. */
 
 /* ---- between sim.c and sim_exact.c ---------------------------------- */
 

@@ -20,6 +20,7 @@
 
 #include "internal.h"
 #include "sim.h"
+#include "simprint.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -351,10 +352,10 @@ int lc_cmd_kernel_test(int argc, char **argv)
 	r.scenario = del ? LC__SIM_DELETE : LC__SIM_REPRODUCER;
 	if (json) {
 		printf("[");
-		lc__sim_print_json(stdout, &r, 1);
+		lc_cli_sim_print_json(stdout, &r, 1);
 		printf("\n]\n");
 	} else {
-		lc__sim_print_row(stdout, &r);
+		lc_cli_sim_print_row(stdout, &r);
 	}
 	printf("# adjtimex states seen: %s; reader %s; leap %s; %" PRId64
 	       " samples (%" PRId64 " dropped: split reads), %" PRId64

@@ -8,6 +8,7 @@
 
 #include "internal.h"
 #include "sim.h"
+#include "simprint.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -242,7 +243,7 @@ static void print_heading(const struct lc__sim_config *c)
 	       "true instant (ms)\n"
 	       "  NOHZ     the tick stops only on an idle CPU: with a busy "
 	       "reader it runs anyway\n\n");
-	lc__sim_print_columns(stdout);
+	lc_cli_sim_print_columns(stdout);
 }
 
 int lc_cmd_simulate(int argc, char **argv)
@@ -415,14 +416,14 @@ int lc_cmd_simulate(int argc, char **argv)
 				goto out;
 			}
 			if (o->json) {
-				lc__sim_print_json(stdout, &r, first);
+				lc_cli_sim_print_json(stdout, &r, first);
 				first = 0;
 			} else if (o->trace) {
 				printf("\n");
 				print_heading(&c);
-				lc__sim_print_row(stdout, &r);
+				lc_cli_sim_print_row(stdout, &r);
 			} else {
-				lc__sim_print_row(stdout, &r);
+				lc_cli_sim_print_row(stdout, &r);
 			}
 		}
 	}
