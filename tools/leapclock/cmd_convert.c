@@ -785,20 +785,53 @@ static int looks_like_number(const char *s)
 	return *s >= '0' && *s <= '9' && strspn(s, "0123456789.") == strlen(s);
 }
 
-int lc_cmd_convert(int argc, char **argv)
-{
-	const char *time_arg = NULL, *from = NULL, *to = "all", *file = NULL;
-	const char *smear = NULL, *occurrence = NULL;
-	const struct scale *in_scale = NULL, *out[16];
-	size_t nout = 0;
-	struct conv c = {0};
-	struct lc_error err = {0};
-	lc_leaptable *t;
-	int rc, explicit_to, only_args = 0;
+/* The command line, before and after its checks. */
+struct conv_opts {
+	const char *time_arg, *from, *to, *file, *smear, *occurrence;
+	const struct scale *in_scale, *out[16];
+	size_t nout;
+	int explicit_to; /* --to named the scales (not "all") */
+};
 
+/* One option at argv[*i] (a leading '-' that is not a number); 0 or the
+ * exit status. */
+static int parse_option(struct conv_opts *o, struct conv *c, int argc,
+                        char **argv, int *i)
+{
+	const char *a = argv[*i], *v = NULL;
+	int r;
+
+	if ((r = opt_value(argc, argv, i, "--from", &v)) > 0)
+		o->from = v;
+	else if (r == 0 && (r = opt_value(argc, argv, i, "--to", &v)) > 0)
+		o->to = v;
+	else if (r == 0 &&
+	         (r = opt_value(argc, argv, i, "--leapfile", &v)) > 0)
+		o->file = v;
+	else if (r == 0 && (r = opt_value(argc, argv, i, "--file", &v)) > 0)
+		o->file = v; /* the old name of --leapfile */
+	else if (r == 0 && (r = opt_value(argc, argv, i, "--smear", &v)) > 0)
+		o->smear = v;
+	else if (r == 0 &&
+	         (r = opt_value(argc, argv, i, "--occurrence", &v)) > 0)
+		o->occurrence = v;
+	else if (r == 0 && strcmp(a, "--json") == 0)
+		c->json = 1;
+	else if (r < 0)
+		return lc_cli_usage_error(CMD, "%s needs a value", a);
+	else
+		return lc_cli_usage_error(CMD, "unknown option '%s'", a);
+	return 0;
+}
+
+static int parse_args(struct conv_opts *o, struct conv *c, int argc,
+                      char **argv)
+{
+	int only_args = 0, rc;
+
+	o->to = "all";
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = NULL;
-		int r = 0;
+		const char *a = argv[i];
 
 		if (!only_args && strcmp(a, "--") == 0) {
 			only_args = 1;
@@ -806,170 +839,180 @@ int lc_cmd_convert(int argc, char **argv)
 		}
 		if (!only_args && a[0] == '-' && a[1] != '\0' &&
 		    !looks_like_number(a)) {
-			if ((r = opt_value(argc, argv, &i, "--from", &v)) > 0)
-				from = v;
-			else if (r == 0 && (r = opt_value(argc, argv, &i,
-			                                  "--to", &v)) > 0)
-				to = v;
-			else if (r == 0 && (r = opt_value(argc, argv, &i,
-			                                  "--leapfile", &v)) > 0)
-				file = v;
-			else if (r == 0 && (r = opt_value(argc, argv, &i,
-			                                  "--file", &v)) > 0)
-				file = v; /* the old name of --leapfile */
-			else if (r == 0 && (r = opt_value(argc, argv, &i,
-			                                  "--smear", &v)) > 0)
-				smear = v;
-			else if (r == 0 &&
-			         (r = opt_value(argc, argv, &i, "--occurrence",
-			                        &v)) > 0)
-				occurrence = v;
-			else if (r == 0 && strcmp(a, "--json") == 0)
-				c.json = 1;
-			else if (r < 0)
-				return lc_cli_usage_error(
-				    CMD, "%s needs a value", a);
-			else
-				return lc_cli_usage_error(
-				    CMD, "unknown option '%s'", a);
+			rc = parse_option(o, c, argc, argv, &i);
+			if (rc != 0)
+				return rc;
 			continue;
 		}
-		if (time_arg != NULL)
+		if (o->time_arg != NULL)
 			return lc_cli_usage_error(
-			    CMD, "one TIME only ('%s' and '%s')", time_arg, a);
-		time_arg = a;
+			    CMD, "one TIME only ('%s' and '%s')", o->time_arg,
+			    a);
+		o->time_arg = a;
 	}
-	if (time_arg == NULL || time_arg[0] == '\0')
+	if (o->time_arg == NULL || o->time_arg[0] == '\0')
 		return lc_cli_usage_error(CMD, "%s TIME (for example "
 		                               "2016-12-31T23:59:60Z)",
-		                          time_arg == NULL ? "missing"
-		                                           : "empty");
+		                          o->time_arg == NULL ? "missing"
+		                                              : "empty");
+	return 0;
+}
 
-	if (smear != NULL) {
+/* --smear, the input scale (--from, or guessed from TIME's form) and
+ * --occurrence; 0 or the exit status. */
+static int pick_input(struct conv_opts *o, struct conv *c)
+{
+	const char *time_arg = o->time_arg, *from = o->from;
+	struct lc_error err = {0};
+
+	if (o->smear != NULL) {
 		char buf[256];
 
-		rc = lc_smear_preset(smear, 0, &c.smear, &err);
-		if (rc < 0)
+		if (lc_smear_preset(o->smear, 0, &c->smear, &err) < 0)
 			return lc_cli_usage_error(
-			    CMD, "--smear: unknown preset '%s' (%s)", smear,
+			    CMD, "--smear: unknown preset '%s' (%s)", o->smear,
 			    preset_list(buf, sizeof(buf)));
-		c.have_smear = 1;
+		c->have_smear = 1;
 	}
 	if (from != NULL) {
-		in_scale = find_scale(from, strlen(from));
-		if (in_scale == NULL || in_scale->parse == NULL)
+		o->in_scale = find_scale(from, strlen(from));
+		if (o->in_scale == NULL || o->in_scale->parse == NULL)
 			return lc_cli_usage_error(
 			    CMD,
 			    "unknown input scale '%s' (utc, "
 			    "tai, gps, unix, ntp, utc-sls)",
 			    from);
-		if (in_scale->needs_smear && !c.have_smear)
+		if (o->in_scale->needs_smear && !c->have_smear)
 			return lc_cli_usage_error(
 			    CMD, "--from %s needs --smear PRESET", from);
 	} else if (time_arg[0] == '0' &&
 	           (time_arg[1] == 'x' || time_arg[1] == 'X')) {
-		in_scale = find_scale("ntp", 3);
+		o->in_scale = find_scale("ntp", 3);
 	} else if (looks_like_number(time_arg)) {
-		in_scale = find_scale("unix", 4);
+		o->in_scale = find_scale("unix", 4);
 	} else {
-		in_scale = find_scale("utc", 3);
+		o->in_scale = find_scale("utc", 3);
 	}
+	if (o->occurrence == NULL)
+		return 0;
+	if (strcmp(o->occurrence, "second") == 0)
+		c->second = 1;
+	else if (strcmp(o->occurrence, "first") != 0)
+		return lc_cli_usage_error(
+		    CMD, "--occurrence: first or second, not '%s'",
+		    o->occurrence);
+	if (o->in_scale->parse != from_unix && o->in_scale->parse != from_ntp)
+		return lc_cli_usage_error(
+		    CMD, "--occurrence applies to POSIX counts (unix "
+		         "and ntp input), where a second can repeat");
+	return 0;
+}
 
-	if (occurrence != NULL) {
-		if (strcmp(occurrence, "second") == 0)
-			c.second = 1;
-		else if (strcmp(occurrence, "first") != 0)
-			return lc_cli_usage_error(
-			    CMD, "--occurrence: first or second, not '%s'",
-			    occurrence);
-		if (in_scale->parse != from_unix && in_scale->parse != from_ntp)
+/* The output scales: --to's list, or all (those needing a smear only
+ * with --smear); 0 or the exit status. */
+static int pick_outputs(struct conv_opts *o, const struct conv *c)
+{
+	o->explicit_to = strcasecmp(o->to, "all") != 0;
+	if (!o->explicit_to) {
+		for (size_t i = 0; i < NSCALES; i++)
+			if (!scales[i].needs_smear || c->have_smear)
+				o->out[o->nout++] = &scales[i];
+		return 0;
+	}
+	for (const char *p = o->to;;) {
+		size_t len = strcspn(p, ",");
+		const struct scale *s = find_scale(p, len);
+
+		if (s == NULL)
 			return lc_cli_usage_error(
 			    CMD,
-			    "--occurrence applies to POSIX counts (unix "
-			    "and ntp input), where a second can repeat");
+			    "unknown output scale '%.*s' (utc, tai, "
+			    "gps, unix, ntp, utc-sls, all)",
+			    (int)len, p);
+		if (s->needs_smear && !c->have_smear)
+			return lc_cli_usage_error(
+			    CMD, "--to %s needs --smear PRESET", s->name);
+		if (o->nout < sizeof(o->out) / sizeof(o->out[0]))
+			o->out[o->nout++] = s;
+		if (p[len] == '\0')
+			break;
+		p += len + 1;
 	}
+	return 0;
+}
 
-	explicit_to = strcasecmp(to, "all") != 0;
-	if (!explicit_to) {
-		for (size_t i = 0; i < NSCALES; i++)
-			if (!scales[i].needs_smear || c.have_smear)
-				out[nout++] = &scales[i];
-	} else {
-		for (const char *p = to;;) {
-			size_t len = strcspn(p, ",");
-			const struct scale *s = find_scale(p, len);
+/* Reads TIME on the input scale and prints it on each output scale; 0 or
+ * the exit status. */
+static int convert(const struct conv_opts *o, struct conv *c)
+{
+	const char *time_arg = o->time_arg;
+	struct lc_error err = {0};
+	int rc = o->in_scale->parse(c, time_arg, &err);
 
-			if (s == NULL)
-				return lc_cli_usage_error(
-				    CMD,
-				    "unknown output scale '%.*s' (utc, tai, "
-				    "gps, unix, ntp, utc-sls, all)",
-				    (int)len, p);
-			if (s->needs_smear && !c.have_smear)
-				return lc_cli_usage_error(
-				    CMD, "--to %s needs --smear PRESET",
-				    s->name);
-			if (nout < sizeof(out) / sizeof(out[0]))
-				out[nout++] = s;
-			if (p[len] == '\0')
-				break;
-			p += len + 1;
+	if (rc < 0) {
+		char buf[600];
+
+		if (err.code == 0)
+			lc__error(&err, rc, time_arg, 0, "%s", lc_strerror(rc));
+		fprintf(stderr, "leapclock %s: %s time: ", CMD,
+		        o->in_scale->name);
+		lc_error_format(&err, buf, sizeof(buf));
+		fprintf(stderr, "%s\n", buf);
+		return LC_EXIT_USAGE;
+	}
+	if (c->in.ambiguous)
+		note_ambiguous(c, time_arg);
+	warn_expiry(c, time_arg);
+	/* Scales that need TAI-UTC: an error if asked for by name, else
+	 * reported as unavailable. */
+	for (size_t i = 0; c->in.tai_rc < 0 && o->explicit_to && i < o->nout;
+	     i++) {
+		if (o->out[i]->needs_tai) {
+			fprintf(stderr, "leapclock %s: %s: no %s time: %s\n",
+			        CMD, time_arg, o->out[i]->name,
+			        lc_strerror(c->in.tai_rc));
+			return LC_EXIT_USAGE;
 		}
 	}
+	if (c->json)
+		printf("{");
+	for (size_t i = 0; i < o->nout; i++) {
+		if (o->out[i]->needs_tai && c->in.tai_rc < 0) {
+			member(c, o->out[i]->name);
+			if (c->json)
+				printf("null");
+			else
+				printf("unavailable: %s\n",
+				       lc_strerror(c->in.tai_rc));
+			continue;
+		}
+		o->out[i]->print(c);
+	}
+	if (c->json)
+		printf("\n}\n");
+	return LC_EXIT_OK;
+}
 
-	t = load_table(file);
+int lc_cmd_convert(int argc, char **argv)
+{
+	struct conv_opts o = {0};
+	struct conv c = {0};
+	lc_leaptable *t;
+	int rc;
+
+	rc = parse_args(&o, &c, argc, argv);
+	if (rc == 0)
+		rc = pick_input(&o, &c);
+	if (rc == 0)
+		rc = pick_outputs(&o, &c);
+	if (rc != 0)
+		return rc;
+	t = load_table(o.file);
 	if (t == NULL)
 		return LC_EXIT_USAGE;
 	c.table = t;
 	c.first_member = 1;
-
-	rc = in_scale->parse(&c, time_arg, &err);
-	if (rc < 0) {
-		if (err.code == 0)
-			lc__error(&err, rc, time_arg, 0, "%s", lc_strerror(rc));
-		fprintf(stderr, "leapclock %s: %s time: ", CMD, in_scale->name);
-		{
-			char buf[600];
-			lc_error_format(&err, buf, sizeof(buf));
-			fprintf(stderr, "%s\n", buf);
-		}
-		lc_leaptable_free(t);
-		return LC_EXIT_USAGE;
-	}
-	if (c.in.ambiguous)
-		note_ambiguous(&c, time_arg);
-	warn_expiry(&c, time_arg);
-	/* Scales that need TAI-UTC: an error if asked for by name, else
-	 * reported as unavailable. */
-	if (c.in.tai_rc < 0 && explicit_to) {
-		for (size_t i = 0; i < nout; i++) {
-			if (out[i]->needs_tai) {
-				fprintf(stderr,
-				        "leapclock %s: %s: no %s time: %s\n",
-				        CMD, time_arg, out[i]->name,
-				        lc_strerror(c.in.tai_rc));
-				lc_leaptable_free(t);
-				return LC_EXIT_USAGE;
-			}
-		}
-	}
-
-	if (c.json)
-		printf("{");
-	for (size_t i = 0; i < nout; i++) {
-		if (out[i]->needs_tai && c.in.tai_rc < 0) {
-			member(&c, out[i]->name);
-			if (c.json)
-				printf("null");
-			else
-				printf("unavailable: %s\n",
-				       lc_strerror(c.in.tai_rc));
-			continue;
-		}
-		out[i]->print(&c);
-	}
-	if (c.json)
-		printf("\n}\n");
+	rc = convert(&o, &c);
 	lc_leaptable_free(t);
-	return LC_EXIT_OK;
+	return rc;
 }
