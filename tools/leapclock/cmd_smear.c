@@ -360,7 +360,106 @@ enum {
 	OPT_JSON
 };
 
-int lc_cmd_smear(int argc, char **argv)
+/* The command line. */
+struct smear_opts {
+	const char *preset, *leap, *csv, *svg, *compare, *range;
+	const char *window_arg, *max_rate_arg;
+	int64_t window, step;
+	int shape, placement, json, custom, help;
+	double max_rate;
+};
+
+/* One option (getopt's code o, its argument optarg) into *so or x->dir;
+ * 0 or the exit status. */
+static int smear_option(struct smear_opts *so, struct ctx *x, int o,
+                        char **argv)
+{
+	char *end;
+
+	switch (o) {
+	case OPT_PRESET:
+		so->preset = optarg;
+		break;
+	case OPT_WINDOW:
+		if (parse_dur(optarg, &so->window) < 0 || so->window <= 0)
+			return lc_cli_usage_error(
+			    CMD,
+			    "--window: '%s' is not a positive "
+			    "duration (e.g. 86400, 20h, 1000s)",
+			    optarg);
+		so->window_arg = optarg;
+		break;
+	case OPT_SHAPE:
+		so->shape = lookup(optarg, shape_names, 4);
+		if (so->shape < 0)
+			return lc_cli_usage_error(
+			    CMD,
+			    "--shape: unknown shape '%s' "
+			    "(linear, cosine, quadratic, step)",
+			    optarg);
+		so->custom = 1;
+		break;
+	case OPT_PLACEMENT:
+		so->placement = lookup(optarg, placement_names, 3);
+		if (so->placement < 0 && strcmp(optarg, "centered") == 0)
+			so->placement = LC_SMEAR_CENTRED;
+		if (so->placement < 0)
+			return lc_cli_usage_error(
+			    CMD,
+			    "--placement: unknown placement '%s' "
+			    "(ending, centred, starting)",
+			    optarg);
+		so->custom = 1;
+		break;
+	case OPT_MAXRATE:
+		errno = 0;
+		so->max_rate = strtod(optarg, &end);
+		if (*end != '\0' || errno || !(so->max_rate >= 0))
+			return lc_cli_usage_error(
+			    CMD, "--max-rate: '%s' is not a rate in ppm >= 0",
+			    optarg);
+		so->max_rate_arg = optarg;
+		break;
+	case OPT_LEAP:
+		so->leap = optarg;
+		break;
+	case OPT_DELETE:
+		x->dir = -1;
+		break;
+	case OPT_STEP:
+		if (parse_dur(optarg, &so->step) < 0 || so->step <= 0)
+			return lc_cli_usage_error(
+			    CMD, "--step: '%s' is not a positive duration",
+			    optarg);
+		break;
+	case OPT_RANGE:
+		so->range = optarg;
+		break;
+	case OPT_CSV:
+		so->csv = optarg;
+		break;
+	case OPT_SVG:
+		so->svg = optarg;
+		break;
+	case OPT_COMPARE:
+		so->compare = optarg;
+		break;
+	case OPT_JSON:
+		so->json = 1;
+		break;
+	case 'h':
+		so->help = 1;
+		break;
+	default:
+		return lc_cli_usage_error(CMD,
+		                          "unknown or incomplete option '%s'",
+		                          argv[optind - 1]);
+	}
+	return 0;
+}
+
+static int smear_parse(struct smear_opts *so, struct ctx *x, int argc,
+                       char **argv)
 {
 	static const struct option opts[] = {
 	    {"preset", required_argument, NULL, OPT_PRESET},
@@ -379,124 +478,41 @@ int lc_cmd_smear(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	static struct ctx x;
-	const char *preset = NULL, *leap = NULL, *csv = NULL, *svg = NULL;
-	const char *compare = NULL, *range = NULL;
-	const char *window_arg = NULL, *max_rate_arg = NULL;
-	char label[200];
-	int64_t window = 0, step = 0;
-	int shape = -1, placement = -1, json = 0, custom = 0, o;
-	double max_rate = -1;
-	struct lc_error err = {0};
-	lc_leaptable *t;
-	char names[MAXP][32];
-	int nnames = 0;
+	int o, rc;
 
-	memset(&x, 0, sizeof(x));
-	x.dir = 1;
+	so->shape = so->placement = -1;
+	so->max_rate = -1;
+	x->dir = 1;
 	optind = 1;
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		char *end;
-		switch (o) {
-		case OPT_PRESET:
-			preset = optarg;
-			break;
-		case OPT_WINDOW:
-			if (parse_dur(optarg, &window) < 0 || window <= 0)
-				return lc_cli_usage_error(
-				    CMD,
-				    "--window: '%s' is not a positive "
-				    "duration (e.g. 86400, 20h, 1000s)",
-				    optarg);
-			window_arg = optarg;
-			break;
-		case OPT_SHAPE:
-			shape = lookup(optarg, shape_names, 4);
-			if (shape < 0)
-				return lc_cli_usage_error(
-				    CMD,
-				    "--shape: unknown shape '%s' "
-				    "(linear, cosine, quadratic, step)",
-				    optarg);
-			custom = 1;
-			break;
-		case OPT_PLACEMENT:
-			placement = lookup(optarg, placement_names, 3);
-			if (placement < 0 && strcmp(optarg, "centered") == 0)
-				placement = LC_SMEAR_CENTRED;
-			if (placement < 0)
-				return lc_cli_usage_error(
-				    CMD,
-				    "--placement: unknown placement '%s' "
-				    "(ending, centred, starting)",
-				    optarg);
-			custom = 1;
-			break;
-		case OPT_MAXRATE:
-			errno = 0;
-			max_rate = strtod(optarg, &end);
-			if (*end != '\0' || errno || !(max_rate >= 0))
-				return lc_cli_usage_error(
-				    CMD,
-				    "--max-rate: '%s' is not a rate in "
-				    "ppm >= 0",
-				    optarg);
-			max_rate_arg = optarg;
-			break;
-		case OPT_LEAP:
-			leap = optarg;
-			break;
-		case OPT_DELETE:
-			x.dir = -1;
-			break;
-		case OPT_STEP:
-			if (parse_dur(optarg, &step) < 0 || step <= 0)
-				return lc_cli_usage_error(
-				    CMD,
-				    "--step: '%s' is not a positive "
-				    "duration",
-				    optarg);
-			break;
-		case OPT_RANGE:
-			range = optarg;
-			break;
-		case OPT_CSV:
-			csv = optarg;
-			break;
-		case OPT_SVG:
-			svg = optarg;
-			break;
-		case OPT_COMPARE:
-			compare = optarg;
-			break;
-		case OPT_JSON:
-			json = 1;
-			break;
-		case 'h':
-			lc_cmd_smear_usage(stdout);
-			return 0;
-		default:
-			return lc_cli_usage_error(CMD,
-			                          "unknown or incomplete "
-			                          "option '%s'",
-			                          argv[optind - 1]);
-		}
+		rc = smear_option(so, x, o, argv);
+		if (rc != 0 || so->help)
+			return rc;
 	}
 	if (optind < argc)
 		return lc_cli_usage_error(CMD, "unexpected argument '%s'",
 		                          argv[optind]);
-	if (compare != NULL && (preset != NULL || custom))
+	return 0;
+}
+
+/* What goes together; 0 or the exit status. */
+static int smear_check(const struct smear_opts *so)
+{
+	const char *csv = so->csv, *svg = so->svg;
+
+	if (so->compare != NULL && (so->preset != NULL || so->custom))
 		return lc_cli_usage_error(CMD, "--compare draws presets: do "
 		                               "not combine it with --preset, "
 		                               "--shape or --placement");
-	if (preset != NULL && custom)
+	if (so->preset != NULL && so->custom)
 		return lc_cli_usage_error(CMD,
 		                          "--preset and --shape/--placement "
 		                          "are exclusive");
 	/* the default preset's window is fixed: do not blame "preset
 	 * 'google'", which the user never chose (issue 16) */
-	if (window != 0 && preset == NULL && !custom && compare == NULL)
+	if (so->window != 0 && so->preset == NULL && !so->custom &&
+	    so->compare == NULL)
 		return lc_cli_usage_error(
 		    CMD,
 		    "--window sets the window of --preset ntpd (7200..86400 "
@@ -514,119 +530,152 @@ int lc_cmd_smear(int argc, char **argv)
 		        : "--csv and --svg both write to '%s': give them "
 		          "two files",
 		    csv);
-	if (json && ((csv != NULL && strcmp(csv, "-") == 0) ||
-	             (svg != NULL && strcmp(svg, "-") == 0)))
+	if (so->json && ((csv != NULL && strcmp(csv, "-") == 0) ||
+	                 (svg != NULL && strcmp(svg, "-") == 0)))
 		return lc_cli_usage_error(
 		    CMD,
 		    "%s - and --json both write to standard output: send "
 		    "the %s to a file",
 		    csv != NULL && strcmp(csv, "-") == 0 ? "--csv" : "--svg",
 		    csv != NULL && strcmp(csv, "-") == 0 ? "CSV" : "SVG");
+	return 0;
+}
 
-	/* the policies */
-	if (compare != NULL) {
-		const char *s = strcmp(compare, "all") == 0 ? NULL : compare;
-		if (s == NULL) {
-			for (const char *const *nm = lc_smear_preset_names();
-			     *nm && nnames < MAXP; nm++)
-				snprintf(names[nnames++], 32, "%s", *nm);
-		} else {
-			while (*s) {
-				size_t len = strcspn(s, ",");
-				if (len == 0 || len >= 32 || nnames >= MAXP)
-					return lc_cli_usage_error(
-					    CMD, "--compare: bad list '%s'",
-					    compare);
-				memcpy(names[nnames], s, len);
-				names[nnames++][len] = '\0';
-				s += len + (s[len] == ',');
-			}
-		}
-		for (int i = 0; i < nnames; i++) {
-			if (lc_smear_preset_from("--compare", names[i], 0,
-			                         &x.c[i].p, &err) < 0) {
-				lc_cli_print_error(CMD, &err);
-				return LC_EXIT_USAGE;
-			}
-		}
-		x.n = nnames;
-	} else if (custom) {
-		struct lc_smear_policy *p = &x.c[0].p;
-		if (shape < 0 || placement < 0 || window <= 0)
-			return lc_cli_usage_error(CMD, "a custom policy needs "
-			                               "--window, --shape and "
-			                               "--placement");
-		snprintf(p->name, sizeof(p->name), "custom");
-		p->shape = shape;
-		p->placement = placement;
-		p->window_ns = window;
-		p->max_rate_ppm = max_rate > 0 ? max_rate : 0;
-		snprintf(label, sizeof(label),
-		         "custom policy --shape %s --placement %s --window "
-		         "%.40s%s%.40s",
-		         shape_names[shape], placement_names[placement],
-		         window_arg, max_rate_arg ? " --max-rate " : "",
-		         max_rate_arg ? max_rate_arg : "");
-		if (lc_smear_validate_from(label, p, &err) < 0) {
-			lc_cli_print_error(CMD, &err);
-			return LC_EXIT_USAGE;
-		}
-		x.n = 1;
+/* --compare LIST (or all): the presets into x->c[]. */
+static int compare_policies(const struct smear_opts *so, struct ctx *x)
+{
+	const char *s = strcmp(so->compare, "all") == 0 ? NULL : so->compare;
+	char names[MAXP][32];
+	struct lc_error err = {0};
+	int nnames = 0;
+
+	if (s == NULL) {
+		for (const char *const *nm = lc_smear_preset_names();
+		     *nm && nnames < MAXP; nm++)
+			snprintf(names[nnames++], 32, "%s", *nm);
 	} else {
-		struct lc_smear_policy *p = &x.c[0].p;
-		const char *name = preset ? preset : "google";
-		/* the name first, then the window: each message names its
-		 * option */
-		if (lc_smear_preset_from("--preset", name, 0, p, &err) < 0 ||
-		    (window != 0 &&
-		     lc_smear_preset_from("--window", name, window, p, &err) <
-		         0)) {
+		while (*s) {
+			size_t len = strcspn(s, ",");
+			if (len == 0 || len >= 32 || nnames >= MAXP)
+				return lc_cli_usage_error(
+				    CMD, "--compare: bad list '%s'",
+				    so->compare);
+			memcpy(names[nnames], s, len);
+			names[nnames++][len] = '\0';
+			s += len + (s[len] == ',');
+		}
+	}
+	for (int i = 0; i < nnames; i++) {
+		if (lc_smear_preset_from("--compare", names[i], 0, &x->c[i].p,
+		                         &err) < 0) {
 			lc_cli_print_error(CMD, &err);
 			return LC_EXIT_USAGE;
 		}
-		if (max_rate >= 0) {
-			p->max_rate_ppm = max_rate;
-			if (lc_smear_validate_from("--max-rate", p, &err) < 0) {
-				lc_cli_print_error(CMD, &err);
-				return LC_EXIT_USAGE;
-			}
-		}
-		x.n = 1;
 	}
+	x->n = nnames;
+	return 0;
+}
 
-	/* the leap */
-	t = lc_leaptable_new();
+/* --shape, --placement, --window (and --max-rate): one custom policy. */
+static int custom_policy(const struct smear_opts *so, struct ctx *x)
+{
+	struct lc_smear_policy *p = &x->c[0].p;
+	struct lc_error err = {0};
+	char label[200];
+
+	if (so->shape < 0 || so->placement < 0 || so->window <= 0)
+		return lc_cli_usage_error(CMD, "a custom policy needs "
+		                               "--window, --shape and "
+		                               "--placement");
+	snprintf(p->name, sizeof(p->name), "custom");
+	p->shape = so->shape;
+	p->placement = so->placement;
+	p->window_ns = so->window;
+	p->max_rate_ppm = so->max_rate > 0 ? so->max_rate : 0;
+	snprintf(label, sizeof(label),
+	         "custom policy --shape %s --placement %s --window "
+	         "%.40s%s%.40s",
+	         shape_names[so->shape], placement_names[so->placement],
+	         so->window_arg, so->max_rate_arg ? " --max-rate " : "",
+	         so->max_rate_arg ? so->max_rate_arg : "");
+	if (lc_smear_validate_from(label, p, &err) < 0) {
+		lc_cli_print_error(CMD, &err);
+		return LC_EXIT_USAGE;
+	}
+	x->n = 1;
+	return 0;
+}
+
+/* --preset (google by default), with --window and --max-rate. */
+static int preset_policy(const struct smear_opts *so, struct ctx *x)
+{
+	struct lc_smear_policy *p = &x->c[0].p;
+	const char *name = so->preset ? so->preset : "google";
+	struct lc_error err = {0};
+
+	/* the name first, then the window: each message names its option */
+	if (lc_smear_preset_from("--preset", name, 0, p, &err) < 0 ||
+	    (so->window != 0 &&
+	     lc_smear_preset_from("--window", name, so->window, p, &err) <
+	         0)) {
+		lc_cli_print_error(CMD, &err);
+		return LC_EXIT_USAGE;
+	}
+	if (so->max_rate >= 0) {
+		p->max_rate_ppm = so->max_rate;
+		if (lc_smear_validate_from("--max-rate", p, &err) < 0) {
+			lc_cli_print_error(CMD, &err);
+			return LC_EXIT_USAGE;
+		}
+	}
+	x->n = 1;
+	return 0;
+}
+
+/* The leap (--leap, else 2016-12-31's) and each policy's plan for it. */
+static int smear_plan(const struct smear_opts *so, struct ctx *x)
+{
+	struct lc_error err = {0};
+	lc_leaptable *t = lc_leaptable_new();
+
 	if (t == NULL) {
 		fprintf(stderr, "leapclock %s: out of memory\n", CMD);
 		return LC_EXIT_RUNTIME;
 	}
-	x.M = INT64_C(1483228800); /* 2017-01-01: after 2016-12-31 23:59:60 */
-	if (leap != NULL && parse_leap(leap, t, &x.M, &err) < 0) {
+	x->M = INT64_C(1483228800); /* 2017-01-01: after 2016-12-31 23:59:60 */
+	if (so->leap != NULL && parse_leap(so->leap, t, &x->M, &err) < 0) {
 		lc_cli_print_error(CMD, &err);
 		lc_leaptable_free(t);
 		return LC_EXIT_USAGE;
 	}
 	lc_leaptable_free(t);
-	x.L = (x.dir > 0 ? x.M : x.M - 1) * NS;
-	x.lo = INT64_MAX;
-	x.hi = INT64_MIN;
-	for (int i = 0; i < x.n; i++) {
-		struct curve *c = &x.c[i];
-		lc_smear_window_dir(&c->p, x.dir, &c->s, &c->e);
+	x->L = (x->dir > 0 ? x->M : x->M - 1) * NS;
+	x->lo = INT64_MAX;
+	x->hi = INT64_MIN;
+	for (int i = 0; i < x->n; i++) {
+		struct curve *c = &x->c[i];
+		lc_smear_window_dir(&c->p, x->dir, &c->s, &c->e);
 		lc__smear_plan_none(&c->pl);
-		lc__smear_plan_settime(&c->pl, &c->p, x.L, x.dir, NULL);
-		if (c->s < x.lo)
-			x.lo = c->s;
-		if (c->e > x.hi)
-			x.hi = c->e;
+		lc__smear_plan_settime(&c->pl, &c->p, x->L, x->dir, NULL);
+		if (c->s < x->lo)
+			x->lo = c->s;
+		if (c->e > x->hi)
+			x->hi = c->e;
 	}
-	{
-		int64_t pad = (x.hi - x.lo) / 20;
-		if (pad < NS)
-			pad = NS;
-		x.lo -= pad;
-		x.hi += pad;
-	}
+	return 0;
+}
+
+/* The rows: the windows and a 5 % margin (at least 1 s), or --range;
+ * --step, or about 50 rows at a round step. */
+static int smear_rows(const struct smear_opts *so, struct ctx *x)
+{
+	const char *range = so->range;
+	int64_t pad = (x->hi - x->lo) / 20;
+
+	if (pad < NS)
+		pad = NS;
+	x->lo -= pad;
+	x->hi += pad;
 	if (range != NULL) {
 		char a[64];
 		const char *comma = strchr(range, ',');
@@ -636,26 +685,34 @@ int lc_cmd_smear(int argc, char **argv)
 			                               "FROM,TO (e.g. -2h,2h)");
 		memcpy(a, range, la);
 		a[la] = '\0';
-		if (parse_dur(a, &x.lo) < 0 ||
-		    parse_dur(comma + 1, &x.hi) < 0 || x.hi <= x.lo)
+		if (parse_dur(a, &x->lo) < 0 ||
+		    parse_dur(comma + 1, &x->hi) < 0 || x->hi <= x->lo)
 			return lc_cli_usage_error(CMD,
 			                          "--range: '%s' is not "
 			                          "FROM,TO with FROM < TO",
 			                          range);
 	}
-	x.step = step;
-	if (x.step == 0) {
-		/* about 50 rows at a round step */
-		x.step =
-		    (int64_t)(lc_cli_smear_nice_step((double)(x.hi - x.lo) / 1e9, 50) * 1e9);
-		if (x.step < 1)
-			x.step = 1;
+	x->step = so->step;
+	if (x->step == 0) {
+		x->step = (int64_t)(lc_cli_smear_nice_step(
+		                        (double)(x->hi - x->lo) / 1e9, 50) *
+		                    1e9);
+		if (x->step < 1)
+			x->step = 1;
 	}
-	if ((x.hi - x.lo) / x.step > 10000000)
+	if ((x->hi - x->lo) / x->step > 10000000)
 		return lc_cli_usage_error(CMD,
 		                          "--step: %.9g s gives more than "
 		                          "10 million rows",
-		                          (double)x.step / 1e9);
+		                          (double)x->step / 1e9);
+	return 0;
+}
+
+/* --csv FILE and --svg FILE, then the table or JSON on stdout unless one
+ * of them went there. */
+static int smear_output(const struct smear_opts *so, const struct ctx *x)
+{
+	const char *csv = so->csv, *svg = so->svg;
 
 	if (csv != NULL) {
 		FILE *f = open_out(csv);
@@ -664,7 +721,7 @@ int lc_cmd_smear(int argc, char **argv)
 			        strerror(errno));
 			return LC_EXIT_RUNTIME;
 		}
-		print_csv(f, &x);
+		print_csv(f, x);
 		if (close_out(f) != 0)
 			return LC_EXIT_RUNTIME;
 	}
@@ -675,7 +732,7 @@ int lc_cmd_smear(int argc, char **argv)
 			        strerror(errno));
 			return LC_EXIT_RUNTIME;
 		}
-		if (lc_cli_smear_svg(f, &x) < 0 || close_out(f) != 0) {
+		if (lc_cli_smear_svg(f, x) < 0 || close_out(f) != 0) {
 			fprintf(stderr, "leapclock %s: %s: write failed\n", CMD,
 			        svg);
 			return LC_EXIT_RUNTIME;
@@ -684,9 +741,41 @@ int lc_cmd_smear(int argc, char **argv)
 	if ((csv != NULL && strcmp(csv, "-") == 0) ||
 	    (svg != NULL && strcmp(svg, "-") == 0))
 		return 0;
-	if (json)
-		print_json(stdout, &x);
+	if (so->json)
+		print_json(stdout, x);
 	else
-		print_table(stdout, &x);
+		print_table(stdout, x);
 	return 0;
+}
+
+int lc_cmd_smear(int argc, char **argv)
+{
+	static struct ctx x;
+	struct smear_opts so;
+	int rc;
+
+	memset(&x, 0, sizeof(x));
+	memset(&so, 0, sizeof(so));
+	rc = smear_parse(&so, &x, argc, argv);
+	if (rc == 0 && so.help) {
+		lc_cmd_smear_usage(stdout);
+		return 0;
+	}
+	if (rc == 0)
+		rc = smear_check(&so);
+	if (rc != 0)
+		return rc;
+	if (so.compare != NULL)
+		rc = compare_policies(&so, &x);
+	else if (so.custom)
+		rc = custom_policy(&so, &x);
+	else
+		rc = preset_policy(&so, &x);
+	if (rc == 0)
+		rc = smear_plan(&so, &x);
+	if (rc == 0)
+		rc = smear_rows(&so, &x);
+	if (rc == 0)
+		rc = smear_output(&so, &x);
+	return rc;
 }
