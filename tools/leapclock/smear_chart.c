@@ -262,19 +262,15 @@ static void off_scale_note(FILE *o, const struct ctx *x,
 	        floor((double)(s - pad) / 1e9), ceil((double)(e + pad) / 1e9));
 }
 
-int lc_cli_smear_svg(FILE *o, const struct ctx *x)
-{
-	const double W = 960;
-	double H = 600 + 18.0 * ((x->n + 1) / 2) + 30;
-	struct panel po, pr;
-	size_t n;
-	int64_t *ts = chart_times(x, &n);
-	double rmax = 0, rmin = 0, peakmin = INFINITY;
-	int noff = 0;
-	char day[64], title[256];
+#define SVG_W 960.0 /* the chart's width, px */
 
-	if (ts == NULL)
-		return -1;
+/* The two panels (offset above, rate below) for x's curves: the time
+ * unit, the value ranges (several rates whose peaks differ by more than
+ * 20x on a log scale). */
+static void panels(const struct ctx *x, struct panel *po, struct panel *pr)
+{
+	double rmax = 0, peakmin = INFINITY;
+
 	for (int i = 0; i < x->n; i++) {
 		double pk = lc_smear_peak_ppm(&x->c[i].p, x->dir);
 		if (pk > rmax)
@@ -282,36 +278,35 @@ int lc_cli_smear_svg(FILE *o, const struct ctx *x)
 		if (pk < peakmin)
 			peakmin = pk;
 	}
-	po.x0 = pr.x0 = 90;
-	po.w = pr.w = W - 90 - 30;
-	time_unit(&po, x->lo, x->hi);
-	time_unit(&pr, x->lo, x->hi);
-	for (int i = 0; i < x->n; i++)
-		if (off_scale(&po, &x->c[i]))
-			noff++;
-	if (noff > 0)
-		H += 22;
-	po.y0 = 70;
-	po.h = 220;
-	pr.y0 = 340;
-	pr.h = 200;
-	po.logy = 0;
-	po.vmin = x->dir > 0 ? 0 : -1000;
-	po.vmax = x->dir > 0 ? 1000 : 0;
-	/* one policy: the signed rate, linear; several: |rate| on a log
-	 * scale when their peaks differ by more than 20x */
-	pr.logy = x->n > 1 && rmax / peakmin > 20;
-	if (pr.logy) {
-		pr.vmin = floor(log10(peakmin)) - 1;
-		pr.vmax = ceil(log10(rmax * 1.5));
+	po->x0 = pr->x0 = 90;
+	po->w = pr->w = SVG_W - 90 - 30;
+	time_unit(po, x->lo, x->hi);
+	time_unit(pr, x->lo, x->hi);
+	po->y0 = 70;
+	po->h = 220;
+	pr->y0 = 340;
+	pr->h = 200;
+	po->logy = 0;
+	po->vmin = x->dir > 0 ? 0 : -1000;
+	po->vmax = x->dir > 0 ? 1000 : 0;
+	pr->logy = x->n > 1 && rmax / peakmin > 20;
+	if (pr->logy) {
+		pr->vmin = floor(log10(peakmin)) - 1;
+		pr->vmax = ceil(log10(rmax * 1.5));
 	} else if (x->dir > 0) {
-		rmin = -rmax * 1.1;
-		pr.vmin = rmin;
-		pr.vmax = rmax * 0.1 + 1e-9;
+		pr->vmin = -rmax * 1.1;
+		pr->vmax = rmax * 0.1 + 1e-9;
 	} else {
-		pr.vmin = -rmax * 0.1 - 1e-9;
-		pr.vmax = rmax * 1.1;
+		pr->vmin = -rmax * 0.1 - 1e-9;
+		pr->vmax = rmax * 1.1;
 	}
+}
+
+/* The document's head, the title and the subtitle. */
+static void svg_head(FILE *o, const struct ctx *x, double H)
+{
+	char day[64], title[256];
+
 	day_of(x, day, sizeof(day));
 	snprintf(title, sizeof(title),
 	         "Leap smear of the %s second at the end of %.10s UTC",
@@ -322,14 +317,14 @@ int lc_cli_smear_svg(FILE *o, const struct ctx *x)
 	        "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
 	        "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
 	        "<title>",
-	        W, H, W, H);
+	        SVG_W, H, SVG_W, H);
 	xml_text(o, title);
 	fprintf(o, "</title>\n<rect width=\"100%%\" height=\"100%%\" "
 	           "fill=\"#fafafa\"/>\n");
 	fprintf(o,
 	        "<text x=\"%.1f\" y=\"30\" font-size=\"18\" "
 	        "font-weight=\"bold\" text-anchor=\"middle\">",
-	        W / 2);
+	        SVG_W / 2);
 	xml_text(o, title);
 	fprintf(o, "</text>\n");
 	fprintf(o,
@@ -337,7 +332,100 @@ int lc_cli_smear_svg(FILE *o, const struct ctx *x)
 	        "text-anchor=\"middle\">offset: how far the smeared clock "
 	        "is behind a clock without the leap; rate: its speed "
 	        "relative to SI seconds</text>\n",
-	        W / 2);
+	        SVG_W / 2);
+}
+
+/* Curve i's offset (a polyline) and rate (a path) at the instants ts. */
+static void svg_curve(FILE *o, const struct ctx *x, int i,
+                      const struct panel *po, const struct panel *pr,
+                      const int64_t *ts, size_t n)
+{
+	const struct curve *c = &x->c[i];
+	const char *col = colours[i % NCOLOURS];
+
+	fprintf(o,
+	        "<polyline class=\"offset\" fill=\"none\" "
+	        "stroke=\"%s\" stroke-width=\"2\" points=\"",
+	        col);
+	for (size_t k = 0; k < n; k++)
+		fprintf(o, "%.2f,%.2f ", px_ns(po, ts[k]),
+		        py(po, off_ms(c, x->L + ts[k])));
+	fprintf(o, "\"/>\n");
+	/* the rate as a path: on the log scale a zero rate (outside the
+	 * window) has no place, and drawn at the bottom it read as 1 ppm
+	 * (issue 16): the path is cut there instead */
+	fprintf(o,
+	        "<path class=\"rate\" fill=\"none\" stroke=\"%s\" "
+	        "stroke-width=\"2\" d=\"",
+	        col);
+	for (size_t k = 0, pen = 0; k < n; k++) {
+		double r = rate_ppm(c, x->L + ts[k]);
+		if (pr->logy && !(fabs(r) >= pow(10, pr->vmin))) {
+			pen = 0;
+			continue;
+		}
+		fprintf(o, "%s%.2f,%.2f ", pen ? "L" : "M", px_ns(pr, ts[k]),
+		        py(pr, pr->logy ? fabs(r) : r));
+		pen = 1;
+	}
+	fprintf(o, "\"/>\n");
+}
+
+/* The legend, below the charts, in two columns; the off-scale note. */
+static void svg_legend(FILE *o, const struct ctx *x, const struct panel *po,
+                       const struct panel *pr, int noff)
+{
+	int rows = (x->n + 1) / 2;
+	double ly = pr->y0 + pr->h + 52;
+
+	fprintf(o,
+	        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+	        "height=\"%d\" fill=\"#ffffff\" stroke=\"#bbbbbb\"/>\n",
+	        po->x0, ly, po->w, 10 + 18 * rows);
+	for (int i = 0; i < x->n; i++) {
+		const struct curve *c = &x->c[i];
+		double lx = po->x0 + 10 + (x->n > 1 ? (i % 2) * po->w / 2 : 0);
+		double y = ly + 18 + 18 * (x->n > 1 ? i / 2 : i);
+		char lab[160];
+
+		snprintf(lab, sizeof(lab),
+		         "%s: %s, %s, %.6g SI s, peak %.4g ppm%s", c->p.name,
+		         shape_names[c->p.shape],
+		         placement_names[c->p.placement],
+		         (double)(c->e - c->s) / 1e9,
+		         lc_smear_peak_ppm(&c->p, x->dir),
+		         off_scale(po, c) ? " *" : "");
+		fprintf(o,
+		        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+		        "y2=\"%.1f\" stroke=\"%s\" "
+		        "stroke-width=\"3\"/>\n",
+		        lx, y - 4, lx + 22, y - 4, colours[i % NCOLOURS]);
+		fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">",
+		        lx + 28, y);
+		xml_text(o, lab);
+		fprintf(o, "</text>\n");
+	}
+	if (noff > 0)
+		off_scale_note(o, x, po, ly + 10 + 18 * rows + 18);
+}
+
+int lc_cli_smear_svg(FILE *o, const struct ctx *x)
+{
+	double H = 600 + 18.0 * ((x->n + 1) / 2) + 30;
+	struct panel po, pr;
+	size_t n;
+	int64_t *ts = chart_times(x, &n);
+	int noff = 0;
+
+	if (ts == NULL)
+		return -1;
+	panels(x, &po, &pr);
+	for (int i = 0; i < x->n; i++)
+		if (off_scale(&po, &x->c[i]))
+			noff++;
+	if (noff > 0)
+		H += 22;
+	svg_head(o, x, H);
 	axes(o, &po, x->dir > 0 ? "offset behind (ms)" : "offset (ms, ahead)",
 	     0);
 	axes(o, &pr,
@@ -345,82 +433,16 @@ int lc_cli_smear_svg(FILE *o, const struct ctx *x)
 	             : (x->dir > 0 ? "rate (ppm, negative = slow)"
 	                           : "rate (ppm, positive = fast)"),
 	     x->dir);
-	for (int i = 0; i < x->n; i++) {
-		const struct curve *c = &x->c[i];
-		const char *col = colours[i % NCOLOURS];
-
-		fprintf(o,
-		        "<polyline class=\"offset\" fill=\"none\" "
-		        "stroke=\"%s\" stroke-width=\"2\" points=\"",
-		        col);
-		for (size_t k = 0; k < n; k++)
-			fprintf(o, "%.2f,%.2f ", px_ns(&po, ts[k]),
-			        py(&po, off_ms(c, x->L + ts[k])));
-		fprintf(o, "\"/>\n");
-		/* the rate as a path: on the log scale a zero rate (outside
-		 * the window) has no place, and drawn at the bottom it read
-		 * as 1 ppm (issue 16): the path is cut there instead */
-		fprintf(o,
-		        "<path class=\"rate\" fill=\"none\" stroke=\"%s\" "
-		        "stroke-width=\"2\" d=\"",
-		        col);
-		for (size_t k = 0, pen = 0; k < n; k++) {
-			double r = rate_ppm(c, x->L + ts[k]);
-			if (pr.logy && !(fabs(r) >= pow(10, pr.vmin))) {
-				pen = 0;
-				continue;
-			}
-			fprintf(o, "%s%.2f,%.2f ", pen ? "L" : "M",
-			        px_ns(&pr, ts[k]), py(&pr, pr.logy ? fabs(r) : r));
-			pen = 1;
-		}
-		fprintf(o, "\"/>\n");
-	}
+	for (int i = 0; i < x->n; i++)
+		svg_curve(o, x, i, &po, &pr, ts, n);
 	if (pr.logy)
 		fprintf(o,
 		        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
 		        "fill=\"#555555\">a zero rate (outside a window) is "
 		        "not drawn on the log scale</text>\n",
 		        pr.x0 + 6, pr.y0 + 14);
-	/* legend, below the charts: two columns */
-	{
-		int rows = (x->n + 1) / 2;
-		double ly = pr.y0 + pr.h + 52;
-		fprintf(o,
-		        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-		        "height=\"%d\" fill=\"#ffffff\" stroke=\"#bbbbbb\"/>\n",
-		        po.x0, ly, po.w, 10 + 18 * rows);
-		for (int i = 0; i < x->n; i++) {
-			const struct curve *c = &x->c[i];
-			double lx =
-			    po.x0 + 10 + (x->n > 1 ? (i % 2) * po.w / 2 : 0);
-			double y = ly + 18 + 18 * (x->n > 1 ? i / 2 : i);
-			char lab[160];
-
-			snprintf(lab, sizeof(lab),
-			         "%s: %s, %s, %.6g SI s, peak %.4g ppm%s",
-			         c->p.name, shape_names[c->p.shape],
-			         placement_names[c->p.placement],
-			         (double)(c->e - c->s) / 1e9,
-			         lc_smear_peak_ppm(&c->p, x->dir),
-			         off_scale(&po, c) ? " *" : "");
-			fprintf(o,
-			        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-			        "y2=\"%.1f\" stroke=\"%s\" "
-			        "stroke-width=\"3\"/>\n",
-			        lx, y - 4, lx + 22, y - 4, colours[i % NCOLOURS]);
-			fprintf(o,
-			        "<text x=\"%.1f\" y=\"%.1f\" "
-			        "font-size=\"12\">",
-			        lx + 28, y);
-			xml_text(o, lab);
-			fprintf(o, "</text>\n");
-		}
-		if (noff > 0)
-			off_scale_note(o, x, &po, ly + 10 + 18 * rows + 18);
-	}
+	svg_legend(o, x, &po, &pr, noff);
 	fprintf(o, "</svg>\n");
 	free(ts);
-	(void)rmin;
 	return ferror(o) ? -1 : 0;
 }
