@@ -106,46 +106,94 @@ static int ticking(const struct lc__sim *s, int64_t g)
 	return lc__sim_cpu_busy(s, g);
 }
 
+/* The next timer interrupt after t (NEVER if none), and its timer. */
+static int64_t next_timer(const struct lc__sim *s, int64_t t, int *ti)
+{
+	int64_t nt = NEVER;
+
+	*ti = -1;
+	for (int i = 0; i < s->ntm; i++) {
+		int64_t c;
+		if (s->tm[i].fire_t >= 0)
+			continue;
+		c = k_candidate(s, &s->tm[i], t);
+		if (c < nt) {
+			nt = c;
+			*ti = i;
+		}
+	}
+	return nt;
+}
+
+/* The next change of a timer base's offset, or the workaround's
+ * conversion, after t (NEVER if none). */
+static int64_t next_offset_change(const struct lc__sim *s, int64_t t)
+{
+	int64_t no = NEVER;
+
+	if (s->cfg.model == LC__SIM_LINUX42 && s->dir > 0 && t < s->t_leap)
+		no = s->t_leap;
+	if (s->t_cws != NEVER && s->t_cws > t && s->t_cws < no)
+		no = s->t_cws;
+	if (s->cfg.model == LC__SIM_FORCE_TICK && t < s->t_conv &&
+	    s->t_conv < no)
+		no = s->t_conv;
+	return no;
+}
+
+/* force-tick at t_conv: every pending absolute REALTIME timer due from the
+ * leap to 2 s after becomes relative, with the leap counted in. */
+static void force_tick_convert(struct lc__sim *s, int64_t x)
+{
+	for (int i = 0; i < s->ntm; i++) {
+		struct timer *tm = &s->tm[i];
+		if (tm->fire_t < 0 && tm->absolute && tm->arm_t <= x &&
+		    tm->clock == LC_CLOCK_REALTIME &&
+		    tm->value >= s->leap_posix &&
+		    tm->value < s->leap_posix + 2 * LC__NS)
+			tm->converted = 1;
+	}
+}
+
+/* The interrupt at nt for timer ti: on an idle NOHZ CPU the time is
+ * brought up to date first; the timer fires if it is due by then.
+ * Returns 1 if it fired. */
+static int timer_interrupt(struct lc__sim *s, struct kstate *k, int64_t nt,
+                           int ti)
+{
+	struct timer *tm = &s->tm[ti];
+
+	if (s->cfg.nohz && !lc__sim_cpu_busy(s, nt) && nt > k->last_update)
+		k_update(s, k, nt, acc_floor(s, nt));
+	if (k_candidate(s, tm, nt) > nt)
+		return 0;
+	tm->fire_t = nt + s->cfg.timer_latency_ns;
+	if (ti == 0 && s->cfg.reader_mode == LC__SIM_READER_IDLE) {
+		s->reader0_from = tm->fire_t;
+		s->reader0_to = tm->fire_t + 2 * LC__NS;
+	}
+	return 1;
+}
+
 static int kernel_pass(struct lc__sim *s)
 {
 	struct kstate k = {0, s->dir < 0, 0};
 	int64_t t = s->t_leap - 4 * LC__NS, g, x;
-	int pending = 0;
+	int pending;
 
 	if (t < 0)
 		t = 0;
 	k.last_update = t;
 	s->t_apply = s->t_wait = s->t_cws = NEVER;
-	if (s->dir < 0)
-		s->t_wait = NEVER;
 	for (int i = 0; i < s->ntm; i++)
 		s->tm[i].fire_t = -1;
 	pending = s->ntm;
 	g = lc__sim_grid_ceil(s, t);
 	for (;;) {
-		int64_t nt = NEVER, nb = NEVER, no = NEVER;
-		int ti = -1;
+		int ti;
+		int64_t nt = next_timer(s, t, &ti), nb = NEVER;
+		int64_t no = next_offset_change(s, t);
 
-		/* the next timer interrupt */
-		for (int i = 0; i < s->ntm; i++) {
-			int64_t c;
-			if (s->tm[i].fire_t >= 0)
-				continue;
-			c = k_candidate(s, &s->tm[i], t);
-			if (c < nt) {
-				nt = c;
-				ti = i;
-			}
-		}
-		/* offset changes and the workaround's conversion */
-		if (s->cfg.model == LC__SIM_LINUX42 && s->dir > 0 &&
-		    t < s->t_leap)
-			no = s->t_leap;
-		if (s->t_cws != NEVER && s->t_cws > t && s->t_cws < no)
-			no = s->t_cws;
-		if (s->cfg.model == LC__SIM_FORCE_TICK && t < s->t_conv &&
-		    s->t_conv < no)
-			no = s->t_conv;
 		if (s->cfg.nohz && !lc__sim_cpu_busy(s, t))
 			nb = lc__sim_next_busy_start(s, t);
 		x = g;
@@ -161,56 +209,23 @@ static int kernel_pass(struct lc__sim *s)
 		    x > s->t_leap + 3 * LC__NS)
 			break;
 		s->res->events++;
+		t = x;
 		if (x == no) {
-			t = x;
-			if (s->cfg.model == LC__SIM_FORCE_TICK &&
-			    x == s->t_conv) {
-				/* every pending absolute REALTIME timer due
-				 * from the leap to 2 s after becomes relative,
-				 * with the leap counted in */
-				for (int i = 0; i < s->ntm; i++) {
-					struct timer *tm = &s->tm[i];
-					if (tm->fire_t < 0 && tm->absolute &&
-					    tm->arm_t <= x &&
-					    tm->clock == LC_CLOCK_REALTIME &&
-					    tm->value >= s->leap_posix &&
-					    tm->value <
-					        s->leap_posix + 2 * LC__NS)
-						tm->converted = 1;
-				}
-			}
-			continue;
-		}
-		if (x == g) {
-			t = g;
-			if (ticking(s, g))
+			if (s->cfg.model == LC__SIM_FORCE_TICK && x == s->t_conv)
+				force_tick_convert(s, x);
+		} else if (x == g) {
+			/* a tick; on an idle NOHZ CPU only at the longest
+			 * deferment */
+			if (ticking(s, g) ||
+			    g - k.last_update >= s->cfg.nohz_max_ns)
 				k_update(s, &k, g, g - s->phi);
-			else if (g - k.last_update >= s->cfg.nohz_max_ns)
-				k_update(s, &k, g,
-				         g - s->phi); /* max deferment */
 			g += s->period;
-			continue;
-		}
-		if (x == nb) {
+		} else if (x == nb) {
 			/* idle exit: irq_enter brings jiffies and the wall
 			 * time up to date */
-			t = nb;
 			k_update(s, &k, nb, acc_floor(s, nb));
-			continue;
-		}
-		/* a timer interrupt */
-		t = nt;
-		if (s->cfg.nohz && !lc__sim_cpu_busy(s, nt) && nt > k.last_update)
-			k_update(s, &k, nt, acc_floor(s, nt));
-		if (k_candidate(s, &s->tm[ti], nt) <= nt) {
-			struct timer *tm = &s->tm[ti];
-			tm->fire_t = nt + s->cfg.timer_latency_ns;
-			pending--;
-			if (ti == 0 &&
-			    s->cfg.reader_mode == LC__SIM_READER_IDLE) {
-				s->reader0_from = tm->fire_t;
-				s->reader0_to = tm->fire_t + 2 * LC__NS;
-			}
+		} else {
+			pending -= timer_interrupt(s, &k, nt, ti);
 		}
 	}
 	return 0;
