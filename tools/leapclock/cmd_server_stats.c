@@ -233,15 +233,13 @@ static void json_sums(const uint64_t *sum)
 		printf("%s\"%s\":%" PRIu64, k ? "," : "", counter_names[k], sum[k]);
 }
 
-static int show_stats(const char *path, int json)
-{
-	FILE *f = fopen(path, "r");
-	char line[1024];
-	int64_t pid = 0, updated = 0, started = 0;
-	char leaptable[512] = "?", pretend[128] = "-";
-	char pid_start[32] = "", boot[64] = "", why[160] = "";
-	int nrows = 0, ok = 0, alive;
-	struct row {
+/* A stats file as read, and its sums. */
+struct stats {
+	int64_t pid, updated, started;
+	char leaptable[512], pretend[128];
+	char pid_start[32], boot[64], why[160];
+	int nrows, alive;
+	struct stats_row {
 		char addr[80], mode[64];
 		uint64_t v[NCOUNTERS];
 	} rows[64];
@@ -251,9 +249,48 @@ static int show_stats(const char *path, int json)
 		int n;
 		uint64_t v[NSUM];
 	} modes[64];
-	int nmodes = 0;
-	uint64_t total[NSUM] = { 0 };
+	int nmodes;
+	uint64_t total[NSUM];
+};
 
+/* "listen ADDR MODE name=value..." into the next row. */
+static void stats_listen(struct stats *st, char *rest)
+{
+	struct stats_row *r = &st->rows[st->nrows];
+	char *save = NULL, *tok;
+	int field = 0;
+
+	memset(r, 0, sizeof(*r));
+	for (tok = strtok_r(rest, " ", &save); tok != NULL;
+	     tok = strtok_r(NULL, " ", &save), field++) {
+		char *eq = strchr(tok, '=');
+		if (field == 0) {
+			snprintf(r->addr, sizeof(r->addr), "%s", tok);
+			continue;
+		}
+		if (field == 1) {
+			snprintf(r->mode, sizeof(r->mode), "%s", tok);
+			continue;
+		}
+		if (eq == NULL)
+			continue;
+		*eq = '\0';
+		for (size_t k = 0; k < NCOUNTERS; k++)
+			if (strcmp(tok, counter_names[k]) == 0)
+				r->v[k] = strtoull(eq + 1, NULL, 0);
+	}
+	st->nrows++;
+}
+
+/* Reads the file; 0, or the exit status (message printed). */
+static int stats_read(const char *path, struct stats *st)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	int ok = 0;
+
+	snprintf(st->leaptable, sizeof(st->leaptable), "?");
+	snprintf(st->pretend, sizeof(st->pretend), "-");
 	if (f == NULL) {
 		fprintf(stderr, "leapclock %s: %s: %s (is leapclockd running? "
 		        "see its --stats-file)\n", CMD, path, strerror(errno));
@@ -266,45 +303,24 @@ static int show_stats(const char *path, int json)
 		if (strncmp(line, "leapclockd-stats ", 17) == 0)
 			ok = 1;
 		else if (strncmp(line, "pid ", 4) == 0)
-			pid = strtoll(line + 4, NULL, 10);
+			st->pid = strtoll(line + 4, NULL, 10);
 		else if (strncmp(line, "pid-start ", 10) == 0)
-			snprintf(pid_start, sizeof(pid_start), "%.30s", line + 10);
+			snprintf(st->pid_start, sizeof(st->pid_start), "%.30s",
+			         line + 10);
 		else if (strncmp(line, "boot-id ", 8) == 0)
-			snprintf(boot, sizeof(boot), "%.60s", line + 8);
+			snprintf(st->boot, sizeof(st->boot), "%.60s", line + 8);
 		else if (strncmp(line, "updated ", 8) == 0)
-			updated = strtoll(line + 8, NULL, 10);
+			st->updated = strtoll(line + 8, NULL, 10);
 		else if (strncmp(line, "started ", 8) == 0)
-			started = strtoll(line + 8, NULL, 10);
+			st->started = strtoll(line + 8, NULL, 10);
 		else if (strncmp(line, "leaptable ", 10) == 0)
-			snprintf(leaptable, sizeof(leaptable), "%.500s", line + 10);
+			snprintf(st->leaptable, sizeof(st->leaptable), "%.500s",
+			         line + 10);
 		else if (strncmp(line, "pretend ", 8) == 0)
-			snprintf(pretend, sizeof(pretend), "%.100s", line + 8);
-		else if (strncmp(line, "listen ", 7) == 0 && nrows < 64) {
-			struct row *r = &rows[nrows];
-			char *save = NULL, *tok;
-			int field = 0;
-
-			memset(r, 0, sizeof(*r));
-			for (tok = strtok_r(line + 7, " ", &save); tok != NULL;
-			     tok = strtok_r(NULL, " ", &save), field++) {
-				char *eq = strchr(tok, '=');
-				if (field == 0) {
-					snprintf(r->addr, sizeof(r->addr), "%s", tok);
-					continue;
-				}
-				if (field == 1) {
-					snprintf(r->mode, sizeof(r->mode), "%s", tok);
-					continue;
-				}
-				if (eq == NULL)
-					continue;
-				*eq = '\0';
-				for (size_t k = 0; k < NCOUNTERS; k++)
-					if (strcmp(tok, counter_names[k]) == 0)
-						r->v[k] = strtoull(eq + 1, NULL, 0);
-			}
-			nrows++;
-		}
+			snprintf(st->pretend, sizeof(st->pretend), "%.100s",
+			         line + 8);
+		else if (strncmp(line, "listen ", 7) == 0 && st->nrows < 64)
+			stats_listen(st, line + 7);
 	}
 	fclose(f);
 	if (!ok) {
@@ -312,108 +328,138 @@ static int show_stats(const char *path, int json)
 		        CMD, path);
 		return LC_EXIT_RUNTIME;
 	}
-	alive = daemon_alive(pid, pid_start, boot, why, sizeof(why));
-	if (!alive)
-		fprintf(stderr, "leapclock %s: %s is stale: %s; its counters are "
-		        "from %" PRId64 " s ago\n", CMD, path, why,
-		        (int64_t)time(NULL) - updated);
+	return 0;
+}
 
-	for (int i = 0; i < nrows; i++) {
+/* The subtotal of each mode and the total. */
+static void stats_sum(struct stats *st)
+{
+	for (int i = 0; i < st->nrows; i++) {
 		struct mode_sum *m = NULL;
 
-		for (int k = 0; k < nmodes; k++)
-			if (strcmp(modes[k].mode, rows[i].mode) == 0)
-				m = &modes[k];
+		for (int k = 0; k < st->nmodes; k++)
+			if (strcmp(st->modes[k].mode, st->rows[i].mode) == 0)
+				m = &st->modes[k];
 		if (m == NULL) {
-			m = &modes[nmodes++];
+			m = &st->modes[st->nmodes++];
 			memset(m, 0, sizeof(*m));
-			m->mode = rows[i].mode;
+			m->mode = st->rows[i].mode;
 		}
 		m->n++;
 		for (size_t c = 0; c < NSUM; c++) {
-			m->v[c] += rows[i].v[c];
-			total[c] += rows[i].v[c];
+			m->v[c] += st->rows[i].v[c];
+			st->total[c] += st->rows[i].v[c];
 		}
 	}
+}
 
-	if (json) {
-		printf("{\"pid\":%" PRId64 ",\"running\":%s,\"started\":%" PRId64
-		       ",\"updated\":%" PRId64 ",\"leaptable\":",
-		       pid, alive ? "true" : "false", started, updated);
-		lc_cli_json_str(stdout, leaptable);
-		/* null, not the file's "-", when not pretending */
-		printf(",\"pretend\":");
-		if (strcmp(pretend, "-") == 0)
-			printf("null");
-		else
-			lc_cli_json_str(stdout, pretend);
-		if (!alive) {
-			printf(",\"stale\":");
-			lc_cli_json_str(stdout, why);
-		}
-		printf(",\"listen\":[");
-		for (int i = 0; i < nrows; i++) {
-			int64_t ns;
-			printf("%s{\"address\":", i ? "," : "");
-			lc_cli_json_str(stdout, rows[i].addr);
-			printf(",\"mode\":");
-			lc_cli_json_str(stdout, rows[i].mode);
-			/* the refid as in --query --json: "0x%08x" */
-			for (size_t k = 0; k < NCOUNTERS - 1; k++)
-				printf(",\"%s\":%" PRIu64, counter_names[k],
-				       rows[i].v[k]);
-			printf(",\"refid\":\"0x%08" PRIx32 "\"",
-			       (uint32_t)rows[i].v[NCOUNTERS - 1]);
-			if (ld_ntp_smear_refid_decode((uint32_t)rows[i].v[10], &ns) == 0)
-				printf(",\"smear_offset_ns\":%" PRId64, ns);
-			printf("}");
-		}
-		printf("],\"modes\":[");
-		for (int k = 0; k < nmodes; k++) {
-			printf("%s{\"mode\":", k ? "," : "");
-			lc_cli_json_str(stdout, modes[k].mode);
-			printf(",\"addresses\":%d,", modes[k].n);
-			json_sums(modes[k].v);
-			printf("}");
-		}
-		printf("],\"total\":{");
-		json_sums(total);
-		printf("}}\n");
-		return alive ? LC_EXIT_OK : LC_EXIT_FAIL;
+static void stats_json(const struct stats *st)
+{
+	printf("{\"pid\":%" PRId64 ",\"running\":%s,\"started\":%" PRId64
+	       ",\"updated\":%" PRId64 ",\"leaptable\":",
+	       st->pid, st->alive ? "true" : "false", st->started,
+	       st->updated);
+	lc_cli_json_str(stdout, st->leaptable);
+	/* null, not the file's "-", when not pretending */
+	printf(",\"pretend\":");
+	if (strcmp(st->pretend, "-") == 0)
+		printf("null");
+	else
+		lc_cli_json_str(stdout, st->pretend);
+	if (!st->alive) {
+		printf(",\"stale\":");
+		lc_cli_json_str(stdout, st->why);
 	}
-	if (alive)
+	printf(",\"listen\":[");
+	for (int i = 0; i < st->nrows; i++) {
+		const struct stats_row *r = &st->rows[i];
+		int64_t ns;
+		printf("%s{\"address\":", i ? "," : "");
+		lc_cli_json_str(stdout, r->addr);
+		printf(",\"mode\":");
+		lc_cli_json_str(stdout, r->mode);
+		/* the refid as in --query --json: "0x%08x" */
+		for (size_t k = 0; k < NCOUNTERS - 1; k++)
+			printf(",\"%s\":%" PRIu64, counter_names[k], r->v[k]);
+		printf(",\"refid\":\"0x%08" PRIx32 "\"",
+		       (uint32_t)r->v[NCOUNTERS - 1]);
+		if (ld_ntp_smear_refid_decode((uint32_t)r->v[10], &ns) == 0)
+			printf(",\"smear_offset_ns\":%" PRId64, ns);
+		printf("}");
+	}
+	printf("],\"modes\":[");
+	for (int k = 0; k < st->nmodes; k++) {
+		printf("%s{\"mode\":", k ? "," : "");
+		lc_cli_json_str(stdout, st->modes[k].mode);
+		printf(",\"addresses\":%d,", st->modes[k].n);
+		json_sums(st->modes[k].v);
+		printf("}");
+	}
+	printf("],\"total\":{");
+	json_sums(st->total);
+	printf("}}\n");
+}
+
+static void stats_text(const struct stats *st)
+{
+	int64_t ago = (int64_t)time(NULL) - st->updated;
+
+	if (st->alive)
 		printf("leapclockd pid %" PRId64 ", up %" PRId64 " s, counters from %" PRId64
 		       " s ago; leap table %s%s%s\n",
-		       pid, updated - started, (int64_t)time(NULL) - updated, leaptable,
-		       strcmp(pretend, "-") ? "; pretending from " : "",
-		       strcmp(pretend, "-") ? pretend : "");
+		       st->pid, st->updated - st->started, ago, st->leaptable,
+		       strcmp(st->pretend, "-") ? "; pretending from " : "",
+		       strcmp(st->pretend, "-") ? st->pretend : "");
 	else
 		printf("STALE: %s; counters from %" PRId64 " s ago, when it had been "
-		       "up %" PRId64 " s; leap table %s\n", why,
-		       (int64_t)time(NULL) - updated, updated - started, leaptable);
+		       "up %" PRId64 " s; leap table %s\n", st->why, ago,
+		       st->updated - st->started, st->leaptable);
 	printf("%-24s %-14s %9s %9s %9s %9s %7s %7s %9s %7s %6s %2s  %s\n",
 	       "address", "mode", "received", "requests", "replies",
 	       "malformed", "control", "other", "ratelimit", "kod", "errors",
 	       "li", "refid");
-	for (int i = 0; i < nrows; i++) {
+	for (int i = 0; i < st->nrows; i++) {
+		const struct stats_row *r = &st->rows[i];
 		char desc[128];
-		describe_refid((uint32_t)rows[i].v[10], 1, desc, sizeof(desc));
+		describe_refid((uint32_t)r->v[10], 1, desc, sizeof(desc));
 		printf("%-24s %-14s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
 		       " %7" PRIu64 " %7" PRIu64 " %9" PRIu64 " %7" PRIu64
 		       " %6" PRIu64 " %2" PRIu64 "  %s\n",
-		       rows[i].addr, rows[i].mode, rows[i].v[0], rows[i].v[1],
-		       rows[i].v[2], rows[i].v[3], rows[i].v[4], rows[i].v[5],
-		       rows[i].v[6], rows[i].v[7], rows[i].v[8], rows[i].v[9],
-		       rows[i].v[1] ? desc : "-");
+		       r->addr, r->mode, r->v[0], r->v[1], r->v[2], r->v[3],
+		       r->v[4], r->v[5], r->v[6], r->v[7], r->v[8], r->v[9],
+		       r->v[1] ? desc : "-");
 	}
 	/* With several addresses: a subtotal for every mode (so that the
 	 * subtotals add up to the total), then the total. */
-	if (nrows >= 2) {
-		for (int k = 0; k < nmodes; k++)
-			print_sum_row("(mode subtotal)", modes[k].mode, modes[k].v);
-		print_sum_row("(total)", "all", total);
+	if (st->nrows >= 2) {
+		for (int k = 0; k < st->nmodes; k++)
+			print_sum_row("(mode subtotal)", st->modes[k].mode,
+			              st->modes[k].v);
+		print_sum_row("(total)", "all", st->total);
 	}
-	return alive ? LC_EXIT_OK : LC_EXIT_FAIL;
+}
+
+static int show_stats(const char *path, int json)
+{
+	static struct stats st;
+	int rc;
+
+	memset(&st, 0, sizeof(st));
+	rc = stats_read(path, &st);
+	if (rc != 0)
+		return rc;
+	st.alive = daemon_alive(st.pid, st.pid_start, st.boot, st.why,
+	                        sizeof(st.why));
+	if (!st.alive)
+		fprintf(stderr, "leapclock %s: %s is stale: %s; its counters are "
+		        "from %" PRId64 " s ago\n", CMD, path, st.why,
+		        (int64_t)time(NULL) - st.updated);
+	stats_sum(&st);
+	if (json)
+		stats_json(&st);
+	else
+		stats_text(&st);
+	return st.alive ? LC_EXIT_OK : LC_EXIT_FAIL;
 }
 
 /* ---- querying a server ----------------------------------------------------- */
