@@ -571,12 +571,12 @@ static void kiss_code(uint32_t refid, char code[5])
  * poll; a day is plenty for a command-line tool). */
 #define MAX_BACKOFF_NS (INT64_C(86400) * LC__NS)
 
-static int query(const char *server, int count, int64_t interval_ns, int json)
+/* A UDP socket connected to the server; 0 or the exit status. */
+static int query_open(const char *server, int *fdp)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	int fd, failures = 0;
-	int64_t next_send;
+	int fd;
 
 	if (parse_server(server, &ss, &sl) != 0)
 		return lc_cli_usage_error(CMD, "--query '%s': expected ADDR[:PORT] "
@@ -589,52 +589,189 @@ static int query(const char *server, int count, int64_t interval_ns, int json)
 			close(fd);
 		return LC_EXIT_RUNTIME;
 	}
+	*fdp = fd;
+	return 0;
+}
+
+/* One exchange of a query. */
+struct exchange {
+	struct ld_ntp_packet rep;
+	uint64_t tx;       /* our transmit timestamp, the reply's origin */
+	int64_t t1, t4;    /* this host's REALTIME at send and receive */
+	int64_t sent_mono; /* MONOTONIC at send */
+};
+
+/* Sends request i (a unique transmit timestamp: its low bits count the
+ * requests; the poll is log2 of the interval, rounded up). 0, or -1 with
+ * the error printed. */
+static int query_send(int fd, int i, int64_t interval_ns, struct exchange *x)
+{
+	struct ld_ntp_packet req;
+	uint8_t out[LD_NTP_HEADER_LEN];
+
+	memset(&req, 0, sizeof(req));
+	req.version = 4;
+	req.mode = LD_MODE_CLIENT;
+	req.poll = 0;
+	while (req.poll < 17 && (LC__NS << req.poll) < interval_ns)
+		req.poll++;
+	x->sent_mono = mono_now_ns();
+	x->t1 = host_realtime_ns();
+	x->tx = (lc_ntp_from_unix_ns(x->t1) & ~UINT64_C(0xffff)) |
+	        (uint64_t)(i & 0xffff);
+	req.tx_ts = x->tx;
+	ld_ntp_encode(&req, out);
+	if (send(fd, out, sizeof(out), 0) != (ssize_t)sizeof(out)) {
+		fprintf(stderr, "leapclock %s: send: %s\n", CMD,
+		        strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Waits up to 1 s per packet for the answer to our request (anything
+ * else is stale); its length, or -1. */
+static ssize_t query_wait(int fd, struct exchange *x)
+{
+	struct pollfd pfd = { fd, POLLIN, 0 };
+	uint8_t in[512];
+	ssize_t n;
+
+	for (;;) {
+		if (poll(&pfd, 1, 1000) <= 0)
+			return -1;
+		n = recv(fd, in, sizeof(in), 0);
+		x->t4 = host_realtime_ns();
+		if (n < 0)
+			return -1;
+		ld_ntp_parse(in, (size_t)n, &x->rep);
+		if (n >= LD_NTP_HEADER_LEN && x->rep.org_ts == x->tx)
+			return n;
+	}
+}
+
+/* A kiss-o'-death (RFC 5905 section 7.4): no time in it, only a code.
+ * RATE backs off (*interval_ns, *next_send); DENY and RSTR stop: returns
+ * 1 then. */
+static int on_kiss(const char *server, int json, const struct exchange *x,
+                   int64_t *interval_ns, int64_t *next_send)
+{
+	const struct ld_ntp_packet *rep = &x->rep;
+	char code[5];
+	int stop = rep->refid == LD_REFID('D', 'E', 'N', 'Y') ||
+	           rep->refid == LD_REFID('R', 'S', 'T', 'R');
+	int rate = rep->refid == LD_KISS_RATE;
+	int64_t backoff = 0;
+
+	kiss_code(rep->refid, code);
+	if (rate) {
+		int p = rep->poll < 0 ? 0 : rep->poll > 17 ? 17 : rep->poll;
+		int64_t kiss_ns = LC__NS << p;
+		backoff = *interval_ns > MAX_BACKOFF_NS / 2 ? MAX_BACKOFF_NS
+		                                            : 2 * *interval_ns;
+		if (backoff < kiss_ns)
+			backoff = kiss_ns;
+		if (backoff > MAX_BACKOFF_NS)
+			backoff = MAX_BACKOFF_NS;
+		*interval_ns = backoff;
+		*next_send = x->sent_mono + *interval_ns;
+	}
+	if (json) {
+		printf("{\"server\":");
+		lc_cli_json_str(stdout, server);
+		printf(",\"kiss\":true,\"kiss_code\":\"%s\",\"li\":%u,"
+		       "\"version\":%u,\"mode\":%u,\"stratum\":0,"
+		       "\"poll\":%d,\"refid\":\"0x%08" PRIx32 "\"",
+		       code, rep->li, rep->version, rep->mode, rep->poll,
+		       rep->refid);
+		if (rate)
+			printf(",\"backoff_ns\":%" PRId64, backoff);
+		if (stop)
+			printf(",\"stopped\":true");
+		printf("}\n");
+	} else if (rate) {
+		printf("%s: kiss-o'-death RATE (poll %d): backing off, "
+		       "next request in %.3f s\n", server, rep->poll,
+		       (double)backoff / 1e9);
+	} else if (stop) {
+		printf("%s: kiss-o'-death %s: the server refuses this "
+		       "client; stopping\n", server, code);
+	} else {
+		printf("%s: kiss-o'-death %s: no time in this answer\n",
+		       server, code);
+	}
+	fflush(stdout);
+	return stop;
+}
+
+/* An answer with time: its header, and the offset and delay against this
+ * host's clock (RFC 5905: offset = ((T2 - T1) + (T3 - T4)) / 2, delay =
+ * (T4 - T1) - (T3 - T2)). */
+static void print_reply(const char *server, int json, const struct exchange *x)
+{
+	const struct ld_ntp_packet *rep = &x->rep;
+	int64_t pivot = x->t1 / LC__NS;
+	int64_t t2 = lc_unix_ns_from_ntp(rep->rx_ts, pivot);
+	int64_t t3 = lc_unix_ns_from_ntp(rep->tx_ts, pivot);
+	int64_t offset = ((t2 - x->t1) + (t3 - x->t4)) / 2;
+	int64_t delay = (x->t4 - x->t1) - (t3 - t2), sm;
+	char desc[128], rx_s[64], tx_s[64], ref_s[64];
+
+	describe_refid(rep->refid, rep->stratum, desc, sizeof(desc));
+	fmt_ntp(rep->rx_ts, pivot, rx_s, sizeof(rx_s));
+	fmt_ntp(rep->tx_ts, pivot, tx_s, sizeof(tx_s));
+	fmt_ntp(rep->ref_ts, pivot, ref_s, sizeof(ref_s));
+	if (json) {
+		printf("{\"server\":");
+		lc_cli_json_str(stdout, server);
+		printf(",\"leap\":\"%s\",\"li\":%u,\"version\":%u,\"mode\":%u,"
+		       "\"stratum\":%u,\"poll\":%d,\"precision\":%d,"
+		       "\"root_delay_ns\":%" PRId64 ",\"root_dispersion_ns\":%" PRId64
+		       ",\"refid\":\"0x%08" PRIx32 "\",\"kiss\":false",
+		       li_name(rep->li), rep->li, rep->version, rep->mode,
+		       rep->stratum, rep->poll, rep->precision,
+		       ld_ntp_short_to_ns(rep->root_delay),
+		       ld_ntp_short_to_ns(rep->root_dispersion), rep->refid);
+		if (ld_ntp_smear_refid_decode(rep->refid, &sm) == 0)
+			printf(",\"smear_offset_ns\":%" PRId64, sm);
+		printf(",\"reference\":\"%s\",\"receive\":\"%s\",\"transmit\":\"%s\","
+		       "\"offset_ns\":%" PRId64 ",\"delay_ns\":%" PRId64 "}\n",
+		       ref_s, rx_s, tx_s, offset, delay);
+	} else {
+		printf("%s: %s, version %u, mode %u, stratum %u, poll %d, "
+		       "precision %d\n", server, li_name(rep->li),
+		       rep->version, rep->mode, rep->stratum, rep->poll,
+		       rep->precision);
+		printf("  refid %s\n", desc);
+		printf("  reference %s, receive %s, transmit %s\n", ref_s,
+		       rx_s, tx_s);
+		printf("  offset %+.9f s, delay %.9f s (against this host's clock)\n",
+		       (double)offset / 1e9, (double)delay / 1e9);
+	}
+	fflush(stdout);
+}
+
+static int query(const char *server, int count, int64_t interval_ns, int json)
+{
+	int fd = -1, failures = 0, rc;
+	int64_t next_send;
+
+	rc = query_open(server, &fd);
+	if (rc != 0)
+		return rc;
 	next_send = mono_now_ns();
 	for (int i = 0; i < count; i++) {
-		struct ld_ntp_packet req, rep;
-		uint8_t out[LD_NTP_HEADER_LEN], in[512];
-		struct pollfd pfd = { fd, POLLIN, 0 };
-		int64_t t1, t4 = 0, t2, t3, pivot, offset, delay, sent_mono;
-		uint64_t tx;
-		ssize_t n;
-		char desc[128], rx_s[64], tx_s[64], ref_s[64];
+		struct exchange x;
 
+		memset(&x, 0, sizeof(x));
 		sleep_until(next_send);
-		memset(&req, 0, sizeof(req));
-		req.version = 4;
-		req.mode = LD_MODE_CLIENT;
-		/* the poll we keep to: log2 of the interval, rounded up */
-		req.poll = 0;
-		while (req.poll < 17 && (LC__NS << req.poll) < interval_ns)
-			req.poll++;
-		sent_mono = mono_now_ns();
-		t1 = host_realtime_ns();
-		/* a unique transmit timestamp: the low bits count requests */
-		tx = (lc_ntp_from_unix_ns(t1) & ~UINT64_C(0xffff)) |
-		     (uint64_t)(i & 0xffff);
-		req.tx_ts = tx;
-		ld_ntp_encode(&req, out);
-		next_send = sent_mono + interval_ns;
-		if (send(fd, out, sizeof(out), 0) != (ssize_t)sizeof(out)) {
-			fprintf(stderr, "leapclock %s: send: %s\n", CMD,
-			        strerror(errno));
+		rc = query_send(fd, i, interval_ns, &x);
+		next_send = x.sent_mono + interval_ns;
+		if (rc < 0) {
 			failures++;
 			continue;
 		}
-		for (;;) {
-			if (poll(&pfd, 1, 1000) <= 0) {
-				n = -1;
-				break;
-			}
-			n = recv(fd, in, sizeof(in), 0);
-			t4 = host_realtime_ns();
-			if (n < 0)
-				break;
-			ld_ntp_parse(in, (size_t)n, &rep);
-			if (n >= LD_NTP_HEADER_LEN && rep.org_ts == tx)
-				break; /* ours; anything else is stale */
-		}
-		if (n < 0) {
+		if (query_wait(fd, &x) < 0) {
 			if (json) {
 				printf("{\"server\":");
 				lc_cli_json_str(stdout, server);
@@ -646,99 +783,13 @@ static int query(const char *server, int count, int64_t interval_ns, int json)
 			failures++;
 			continue;
 		}
-		if (rep.stratum == 0) {
-			/* a kiss-o'-death (RFC 5905 section 7.4): no time in
-			 * it, only a code */
-			char code[5];
-			int stop = rep.refid == LD_REFID('D', 'E', 'N', 'Y') ||
-			           rep.refid == LD_REFID('R', 'S', 'T', 'R');
-			int rate = rep.refid == LD_KISS_RATE;
-			int64_t backoff = 0;
-
-			kiss_code(rep.refid, code);
-			if (rate) {
-				int p = rep.poll < 0 ? 0 : rep.poll > 17 ? 17 : rep.poll;
-				int64_t kiss_ns = LC__NS << p;
-				backoff = interval_ns > MAX_BACKOFF_NS / 2
-				                  ? MAX_BACKOFF_NS
-				                  : 2 * interval_ns;
-				if (backoff < kiss_ns)
-					backoff = kiss_ns;
-				if (backoff > MAX_BACKOFF_NS)
-					backoff = MAX_BACKOFF_NS;
-				interval_ns = backoff;
-				next_send = sent_mono + interval_ns;
-			}
-			if (json) {
-				printf("{\"server\":");
-				lc_cli_json_str(stdout, server);
-				printf(",\"kiss\":true,\"kiss_code\":\"%s\",\"li\":%u,"
-				       "\"version\":%u,\"mode\":%u,\"stratum\":0,"
-				       "\"poll\":%d,\"refid\":\"0x%08" PRIx32 "\"",
-				       code, rep.li, rep.version, rep.mode, rep.poll,
-				       rep.refid);
-				if (rate)
-					printf(",\"backoff_ns\":%" PRId64, backoff);
-				if (stop)
-					printf(",\"stopped\":true");
-				printf("}\n");
-			} else if (rate) {
-				printf("%s: kiss-o'-death RATE (poll %d): backing off, "
-				       "next request in %.3f s\n", server, rep.poll,
-				       (double)backoff / 1e9);
-			} else if (stop) {
-				printf("%s: kiss-o'-death %s: the server refuses this "
-				       "client; stopping\n", server, code);
-			} else {
-				printf("%s: kiss-o'-death %s: no time in this answer\n",
-				       server, code);
-			}
-			fflush(stdout);
+		if (x.rep.stratum == 0) {
 			failures++;
-			if (stop)
+			if (on_kiss(server, json, &x, &interval_ns, &next_send))
 				break;
 			continue;
 		}
-		pivot = t1 / LC__NS;
-		t2 = lc_unix_ns_from_ntp(rep.rx_ts, pivot);
-		t3 = lc_unix_ns_from_ntp(rep.tx_ts, pivot);
-		/* RFC 5905: offset = ((T2 - T1) + (T3 - T4)) / 2,
-		 * delay = (T4 - T1) - (T3 - T2) */
-		offset = ((t2 - t1) + (t3 - t4)) / 2;
-		delay = (t4 - t1) - (t3 - t2);
-		describe_refid(rep.refid, rep.stratum, desc, sizeof(desc));
-		fmt_ntp(rep.rx_ts, pivot, rx_s, sizeof(rx_s));
-		fmt_ntp(rep.tx_ts, pivot, tx_s, sizeof(tx_s));
-		fmt_ntp(rep.ref_ts, pivot, ref_s, sizeof(ref_s));
-		if (json) {
-			int64_t sm;
-			printf("{\"server\":");
-			lc_cli_json_str(stdout, server);
-			printf(",\"leap\":\"%s\",\"li\":%u,\"version\":%u,\"mode\":%u,"
-			       "\"stratum\":%u,\"poll\":%d,\"precision\":%d,"
-			       "\"root_delay_ns\":%" PRId64 ",\"root_dispersion_ns\":%" PRId64
-			       ",\"refid\":\"0x%08" PRIx32 "\",\"kiss\":false",
-			       li_name(rep.li), rep.li, rep.version, rep.mode,
-			       rep.stratum, rep.poll, rep.precision,
-			       ld_ntp_short_to_ns(rep.root_delay),
-			       ld_ntp_short_to_ns(rep.root_dispersion), rep.refid);
-			if (ld_ntp_smear_refid_decode(rep.refid, &sm) == 0)
-				printf(",\"smear_offset_ns\":%" PRId64, sm);
-			printf(",\"reference\":\"%s\",\"receive\":\"%s\",\"transmit\":\"%s\","
-			       "\"offset_ns\":%" PRId64 ",\"delay_ns\":%" PRId64 "}\n",
-			       ref_s, rx_s, tx_s, offset, delay);
-		} else {
-			printf("%s: %s, version %u, mode %u, stratum %u, poll %d, "
-			       "precision %d\n", server, li_name(rep.li),
-			       rep.version, rep.mode, rep.stratum, rep.poll,
-			       rep.precision);
-			printf("  refid %s\n", desc);
-			printf("  reference %s, receive %s, transmit %s\n", ref_s,
-			       rx_s, tx_s);
-			printf("  offset %+.9f s, delay %.9f s (against this host's clock)\n",
-			       (double)offset / 1e9, (double)delay / 1e9);
-		}
-		fflush(stdout);
+		print_reply(server, json, &x);
 	}
 	close(fd);
 	return failures ? LC_EXIT_FAIL : LC_EXIT_OK;
