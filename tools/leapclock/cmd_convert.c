@@ -55,76 +55,6 @@ struct scale {
 	void (*print)(struct conv *c);
 };
 
-/* ---- numbers ------------------------------------------------------------- */
-
-/* "[-+]DIGITS[.DIGITS]" (1..9 fraction digits) to ns. */
-static int parse_decimal(const char *s, int64_t *ns, int *digits,
-                         struct lc_error *err, const char *what)
-{
-	const char *p = s;
-	int neg = 0, nd = 0, fd = 0;
-	int64_t sec = 0, frac = 0;
-
-	if (*p == '-' || *p == '+')
-		neg = *p++ == '-';
-	for (; *p >= '0' && *p <= '9'; p++, nd++) {
-		if (sec > (INT64_MAX / LC__NS - 9) / 10)
-			return lc__error(
-			    err, LC_ERANGE, s, 0,
-			    "%s seconds out of range: the supported range "
-			    "is 1677-09-22 to 2262-04-10 (about +-9.2e9 s)",
-			    what);
-		sec = sec * 10 + (*p - '0');
-	}
-	if (*p == '.') {
-		for (p++; *p >= '0' && *p <= '9'; p++, fd++) {
-			if (fd == 9)
-				return lc__error(err, LC_EPARSE, s, 0,
-				                 "%s fraction has more than 9 "
-				                 "digits",
-				                 what);
-			frac = frac * 10 + (*p - '0');
-		}
-		if (fd == 0)
-			return lc__error(
-			    err, LC_EPARSE, s, 0,
-			    "expected digits after '.' in %s seconds", what);
-	}
-	if (nd == 0 || *p != '\0')
-		return lc__error(err, LC_EPARSE, s, 0,
-		                 "%s seconds must be a decimal number such as "
-		                 "1483228800.25",
-		                 what);
-	*digits = fd;
-	for (; fd < 9; fd++)
-		frac *= 10;
-	*ns = (sec * LC__NS + frac) * (neg ? -1 : 1);
-	return 0;
-}
-
-/* Writes ns as signed decimal seconds with `digits` fraction digits
- * (truncated towards zero; the input's own digits are always exact). */
-static const char *fmt_sec(int64_t ns, int digits, char *buf, size_t size)
-{
-	uint64_t u = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
-	uint64_t frac = u % (uint64_t)LC__NS;
-
-	if (digits <= 0) {
-		snprintf(buf, size, "%s%" PRIu64, ns < 0 ? "-" : "",
-		         u / (uint64_t)LC__NS);
-		return buf;
-	}
-	{
-		char f[24];
-
-		snprintf(f, sizeof(f), "%09" PRIu64, frac);
-		f[digits > 9 ? 9 : digits] = '\0';
-		snprintf(buf, size, "%s%" PRIu64 ".%s", ns < 0 ? "-" : "",
-		         u / (uint64_t)LC__NS, f);
-	}
-	return buf;
-}
-
 /* ---- filling the instant from each input scale --------------------------- */
 
 /* Every scale is int64_t ns: an instant outside the range they hold is an
@@ -199,7 +129,7 @@ static int from_unix(struct conv *c, const char *text, struct lc_error *err)
 	int64_t sec;
 	int rc;
 
-	rc = parse_decimal(text, &in->unix_ns, &in->digits, err, "Unix");
+	rc = lc_cli_parse_decimal(text, &in->unix_ns, &in->digits, err, "Unix");
 	if (rc < 0)
 		return rc;
 	sec = lc__fdiv(in->unix_ns, LC__NS);
@@ -266,7 +196,7 @@ static int from_tai(struct conv *c, const char *text, struct lc_error *err)
 			       dot[1 + in->digits] <= '9')
 				in->digits++;
 	} else {
-		rc = parse_decimal(text, &in->tai_ns, &in->digits, err, "TAI");
+		rc = lc_cli_parse_decimal(text, &in->tai_ns, &in->digits, err, "TAI");
 		if (rc < 0)
 			return rc;
 	}
@@ -291,7 +221,7 @@ static int from_gps(struct conv *c, const char *text, struct lc_error *err)
 			return lc__error(err, LC_EPARSE, text, 0,
 			                 "GPS week must be a number 0..15000 "
 			                 "before the ':' (WEEK:SECONDS)");
-		rc = parse_decimal(colon + 1, &sow_ns, &c->in.digits, err,
+		rc = lc_cli_parse_decimal(colon + 1, &sow_ns, &c->in.digits, err,
 		                   "GPS seconds-of-week");
 		if (rc < 0) {
 			snprintf(err->where, sizeof(err->where), "%s", text);
@@ -303,7 +233,7 @@ static int from_gps(struct conv *c, const char *text, struct lc_error *err)
 			                 "[0, 604800)");
 		gps_ns = (int64_t)week * GPS_WEEK_S * LC__NS + sow_ns;
 	} else {
-		rc = parse_decimal(text, &gps_ns, &c->in.digits, err, "GPS");
+		rc = lc_cli_parse_decimal(text, &gps_ns, &c->in.digits, err, "GPS");
 		if (rc < 0)
 			return rc;
 	}
@@ -356,7 +286,7 @@ static int from_ntp(struct conv *c, const char *text, struct lc_error *err)
 				                 "the ':' (ERA:SECONDS)");
 			num = colon + 1;
 		}
-		rc = parse_decimal(num, &ns, &in->digits, err, "NTP");
+		rc = lc_cli_parse_decimal(num, &ns, &in->digits, err, "NTP");
 		if (rc < 0) {
 			snprintf(err->where, sizeof(err->where), "%s", text);
 			return rc;
@@ -386,7 +316,7 @@ static int from_ntp(struct conv *c, const char *text, struct lc_error *err)
 		char buf[40];
 		int d = in->digits;
 
-		fmt_sec(in->unix_ns, 9, buf, sizeof(buf));
+		lc_cli_fmt_sec(in->unix_ns, 9, buf, sizeof(buf));
 		rc = from_unix(c, buf, err);
 		in->digits = d;
 		if (rc < 0) {
@@ -433,7 +363,7 @@ static void print_unix(struct conv *c)
 {
 	char s[40];
 
-	fmt_sec(c->in.unix_ns, c->in.digits, s, sizeof(s));
+	lc_cli_fmt_sec(c->in.unix_ns, c->in.digits, s, sizeof(s));
 	member(c, "unix");
 	if (c->json)
 		printf("{\"seconds\": %s, \"repeated\": %s}", s,
@@ -450,7 +380,7 @@ static void print_tai(struct conv *c)
 	char iso[64], s[40];
 
 	lc_iso8601_format_scale(c->in.tai_ns, c->in.digits, iso, sizeof(iso));
-	fmt_sec(c->in.tai_ns, c->in.digits, s, sizeof(s));
+	lc_cli_fmt_sec(c->in.tai_ns, c->in.digits, s, sizeof(s));
 	member(c, "tai");
 	if (c->json) {
 		printf("{\"iso\": ");
@@ -468,8 +398,8 @@ static void print_gps(struct conv *c)
 	int64_t sow = lc__fmod(gps, GPS_WEEK_S * LC__NS);
 	char s[40], w[40];
 
-	fmt_sec(gps, c->in.digits, s, sizeof(s));
-	fmt_sec(sow, c->in.digits, w, sizeof(w));
+	lc_cli_fmt_sec(gps, c->in.digits, s, sizeof(s));
+	lc_cli_fmt_sec(sow, c->in.digits, w, sizeof(w));
 	member(c, "gps");
 	if (c->json)
 		printf("{\"seconds\": %s, \"week\": %" PRId64
@@ -487,7 +417,7 @@ static void print_ntp(struct conv *c)
 	uint32_t frac = (uint32_t)(ntp & 0xffffffffu);
 	char f[40];
 
-	fmt_sec((int64_t)frac * LC__NS >> 32, 9, f, sizeof(f));
+	lc_cli_fmt_sec((int64_t)frac * LC__NS >> 32, 9, f, sizeof(f));
 	member(c, "ntp");
 	if (c->json)
 		printf("{\"era\": %" PRId64 ", \"seconds\": %" PRIu64
@@ -552,7 +482,7 @@ static void print_sls(struct conv *c)
 	}
 	/* A smear is rarely a whole number of ns: all digits, always. */
 	lc_iso8601_format(&sls, 9, iso, sizeof(iso));
-	fmt_sec(diff, 9, d, sizeof(d));
+	lc_cli_fmt_sec(diff, 9, d, sizeof(d));
 	if (c->json) {
 		printf("{\"iso\": ");
 		lc_cli_json_str(stdout, iso);
