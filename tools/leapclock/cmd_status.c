@@ -385,6 +385,22 @@ static void print_timeline_text(const struct tl_view *v)
 	}
 }
 
+/* A view of either adjtimex answer: struct timex and struct lc_timex name
+ * these fields alike. */
+#define VIEW_FROM(v, tx)                                                 \
+	do {                                                             \
+		(v)->status = (tx).status;                               \
+		(v)->offset = (tx).offset;                               \
+		(v)->freq = (tx).freq;                                   \
+		(v)->maxerror = (tx).maxerror;                           \
+		(v)->esterror = (tx).esterror;                           \
+		(v)->constant = (tx).constant;                           \
+		(v)->tick = (tx).tick;                                   \
+		(v)->tai = (tx).tai;                                     \
+		(v)->sec = (tx).time.tv_sec;                             \
+		(v)->frac = (tx).time.tv_usec;                           \
+	} while (0)
+
 /* The host: modes = 0, a pure read (never any ADJ_* bit). */
 static void read_host(struct view *k)
 {
@@ -394,16 +410,7 @@ static void read_host(struct view *k)
 	ktx.modes = 0;
 	memset(k, 0, sizeof(*k));
 	k->rc = adjtimex(&ktx);
-	k->status = ktx.status;
-	k->offset = ktx.offset;
-	k->freq = ktx.freq;
-	k->maxerror = ktx.maxerror;
-	k->esterror = ktx.esterror;
-	k->constant = ktx.constant;
-	k->tick = ktx.tick;
-	k->tai = ktx.tai;
-	k->sec = ktx.time.tv_sec;
-	k->frac = ktx.time.tv_usec;
+	VIEW_FROM(k, ktx);
 }
 
 /* leapclock's timekeeper, through the same read-only adjtimex. */
@@ -414,16 +421,7 @@ static void read_leapclock(lc_timekeeper *tk, struct view *l)
 	memset(&ltx, 0, sizeof(ltx));
 	memset(l, 0, sizeof(*l));
 	l->rc = lc_adjtimex_unprivileged(tk, &ltx);
-	l->status = ltx.status;
-	l->offset = ltx.offset;
-	l->freq = ltx.freq;
-	l->maxerror = ltx.maxerror;
-	l->esterror = ltx.esterror;
-	l->constant = ltx.constant;
-	l->tick = ltx.tick;
-	l->tai = ltx.tai;
-	l->sec = ltx.time.tv_sec;
-	l->frac = ltx.time.tv_usec;
+	VIEW_FROM(l, ltx);
 }
 
 /* The host and leapclock side by side, then the timeline. */

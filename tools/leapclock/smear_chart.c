@@ -95,12 +95,26 @@ static void tick_label(char *buf, size_t n, double v)
 	snprintf(buf, n, "%g", v);
 }
 
+/* A horizontal grid line at y, labelled on the left. */
+static void grid_line(FILE *o, const struct panel *p, double y,
+                      const char *label)
+{
+	fprintf(o,
+	        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+	        "y2=\"%.1f\" stroke=\"#e0e0e0\"/>\n",
+	        p->x0, y, p->x0 + p->w, y);
+	fprintf(o,
+	        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" "
+	        "text-anchor=\"end\">%s</text>\n",
+	        p->x0 - 6, y + 4, label);
+}
+
 /* show_x_label: 0 none, +1 / -1 the x label for an insertion / deletion */
 static void axes(FILE *o, const struct panel *p, const char *ylabel,
                  int show_x_label)
 {
 	double st = lc_cli_smear_nice_step(p->tmax - p->tmin, 8), v;
-	char lab[32];
+	char lab[64];
 
 	fprintf(o,
 	        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
@@ -121,30 +135,16 @@ static void axes(FILE *o, const struct panel *p, const char *ylabel,
 	if (p->logy) {
 		for (int e = (int)ceil(p->vmin); e <= (int)floor(p->vmax);
 		     e++) {
-			double y = py(p, pow(10, e));
-			fprintf(o,
-			        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-			        "y2=\"%.1f\" stroke=\"#e0e0e0\"/>\n",
-			        p->x0, y, p->x0 + p->w, y);
-			fprintf(o,
-			        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" "
-			        "text-anchor=\"end\">%.*f</text>\n",
-			        p->x0 - 6, y + 4, e < 0 ? -e : 0, pow(10, e));
+			snprintf(lab, sizeof(lab), "%.*f", e < 0 ? -e : 0,
+			         pow(10, e));
+			grid_line(o, p, py(p, pow(10, e)), lab);
 		}
 	} else {
 		double sv = lc_cli_smear_nice_step(p->vmax - p->vmin, 6);
 		for (v = ceil(p->vmin / sv) * sv; v <= p->vmax + 1e-9 * sv;
 		     v += sv) {
-			double y = py(p, v);
 			tick_label(lab, sizeof(lab), v);
-			fprintf(o,
-			        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-			        "y2=\"%.1f\" stroke=\"#e0e0e0\"/>\n",
-			        p->x0, y, p->x0 + p->w, y);
-			fprintf(o,
-			        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" "
-			        "text-anchor=\"end\">%s</text>\n",
-			        p->x0 - 6, y + 4, lab);
+			grid_line(o, p, py(p, v), lab);
 		}
 	}
 	/* the leap instant */
