@@ -586,10 +586,8 @@ static void replay(struct lc__sim *s)
 	}
 	if (s->ops->advance != NULL)
 		s->ops->advance(s, s->t_end);
-	if (s->cfg.trace != NULL) {
-		lc__sim_trace_end_line(s);
-		fflush(s->cfg.trace);
-	}
+	if (s->cfg.trace != NULL)
+		s->cfg.trace->end(s->cfg.trace->arg);
 }
 
 /* The readers' and the timers' findings into the result. */

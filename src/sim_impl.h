@@ -1,7 +1,7 @@
 /*
  * sim_impl.h - between the simulator's files (sim.c the engine and the run,
  * sim_scenario.c the timers and readers, sim_kernel.c the kernel models,
- * sim_trace.c reader 0's trace; sim_exact.c uses only sim.h). Internal to
+ * sim_trace.c the windows of reader 0's trace; sim_exact.c uses only sim.h). Internal to
  * the static lc_sim library: neither libleapclock nor the preload shim
  * contains the simulator.
  */
@@ -90,12 +90,9 @@ struct lc__sim {
 	struct ev *ev;
 	size_t nev, capev;
 	void *model_state;
-	/* trace */
-	int64_t *tw; /* merged windows [tw[2k], tw[2k+1]] */
+	/* trace windows (merged) [tw[2k], tw[2k+1]] */
+	int64_t *tw;
 	size_t ntw;
-	int tr_have;
-	int64_t tr_us, tr_sec, tr_rt, tr_j;
-	int tr_line_open, tr_force;
 	int oom;
 };
 
@@ -196,9 +193,9 @@ int lc__sim_reader_events(struct lc__sim *s, int idx);
 
 /* ---- sim_trace.c: reader 0's CLOCK_REALTIME around the leap --------------- */
 
-/* The trace's two heading lines (the model, the leap, the tick). */
+/* Tells the tracer the run's heading. */
 void lc__sim_trace_begin(struct lc__sim *s);
-void lc__sim_trace_end_line(struct lc__sim *s);
+/* Reader 0's reading at t, if t is in a trace window. */
 void lc__sim_trace_read(struct lc__sim *s, int64_t t, int64_t j, int64_t rt);
 void lc__sim_add_window(struct lc__sim *s, int64_t x);
 void lc__sim_merge_windows(struct lc__sim *s);

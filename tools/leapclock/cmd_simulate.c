@@ -390,13 +390,15 @@ static int run_one(const struct opts *o, int m, int k, int nset, int *first)
 {
 	struct lc__sim_config c = o->base;
 	struct lc__sim_result r;
+	struct lc_cli_sim_trace tr;
 	struct lc_error err = {0};
 
+	lc_cli_sim_trace_init(&tr, stdout);
 	c.model = o->models[m].model;
 	memcpy(c.preset, o->models[m].preset, sizeof(c.preset));
 	if (nset == 2)
 		c.nohz = k;
-	c.trace = o->trace ? stdout : NULL;
+	c.trace = o->trace ? &tr.ops : NULL;
 	if (lc__sim_run(&c, &r, &err) < 0) {
 		if (o->json)
 			printf("]\n");

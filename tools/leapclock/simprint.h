@@ -1,5 +1,6 @@
-/* simprint.h - the simulator's summary lines (tools/leapclock/simprint.c),
- * for `leapclock simulate` and `leapclock kernel-test`. */
+/* simprint.h - what `leapclock simulate` and `leapclock kernel-test` print
+ * of the simulator: the summary lines (simprint.c) and reader 0's trace
+ * (simtrace.c, also used by tests/test_sim.c). */
 #ifndef LC_SIMPRINT_H
 #define LC_SIMPRINT_H
 
@@ -13,5 +14,15 @@
 void lc_cli_sim_print_columns(FILE *f);
 void lc_cli_sim_print_row(FILE *f, const struct lc__sim_result *r);
 void lc_cli_sim_print_json(FILE *f, const struct lc__sim_result *r, int first);
+
+/* Reader 0's trace written to f as text: lc__sim_config's trace is
+ * &tr->ops after lc_cli_sim_trace_init(tr, f). */
+struct lc_cli_sim_trace {
+	struct lc__sim_tracer ops;
+	FILE *f;
+	int have, line_open, force; /* force: the next reading starts a line */
+	int64_t us, sec, rt, j;     /* the last reading printed */
+};
+void lc_cli_sim_trace_init(struct lc_cli_sim_trace *tr, FILE *f);
 
 #endif
