@@ -1062,11 +1062,13 @@ LC_API int lc_timer_deadline(lc_timer *t, struct timespec *deadline);
 /* Expirations missed before the last delivered one (timer_getoverrun). */
 LC_API int64_t lc_timer_overrun(lc_timer *t);
 LC_API void *lc_timer_data(const lc_timer *t);
+/* The timer's clock; LC_CLOCK_COUNT (no clock) for NULL. */
 LC_API lc_clock_id lc_timer_clock(const lc_timer *t);
 
 /* The MONOTONIC instant (ns) of the next expiry or clock-set cancellation;
- * INT64_MAX if nothing is armed. For callers with their own poll/epoll: sleep
- * until then (round up), then call lc_loop_expire(). Fires nothing. */
+ * INT64_MAX if nothing is armed (or loop is NULL). For callers with their
+ * own poll/epoll: sleep until then (round up), then call lc_loop_expire().
+ * Fires nothing. */
 LC_API int64_t lc_loop_next_deadline(lc_loop *loop);
 /* Reads each armed clock once, moves every due timer to a ready list, then
  * runs their callbacks in order (ties in start order). Returns the number of
@@ -1093,8 +1095,9 @@ LC_API int64_t lc_loop_run(lc_loop *loop, int mode);
 /* Makes lc_loop_run return after the callback in progress (any thread). */
 LC_API void lc_loop_stop(lc_loop *loop);
 /* The timerfd (readable when the next deadline is due), re-armed by each
- * lc_loop_expire()/lc_loop_next_deadline(); -1 if there is none. For an
- * external epoll: wait for it, read it, call lc_loop_expire(). */
+ * lc_loop_expire()/lc_loop_next_deadline(); -1 if there is none (or loop
+ * is NULL). For an external epoll: wait for it, read it, call
+ * lc_loop_expire(). */
 LC_API int lc_loop_fd(lc_loop *loop);
 
 #ifdef __cplusplus

@@ -698,4 +698,3 @@ int lc__sim_run(const struct lc__sim_config *cfg, struct lc__sim_result *res,
 		lc__error(err, rc, "simulation", 0, "out of memory");
 	return rc;
 }
-

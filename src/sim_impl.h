@@ -1,9 +1,9 @@
 /*
  * sim_impl.h - between the simulator's files (sim.c the engine and the run,
  * sim_scenario.c the timers and readers, sim_kernel.c the kernel models,
- * sim_trace.c the windows of reader 0's trace; sim_exact.c uses only sim.h). Internal to
- * the static lc_sim library: neither libleapclock nor the preload shim
- * contains the simulator.
+ * sim_trace.c the windows of reader 0's trace; sim_exact.c uses only sim.h).
+ * Internal to the static lc_sim library: neither libleapclock nor the preload
+ * shim contains the simulator.
  */
 #ifndef LC_SIM_IMPL_H
 #define LC_SIM_IMPL_H
@@ -167,16 +167,17 @@ static inline int64_t intended_rt(const struct lc__sim *s, int64_t t)
 	return true_posix(s, t);
 }
 
-
 /* ---- sim.c: the engine --------------------------------------------------- */
 
 int64_t lc__sim_rng_range(struct lc__sim *s, int64_t lo, int64_t hi);
-void lc__sim_push_ev(struct lc__sim *s, int64_t t, int kind, int idx, int64_t j);
+void lc__sim_push_ev(struct lc__sim *s, int64_t t, int kind, int idx,
+                     int64_t j);
 int lc__sim_cpu_busy(const struct lc__sim *s, int64_t t);
 int64_t lc__sim_next_busy_start(const struct lc__sim *s, int64_t t);
 int lc__sim_add_interval(struct reader *r, int64_t a, int64_t b);
 
-/* ---- sim_kernel.c: legacy, linux-4.2, force-tick, slew-all ---------------- */
+/* ---- sim_kernel.c: legacy, linux-4.2, force-tick, slew-all ----------------
+ */
 
 int lc__sim_is_kernel(int model);
 int64_t lc__sim_grid_ceil(const struct lc__sim *s, int64_t t);
@@ -191,7 +192,8 @@ void lc__sim_observer_events(struct lc__sim *s);
 int lc__sim_cmp_ev(const void *a, const void *b);
 int lc__sim_reader_events(struct lc__sim *s, int idx);
 
-/* ---- sim_trace.c: reader 0's CLOCK_REALTIME around the leap --------------- */
+/* ---- sim_trace.c: reader 0's CLOCK_REALTIME around the leap ---------------
+ */
 
 /* Tells the tracer the run's heading. */
 void lc__sim_trace_begin(struct lc__sim *s);

@@ -50,7 +50,7 @@ static void k_update(struct lc__sim *s, struct kstate *k, int64_t u, int64_t a)
 		s->t_apply = u;
 		/* clock_was_set's work item: next tick on a busy CPU */
 		s->t_cws = lc__sim_cpu_busy(s, u) ? lc__sim_grid_ceil(s, u + 1)
-		                          : u + s->cfg.timer_latency_ns;
+		                                  : u + s->cfg.timer_latency_ns;
 	}
 	if (k->applied && !k->wait_done && a >= s->t_leap + LC__NS) {
 		k->wait_done = 1; /* TIME_OOP -> TIME_WAIT */
@@ -211,7 +211,8 @@ static int kernel_pass(struct lc__sim *s)
 		s->res->events++;
 		t = x;
 		if (x == no) {
-			if (s->cfg.model == LC__SIM_FORCE_TICK && x == s->t_conv)
+			if (s->cfg.model == LC__SIM_FORCE_TICK &&
+			    x == s->t_conv)
 				force_tick_convert(s, x);
 		} else if (x == g) {
 			/* a tick; on an idle NOHZ CPU only at the longest
@@ -370,4 +371,3 @@ static void kernel_read(struct lc__sim *s, int64_t t, int64_t v[LC_CLOCK_COUNT])
 const struct lc__sim_ops lc__sim_kernel_ops = {
     NULL, kernel_prepare, NULL, kernel_advance, NULL, kernel_read, NULL,
 };
-

@@ -117,8 +117,8 @@ static int64_t intended_reading(const struct lc__sim *s, int clock, int64_t u)
 
 int lc__sim_build_timers(struct lc__sim *s)
 {
-	int exact =
-	    !lc__sim_is_kernel(s->cfg.model) && s->cfg.model != LC__SIM_SLEW_ALL;
+	int exact = !lc__sim_is_kernel(s->cfg.model) &&
+	            s->cfg.model != LC__SIM_SLEW_ALL;
 	int n = 1, per = s->cfg.ntimers, i = 0;
 	int64_t arm0 = s->t_leap - 5 * LC__NS;
 	int64_t midnight = s->dir > 0 ? s->leap_posix : s->leap_posix + LC__NS;
@@ -147,15 +147,16 @@ int lc__sim_build_timers(struct lc__sim *s)
 				continue;
 			for (int k = 0; k < per; k++) {
 				struct timer *tm = &s->tm[i++];
-				int64_t u =
-				    lc__sim_rng_range(s, s->t_leap - 2 * LC__NS,
-				              s->t_leap + 5 * LC__NS / 2);
+				int64_t u = lc__sim_rng_range(
+				    s, s->t_leap - 2 * LC__NS,
+				    s->t_leap + 5 * LC__NS / 2);
 				int64_t v;
 				tm->clock = c;
 				tm->absolute = 1;
 				if (k % 4 == 0) /* on a whole second */
 					u = s->t_leap +
-					    (lc__sim_rng_range(s, -2, 3) * LC__NS);
+					    (lc__sim_rng_range(s, -2, 3) *
+					     LC__NS);
 				v = intended_reading(s, c, u);
 				if (k % 4 == 0 && c != LC_CLOCK_UTC)
 					v = lc__fdiv(v + LC__NS / 2, LC__NS) *
@@ -163,10 +164,11 @@ int lc__sim_build_timers(struct lc__sim *s)
 				tm->value = v;
 				/* some armed in the last ms before the leap */
 				if (k % 7 == 3 && u > s->t_leap)
-					tm->arm_t = lc__sim_rng_range(s, s->t_leap - MS,
-					                      s->t_leap);
+					tm->arm_t = lc__sim_rng_range(
+					    s, s->t_leap - MS, s->t_leap);
 				else
-					tm->arm_t = lc__sim_rng_range(s, arm0, u);
+					tm->arm_t =
+					    lc__sim_rng_range(s, arm0, u);
 			}
 		}
 		for (int k = 0; k < per / 4 + 1; k++) {
@@ -174,7 +176,7 @@ int lc__sim_build_timers(struct lc__sim *s)
 			tm->clock = LC_CLOCK_MONOTONIC;
 			tm->absolute = 0;
 			tm->arm_t = lc__sim_rng_range(s, s->t_leap - 3 * LC__NS,
-			                      s->t_leap + LC__NS);
+			                              s->t_leap + LC__NS);
 			tm->value = lc__sim_rng_range(s, 0, 2 * LC__NS);
 		}
 	}
@@ -336,11 +338,10 @@ int lc__sim_reader_events(struct lc__sim *s, int idx)
 		qsort(js, nj, sizeof(*js), cmp_i64);
 		for (size_t m = 0; m < nj; m++)
 			if (m == 0 || js[m] != js[m - 1])
-				lc__sim_push_ev(s, a + js[m] * r->cost, EV_READ, idx,
-				        jbase + js[m]);
+				lc__sim_push_ev(s, a + js[m] * r->cost, EV_READ,
+				                idx, jbase + js[m]);
 		jbase += n + 1; /* a gap in j marks a new interval */
 	}
 	free(js);
 	return s->oom ? LC_ENOMEM : 0;
 }
-

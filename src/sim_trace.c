@@ -79,7 +79,6 @@ void lc__sim_merge_windows(struct lc__sim *s)
 	s->ntw = m;
 }
 
-
 void lc__sim_trace_begin(struct lc__sim *s)
 {
 	char name[48];

@@ -15,47 +15,47 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-/* Runs `stmt` in a child; 1 if it returned with its checks held, 0 if a
- * check failed or it crashed (printed with the call). */
-#define IN_CHILD(what, ok, ...)                                           \
-	do {                                                               \
-		pid_t p_;                                                  \
-		int st_ = 0;                                               \
-		fflush(stdout);                                            \
-		p_ = fork();                                               \
-		if (p_ == 0) {                                             \
-			lc_t_case_failed = 0;                              \
-			__VA_ARGS__;                                       \
-			fflush(stdout);                                    \
-			_exit(lc_t_case_failed ? 1 : 0);                   \
-		}                                                          \
-		(ok) = 0;                                                  \
-		if (p_ > 0 && waitpid(p_, &st_, 0) == p_) {                \
-			if (WIFSIGNALED(st_))                              \
-				printf("  %s: crashed (signal %d)\n", what,   \
-				       WTERMSIG(st_));                     \
-			else                                               \
-				(ok) = WEXITSTATUS(st_) == 0;              \
-		}                                                          \
+/* Runs the statements in a child; ok = 1 if they returned with their checks
+ * held, 0 if a check failed or it crashed (printed with the call). */
+#define IN_CHILD(what, ok, ...)                                                \
+	do {                                                                   \
+		pid_t p_;                                                      \
+		int st_ = 0;                                                   \
+		fflush(stdout);                                                \
+		p_ = fork();                                                   \
+		if (p_ == 0) {                                                 \
+			lc_t_case_failed = 0;                                  \
+			__VA_ARGS__;                                           \
+			fflush(stdout);                                        \
+			_exit(lc_t_case_failed ? 1 : 0);                       \
+		}                                                              \
+		(ok) = 0;                                                      \
+		if (p_ > 0 && waitpid(p_, &st_, 0) == p_) {                    \
+			if (WIFSIGNALED(st_))                                  \
+				printf("  %s: crashed (signal %d)\n", what,    \
+				       WTERMSIG(st_));                         \
+			else                                                   \
+				(ok) = WEXITSTATUS(st_) == 0;                  \
+		}                                                              \
 	} while (0)
 
-#define CASE(what, ...)                                                   \
-	do {                                                               \
-		int ok_;                                                   \
-		IN_CHILD(what, ok_, __VA_ARGS__);                          \
-		lc_t_checks++;                                             \
-		if (!ok_)                                                  \
-			LC_T_FAIL_("NULL rule broken by %s", what);         \
+#define CASE(what, ...)                                                        \
+	do {                                                                   \
+		int ok_;                                                       \
+		IN_CHILD(what, ok_, __VA_ARGS__);                              \
+		lc_t_checks++;                                                 \
+		if (!ok_)                                                      \
+			LC_T_FAIL_("NULL rule broken by %s", what);            \
 	} while (0)
 
-#define N_INT(call, want)                                                  \
+#define N_INT(call, want)                                                      \
 	CASE(#call, LC_T_CMP_(int, "d", call, ==, want, (void)0))
-#define N_I64(call, want)                                                  \
+#define N_I64(call, want)                                                      \
 	CASE(#call, LC_T_CMP_(int64_t, PRId64, call, ==, want, (void)0))
-#define N_U64(call, want)                                                  \
+#define N_U64(call, want)                                                      \
 	CASE(#call, LC_T_CMP_(uint64_t, PRIu64, call, ==, want, (void)0))
 typedef const void *cptr;
-#define N_PTR(call)                                                        \
+#define N_PTR(call)                                                            \
 	CASE(#call, LC_T_CMP_(cptr, "p", (cptr)(call), ==, (cptr)NULL, (void)0))
 #define N_VOID(call) CASE(#call, call)
 
@@ -116,8 +116,7 @@ static void test_parse_without_table(void)
 {
 	struct timespec ts;
 
-	LC_EQ_INT(lc_iso8601_parse("2015-12-31T23:59:60Z", NULL, &ts, NULL),
-	          0);
+	LC_EQ_INT(lc_iso8601_parse("2015-12-31T23:59:60Z", NULL, &ts, NULL), 0);
 	LC_EQ_I64(ts.tv_nsec, LC_NSEC_PER_SEC);
 	LC_EQ_INT(lc_iso8601_parse_range("2015-12-31T23:59:60Z", NULL,
 	                                 LC_RANGE_FIRST_SEC, LC_RANGE_END_SEC,
@@ -198,8 +197,7 @@ static void test_loop_and_timer(void)
 	N_VOID(lc_loop_stop(NULL));
 	N_INT(lc_loop_fd(NULL), -1);
 
-	N_INT(lc_timer_init(NULL, &t, LC_CLOCK_MONOTONIC, cb, NULL),
-	      LC_EINVAL);
+	N_INT(lc_timer_init(NULL, &t, LC_CLOCK_MONOTONIC, cb, NULL), LC_EINVAL);
 	N_INT(lc_timer_start(NULL, 0, &ts, NULL), LC_EINVAL);
 	N_INT(lc_timer_start_ns(NULL, 0, 1000, 0), LC_EINVAL);
 	N_INT(lc_timer_stop(NULL), 0);

@@ -217,8 +217,8 @@ static int kt_arm(const struct kt_opts *o, struct kt *k)
 	}
 	/* the leap's true instant in MONOTONIC: REALTIME reaches the start of
 	 * 23:59:60 (insertion) or of the deleted 23:59:59 */
-	k->t_leap = k->set_mono + (k->midnight * NS - (o->del ? NS : 0)) -
-	            k->set_rt;
+	k->t_leap =
+	    k->set_mono + (k->midnight * NS - (o->del ? NS : 0)) - k->set_rt;
 	k->due = o->del ? k->t_leap : k->t_leap + NS; /* 00:00:00, truly */
 	k->end = k->due + 2 * NS;
 	return 0;
@@ -360,8 +360,8 @@ static void kt_restore(struct kt *k)
 	tx.modes = ADJ_TAI;
 	tx.constant = k->orig_tai;
 	adjtimex(&tx);
-	ts = lc__ns_to_ts(k->orig_rt +
-	                  (now_ns(CLOCK_MONOTONIC) - k->orig_mono));
+	ts =
+	    lc__ns_to_ts(k->orig_rt + (now_ns(CLOCK_MONOTONIC) - k->orig_mono));
 	clock_settime(CLOCK_REALTIME, &ts);
 }
 

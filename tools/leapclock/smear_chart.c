@@ -224,8 +224,8 @@ static void xml_text(FILE *o, const char *s)
 
 /* "* off-scale here (window under 3 px): minute (60 s), ...; see them
  * with --compare minute,... --range A,B" */
-static void off_scale_note(FILE *o, const struct ctx *x,
-                           const struct panel *p, double y)
+static void off_scale_note(FILE *o, const struct ctx *x, const struct panel *p,
+                           double y)
 {
 	char names[160] = "", line[400];
 	size_t k = 0, kn = 0;
@@ -242,9 +242,9 @@ static void off_scale_note(FILE *o, const struct ctx *x,
 			                      c->p.name,
 			                      (double)(c->e - c->s) / 1e9);
 		if (kn < sizeof(names))
-			kn += (size_t)snprintf(names + kn, sizeof(names) - kn,
-			                       "%s%s", kn ? "," : "",
-			                       c->p.name);
+			kn +=
+			    (size_t)snprintf(names + kn, sizeof(names) - kn,
+			                     "%s%s", kn ? "," : "", c->p.name);
 		if (c->s < s)
 			s = c->s;
 		if (c->e > e)

@@ -45,7 +45,8 @@ static inline void day_of(const struct ctx *x, char *buf, size_t n)
 		snprintf(buf, n, "?");
 }
 
-static const char *const shape_names[] = {"linear", "cosine", "quadratic", "step"};
+static const char *const shape_names[] = {"linear", "cosine", "quadratic",
+                                          "step"};
 static const char *const placement_names[] = {"ending", "centred", "starting"};
 
 /* A "nice" tick step for a span, about `want` ticks. */
