@@ -22,7 +22,23 @@
  *    the file, line and a sentence naming the problem; on failure nothing that
  *    was in effect before the call is changed.
  *  - Objects with a lifetime are opaque handles created by lc_*_new() and
- *    released by lc_*_free(); free(NULL)-style calls are no-ops.
+ *    released by lc_*_free().
+ *  - NULL, one rule for every function: a NULL object handle (lc_leaptable
+ *    *, lc_counter *, lc_timekeeper *, lc_loop *, lc_timer *) is refused
+ *    without harm, by the kind of value the function returns: a function
+ *    returning 0 or a negative LC_E* code returns LC_EINVAL; one returning
+ *    a count, a flag, a time or a sequence returns 0; one returning a
+ *    pointer returns NULL; a void function does nothing (so
+ *    lc_*_free(NULL) is a no-op). Exceptions are stated at the function:
+ *    the table of lc_iso8601_parse and lc_iso8601_parse_range may be
+ *    NULL (no table, see there), lc_loop_next_deadline(NULL) is INT64_MAX (nothing
+ *    armed), lc_loop_fd(NULL) is -1 (no fd), lc_timer_clock(NULL) is
+ *    LC_CLOCK_COUNT (no clock). Other pointer arguments must be valid
+ *    unless documented "may be NULL". tests/test_null_rule.c calls every
+ *    function that takes a handle with NULL.
+ *  - ABI: the shared library exports exactly the functions declared here
+ *    with LC_API (tests/abi_exports.sh checks it); its soname's number,
+ *    LC_ABI_VERSION, grows whenever a function is removed or changes.
  *  - Nothing in this library sets the host's clock or NTP state. It reads the
  *    host clock only through a counter (lc_counter_new_system/_tsc).
  *  - Thread safety: readers (lc_gettime, lc_now_ns, the lc_leaptable query
@@ -44,9 +60,21 @@ extern "C" {
 #endif
 
 #define LC_VERSION_MAJOR 0
-#define LC_VERSION_MINOR 1
+#define LC_VERSION_MINOR 2
 #define LC_VERSION_PATCH 0
-#define LC_VERSION_STRING "0.1.0"
+#define LC_VERSION_STRING "0.2.0"
+/* The shared library's soname is libleapclock.so.LC_ABI_VERSION: 1 since
+ * 0.2.0 (lc_sha1, lc_smear_window, lc_tk_mono_at and lc_tk_cycles_at left
+ * the API, and the internal lc__ symbols left the exports). */
+#define LC_ABI_VERSION 1
+
+/* Marks the functions the shared library exports; everything else in it
+ * is built with hidden visibility. */
+#if defined(__GNUC__) || defined(__clang__)
+#define LC_API __attribute__((visibility("default")))
+#else
+#define LC_API
+#endif
 
 #define LC_NSEC_PER_SEC INT64_C(1000000000)
 #define LC_SECS_PER_DAY INT64_C(86400)
@@ -77,7 +105,7 @@ extern "C" {
 #define LC_EUNSUPPORTED_COUNTER (-4008) /* this counter cannot run here (non-invariant TSC...) */
 
 /* A short English name for an LC_E* code (never NULL). */
-const char *lc_strerror(int err);
+LC_API const char *lc_strerror(int err);
 
 /* Details of a failure caused by input. `where` is a file name or a label
  * such as "<argument>"; `line` is 1-based, 0 when the problem has no line;
@@ -91,7 +119,7 @@ struct lc_error {
 
 /* Formats an error as "where:line: msg" (or "where: msg"). Returns the length
  * that snprintf would have written. */
-int lc_error_format(const struct lc_error *e, char *buf, size_t size);
+LC_API int lc_error_format(const struct lc_error *e, char *buf, size_t size);
 
 /* ------------------------------------------------------------------------ */
 /* Clock ids                                                                 */
@@ -110,9 +138,9 @@ typedef enum lc_clock_id {
 } lc_clock_id;
 
 /* "monotonic_raw", "monotonic", ..., "utc_sls"; NULL for an invalid id. */
-const char *lc_clock_name(lc_clock_id id);
+LC_API const char *lc_clock_name(lc_clock_id id);
 /* Parses a clock name (case-insensitive, '-' or '_'); LC_EINVAL if unknown. */
-int lc_clock_from_name(const char *name, lc_clock_id *out);
+LC_API int lc_clock_from_name(const char *name, lc_clock_id *out);
 
 /* ------------------------------------------------------------------------ */
 /* Leap-second table (src/leaptable.c)                                       */
@@ -152,10 +180,10 @@ struct lc_leaptable_info {
 };
 
 /* A new table holding the built-in data (27 leaps 1972-2017). */
-lc_leaptable *lc_leaptable_new(void);
-void lc_leaptable_free(lc_leaptable *t);
+LC_API lc_leaptable *lc_leaptable_new(void);
+LC_API void lc_leaptable_free(lc_leaptable *t);
 /* Replaces the table with the built-in data. */
-void lc_leaptable_reset_builtin(lc_leaptable *t);
+LC_API void lc_leaptable_reset_builtin(lc_leaptable *t);
 /* Loads a file (format LC_LEAPFMT_AUTO detects it). On any error the table
  * keeps what it held and *err says what is wrong with the file: its name,
  * the line (0 when none) and the problem. LC_EPARSE: a malformed line or
@@ -174,15 +202,15 @@ void lc_leaptable_reset_builtin(lc_leaptable *t);
  * with fstat). tzdata's implied 1972-01-01 row is added, so both formats
  * give the same rows; its Expires line is preferred to the #expires
  * comment. */
-int lc_leaptable_load_file(lc_leaptable *t, const char *path, int format,
-                           struct lc_error *err);
+LC_API int lc_leaptable_load_file(lc_leaptable *t, const char *path, int format,
+                                  struct lc_error *err);
 /* As lc_leaptable_load_file, from memory; `name` labels errors (NULL:
  * "<buffer>") and becomes the source. LC_EINVAL for LC_LEAPFMT_BUILTIN.
  * Unlike a file, a buffer may put a leap at the end of any day: synthetic
  * tables (a rehearsed leap, the simulator) use that. */
-int lc_leaptable_load_buffer(lc_leaptable *t, const char *name,
-                             const void *buf, size_t len, int format,
-                             struct lc_error *err);
+LC_API int lc_leaptable_load_buffer(lc_leaptable *t, const char *name,
+                                    const void *buf, size_t len, int format,
+                                    struct lc_error *err);
 /* Loads the system's table. With $LEAPCLOCK_LEAPFILE set (and not empty)
  * that file is the table: if it cannot be used (missing too), its error is
  * returned with *err naming the file and line, and *t is unchanged.
@@ -194,7 +222,7 @@ int lc_leaptable_load_buffer(lc_leaptable *t, const char *name,
  * (the first such problem; missing system files are not reported).
  * Nothing is printed: lc_leaptable_load_system_report says what the search
  * took and skipped. */
-int lc_leaptable_load_system(lc_leaptable *t, struct lc_error *err);
+LC_API int lc_leaptable_load_system(lc_leaptable *t, struct lc_error *err);
 
 /* What the system search did, for a caller to report (the library prints
  * nothing). */
@@ -223,13 +251,13 @@ struct lc_leaptable_search {
 };
 
 /* As lc_leaptable_load_system, and fills *search (may be NULL). */
-int lc_leaptable_load_system_report(lc_leaptable *t,
-                                    struct lc_leaptable_search *search,
-                                    struct lc_error *err);
+LC_API int lc_leaptable_load_system_report(lc_leaptable *t,
+                                           struct lc_leaptable_search *search,
+                                           struct lc_error *err);
 /* 1 if the search is worth telling the user about: a candidate that exists
  * was bad, or the table taken is not the first that exists (a later one, or
  * the built-in one, expires later). 0 for an explicit $LEAPCLOCK_LEAPFILE. */
-int lc_leaptable_search_notable(const struct lc_leaptable_search *search);
+LC_API int lc_leaptable_search_notable(const struct lc_leaptable_search *search);
 /* Writes the report as lines, each starting with `prefix` (may be NULL):
  * "leap table: using built-in (expires 2027-06-28)", "leap table: skipped
  * /usr/share/zoneinfo/leap-seconds.list (expires 2026-06-28): built-in
@@ -237,37 +265,34 @@ int lc_leaptable_search_notable(const struct lc_leaptable_search *search);
  * With all == 0 nothing is written unless lc_leaptable_search_notable() and
  * missing files are left out. Returns the length snprintf would have
  * written (the text is cut at size - 1). */
-int lc_leaptable_search_format(const struct lc_leaptable_search *search,
-                               int all, const char *prefix, char *buf,
-                               size_t size);
-int lc_leaptable_info(const lc_leaptable *t, struct lc_leaptable_info *info);
+LC_API int lc_leaptable_search_format(const struct lc_leaptable_search *search,
+                                      int all, const char *prefix, char *buf,
+                                      size_t size);
+LC_API int lc_leaptable_info(const lc_leaptable *t, struct lc_leaptable_info *info);
 /* 1 if the table has expired at POSIX second `now`, 0 if not or unknown. */
-int lc_leaptable_expired(const lc_leaptable *t, int64_t now);
-size_t lc_leaptable_count(const lc_leaptable *t);
-int lc_leaptable_get(const lc_leaptable *t, size_t i, struct lc_leap *out);
+LC_API int lc_leaptable_expired(const lc_leaptable *t, int64_t now);
+LC_API size_t lc_leaptable_count(const lc_leaptable *t);
+LC_API int lc_leaptable_get(const lc_leaptable *t, size_t i, struct lc_leap *out);
 
 /* TAI-UTC (seconds) in effect at a UTC instant given as POSIX seconds. For
  * the repeated POSIX second of an insertion this is the new offset (as Linux's
  * tai_offset, which moves at the start of the inserted second).
  * LC_EBEFORE1972 before 1972-01-01. */
-int lc_leaptable_tai_utc(const lc_leaptable *t, int64_t unix_sec,
-                         int32_t *tai_utc);
+LC_API int lc_leaptable_tai_utc(const lc_leaptable *t, int64_t unix_sec,
+                                int32_t *tai_utc);
 /* TAI-UTC at a TAI instant (seconds on the TAI scale); *in_leap (may be NULL)
  * is set to 1 inside an inserted second 23:59:60. */
-int lc_leaptable_tai_utc_at_tai(const lc_leaptable *t, int64_t tai_sec,
-                                int32_t *tai_utc, int *in_leap);
+LC_API int lc_leaptable_tai_utc_at_tai(const lc_leaptable *t, int64_t tai_sec,
+                                       int32_t *tai_utc, int *in_leap);
 /* +1 if the POSIX second `unix_sec` is a 23:59:59 followed by an inserted
  * 23:59:60, -1 if it is a deleted 23:59:59, 0 otherwise. */
-int lc_leaptable_leap_at(const lc_leaptable *t, int64_t unix_sec);
+LC_API int lc_leaptable_leap_at(const lc_leaptable *t, int64_t unix_sec);
 /* The first leap (dir != 0) with when > unix_sec; LC_ENOENT if none known. */
-int lc_leaptable_next(const lc_leaptable *t, int64_t unix_sec,
-                      struct lc_leap *out);
+LC_API int lc_leaptable_next(const lc_leaptable *t, int64_t unix_sec,
+                             struct lc_leap *out);
 /* The last leap (dir != 0) with when <= unix_sec; LC_ENOENT if none. */
-int lc_leaptable_prev(const lc_leaptable *t, int64_t unix_sec,
-                      struct lc_leap *out);
-
-/* SHA-1 (FIPS 180-4), used to check leap-seconds.list. */
-void lc_sha1(const void *data, size_t len, uint8_t digest[20]);
+LC_API int lc_leaptable_prev(const lc_leaptable *t, int64_t unix_sec,
+                             struct lc_leap *out);
 
 /* ------------------------------------------------------------------------ */
 /* Civil time (src/civil.c)                                                  */
@@ -290,25 +315,25 @@ struct lc_tm {
  * back. lc_days_from_civil needs mon 1..12 and |year| <= 2.9e11 (about the
  * range of int64_t POSIX seconds); mday may run past the month (it counts on).
  * lc_civil_from_days accepts any int64_t. Neither uses TZ, locale or libc. */
-int64_t lc_days_from_civil(int64_t year, int mon, int mday);
-void lc_civil_from_days(int64_t days, int64_t *year, int *mon, int *mday);
+LC_API int64_t lc_days_from_civil(int64_t year, int mon, int mday);
+LC_API void lc_civil_from_days(int64_t days, int64_t *year, int *mon, int *mday);
 
 /* POSIX seconds (+nsec) to broken-down, sec < 60 (a nsec outside [0, 1e9)
  * carries into the seconds). Fills wday and yday. */
-void lc_tm_from_unix(int64_t unix_sec, int32_t nsec, struct lc_tm *tm);
+LC_API void lc_tm_from_unix(int64_t unix_sec, int32_t nsec, struct lc_tm *tm);
 /* Broken-down UTC to the UTC timespec convention (sec 60 -> tv_sec of
  * 23:59:59, tv_nsec + 1e9). Fields are not range-checked against the table:
  * use lc_utc_check() or lc_iso8601_parse(). LC_EINVAL on a field out of
  * range (sec 60 is in range only at 23:59; |year| <= 2.9e11); wday and yday
  * are ignored. */
-int lc_tm_to_utc(const struct lc_tm *tm, struct timespec *utc);
+LC_API int lc_tm_to_utc(const struct lc_tm *tm, struct timespec *utc);
 /* A UTC timespec (tv_nsec < 2e9) to broken-down with sec 60. LC_EINVAL if
  * tv_nsec is negative, >= 2e9, or >= 1e9 on a second other than 23:59:59. */
-int lc_utc_to_tm(const struct timespec *utc, struct lc_tm *tm);
+LC_API int lc_utc_to_tm(const struct timespec *utc, struct lc_tm *tm);
 /* Checks a UTC timespec against the table: tv_nsec >= 1e9 only on an
  * inserted second, and never the tv_sec of a deleted 23:59:59 (both
  * LC_ENOTLEAP); LC_EINVAL for tv_nsec outside [0, 2e9). */
-int lc_utc_check(const lc_leaptable *t, const struct timespec *utc);
+LC_API int lc_utc_check(const lc_leaptable *t, const struct timespec *utc);
 
 /* Scale conversions; TAI is int64_t ns on the TAI scale. UTC -> TAI checks
  * the timespec with lc_utc_check() first (LC_ENOTLEAP, LC_EINVAL); both
@@ -317,33 +342,33 @@ int lc_utc_check(const lc_leaptable *t, const struct timespec *utc);
  * 23:59:60 is TAI [when + tai_utc - 1, when + tai_utc) in the table's terms;
  * the TAI second of a deleted 23:59:59 does not exist (TAI goes on from
  * 23:59:58 to 00:00:00). */
-int lc_tai_from_utc(const lc_leaptable *t, const struct timespec *utc,
-                    int64_t *tai_ns);
-int lc_utc_from_tai(const lc_leaptable *t, int64_t tai_ns,
-                    struct timespec *utc);
+LC_API int lc_tai_from_utc(const lc_leaptable *t, const struct timespec *utc,
+                           int64_t *tai_ns);
+LC_API int lc_utc_from_tai(const lc_leaptable *t, int64_t tai_ns,
+                           struct timespec *utc);
 /* POSIX (REALTIME) ns <-> TAI ns. A repeated POSIX second maps to its
  * second (the 23:59:60 reading, as Linux's tai_offset moves at its start);
  * TAI -> POSIX maps both 23:59:59 and 23:59:60 to the repeated second. The
  * POSIX second of a deleted 23:59:59 never appears on REALTIME: LC_ENOTLEAP. */
-int lc_tai_from_unix(const lc_leaptable *t, int64_t unix_ns, int64_t *tai_ns);
-int lc_unix_from_tai(const lc_leaptable *t, int64_t tai_ns, int64_t *unix_ns);
+LC_API int lc_tai_from_unix(const lc_leaptable *t, int64_t unix_ns, int64_t *tai_ns);
+LC_API int lc_unix_from_tai(const lc_leaptable *t, int64_t tai_ns, int64_t *unix_ns);
 
 #define LC_GPS_EPOCH_TAI INT64_C(315964819) /* 1980-01-06T00:00:00Z in TAI s */
 /* GPS ns (since the GPS epoch) <-> TAI ns; saturate at the int64_t ends. */
-int64_t lc_gps_from_tai(int64_t tai_ns);
-int64_t lc_tai_from_gps(int64_t gps_ns);
+LC_API int64_t lc_gps_from_tai(int64_t tai_ns);
+LC_API int64_t lc_tai_from_gps(int64_t gps_ns);
 
 /* NTP: 64-bit timestamps (seconds << 32 | fraction) since 1900 in era 0;
  * era n starts 2^32 s after era n-1 (2036-02-07T06:28:16Z for era 1). */
 #define LC_NTP_UNIX_OFFSET INT64_C(2208988800) /* 1970 - 1900 in seconds */
 /* The fraction is round(ns * 2^32 / 1e9); the era is dropped (seconds mod
  * 2^32). NTP, like POSIX, repeats the second of an insertion. */
-uint64_t lc_ntp_from_unix_ns(int64_t unix_ns);
+LC_API uint64_t lc_ntp_from_unix_ns(int64_t unix_ns);
 /* Resolves the era as the one that puts the result nearest `pivot_unix_sec`
  * (the result is within [pivot - 2^31, pivot + 2^31) seconds), ns rounded to
  * nearest, so lc_unix_ns_from_ntp(lc_ntp_from_unix_ns(x), p) == x for every x
  * within 68 years of p. Saturates where the ns do not fit in int64_t. */
-int64_t lc_unix_ns_from_ntp(uint64_t ntp, int64_t pivot_unix_sec);
+LC_API int64_t lc_unix_ns_from_ntp(uint64_t ntp, int64_t pivot_unix_sec);
 
 /* ISO 8601 / RFC 3339: "2016-12-31T23:59:60.5Z", offsets "+01:00" or
  * "-05:30", 'T', 't' or a space between date and time, 'Z' or 'z', a '.' or
@@ -357,8 +382,8 @@ int64_t lc_unix_ns_from_ntp(uint64_t ntp, int64_t pivot_unix_sec);
  * has where = the text and a message naming the field and the 1-based
  * column ("month 13 out of range (1..12) at column 6"), and *utc is
  * untouched. Writes a UTC timespec (tv_nsec + 1e9 for 23:59:60). */
-int lc_iso8601_parse(const char *s, const lc_leaptable *t,
-                     struct timespec *utc, struct lc_error *err);
+LC_API int lc_iso8601_parse(const char *s, const lc_leaptable *t,
+                            struct timespec *utc, struct lc_error *err);
 
 /* The instants that every int64_t ns scale of the library holds (POSIX,
  * TAI and GPS ns, the clocks), in whole days: 1677-09-22 to 2262-04-10
@@ -376,27 +401,27 @@ int lc_iso8601_parse(const char *s, const lc_leaptable *t,
  * outside the supported range, 1677-09-22 to 2262-04-10", without the
  * instant when `where` already is its text; a range of whole days is given
  * as its first and last day). */
-int lc_range_check(int64_t sec, int64_t first_sec, int64_t end_sec,
-                   const char *where, struct lc_error *err);
+LC_API int lc_range_check(int64_t sec, int64_t first_sec, int64_t end_sec,
+                          const char *where, struct lc_error *err);
 /* lc_iso8601_parse, then lc_range_check of the result's tv_sec (23:59:60
  * counts as its 23:59:59) against [first_sec, end_sec): LC_ERANGE outside,
  * with *utc untouched. */
-int lc_iso8601_parse_range(const char *s, const lc_leaptable *t,
-                           int64_t first_sec, int64_t end_sec,
-                           struct timespec *utc, struct lc_error *err);
+LC_API int lc_iso8601_parse_range(const char *s, const lc_leaptable *t,
+                                  int64_t first_sec, int64_t end_sec,
+                                  struct timespec *utc, struct lc_error *err);
 /* Formats a UTC timespec as "YYYY-MM-DDThh:mm:ss[.fff]Z" with `digits`
  * fraction digits (0..9, truncated, never rounded up); tv_nsec >= 1e9 prints
  * second 60. Years outside 0..9999 use the expanded form that
  * lc_iso8601_parse reads. Returns the length, LC_ERANGE if it doesn't fit
  * in `size` (with its NUL), LC_EINVAL for bad digits or a timespec that
  * lc_utc_to_tm rejects. */
-int lc_iso8601_format(const struct timespec *utc, int digits, char *buf,
-                      size_t size);
+LC_API int lc_iso8601_format(const struct timespec *utc, int digits, char *buf,
+                             size_t size);
 /* Formats ns on a uniform scale (TAI, GPS...) as a calendar date without leap
  * seconds and without the 'Z' ("2017-01-01T00:00:36" for TAI of
  * 2016-12-31T23:59:60Z); the caller appends the scale's name. Returns as
  * lc_iso8601_format. */
-int lc_iso8601_format_scale(int64_t ns, int digits, char *buf, size_t size);
+LC_API int lc_iso8601_format_scale(int64_t ns, int digits, char *buf, size_t size);
 
 /* ------------------------------------------------------------------------ */
 /* Counters (src/counter.c)                                                  */
@@ -413,31 +438,31 @@ enum lc_counter_kind {
 /* A simulated counter of `freq_hz` nominal cycles per second that actually
  * runs `ppb_error` parts per billion fast (negative: slow) against the
  * simulation's true time, which starts at 0. */
-int lc_counter_new_sim(lc_counter **out, uint64_t freq_hz, int64_t ppb_error);
+LC_API int lc_counter_new_sim(lc_counter **out, uint64_t freq_hz, int64_t ppb_error);
 /* The host clock `clk` (CLOCK_MONOTONIC or CLOCK_MONOTONIC_RAW) as a 1 GHz
  * counter. `clk` is a clockid_t value passed as int: clockid_t is POSIX's,
  * and <time.h> hides it from a strict C11 or C++ build that defines no
  * _POSIX_C_SOURCE, while this header must build alone there. Linux's
  * clockid_t is int, so the ABI is unchanged. */
-int lc_counter_new_system(lc_counter **out, int clk);
+LC_API int lc_counter_new_system(lc_counter **out, int clk);
 /* The invariant TSC, calibrated against CLOCK_MONOTONIC_RAW. Fails with
  * LC_EUNSUPPORTED_COUNTER and a reason in *err where it is not invariant. */
-int lc_counter_new_tsc(lc_counter **out, struct lc_error *err);
+LC_API int lc_counter_new_tsc(lc_counter **out, struct lc_error *err);
 /* The best real counter: tsc where usable, else system(CLOCK_MONOTONIC). */
-int lc_counter_new_best(lc_counter **out);
-void lc_counter_free(lc_counter *c);
-uint64_t lc_counter_read(const lc_counter *c);
-uint64_t lc_counter_freq(const lc_counter *c);
-int lc_counter_kind(const lc_counter *c);
-const char *lc_counter_name(const lc_counter *c); /* "sim", "system", "tsc" */
+LC_API int lc_counter_new_best(lc_counter **out);
+LC_API void lc_counter_free(lc_counter *c);
+LC_API uint64_t lc_counter_read(const lc_counter *c);
+LC_API uint64_t lc_counter_freq(const lc_counter *c);
+LC_API int lc_counter_kind(const lc_counter *c);
+LC_API const char *lc_counter_name(const lc_counter *c); /* "sim", "system", "tsc" */
 
 /* Simulated counters only (no-ops on others). Safe against concurrent
  * lc_counter_read. */
-void lc_sim_advance(lc_counter *c, int64_t ns);
-void lc_sim_set_true_ns(lc_counter *c, int64_t true_ns); /* never backwards */
-int64_t lc_sim_true_ns(const lc_counter *c);
+LC_API void lc_sim_advance(lc_counter *c, int64_t ns);
+LC_API void lc_sim_set_true_ns(lc_counter *c, int64_t true_ns); /* never backwards */
+LC_API int64_t lc_sim_true_ns(const lc_counter *c);
 /* The true ns at which the counter reaches `cycles` (rounded up). */
-int64_t lc_sim_true_ns_at(const lc_counter *c, uint64_t cycles);
+LC_API int64_t lc_sim_true_ns_at(const lc_counter *c, uint64_t cycles);
 
 /* ------------------------------------------------------------------------ */
 /* adjtimex (src/ntp.c)                                                      */
@@ -488,31 +513,69 @@ int64_t lc_sim_true_ns_at(const lc_counter *c, uint64_t cycles);
 #define LC_TIME_WAIT 4
 #define LC_TIME_ERROR 5
 
-/* Mirrors Linux's struct timex field for field (longs as int64_t). What is
- * rejected (LC_EINVAL/LC_EPERM, nothing changed), clamped or ignored is as
- * Linux: see src/ntp.c. */
+/* Mirrors Linux's struct timex field for field (longs as int64_t), for
+ * lc_adjtimex() and lc_adjtimex_unprivileged(). On input only `modes` and
+ * the fields its LC_ADJ_* bits name are read; on output every field is
+ * written (the state after the call). A call is checked as Linux's
+ * adjtimex checks it before anything changes: LC_EINVAL for an
+ * LC_ADJ_OFFSET_SINGLESHOT family mode without its 0x0001 bit, a tick out
+ * of 9000..11000, an ADJ_SETOFFSET fraction outside [0, 1 s) in the unit
+ * of this call, a freq whose scaled value overflows; LC_EPERM for modes
+ * other than 0 and LC_ADJ_OFFSET_SS_READ without privilege. Values the
+ * kernel clamps or ignores are clamped or ignored as noted per field. */
 struct lc_timex {
+	/* In: LC_ADJ_* bits saying which fields below to apply; 0 only
+	 * reads. LC_ADJ_NANO / LC_ADJ_MICRO set / clear LC_STA_NANO (MICRO
+	 * wins when both are given). */
 	unsigned int modes;
-	int64_t offset;   /* ns if STA_NANO else us; us for the singleshot
-	                   * modes (in: the new adjtime slew, out: the one
-	                   * still pending) */
-	int64_t freq;     /* scaled ppm (2^-16 ppm), clamped to +-500 ppm */
-	int64_t maxerror; /* us, clamped to 0..16e6; grows 500 us/s */
-	int64_t esterror; /* us, clamped to 0..16e6 */
-	int status;       /* LC_STA_*; LC_STA_RONLY bits cannot be set */
-	int64_t constant; /* PLL time constant (read back with the +4 Linux
-	                   * adds in us mode); ADJ_TAI: the TAI-UTC offset */
-	int64_t precision; /* us (read-only: 1) */
-	int64_t tolerance; /* scaled ppm (read-only: 32768000 = 500 ppm) */
+	/* LC_ADJ_OFFSET: the phase offset to slew out through the PLL/FLL,
+	 * ns if LC_STA_NANO else us (clamped to +-0.5 s). Out: the phase
+	 * still to slew, in the same unit. For LC_ADJ_OFFSET_SINGLESHOT
+	 * (adjtime()): in, the new slew in us (unclamped, replacing the one
+	 * pending; not read by LC_ADJ_OFFSET_SS_READ); out, the slew that
+	 * was pending before the call, us. */
+	int64_t offset;
+	/* LC_ADJ_FREQUENCY: the frequency correction in scaled ppm (ppm
+	 * times 2^16), clamped to +-500 ppm. Out: the current one. */
+	int64_t freq;
+	/* LC_ADJ_MAXERROR: the maximum error, us, clamped to 0..16e6; it
+	 * grows by 500 us each second. Out: the current value. */
+	int64_t maxerror;
+	/* LC_ADJ_ESTERROR: the estimated error, us, clamped to 0..16e6.
+	 * Out: the current value. */
+	int64_t esterror;
+	/* LC_ADJ_STATUS: the LC_STA_* bits (LC_STA_INS / LC_STA_DEL arm a
+	 * leap at the next UTC midnight with LC_LEAP_FROM_ADJTIMEX; clearing
+	 * LC_STA_PLL resets the leap state); the LC_STA_RONLY bits cannot be
+	 * set and keep their value. Out: the current bits. */
+	int status;
+	/* LC_ADJ_TIMECONST: the PLL time constant, clamped to 0..10; in us
+	 * mode (no LC_STA_NANO) 4 is added and read back, as Linux does.
+	 * LC_ADJ_TAI: the new TAI-UTC offset in seconds (0..100000, others
+	 * ignored). Out: the PLL time constant. */
+	int64_t constant;
+	int64_t precision; /* out only: clock precision, us (always 1) */
+	int64_t tolerance; /* out only: largest |freq|, scaled ppm
+	                    * (32768000 = 500 ppm) */
+	/* LC_ADJ_SETOFFSET: a step added to REALTIME (and TAI); tv_sec of
+	 * either sign, tv_usec in [0, 1e6) us, or [0, 1e9) ns with
+	 * LC_ADJ_NANO in modes. Out: REALTIME at the call, tv_usec in ns if
+	 * LC_STA_NANO else us; during an inserted second tv_sec repeats
+	 * 23:59:59 (and `tai` is already the new offset), as Linux shows it. */
 	struct {
 		int64_t tv_sec;
-		int64_t tv_usec; /* ns if STA_NANO (or ADJ_NANO for SETOFFSET) */
+		int64_t tv_usec;
 	} time;
-	int64_t tick; /* us per 1/100 s tick: 9000..11000 */
-	int64_t ppsfreq, jitter; /* PPS fields: always 0 (no PPS support) */
+	/* LC_ADJ_TICK: us per 1/100 s tick, 9000..11000 (10000 nominal):
+	 * a coarse frequency change of up to +-10 %. Out: the current one. */
+	int64_t tick;
+	/* PPS fields (no PPS support, as Linux without CONFIG_NTP_PPS):
+	 * never read, always written as 0. */
+	int64_t ppsfreq, jitter;
 	int shift;
 	int64_t stabil, jitcnt, calcnt, errcnt, stbcnt;
-	int tai; /* TAI-UTC in seconds (read-only; set by ADJ_TAI) */
+	/* Out only: TAI-UTC in seconds (set through LC_ADJ_TAI). */
+	int tai;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -547,42 +610,40 @@ struct lc_smear_policy {
  * otherwise overrides it for the presets whose window is configurable
  * (ntpd and ntp-classic 7200..86400 s, cosine 60 s..7 days); LC_EINVAL
  * with a reason for an unknown name, a fixed window or one out of range. */
-int lc_smear_preset(const char *name, int64_t window_ns,
-                    struct lc_smear_policy *p, struct lc_error *err);
+LC_API int lc_smear_preset(const char *name, int64_t window_ns,
+                           struct lc_smear_policy *p, struct lc_error *err);
 /* The same, with err->where set to `where`: where the name came from (an
  * option such as "--preset", a variable such as "LEAPCLOCK_SMEAR", a file
  * and key), so that the message names it; NULL: "smear preset". */
-int lc_smear_preset_from(const char *where, const char *name,
-                         int64_t window_ns, struct lc_smear_policy *p,
-                         struct lc_error *err);
+LC_API int lc_smear_preset_from(const char *where, const char *name,
+                                int64_t window_ns, struct lc_smear_policy *p,
+                                struct lc_error *err);
 /* The names of the presets, NULL-terminated. */
-const char *const *lc_smear_preset_names(void);
+LC_API const char *const *lc_smear_preset_names(void);
 /* Checks a policy; LC_EINVAL with a reason for a bad one. */
-int lc_smear_validate(const struct lc_smear_policy *p, struct lc_error *err);
+LC_API int lc_smear_validate(const struct lc_smear_policy *p, struct lc_error *err);
 /* The same, err->where set to `where` (NULL: "smear policy"). */
-int lc_smear_validate_from(const char *where, const struct lc_smear_policy *p,
-                           struct lc_error *err);
+LC_API int lc_smear_validate_from(const char *where, const struct lc_smear_policy *p,
+                                  struct lc_error *err);
 /* The smear offset in ns (how far UTC_SLS is behind the pre-leap timeline,
  * 0..1e9 for an insertion, 0..-1e9 for a deletion) at `t_ns` relative to the
  * leap instant (the start of 23:59:60, or of the deleted 23:59:59). */
-int64_t lc_smear_offset(const struct lc_smear_policy *p, int dir, int64_t t_ns);
+LC_API int64_t lc_smear_offset(const struct lc_smear_policy *p, int dir, int64_t t_ns);
 /* The rate of the smeared clock relative to UTC, in ppm, at `t_ns`:
  * negative while it runs slow (insertion), positive while fast (deletion),
  * 0 outside the window. */
-double lc_smear_rate_ppm(const struct lc_smear_policy *p, int dir, int64_t t_ns);
-/* Window start/end relative to the leap instant, in ns, for an insertion
- * (both 0 for an invalid policy). Placement: ENDING ends at UTC midnight
- * (leap + 1 s for an insertion, + 0 for a deletion) and STARTING starts
- * there, window_ns counted in SI seconds; CENTRED runs from midnight -
- * window/2 to midnight + window/2 as read on a UTC clock, so that noon to
- * noon is 86,400 s and spans 86,401 SI s around an insertion. */
-void lc_smear_window(const struct lc_smear_policy *p, int64_t *start_rel,
-                     int64_t *end_rel);
-/* The same for direction `dir` (+1 insertion, -1 deletion). */
-void lc_smear_window_dir(const struct lc_smear_policy *p, int dir,
-                         int64_t *start_rel, int64_t *end_rel);
+LC_API double lc_smear_rate_ppm(const struct lc_smear_policy *p, int dir, int64_t t_ns);
+/* Window start/end relative to the leap instant, in ns, for direction
+ * `dir` (+1 insertion, -1 deletion; both 0 for an invalid policy).
+ * Placement: ENDING ends at UTC midnight (leap + 1 s for an insertion, + 0
+ * for a deletion) and STARTING starts there, window_ns counted in SI
+ * seconds; CENTRED runs from midnight - window/2 to midnight + window/2 as
+ * read on a UTC clock, so that noon to noon is 86,400 s and spans 86,401 SI
+ * s around an insertion. */
+LC_API void lc_smear_window_dir(const struct lc_smear_policy *p, int dir,
+                                int64_t *start_rel, int64_t *end_rel);
 /* The policy's peak |rate| in ppm for direction `dir` (0 if invalid). */
-double lc_smear_peak_ppm(const struct lc_smear_policy *p, int dir);
+LC_API double lc_smear_peak_ppm(const struct lc_smear_policy *p, int dir);
 
 /* ------------------------------------------------------------------------ */
 /* Timekeeper (src/timekeeper.c)                                             */
@@ -684,20 +745,20 @@ struct lc_tk_config {
 
 /* Sets defaults: no table (built-in), leaps from adjtimex, realtime 0,
  * TAI offset from the table, no smear, no host following. */
-void lc_tk_config_init(struct lc_tk_config *cfg);
+LC_API void lc_tk_config_init(struct lc_tk_config *cfg);
 /* A timekeeper on `counter` (not owned: free it after the timekeeper);
  * cfg NULL takes the defaults. MONOTONIC and MONOTONIC_RAW start at the
  * counter's own value at its nominal rate (0 on a new sim counter).
  * LC_EINVAL for a bad config (leap source, TAI offset, smear policy). */
-int lc_tk_new(lc_timekeeper **out, lc_counter *counter,
-              const struct lc_tk_config *cfg);
-void lc_tk_free(lc_timekeeper *tk);
-lc_counter *lc_tk_counter(const lc_timekeeper *tk);
+LC_API int lc_tk_new(lc_timekeeper **out, lc_counter *counter,
+                     const struct lc_tk_config *cfg);
+LC_API void lc_tk_free(lc_timekeeper *tk);
+LC_API lc_counter *lc_tk_counter(const lc_timekeeper *tk);
 /* The leap table the timekeeper uses (the configured one, or its own
  * built-in copy). */
-const lc_leaptable *lc_tk_table(const lc_timekeeper *tk);
+LC_API const lc_leaptable *lc_tk_table(const lc_timekeeper *tk);
 /* The leap source: enum lc_leap_source. */
-int lc_tk_leap_source(const lc_timekeeper *tk);
+LC_API int lc_tk_leap_source(const lc_timekeeper *tk);
 
 /* The process-wide instance: the host's timeline. Created on first use,
  * thread-safely; never freed.
@@ -729,7 +790,7 @@ int lc_tk_leap_source(const lc_timekeeper *tk);
  * which defaults the preset to "utc-sls") maps REALTIME to it; with a page,
  * the page's smear is used. NULL only if no counter works or memory is
  * short. */
-lc_timekeeper *lc_default(void);
+LC_API lc_timekeeper *lc_default(void);
 
 #define LC_TIMELINE_STALE_S 5
 
@@ -762,7 +823,7 @@ struct lc_timeline_info {
 
 /* Which timeline `tk` reads and its state. For a timekeeper other than
  * lc_default(), source is LC_TIMELINE_OWN and the rest is empty. */
-int lc_timeline_info(const lc_timekeeper *tk, struct lc_timeline_info *out);
+LC_API int lc_timeline_info(const lc_timekeeper *tk, struct lc_timeline_info *out);
 
 /* The tick: accumulates elapsed cycles, runs the NTP second processing and the
  * leap state machine. May run at any rate; readers do not depend on it for
@@ -784,20 +845,20 @@ int lc_timeline_info(const lc_timekeeper *tk, struct lc_timeline_info *out);
  * update, in order; after a gap of days the quiet ones (nothing armed,
  * nothing left to slew, maxerror at its limit) are skipped, exactly. With
  * follow_host it also re-samples the host's CLOCK_REALTIME. Returns 0. */
-int lc_update(lc_timekeeper *tk);
+LC_API int lc_update(lc_timekeeper *tk);
 
 /* Reads a clock. Lock-free; never waits for a writer. For LC_CLOCK_UTC,
  * tv_nsec is in [1e9, 2e9) during an inserted second; for LC_CLOCK_UTC_SLS
  * too while no smear plan runs (no policy, or a leap the policy cannot
  * smear): UTC_SLS is UTC then. While a plan runs UTC_SLS never shows
  * 23:59:60. */
-int lc_gettime(const lc_timekeeper *tk, lc_clock_id id, struct timespec *ts);
+LC_API int lc_gettime(const lc_timekeeper *tk, lc_clock_id id, struct timespec *ts);
 /* The same as ns; for LC_CLOCK_UTC, and LC_CLOCK_UTC_SLS reading 23:59:60,
  * the value is tv_sec*1e9 + tv_nsec (which repeats after 23:59:60: use
  * lc_gettime for those, and order readings as (tv_sec, tv_nsec)). */
-int64_t lc_now_ns(const lc_timekeeper *tk, lc_clock_id id);
+LC_API int64_t lc_now_ns(const lc_timekeeper *tk, lc_clock_id id);
 /* Broken-down UTC with sec == 60 during an inserted leap second. */
-int lc_gettime_utc_tm(const lc_timekeeper *tk, struct lc_tm *tm);
+LC_API int lc_gettime_utc_tm(const lc_timekeeper *tk, struct lc_tm *tm);
 
 /* Steps REALTIME (and TAI with it) as settimeofday does; `id` is
  * LC_CLOCK_REALTIME, LC_CLOCK_UTC or LC_CLOCK_TAI. Clears NTP state as Linux
@@ -812,20 +873,20 @@ int lc_gettime_utc_tm(const lc_timekeeper *tk, struct lc_tm *tm);
  * ADJ_SETOFFSET and a followed host step: UTC_SLS steps with REALTIME and
  * then reads the policy's nominal smear of the new UTC (docs/smearing.md,
  * edge case (c)); an unwind after a cancelled leap is kept as it is. */
-int lc_settime(lc_timekeeper *tk, lc_clock_id id, const struct timespec *ts);
+LC_API int lc_settime(lc_timekeeper *tk, lc_clock_id id, const struct timespec *ts);
 /* Incremented whenever REALTIME/TAI step: lc_settime, ADJ_SETOFFSET, a
  * change of TAI-UTC (ADJ_TAI, or the table), a followed host step, and each
  * leap. For a leap it moves at the exact instant REALTIME moves (the start
  * of 23:59:60, or of the deleted 23:59:59): read at or after that instant
  * it is one higher, whether or not an update has run since. Lock-free. */
-uint64_t lc_clock_was_set_seq(const lc_timekeeper *tk);
+LC_API uint64_t lc_clock_was_set_seq(const lc_timekeeper *tk);
 
 /* adjtimex with CAP_SYS_TIME. Returns the clock state (LC_TIME_*) or a
  * negative error, as Linux's adjtimex. */
-int lc_adjtimex(lc_timekeeper *tk, struct lc_timex *tx);
+LC_API int lc_adjtimex(lc_timekeeper *tk, struct lc_timex *tx);
 /* adjtimex without CAP_SYS_TIME: modes 0 and LC_ADJ_OFFSET_SS_READ only;
  * anything else is LC_EPERM. */
-int lc_adjtimex_unprivileged(lc_timekeeper *tk, struct lc_timex *tx);
+LC_API int lc_adjtimex_unprivileged(lc_timekeeper *tk, struct lc_timex *tx);
 
 /* How the timekeeper agrees with the host it follows (lc_tk_config
  * follow_host). */
@@ -858,39 +919,15 @@ struct lc_tk_host {
 
 /* The host-following state as of the last lc_update(). LC_ENOENT if the
  * timekeeper does not follow the host. */
-int lc_tk_host_status(const lc_timekeeper *tk, struct lc_tk_host *st);
+LC_API int lc_tk_host_status(const lc_timekeeper *tk, struct lc_tk_host *st);
 
 /* The next leap armed in the timekeeper (by adjtimex or the table): `when`,
  * the POSIX seconds of the 00:00:00 after it, and its direction. LC_ENOENT
  * if none is armed, or from the leap's own boundary on: the start of the
  * inserted 23:59:60 (so during 23:59:60 it is no longer "next"), or of the
  * deleted 23:59:59 (which is also when 00:00:00 begins). Lock-free. */
-int lc_tk_next_leap(const lc_timekeeper *tk, int64_t *when, int *dir);
+LC_API int lc_tk_next_leap(const lc_timekeeper *tk, int64_t *when, int *dir);
 
-/* The first MONOTONIC instant (ns) at which clock `id` reads at or past
- * `deadline`, given the state now (no future steps), across the armed leap:
- * a REALTIME or UTC 00:00:00 after an insertion is one second after
- * 23:59:59.999..., and a UTC deadline in 23:59:60 (tv_nsec >= 1e9, UTC and
- * UTC_SLS only, the same deadlines lc_timer_start takes) is inside the
- * inserted second, or where there is none the next second's 00.000.
- * UTC_SLS is UTC while no smear plan runs, and goes through the plan while
- * one does (a 23:59:60.x deadline is then the 00:00:00 after it, the first
- * smeared reading at or past it). Exact on a simulated counter (tested:
- * the clock reads below the deadline 1 ns earlier). A REALTIME deadline
- * (exact, or smeared while no smear plan runs) in a repeated 23:59:59 is
- * the first occurrence when asked before the leap, and the repeated one
- * when asked during or after it (the first is past): the first instant
- * from now on at which the clock reads >= the deadline, as Linux's hrtimer
- * does for a timer armed in the leap second (one past in the repeat too
- * returns its last occurrence, in the past: a timer fires at once).
- * Lock-free. For timers. */
-int lc_tk_mono_at(const lc_timekeeper *tk, lc_clock_id id,
-                  const struct timespec *deadline, int64_t *mono_ns);
-
-/* The counter value at which MONOTONIC reaches `mono_ns` at the current
- * rate (rounded up), for drivers that sleep until a deadline (with a sim
- * counter: lc_sim_true_ns_at() of it is the true time to advance to). */
-int lc_tk_cycles_at(const lc_timekeeper *tk, int64_t mono_ns, uint64_t *cycles);
 
 /* ------------------------------------------------------------------------ */
 /* Timers and loops (src/timer.c, src/loop.c)                                */
@@ -984,63 +1021,65 @@ struct lc_timer {
 
 /* A loop on `tk` (which must outlive it). On Linux the loop owns one timerfd
  * on CLOCK_MONOTONIC for lc_loop_run and lc_loop_fd. */
-int lc_loop_new(lc_loop **out, lc_timekeeper *tk, unsigned int flags);
+LC_API int lc_loop_new(lc_loop **out, lc_timekeeper *tk, unsigned int flags);
 /* Frees the loop; its timers must not be used afterwards. */
-void lc_loop_free(lc_loop *loop);
-lc_timekeeper *lc_loop_timekeeper(const lc_loop *loop);
+LC_API void lc_loop_free(lc_loop *loop);
+LC_API lc_timekeeper *lc_loop_timekeeper(const lc_loop *loop);
 /* Presizes the queue of clock `id` for `n` armed timers (16 bytes each). */
-int lc_loop_reserve(lc_loop *loop, lc_clock_id id, size_t n);
+LC_API int lc_loop_reserve(lc_loop *loop, lc_clock_id id, size_t n);
 /* Armed timers on all clocks. */
-size_t lc_loop_count(lc_loop *loop);
+LC_API size_t lc_loop_count(lc_loop *loop);
 
 /* Initialises an idle timer on clock `id` of `loop`. Never fails for a valid
  * id and non-NULL arguments (LC_EINVAL otherwise). */
-int lc_timer_init(lc_loop *loop, lc_timer *t, lc_clock_id id, lc_timer_cb cb,
-                  void *data);
+LC_API int lc_timer_init(lc_loop *loop, lc_timer *t, lc_clock_id id, lc_timer_cb cb,
+                         void *data);
 /* Arms (or re-arms) a timer. `value`: with LC_TIMER_ABSTIME the deadline on
  * the timer's clock, otherwise an offset (>= 0) from the clock's reading now;
  * tv_nsec in [0, 1e9), or [0, 2e9) for an absolute UTC or UTC_SLS deadline
- * (as lc_tk_mono_at). `interval`
+ * (see the UTC notes above). `interval`
  * (NULL or zero: one-shot): the period, tv_nsec in [0, 1e9). Deadlines that
  * would overflow are clamped to the latest representable instant. Ties
  * expire in the order they were started. LC_EINVAL on a bad argument. */
-int lc_timer_start(lc_timer *t, int flags, const struct timespec *value,
-                   const struct timespec *interval);
+LC_API int lc_timer_start(lc_timer *t, int flags, const struct timespec *value,
+                          const struct timespec *interval);
 /* The same in ns. An absolute UTC or UTC_SLS value_ns is read as a timespec
  * with tv_nsec < 1e9, so it cannot name 23:59:60: use lc_timer_start for
  * that. */
-int lc_timer_start_ns(lc_timer *t, int flags, int64_t value_ns,
-                      int64_t interval_ns);
+LC_API int lc_timer_start_ns(lc_timer *t, int flags, int64_t value_ns,
+                             int64_t interval_ns);
 /* Disarms; returns 1 if the timer was armed (or expired and not yet
  * delivered), 0 if it was idle. */
-int lc_timer_stop(lc_timer *t);
+LC_API int lc_timer_stop(lc_timer *t);
 /* 1 if armed or expired-but-not-yet-delivered, else 0. */
-int lc_timer_active(lc_timer *t);
+LC_API int lc_timer_active(lc_timer *t);
 /* Time left until the deadline, on the timer's own clock (0 if due);
  * LC_ENOENT if idle. */
-int lc_timer_remaining(lc_timer *t, struct timespec *left);
+LC_API int lc_timer_remaining(lc_timer *t, struct timespec *left);
 /* The current absolute deadline (the UTC convention for UTC and UTC_SLS
  * timers). */
-int lc_timer_deadline(lc_timer *t, struct timespec *deadline);
+LC_API int lc_timer_deadline(lc_timer *t, struct timespec *deadline);
 /* Expirations missed before the last delivered one (timer_getoverrun). */
-int64_t lc_timer_overrun(lc_timer *t);
-void *lc_timer_data(const lc_timer *t);
-lc_clock_id lc_timer_clock(const lc_timer *t);
+LC_API int64_t lc_timer_overrun(lc_timer *t);
+LC_API void *lc_timer_data(const lc_timer *t);
+/* The timer's clock; LC_CLOCK_COUNT (no clock) for NULL. */
+LC_API lc_clock_id lc_timer_clock(const lc_timer *t);
 
 /* The MONOTONIC instant (ns) of the next expiry or clock-set cancellation;
- * INT64_MAX if nothing is armed. For callers with their own poll/epoll: sleep
- * until then (round up), then call lc_loop_expire(). Fires nothing. */
-int64_t lc_loop_next_deadline(lc_loop *loop);
+ * INT64_MAX if nothing is armed (or loop is NULL). For callers with their
+ * own poll/epoll: sleep until then (round up), then call lc_loop_expire().
+ * Fires nothing. */
+LC_API int64_t lc_loop_next_deadline(lc_loop *loop);
 /* Reads each armed clock once, moves every due timer to a ready list, then
  * runs their callbacks in order (ties in start order). Returns the number of
  * callbacks run. Must not be called from a callback. */
-int lc_loop_expire(lc_loop *loop);
+LC_API int lc_loop_expire(lc_loop *loop);
 /* Discrete-event driver for a simulated counter: repeatedly jumps the
  * counter to the next expiry and fires it (zero lateness), until MONOTONIC
  * reaches `until_mono` (the counter is left there). Does not call
  * lc_update(): callers that want ticks call it between runs. Returns the
  * callbacks run, or LC_ENOTSUP on a counter that is not simulated. */
-int64_t lc_loop_run_sim(lc_loop *loop, int64_t until_mono);
+LC_API int64_t lc_loop_run_sim(lc_loop *loop, int64_t until_mono);
 
 /* lc_loop_run modes */
 #define LC_RUN_DEFAULT 0 /* until no timer is armed or lc_loop_stop() */
@@ -1052,13 +1091,14 @@ int64_t lc_loop_run_sim(lc_loop *loop, int64_t until_mono);
  * the host kernel does) and runs timers. Returns the callbacks run, or a
  * negative error (LC_ENOTSUP without timerfd; LC_EINVAL on a simulated
  * counter). */
-int64_t lc_loop_run(lc_loop *loop, int mode);
+LC_API int64_t lc_loop_run(lc_loop *loop, int mode);
 /* Makes lc_loop_run return after the callback in progress (any thread). */
-void lc_loop_stop(lc_loop *loop);
+LC_API void lc_loop_stop(lc_loop *loop);
 /* The timerfd (readable when the next deadline is due), re-armed by each
- * lc_loop_expire()/lc_loop_next_deadline(); -1 if there is none. For an
- * external epoll: wait for it, read it, call lc_loop_expire(). */
-int lc_loop_fd(lc_loop *loop);
+ * lc_loop_expire()/lc_loop_next_deadline(); -1 if there is none (or loop
+ * is NULL). For an external epoll: wait for it, read it, call
+ * lc_loop_expire(). */
+LC_API int lc_loop_fd(lc_loop *loop);
 
 #ifdef __cplusplus
 }

@@ -169,6 +169,8 @@ int lc_utc_to_tm(const struct timespec *utc, struct lc_tm *tm)
 
 int lc_utc_check(const lc_leaptable *t, const struct timespec *utc)
 {
+	if (t == NULL)
+		return LC_EINVAL;
 	int leap;
 
 	if (utc->tv_nsec < 0 || utc->tv_nsec >= 2 * LC__NS)
@@ -191,6 +193,8 @@ int lc_utc_check(const lc_leaptable *t, const struct timespec *utc)
 int lc_tai_from_utc(const lc_leaptable *t, const struct timespec *utc,
                     int64_t *tai_ns)
 {
+	if (t == NULL)
+		return LC_EINVAL;
 	int64_t sec = (int64_t)utc->tv_sec;
 	int32_t off;
 	int rc;
@@ -219,6 +223,8 @@ int lc_tai_from_utc(const lc_leaptable *t, const struct timespec *utc,
 
 int lc_utc_from_tai(const lc_leaptable *t, int64_t tai_ns, struct timespec *utc)
 {
+	if (t == NULL)
+		return LC_EINVAL;
 	int64_t tai_sec = lc__fdiv(tai_ns, LC__NS);
 	int64_t frac = lc__fmod(tai_ns, LC__NS);
 	int32_t off;
@@ -236,6 +242,8 @@ int lc_utc_from_tai(const lc_leaptable *t, int64_t tai_ns, struct timespec *utc)
 
 int lc_tai_from_unix(const lc_leaptable *t, int64_t unix_ns, int64_t *tai_ns)
 {
+	if (t == NULL)
+		return LC_EINVAL;
 	int64_t sec = lc__fdiv(unix_ns, LC__NS);
 	int32_t off;
 	int rc;
@@ -254,6 +262,8 @@ int lc_tai_from_unix(const lc_leaptable *t, int64_t unix_ns, int64_t *tai_ns)
 
 int lc_unix_from_tai(const lc_leaptable *t, int64_t tai_ns, int64_t *unix_ns)
 {
+	if (t == NULL)
+		return LC_EINVAL;
 	int32_t off;
 	int rc;
 

@@ -195,21 +195,29 @@ uint64_t lc__counter_read_sim(const struct lc_counter *c)
 
 uint64_t lc_counter_read(const lc_counter *c)
 {
+	if (c == NULL)
+		return 0;
 	return lc__counter_read(c);
 }
 
 uint64_t lc_counter_freq(const lc_counter *c)
 {
+	if (c == NULL)
+		return 0;
 	return c->freq;
 }
 
 int lc_counter_kind(const lc_counter *c)
 {
+	if (c == NULL)
+		return LC_EINVAL;
 	return c->kind;
 }
 
 const char *lc_counter_name(const lc_counter *c)
 {
+	if (c == NULL)
+		return NULL;
 	switch (c->kind) {
 	case LC_COUNTER_SIM:
 		return "sim";
@@ -223,6 +231,8 @@ const char *lc_counter_name(const lc_counter *c)
 
 void lc_sim_advance(lc_counter *c, int64_t ns)
 {
+	if (c == NULL)
+		return;
 	if (c->kind != LC_COUNTER_SIM || ns <= 0)
 		return;
 	atomic_fetch_add_explicit(&c->true_ns, ns, memory_order_acq_rel);
@@ -230,6 +240,8 @@ void lc_sim_advance(lc_counter *c, int64_t ns)
 
 void lc_sim_set_true_ns(lc_counter *c, int64_t true_ns)
 {
+	if (c == NULL)
+		return;
 	int64_t cur;
 
 	if (c->kind != LC_COUNTER_SIM)
@@ -245,6 +257,8 @@ void lc_sim_set_true_ns(lc_counter *c, int64_t true_ns)
 
 int64_t lc_sim_true_ns(const lc_counter *c)
 {
+	if (c == NULL)
+		return 0;
 	if (c->kind != LC_COUNTER_SIM)
 		return 0;
 	return atomic_load_explicit(&((struct lc_counter *)c)->true_ns,
@@ -255,6 +269,8 @@ int64_t lc_sim_true_ns(const lc_counter *c)
  * (freq * (1e9 + ppb))). Saturates at INT64_MAX. */
 int64_t lc_sim_true_ns_at(const lc_counter *c, uint64_t cycles)
 {
+	if (c == NULL)
+		return 0;
 	unsigned __int128 num, den, q;
 
 	if (c->kind != LC_COUNTER_SIM || cycles == 0)

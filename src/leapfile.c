@@ -990,6 +990,9 @@ static int load_buffer(lc_leaptable *t, const char *name, const void *buf,
 int lc_leaptable_load_buffer(lc_leaptable *t, const char *name, const void *buf,
                              size_t len, int format, struct lc_error *err)
 {
+	if (t == NULL)
+		return lc__error(err, LC_EINVAL, name ? name : "<buffer>", 0,
+		                 "no table to load into (NULL)");
 	/* Buffers also carry synthetic tables (LEAPCLOCK_EXTRA_LEAP, the
 	 * simulator) with a leap at the end of any day. */
 	return load_buffer(t, name, buf, len, format, 0, err);
@@ -1034,6 +1037,9 @@ int lc_leaptable_load_file(lc_leaptable *t, const char *path, int format,
 	size_t len = 0;
 	int fd, rc;
 
+	if (t == NULL || path == NULL)
+		return lc__error(err, LC_EINVAL, path ? path : "<file>", 0,
+		                 "no %s (NULL)", t ? "path" : "table to load into");
 	/*
 	 * O_NONBLOCK: opening a FIFO (or a device) must not wait for a
 	 * writer; only a regular file is read, and on a regular file the
@@ -1211,6 +1217,8 @@ static const char *const system_paths[] = {
 
 int lc_leaptable_load_system(lc_leaptable *t, struct lc_error *err)
 {
+	if (t == NULL)
+		return LC_EINVAL;
 	return lc__leaptable_load_system_paths(t, system_paths, NULL, err);
 }
 
@@ -1218,6 +1226,8 @@ int lc_leaptable_load_system_report(lc_leaptable *t,
                                     struct lc_leaptable_search *search,
                                     struct lc_error *err)
 {
+	if (t == NULL)
+		return LC_EINVAL;
 	return lc__leaptable_load_system_paths(t, system_paths, search, err);
 }
 

@@ -77,11 +77,15 @@ void lc_leaptable_free(lc_leaptable *t)
 
 void lc_leaptable_reset_builtin(lc_leaptable *t)
 {
+	if (t == NULL)
+		return;
 	lc__leaptable_set_builtin(t);
 }
 
 int lc_leaptable_info(const lc_leaptable *t, struct lc_leaptable_info *info)
 {
+	if (t == NULL)
+		return LC_EINVAL;
 	*info = t->info;
 	info->count = t->count;
 	return 0;
@@ -89,16 +93,22 @@ int lc_leaptable_info(const lc_leaptable *t, struct lc_leaptable_info *info)
 
 int lc_leaptable_expired(const lc_leaptable *t, int64_t now)
 {
+	if (t == NULL)
+		return 0;
 	return t->info.expires != INT64_MIN && now >= t->info.expires;
 }
 
 size_t lc_leaptable_count(const lc_leaptable *t)
 {
+	if (t == NULL)
+		return 0;
 	return t->count;
 }
 
 int lc_leaptable_get(const lc_leaptable *t, size_t i, struct lc_leap *out)
 {
+	if (t == NULL)
+		return LC_EINVAL;
 	if (i >= t->count)
 		return LC_ERANGE;
 	*out = t->rows[i];
@@ -126,6 +136,8 @@ static ptrdiff_t last_row_utc(const lc_leaptable *t, int64_t unix_sec)
 int lc_leaptable_tai_utc(const lc_leaptable *t, int64_t unix_sec,
                          int32_t *tai_utc)
 {
+	if (t == NULL)
+		return LC_EINVAL;
 	ptrdiff_t i;
 
 	/* The repeated POSIX second (when - 1) of an insertion already has the
@@ -143,6 +155,8 @@ int lc_leaptable_tai_utc(const lc_leaptable *t, int64_t unix_sec,
 int lc_leaptable_tai_utc_at_tai(const lc_leaptable *t, int64_t tai_sec,
                                 int32_t *tai_utc, int *in_leap)
 {
+	if (t == NULL)
+		return LC_EINVAL;
 	ptrdiff_t lo = 0, hi = (ptrdiff_t)t->count - 1, ans = -1;
 	int leap = 0;
 
@@ -172,6 +186,8 @@ int lc_leaptable_tai_utc_at_tai(const lc_leaptable *t, int64_t tai_sec,
 
 int lc_leaptable_leap_at(const lc_leaptable *t, int64_t unix_sec)
 {
+	if (t == NULL)
+		return 0;
 	ptrdiff_t i;
 
 	if (unix_sec == INT64_MAX) /* no row is at INT64_MAX + 1 */
@@ -190,6 +206,8 @@ int lc_leaptable_leap_at(const lc_leaptable *t, int64_t unix_sec)
 int lc_leaptable_next(const lc_leaptable *t, int64_t unix_sec,
                       struct lc_leap *out)
 {
+	if (t == NULL)
+		return LC_EINVAL;
 	for (size_t i = (size_t)(last_row_utc(t, unix_sec) + 1); i < t->count;
 	     i++) {
 		if (t->rows[i].dir != 0) {
@@ -203,6 +221,8 @@ int lc_leaptable_next(const lc_leaptable *t, int64_t unix_sec,
 int lc_leaptable_prev(const lc_leaptable *t, int64_t unix_sec,
                       struct lc_leap *out)
 {
+	if (t == NULL)
+		return LC_EINVAL;
 	for (ptrdiff_t i = last_row_utc(t, unix_sec); i >= 0; i--) {
 		if (t->rows[i].dir != 0) {
 			*out = t->rows[i];

@@ -33,7 +33,8 @@ int64_t lc__leap_days_from_civil(int64_t year, int mon, int mday);
 void lc__leap_civil(int64_t unix_sec, int64_t *year, int *mon, int *mday,
                     int *sec_of_day);
 
-/* Incremental SHA-1 (src/sha1.c); lc_sha1() is the one-shot form. */
+/* SHA-1 (FIPS 180-4, src/sha1.c), used to check leap-seconds.list:
+ * incremental, and lc__sha1_digest() the one-shot form. */
 struct lc__sha1 {
 	uint32_t h[5];
 	uint64_t len;   /* bytes hashed so far */
@@ -44,5 +45,6 @@ struct lc__sha1 {
 void lc__sha1_init(struct lc__sha1 *s);
 void lc__sha1_update(struct lc__sha1 *s, const void *data, size_t len);
 void lc__sha1_final(struct lc__sha1 *s, uint8_t digest[20]);
+void lc__sha1_digest(const void *data, size_t len, uint8_t digest[20]);
 
 #endif

@@ -74,6 +74,8 @@ void lc_loop_free(lc_loop *loop)
 
 lc_timekeeper *lc_loop_timekeeper(const lc_loop *loop)
 {
+	if (loop == NULL)
+		return NULL;
 	return loop->tk;
 }
 
@@ -91,6 +93,8 @@ int lc_loop_reserve(lc_loop *loop, lc_clock_id id, size_t n)
 
 size_t lc_loop_count(lc_loop *loop)
 {
+	if (loop == NULL)
+		return 0;
 	size_t n = 0;
 
 	lc__loop_lock(loop);
@@ -298,6 +302,8 @@ void lc__loop_kick_locked(struct lc_loop *l)
 
 int64_t lc_loop_next_deadline(lc_loop *loop)
 {
+	if (loop == NULL)
+		return INT64_MAX;
 	int64_t d;
 
 	lc__loop_lock(loop);
@@ -310,6 +316,8 @@ int64_t lc_loop_next_deadline(lc_loop *loop)
 
 int lc_loop_expire(lc_loop *loop)
 {
+	if (loop == NULL)
+		return 0;
 	int n;
 
 	lc__loop_lock(loop);
@@ -336,6 +344,8 @@ static void sim_jump(struct lc_loop *l, lc_counter *c, int64_t mono)
 
 int64_t lc_loop_run_sim(lc_loop *loop, int64_t until_mono)
 {
+	if (loop == NULL)
+		return LC_EINVAL;
 	lc_counter *c = lc_tk_counter(loop->tk);
 	int64_t n = 0;
 	int same = 0;
@@ -380,6 +390,8 @@ int64_t lc_loop_run_sim(lc_loop *loop, int64_t until_mono)
 
 int64_t lc_loop_run(lc_loop *loop, int mode)
 {
+	if (loop == NULL)
+		return LC_EINVAL;
 	int64_t n = 0;
 
 	if (mode < LC_RUN_DEFAULT || mode > LC_RUN_NOWAIT)
@@ -433,6 +445,8 @@ int64_t lc_loop_run(lc_loop *loop, int mode)
 
 void lc_loop_stop(lc_loop *loop)
 {
+	if (loop == NULL)
+		return;
 	lc__loop_lock(loop);
 	loop->stop = 1;
 	lc__loop_kick_locked(loop);
@@ -441,5 +455,7 @@ void lc_loop_stop(lc_loop *loop)
 
 int lc_loop_fd(lc_loop *loop)
 {
+	if (loop == NULL)
+		return -1;
 	return loop->tfd;
 }

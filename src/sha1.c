@@ -120,7 +120,7 @@ void lc__sha1_final(struct lc__sha1 *s, uint8_t digest[20])
 		store_be32(digest + 4 * i, s->h[i]);
 }
 
-void lc_sha1(const void *data, size_t len, uint8_t digest[20])
+void lc__sha1_digest(const void *data, size_t len, uint8_t digest[20])
 {
 	struct lc__sha1 s;
 

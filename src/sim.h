@@ -2,7 +2,9 @@
  * sim.h - the reproducer: a deterministic discrete-event simulator of how
  * kernels handled a leap second, and of leapclock's own timekeeper on the
  * same scenario (DESIGN.md section 1; docs/simulator.md). Internal: used by
- * `leapclock simulate` and tests/test_sim.c.
+ * `leapclock simulate`, `leapclock kernel-test` and tests/test_sim.c, which
+ * link the static library lc_sim (libleapclock and the preload shim do not
+ * contain the simulator).
  *
  * One run simulates one machine for one model and one setting (HZ, NOHZ) on
  * one scenario, and fills a struct lc__sim_result with the summary.
@@ -42,6 +44,27 @@ enum lc__sim_reader_mode {
 	LC__SIM_READER_IDLE = 1  /* reader 0 sleeps on the timer, then spins */
 };
 
+/* Reader 0's trace: what it read around the leap, told as it happens to
+ * whoever runs the simulation (the CLI's tools/leapclock/simtrace.c
+ * prints it as `leapclock simulate --trace` shows it). */
+struct lc__sim_tracer {
+	/* Before the first reading: the model's name, the leap's direction
+	 * (+1 insertion), the tick rate and NOHZ. */
+	void (*begin)(void *arg, const char *model, int dir, int hz, int nohz);
+	/* Reader 0's call number j read CLOCK_REALTIME `rt` (POSIX ns): the
+	 * calls near the leap, the leap's application and the timer; j
+	 * numbers are consecutive for consecutive calls. */
+	void (*read)(void *arg, int64_t j, int64_t rt);
+	/* The reproducer's REALTIME timer for 00:00:00 fired at true UTC
+	 * `fired`, due at true UTC `due` (keys sec * 2e9 + nsec, nsec in
+	 * [1e9, 2e9) during 23:59:60), `early_ns` before it was due (< 0:
+	 * late). */
+	void (*timer)(void *arg, int64_t fired, int64_t due, int64_t early_ns);
+	/* After the last reading. */
+	void (*end)(void *arg);
+	void *arg;
+};
+
 struct lc__sim_config {
 	int model;       /* enum lc__sim_model */
 	char preset[32]; /* smear preset for LC__SIM_SMEAR */
@@ -59,7 +82,8 @@ struct lc__sim_config {
 	int ntimers;     /* TIMERS/DELETE: timers per clock id */
 	int nreaders;    /* TIMERS/DELETE: readers (reader 0 is busy) */
 	int reader_mode; /* enum lc__sim_reader_mode */
-	FILE *trace;     /* non-NULL: reader 0's trace goes here */
+	/* non-NULL: reader 0's trace is told to it */
+	const struct lc__sim_tracer *trace;
 };
 
 struct lc__sim_result {
@@ -117,12 +141,8 @@ int lc__sim_scenario_parse(const char *name, int *scenario);
 int lc__sim_run(const struct lc__sim_config *cfg, struct lc__sim_result *res,
                 struct lc_error *err);
 
-/* The summary as a table row (model, tick, early count and largest, late,
- * stale, backward steps, TAI error, smear rate, leap applied), its column
- * names, and as one JSON object (preceded by a comma unless `first`). */
-void lc__sim_print_columns(FILE *f);
-void lc__sim_print_row(FILE *f, const struct lc__sim_result *r);
-void lc__sim_print_json(FILE *f, const struct lc__sim_result *r, int first);
+/* The summary lines (row, columns, JSON) are the CLI's:
+ * tools/leapclock/simprint.h. */
 
 /* ---- between sim.c and sim_exact.c ---------------------------------- */
 

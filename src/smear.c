@@ -987,12 +987,6 @@ void lc_smear_window_dir(const struct lc_smear_policy *p, int dir,
 		*end_rel = e;
 }
 
-void lc_smear_window(const struct lc_smear_policy *p, int64_t *start_rel,
-                     int64_t *end_rel)
-{
-	lc_smear_window_dir(p, 1, start_rel, end_rel);
-}
-
 double lc_smear_peak_ppm(const struct lc_smear_policy *p, int dir)
 {
 	if (lc_smear_validate(p, NULL) < 0)

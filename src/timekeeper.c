@@ -1004,6 +1004,8 @@ static void finish(struct lc_timekeeper *tk)
 
 int lc_update(lc_timekeeper *tk)
 {
+	if (tk == NULL)
+		return LC_EINVAL;
 	int64_t mono;
 
 	if (tk->reader) {
@@ -1307,16 +1309,22 @@ int lc__tk_resume(lc_timekeeper *tk, const struct lc__tk_latch *from,
 
 lc_counter *lc_tk_counter(const lc_timekeeper *tk)
 {
+	if (tk == NULL)
+		return NULL;
 	return tk->counter;
 }
 
 const lc_leaptable *lc_tk_table(const lc_timekeeper *tk)
 {
+	if (tk == NULL)
+		return NULL;
 	return tk->table;
 }
 
 int lc_tk_leap_source(const lc_timekeeper *tk)
 {
+	if (tk == NULL)
+		return LC_EINVAL;
 	return tk->cfg.leap_source;
 }
 
@@ -1459,6 +1467,8 @@ static void read_slow_ts(const lc_timekeeper *tk, lc_clock_id id,
 
 int lc_gettime(const lc_timekeeper *tk, lc_clock_id id, struct timespec *ts)
 {
+	if (tk == NULL)
+		return LC_EINVAL;
 	int64_t v;
 
 	switch (id) {
@@ -1502,6 +1512,8 @@ int lc_gettime(const lc_timekeeper *tk, lc_clock_id id, struct timespec *ts)
 
 int64_t lc_now_ns(const lc_timekeeper *tk, lc_clock_id id)
 {
+	if (tk == NULL)
+		return 0;
 	struct timespec ts;
 
 	switch (id) {
@@ -1524,6 +1536,8 @@ int64_t lc_now_ns(const lc_timekeeper *tk, lc_clock_id id)
 
 int lc_gettime_utc_tm(const lc_timekeeper *tk, struct lc_tm *tm)
 {
+	if (tk == NULL)
+		return LC_EINVAL;
 	struct timespec ts;
 
 	lc_gettime(tk, LC_CLOCK_UTC, &ts);
@@ -1532,6 +1546,8 @@ int lc_gettime_utc_tm(const lc_timekeeper *tk, struct lc_tm *tm)
 
 uint64_t lc_clock_was_set_seq(const lc_timekeeper *tk)
 {
+	if (tk == NULL)
+		return 0;
 	struct lc__tk_snap s;
 	int64_t mono;
 
@@ -1543,6 +1559,8 @@ uint64_t lc_clock_was_set_seq(const lc_timekeeper *tk)
 
 int lc_tk_next_leap(const lc_timekeeper *tk, int64_t *when, int *dir)
 {
+	if (tk == NULL)
+		return LC_EINVAL;
 	struct lc__tk_snap s;
 	int64_t mono;
 
@@ -1786,6 +1804,8 @@ static void step_to(struct lc_timekeeper *tk, int64_t mono_now, int64_t new_rt)
 
 int lc_settime(lc_timekeeper *tk, lc_clock_id id, const struct timespec *ts)
 {
+	if (tk == NULL)
+		return LC_EINVAL;
 	struct lc__tk_snap *s = &tk->s;
 	int64_t mono, v, nsec;
 	int32_t tai;
@@ -1994,11 +2014,15 @@ int lc__tk_snapshot_timex(const lc_timekeeper *tk, struct lc_timex *tx)
 
 int lc_adjtimex(lc_timekeeper *tk, struct lc_timex *tx)
 {
+	if (tk == NULL)
+		return LC_EINVAL;
 	return do_adjtimex(tk, tx, 1);
 }
 
 int lc_adjtimex_unprivileged(lc_timekeeper *tk, struct lc_timex *tx)
 {
+	if (tk == NULL)
+		return LC_EINVAL;
 	return do_adjtimex(tk, tx, 0);
 }
 
@@ -2167,6 +2191,8 @@ static void follow_host(struct lc_timekeeper *tk, int64_t mono_now)
 
 int lc_tk_host_status(const lc_timekeeper *tk, struct lc_tk_host *st)
 {
+	if (tk == NULL)
+		return LC_EINVAL;
 	struct lc_timekeeper *w = (struct lc_timekeeper *)tk;
 
 	if (st == NULL)

@@ -565,4 +565,32 @@ static inline int lc__tk_gettime_utc_fast(const lc_timekeeper *tk,
 	return 1;
 }
 
+/* ---- timer inverses (src/timekeeper.c), for the timer queue, the loop's
+ * driver and the preload shim; not part of the public header (issue 15) */
+
+/* The first MONOTONIC instant (ns) at which clock `id` reads at or past
+ * `deadline`, given the state now (no future steps), across the armed leap:
+ * a REALTIME or UTC 00:00:00 after an insertion is one second after
+ * 23:59:59.999..., and a UTC deadline in 23:59:60 (tv_nsec >= 1e9, UTC and
+ * UTC_SLS only, the same deadlines lc_timer_start takes) is inside the
+ * inserted second, or where there is none the next second's 00.000.
+ * UTC_SLS is UTC while no smear plan runs, and goes through the plan while
+ * one does (a 23:59:60.x deadline is then the 00:00:00 after it, the first
+ * smeared reading at or past it). Exact on a simulated counter (tested:
+ * the clock reads below the deadline 1 ns earlier). A REALTIME deadline
+ * (exact, or smeared while no smear plan runs) in a repeated 23:59:59 is
+ * the first occurrence when asked before the leap, and the repeated one
+ * when asked during or after it (the first is past): the first instant
+ * from now on at which the clock reads >= the deadline, as Linux's hrtimer
+ * does for a timer armed in the leap second (one past in the repeat too
+ * returns its last occurrence, in the past: a timer fires at once).
+ * Lock-free. For timers. */
+int lc_tk_mono_at(const lc_timekeeper *tk, lc_clock_id id,
+                  const struct timespec *deadline, int64_t *mono_ns);
+
+/* The counter value at which MONOTONIC reaches `mono_ns` at the current
+ * rate (rounded up), for drivers that sleep until a deadline (with a sim
+ * counter: lc_sim_true_ns_at() of it is the true time to advance to). */
+int lc_tk_cycles_at(const lc_timekeeper *tk, int64_t mono_ns, uint64_t *cycles);
+
 #endif /* LC_TIMEKEEPER_H */

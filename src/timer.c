@@ -1042,6 +1042,8 @@ int lc_timer_stop(lc_timer *t)
 
 int lc_timer_active(lc_timer *t)
 {
+	if (t == NULL)
+		return 0;
 	struct lc__timer *p = priv(t);
 	int r;
 
@@ -1069,6 +1071,8 @@ int64_t lc__key_remaining(lc_timekeeper *tk, int clock, int64_t key)
 
 int lc_timer_remaining(lc_timer *t, struct timespec *left)
 {
+	if (t == NULL)
+		return LC_EINVAL;
 	struct lc__timer *p = priv(t);
 	struct lc_loop *l = p->loop;
 	int64_t key, diff;
@@ -1091,6 +1095,8 @@ int lc_timer_remaining(lc_timer *t, struct timespec *left)
 
 int lc_timer_deadline(lc_timer *t, struct timespec *deadline)
 {
+	if (t == NULL)
+		return LC_EINVAL;
 	struct lc__timer *p = priv(t);
 	int r = 0;
 
@@ -1107,15 +1113,21 @@ int lc_timer_deadline(lc_timer *t, struct timespec *deadline)
 
 int64_t lc_timer_overrun(lc_timer *t)
 {
+	if (t == NULL)
+		return 0;
 	return priv(t)->overrun;
 }
 
 void *lc_timer_data(const lc_timer *t)
 {
+	if (t == NULL)
+		return NULL;
 	return cpriv(t)->data;
 }
 
 lc_clock_id lc_timer_clock(const lc_timer *t)
 {
+	if (t == NULL)
+		return LC_CLOCK_COUNT;
 	return (lc_clock_id)cpriv(t)->clock;
 }

@@ -123,8 +123,8 @@ if command -v man >/dev/null; then
       bad "man -l $n"; cat "$tmp/man.err"
     fi
   done
-  funcs=$(grep -oE '^[a-z][^(/]*[ *]lc_[a-z0-9_]+\(' "$tmp/prefix/include/leapclock.h" \
-          | grep -v '^typedef' | grep -oE 'lc_[a-z0-9_]+\($' | tr -d '(')
+  funcs=$(grep -oE '^LC_API [^(/]*[ *]lc_[a-z0-9_]+\(' "$tmp/prefix/include/leapclock.h" \
+          | grep -oE 'lc_[a-z0-9_]+\($' | tr -d '(')
   nf=0 missing=""
   for f in $funcs; do
     nf=$((nf + 1))
@@ -137,6 +137,16 @@ if command -v man >/dev/null; then
   [ "$nf" -gt 100 ] && ok "the header declares $nf functions" || bad "found only $nf functions in the header"
   [ -z "$missing" ] && ok "man 3 NAME opens a page naming NAME(), without warnings, for all $nf" \
     || bad "no page (alias) naming NAME() for:$missing"
+  # and the other way: no page or alias for a function the header no
+  # longer declares (issue 15 removed lc_sha1, lc_smear_window...)
+  stale=""
+  for a in "$man3"/lc_*.3; do
+    [ -e "$a" ] || continue
+    n=$(basename "$a" .3)
+    printf '%s\n' $funcs | grep -qx "$n" || stale="$stale $n"
+  done
+  [ -z "$stale" ] && ok "every lc_*.3 page names a function of the header" \
+    || bad "man3 pages for functions the header does not declare:$stale"
 else
   echo "skip the manual pages: needs Debian package man-db"
   man_skipped=1

@@ -57,7 +57,7 @@ static int64_t host_rt(void *arg)
 	case H_SMEAR: {
 		/* Google: linear from noon to noon around the leap, on the
 		 * pre-leap timeline r0 + t, over the window the policy gives
-		 * (lc_smear_window: which of the 86400 or 86401 seconds the
+		 * (lc_smear_window_dir: which of the 86400 or 86401 seconds the
 		 * smear spans is the smear module's definition). */
 		int64_t x = t - (h->leap_t + h->win_s);
 		int64_t len = h->win_e - h->win_s;
@@ -223,7 +223,7 @@ static void check_smear(int declared, int kernel)
 
 	LC_EQ_INT(lc_smear_preset("google", 0, &google, NULL), 0);
 	h.kind = H_SMEAR;
-	lc_smear_window(&google, &h.win_s, &h.win_e);
+	lc_smear_window_dir(&google, 1, &h.win_s, &h.win_e);
 	LC_EQ_I64(h.win_s, -43200 * NS); /* noon before */
 	h.r0 = (W2017 - 50000) * NS;
 	h.leap_t = 50000 * NS;

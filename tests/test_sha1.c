@@ -13,7 +13,7 @@ static void sha1_hex(const void *p, size_t n, char out[41])
 {
 	uint8_t d[20];
 
-	lc_sha1(p, n, d);
+	lc__sha1_digest(p, n, d);
 	hex(d, out);
 }
 
@@ -68,7 +68,7 @@ static void test_incremental(void)
 		struct lc__sha1 s;
 		size_t off = 0;
 
-		lc_sha1(msg, len, d1);
+		lc__sha1_digest(msg, len, d1);
 		lc__sha1_init(&s);
 		while (off < len) {
 			size_t k = (size_t)lc_rand_range(0, 70);

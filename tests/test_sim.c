@@ -20,6 +20,7 @@
  */
 #include "lc_test.h"
 #include "sim.h"
+#include "simprint.h" /* the CLI's trace printer, tools/leapclock/simtrace.c */
 
 #include <math.h>
 
@@ -339,14 +340,19 @@ static void test_deterministic(void)
 	struct lc__sim_result a, b;
 	char *t1 = NULL, *t2 = NULL;
 	size_t n1 = 0, n2 = 0;
+	struct lc_cli_sim_trace tr;
+	FILE *f;
 
 	config(&c, "linux-4.2", LC__SIM_TIMERS, 250, 1, 42);
-	c.trace = open_memstream(&t1, &n1);
+	f = open_memstream(&t1, &n1);
+	lc_cli_sim_trace_init(&tr, f);
+	c.trace = &tr.ops;
 	LC_EQ_INT(run(&c, &a), 0);
-	fclose(c.trace);
-	c.trace = open_memstream(&t2, &n2);
+	fclose(f);
+	f = open_memstream(&t2, &n2);
+	lc_cli_sim_trace_init(&tr, f);
 	LC_EQ_INT(run(&c, &b), 0);
-	fclose(c.trace);
+	fclose(f);
 	LC_TRUE(memcmp(&a, &b, sizeof(a)) == 0);
 	LC_EQ_U64(n1, n2);
 	LC_TRUE(n1 > 0 && memcmp(t1, t2, n1) == 0);
@@ -365,13 +371,17 @@ static int trace_lines(const char *model, int scenario, char ***lines,
 	struct lc__sim_config c;
 	struct lc__sim_result r;
 	size_t len = 0, cap = 0;
+	struct lc_cli_sim_trace tr;
+	FILE *f;
 	char *p;
 
 	config(&c, model, scenario, 1000, 0, 1);
-	c.trace = open_memstream(buf, &len);
+	f = open_memstream(buf, &len);
+	lc_cli_sim_trace_init(&tr, f);
+	c.trace = &tr.ops;
 	if (run(&c, &r) < 0)
 		return -1;
-	fclose(c.trace);
+	fclose(f);
 	*n = 0;
 	*lines = NULL;
 	for (p = strtok(*buf, "\n"); p != NULL; p = strtok(NULL, "\n")) {

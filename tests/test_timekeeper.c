@@ -8,6 +8,7 @@
 #include "lc_test.h"
 
 #include "leapclock.h"
+#include "timekeeper.h" /* lc_tk_mono_at, lc_tk_cycles_at */
 
 #define NS INT64_C(1000000000)
 #define US INT64_C(1000)

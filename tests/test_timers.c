@@ -11,6 +11,7 @@
  */
 #include "lc_test.h"
 #include "timer.h"
+#include "timekeeper.h" /* lc_tk_mono_at, lc_tk_cycles_at */
 
 #define NS LC_NSEC_PER_SEC
 #define MS INT64_C(1000000)

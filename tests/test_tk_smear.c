@@ -7,6 +7,7 @@
 #include "lc_test.h"
 
 #include "leapclock.h"
+#include "timekeeper.h" /* lc_tk_mono_at, lc_tk_cycles_at */
 
 #include <math.h>
 

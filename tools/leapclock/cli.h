@@ -31,6 +31,14 @@ const char *lc_cli_host_state_name(int state);
 /* v, or 0.0 where printing it with `digits` decimals would show -0.000
  * (JSON numbers and text alike: no "-0.000000"). */
 double lc_cli_json_num(double v, int digits);
+/* "[-+]DIGITS[.DIGITS]" seconds (1..9 fraction digits) to ns, exactly;
+ * *digits the fraction digits given. LC_EPARSE or LC_ERANGE with *err
+ * naming `what` ("Unix", "TAI"...) otherwise (tools/leapclock/decimal.c). */
+int lc_cli_parse_decimal(const char *s, int64_t *ns, int *digits,
+                         struct lc_error *err, const char *what);
+/* ns as signed decimal seconds with `digits` fraction digits (truncated
+ * towards zero); returns buf. */
+const char *lc_cli_fmt_sec(int64_t ns, int digits, char *buf, size_t size);
 /* Writes s as a JSON string literal (with quotes). */
 void lc_cli_json_str(FILE *out, const char *s);
 /* Loads the table named by --leapfile, or with NULL the system's as

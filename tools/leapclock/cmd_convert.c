@@ -55,76 +55,6 @@ struct scale {
 	void (*print)(struct conv *c);
 };
 
-/* ---- numbers ------------------------------------------------------------- */
-
-/* "[-+]DIGITS[.DIGITS]" (1..9 fraction digits) to ns. */
-static int parse_decimal(const char *s, int64_t *ns, int *digits,
-                         struct lc_error *err, const char *what)
-{
-	const char *p = s;
-	int neg = 0, nd = 0, fd = 0;
-	int64_t sec = 0, frac = 0;
-
-	if (*p == '-' || *p == '+')
-		neg = *p++ == '-';
-	for (; *p >= '0' && *p <= '9'; p++, nd++) {
-		if (sec > (INT64_MAX / LC__NS - 9) / 10)
-			return lc__error(
-			    err, LC_ERANGE, s, 0,
-			    "%s seconds out of range: the supported range "
-			    "is 1677-09-22 to 2262-04-10 (about +-9.2e9 s)",
-			    what);
-		sec = sec * 10 + (*p - '0');
-	}
-	if (*p == '.') {
-		for (p++; *p >= '0' && *p <= '9'; p++, fd++) {
-			if (fd == 9)
-				return lc__error(err, LC_EPARSE, s, 0,
-				                 "%s fraction has more than 9 "
-				                 "digits",
-				                 what);
-			frac = frac * 10 + (*p - '0');
-		}
-		if (fd == 0)
-			return lc__error(
-			    err, LC_EPARSE, s, 0,
-			    "expected digits after '.' in %s seconds", what);
-	}
-	if (nd == 0 || *p != '\0')
-		return lc__error(err, LC_EPARSE, s, 0,
-		                 "%s seconds must be a decimal number such as "
-		                 "1483228800.25",
-		                 what);
-	*digits = fd;
-	for (; fd < 9; fd++)
-		frac *= 10;
-	*ns = (sec * LC__NS + frac) * (neg ? -1 : 1);
-	return 0;
-}
-
-/* Writes ns as signed decimal seconds with `digits` fraction digits
- * (truncated towards zero; the input's own digits are always exact). */
-static const char *fmt_sec(int64_t ns, int digits, char *buf, size_t size)
-{
-	uint64_t u = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
-	uint64_t frac = u % (uint64_t)LC__NS;
-
-	if (digits <= 0) {
-		snprintf(buf, size, "%s%" PRIu64, ns < 0 ? "-" : "",
-		         u / (uint64_t)LC__NS);
-		return buf;
-	}
-	{
-		char f[24];
-
-		snprintf(f, sizeof(f), "%09" PRIu64, frac);
-		f[digits > 9 ? 9 : digits] = '\0';
-		snprintf(buf, size, "%s%" PRIu64 ".%s", ns < 0 ? "-" : "",
-		         u / (uint64_t)LC__NS, f);
-	}
-	return buf;
-}
-
 /* ---- filling the instant from each input scale --------------------------- */
 
 /* Every scale is int64_t ns: an instant outside the range they hold is an
@@ -199,7 +129,7 @@ static int from_unix(struct conv *c, const char *text, struct lc_error *err)
 	int64_t sec;
 	int rc;
 
-	rc = parse_decimal(text, &in->unix_ns, &in->digits, err, "Unix");
+	rc = lc_cli_parse_decimal(text, &in->unix_ns, &in->digits, err, "Unix");
 	if (rc < 0)
 		return rc;
 	sec = lc__fdiv(in->unix_ns, LC__NS);
@@ -266,7 +196,7 @@ static int from_tai(struct conv *c, const char *text, struct lc_error *err)
 			       dot[1 + in->digits] <= '9')
 				in->digits++;
 	} else {
-		rc = parse_decimal(text, &in->tai_ns, &in->digits, err, "TAI");
+		rc = lc_cli_parse_decimal(text, &in->tai_ns, &in->digits, err, "TAI");
 		if (rc < 0)
 			return rc;
 	}
@@ -291,7 +221,7 @@ static int from_gps(struct conv *c, const char *text, struct lc_error *err)
 			return lc__error(err, LC_EPARSE, text, 0,
 			                 "GPS week must be a number 0..15000 "
 			                 "before the ':' (WEEK:SECONDS)");
-		rc = parse_decimal(colon + 1, &sow_ns, &c->in.digits, err,
+		rc = lc_cli_parse_decimal(colon + 1, &sow_ns, &c->in.digits, err,
 		                   "GPS seconds-of-week");
 		if (rc < 0) {
 			snprintf(err->where, sizeof(err->where), "%s", text);
@@ -303,7 +233,7 @@ static int from_gps(struct conv *c, const char *text, struct lc_error *err)
 			                 "[0, 604800)");
 		gps_ns = (int64_t)week * GPS_WEEK_S * LC__NS + sow_ns;
 	} else {
-		rc = parse_decimal(text, &gps_ns, &c->in.digits, err, "GPS");
+		rc = lc_cli_parse_decimal(text, &gps_ns, &c->in.digits, err, "GPS");
 		if (rc < 0)
 			return rc;
 	}
@@ -356,7 +286,7 @@ static int from_ntp(struct conv *c, const char *text, struct lc_error *err)
 				                 "the ':' (ERA:SECONDS)");
 			num = colon + 1;
 		}
-		rc = parse_decimal(num, &ns, &in->digits, err, "NTP");
+		rc = lc_cli_parse_decimal(num, &ns, &in->digits, err, "NTP");
 		if (rc < 0) {
 			snprintf(err->where, sizeof(err->where), "%s", text);
 			return rc;
@@ -386,7 +316,7 @@ static int from_ntp(struct conv *c, const char *text, struct lc_error *err)
 		char buf[40];
 		int d = in->digits;
 
-		fmt_sec(in->unix_ns, 9, buf, sizeof(buf));
+		lc_cli_fmt_sec(in->unix_ns, 9, buf, sizeof(buf));
 		rc = from_unix(c, buf, err);
 		in->digits = d;
 		if (rc < 0) {
@@ -433,7 +363,7 @@ static void print_unix(struct conv *c)
 {
 	char s[40];
 
-	fmt_sec(c->in.unix_ns, c->in.digits, s, sizeof(s));
+	lc_cli_fmt_sec(c->in.unix_ns, c->in.digits, s, sizeof(s));
 	member(c, "unix");
 	if (c->json)
 		printf("{\"seconds\": %s, \"repeated\": %s}", s,
@@ -450,7 +380,7 @@ static void print_tai(struct conv *c)
 	char iso[64], s[40];
 
 	lc_iso8601_format_scale(c->in.tai_ns, c->in.digits, iso, sizeof(iso));
-	fmt_sec(c->in.tai_ns, c->in.digits, s, sizeof(s));
+	lc_cli_fmt_sec(c->in.tai_ns, c->in.digits, s, sizeof(s));
 	member(c, "tai");
 	if (c->json) {
 		printf("{\"iso\": ");
@@ -468,8 +398,8 @@ static void print_gps(struct conv *c)
 	int64_t sow = lc__fmod(gps, GPS_WEEK_S * LC__NS);
 	char s[40], w[40];
 
-	fmt_sec(gps, c->in.digits, s, sizeof(s));
-	fmt_sec(sow, c->in.digits, w, sizeof(w));
+	lc_cli_fmt_sec(gps, c->in.digits, s, sizeof(s));
+	lc_cli_fmt_sec(sow, c->in.digits, w, sizeof(w));
 	member(c, "gps");
 	if (c->json)
 		printf("{\"seconds\": %s, \"week\": %" PRId64
@@ -487,7 +417,7 @@ static void print_ntp(struct conv *c)
 	uint32_t frac = (uint32_t)(ntp & 0xffffffffu);
 	char f[40];
 
-	fmt_sec((int64_t)frac * LC__NS >> 32, 9, f, sizeof(f));
+	lc_cli_fmt_sec((int64_t)frac * LC__NS >> 32, 9, f, sizeof(f));
 	member(c, "ntp");
 	if (c->json)
 		printf("{\"era\": %" PRId64 ", \"seconds\": %" PRIu64
@@ -552,7 +482,7 @@ static void print_sls(struct conv *c)
 	}
 	/* A smear is rarely a whole number of ns: all digits, always. */
 	lc_iso8601_format(&sls, 9, iso, sizeof(iso));
-	fmt_sec(diff, 9, d, sizeof(d));
+	lc_cli_fmt_sec(diff, 9, d, sizeof(d));
 	if (c->json) {
 		printf("{\"iso\": ");
 		lc_cli_json_str(stdout, iso);
@@ -785,20 +715,53 @@ static int looks_like_number(const char *s)
 	return *s >= '0' && *s <= '9' && strspn(s, "0123456789.") == strlen(s);
 }
 
-int lc_cmd_convert(int argc, char **argv)
-{
-	const char *time_arg = NULL, *from = NULL, *to = "all", *file = NULL;
-	const char *smear = NULL, *occurrence = NULL;
-	const struct scale *in_scale = NULL, *out[16];
-	size_t nout = 0;
-	struct conv c = {0};
-	struct lc_error err = {0};
-	lc_leaptable *t;
-	int rc, explicit_to, only_args = 0;
+/* The command line, before and after its checks. */
+struct conv_opts {
+	const char *time_arg, *from, *to, *file, *smear, *occurrence;
+	const struct scale *in_scale, *out[16];
+	size_t nout;
+	int explicit_to; /* --to named the scales (not "all") */
+};
 
+/* One option at argv[*i] (a leading '-' that is not a number); 0 or the
+ * exit status. */
+static int parse_option(struct conv_opts *o, struct conv *c, int argc,
+                        char **argv, int *i)
+{
+	const char *a = argv[*i], *v = NULL;
+	int r;
+
+	if ((r = opt_value(argc, argv, i, "--from", &v)) > 0)
+		o->from = v;
+	else if (r == 0 && (r = opt_value(argc, argv, i, "--to", &v)) > 0)
+		o->to = v;
+	else if (r == 0 &&
+	         (r = opt_value(argc, argv, i, "--leapfile", &v)) > 0)
+		o->file = v;
+	else if (r == 0 && (r = opt_value(argc, argv, i, "--file", &v)) > 0)
+		o->file = v; /* the old name of --leapfile */
+	else if (r == 0 && (r = opt_value(argc, argv, i, "--smear", &v)) > 0)
+		o->smear = v;
+	else if (r == 0 &&
+	         (r = opt_value(argc, argv, i, "--occurrence", &v)) > 0)
+		o->occurrence = v;
+	else if (r == 0 && strcmp(a, "--json") == 0)
+		c->json = 1;
+	else if (r < 0)
+		return lc_cli_usage_error(CMD, "%s needs a value", a);
+	else
+		return lc_cli_usage_error(CMD, "unknown option '%s'", a);
+	return 0;
+}
+
+static int parse_args(struct conv_opts *o, struct conv *c, int argc,
+                      char **argv)
+{
+	int only_args = 0, rc;
+
+	o->to = "all";
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = NULL;
-		int r = 0;
+		const char *a = argv[i];
 
 		if (!only_args && strcmp(a, "--") == 0) {
 			only_args = 1;
@@ -806,170 +769,180 @@ int lc_cmd_convert(int argc, char **argv)
 		}
 		if (!only_args && a[0] == '-' && a[1] != '\0' &&
 		    !looks_like_number(a)) {
-			if ((r = opt_value(argc, argv, &i, "--from", &v)) > 0)
-				from = v;
-			else if (r == 0 && (r = opt_value(argc, argv, &i,
-			                                  "--to", &v)) > 0)
-				to = v;
-			else if (r == 0 && (r = opt_value(argc, argv, &i,
-			                                  "--leapfile", &v)) > 0)
-				file = v;
-			else if (r == 0 && (r = opt_value(argc, argv, &i,
-			                                  "--file", &v)) > 0)
-				file = v; /* the old name of --leapfile */
-			else if (r == 0 && (r = opt_value(argc, argv, &i,
-			                                  "--smear", &v)) > 0)
-				smear = v;
-			else if (r == 0 &&
-			         (r = opt_value(argc, argv, &i, "--occurrence",
-			                        &v)) > 0)
-				occurrence = v;
-			else if (r == 0 && strcmp(a, "--json") == 0)
-				c.json = 1;
-			else if (r < 0)
-				return lc_cli_usage_error(
-				    CMD, "%s needs a value", a);
-			else
-				return lc_cli_usage_error(
-				    CMD, "unknown option '%s'", a);
+			rc = parse_option(o, c, argc, argv, &i);
+			if (rc != 0)
+				return rc;
 			continue;
 		}
-		if (time_arg != NULL)
+		if (o->time_arg != NULL)
 			return lc_cli_usage_error(
-			    CMD, "one TIME only ('%s' and '%s')", time_arg, a);
-		time_arg = a;
+			    CMD, "one TIME only ('%s' and '%s')", o->time_arg,
+			    a);
+		o->time_arg = a;
 	}
-	if (time_arg == NULL || time_arg[0] == '\0')
+	if (o->time_arg == NULL || o->time_arg[0] == '\0')
 		return lc_cli_usage_error(CMD, "%s TIME (for example "
 		                               "2016-12-31T23:59:60Z)",
-		                          time_arg == NULL ? "missing"
-		                                           : "empty");
+		                          o->time_arg == NULL ? "missing"
+		                                              : "empty");
+	return 0;
+}
 
-	if (smear != NULL) {
+/* --smear, the input scale (--from, or guessed from TIME's form) and
+ * --occurrence; 0 or the exit status. */
+static int pick_input(struct conv_opts *o, struct conv *c)
+{
+	const char *time_arg = o->time_arg, *from = o->from;
+	struct lc_error err = {0};
+
+	if (o->smear != NULL) {
 		char buf[256];
 
-		rc = lc_smear_preset(smear, 0, &c.smear, &err);
-		if (rc < 0)
+		if (lc_smear_preset(o->smear, 0, &c->smear, &err) < 0)
 			return lc_cli_usage_error(
-			    CMD, "--smear: unknown preset '%s' (%s)", smear,
+			    CMD, "--smear: unknown preset '%s' (%s)", o->smear,
 			    preset_list(buf, sizeof(buf)));
-		c.have_smear = 1;
+		c->have_smear = 1;
 	}
 	if (from != NULL) {
-		in_scale = find_scale(from, strlen(from));
-		if (in_scale == NULL || in_scale->parse == NULL)
+		o->in_scale = find_scale(from, strlen(from));
+		if (o->in_scale == NULL || o->in_scale->parse == NULL)
 			return lc_cli_usage_error(
 			    CMD,
 			    "unknown input scale '%s' (utc, "
 			    "tai, gps, unix, ntp, utc-sls)",
 			    from);
-		if (in_scale->needs_smear && !c.have_smear)
+		if (o->in_scale->needs_smear && !c->have_smear)
 			return lc_cli_usage_error(
 			    CMD, "--from %s needs --smear PRESET", from);
 	} else if (time_arg[0] == '0' &&
 	           (time_arg[1] == 'x' || time_arg[1] == 'X')) {
-		in_scale = find_scale("ntp", 3);
+		o->in_scale = find_scale("ntp", 3);
 	} else if (looks_like_number(time_arg)) {
-		in_scale = find_scale("unix", 4);
+		o->in_scale = find_scale("unix", 4);
 	} else {
-		in_scale = find_scale("utc", 3);
+		o->in_scale = find_scale("utc", 3);
 	}
+	if (o->occurrence == NULL)
+		return 0;
+	if (strcmp(o->occurrence, "second") == 0)
+		c->second = 1;
+	else if (strcmp(o->occurrence, "first") != 0)
+		return lc_cli_usage_error(
+		    CMD, "--occurrence: first or second, not '%s'",
+		    o->occurrence);
+	if (o->in_scale->parse != from_unix && o->in_scale->parse != from_ntp)
+		return lc_cli_usage_error(
+		    CMD, "--occurrence applies to POSIX counts (unix "
+		         "and ntp input), where a second can repeat");
+	return 0;
+}
 
-	if (occurrence != NULL) {
-		if (strcmp(occurrence, "second") == 0)
-			c.second = 1;
-		else if (strcmp(occurrence, "first") != 0)
-			return lc_cli_usage_error(
-			    CMD, "--occurrence: first or second, not '%s'",
-			    occurrence);
-		if (in_scale->parse != from_unix && in_scale->parse != from_ntp)
+/* The output scales: --to's list, or all (those needing a smear only
+ * with --smear); 0 or the exit status. */
+static int pick_outputs(struct conv_opts *o, const struct conv *c)
+{
+	o->explicit_to = strcasecmp(o->to, "all") != 0;
+	if (!o->explicit_to) {
+		for (size_t i = 0; i < NSCALES; i++)
+			if (!scales[i].needs_smear || c->have_smear)
+				o->out[o->nout++] = &scales[i];
+		return 0;
+	}
+	for (const char *p = o->to;;) {
+		size_t len = strcspn(p, ",");
+		const struct scale *s = find_scale(p, len);
+
+		if (s == NULL)
 			return lc_cli_usage_error(
 			    CMD,
-			    "--occurrence applies to POSIX counts (unix "
-			    "and ntp input), where a second can repeat");
+			    "unknown output scale '%.*s' (utc, tai, "
+			    "gps, unix, ntp, utc-sls, all)",
+			    (int)len, p);
+		if (s->needs_smear && !c->have_smear)
+			return lc_cli_usage_error(
+			    CMD, "--to %s needs --smear PRESET", s->name);
+		if (o->nout < sizeof(o->out) / sizeof(o->out[0]))
+			o->out[o->nout++] = s;
+		if (p[len] == '\0')
+			break;
+		p += len + 1;
 	}
+	return 0;
+}
 
-	explicit_to = strcasecmp(to, "all") != 0;
-	if (!explicit_to) {
-		for (size_t i = 0; i < NSCALES; i++)
-			if (!scales[i].needs_smear || c.have_smear)
-				out[nout++] = &scales[i];
-	} else {
-		for (const char *p = to;;) {
-			size_t len = strcspn(p, ",");
-			const struct scale *s = find_scale(p, len);
+/* Reads TIME on the input scale and prints it on each output scale; 0 or
+ * the exit status. */
+static int convert(const struct conv_opts *o, struct conv *c)
+{
+	const char *time_arg = o->time_arg;
+	struct lc_error err = {0};
+	int rc = o->in_scale->parse(c, time_arg, &err);
 
-			if (s == NULL)
-				return lc_cli_usage_error(
-				    CMD,
-				    "unknown output scale '%.*s' (utc, tai, "
-				    "gps, unix, ntp, utc-sls, all)",
-				    (int)len, p);
-			if (s->needs_smear && !c.have_smear)
-				return lc_cli_usage_error(
-				    CMD, "--to %s needs --smear PRESET",
-				    s->name);
-			if (nout < sizeof(out) / sizeof(out[0]))
-				out[nout++] = s;
-			if (p[len] == '\0')
-				break;
-			p += len + 1;
+	if (rc < 0) {
+		char buf[600];
+
+		if (err.code == 0)
+			lc__error(&err, rc, time_arg, 0, "%s", lc_strerror(rc));
+		fprintf(stderr, "leapclock %s: %s time: ", CMD,
+		        o->in_scale->name);
+		lc_error_format(&err, buf, sizeof(buf));
+		fprintf(stderr, "%s\n", buf);
+		return LC_EXIT_USAGE;
+	}
+	if (c->in.ambiguous)
+		note_ambiguous(c, time_arg);
+	warn_expiry(c, time_arg);
+	/* Scales that need TAI-UTC: an error if asked for by name, else
+	 * reported as unavailable. */
+	for (size_t i = 0; c->in.tai_rc < 0 && o->explicit_to && i < o->nout;
+	     i++) {
+		if (o->out[i]->needs_tai) {
+			fprintf(stderr, "leapclock %s: %s: no %s time: %s\n",
+			        CMD, time_arg, o->out[i]->name,
+			        lc_strerror(c->in.tai_rc));
+			return LC_EXIT_USAGE;
 		}
 	}
+	if (c->json)
+		printf("{");
+	for (size_t i = 0; i < o->nout; i++) {
+		if (o->out[i]->needs_tai && c->in.tai_rc < 0) {
+			member(c, o->out[i]->name);
+			if (c->json)
+				printf("null");
+			else
+				printf("unavailable: %s\n",
+				       lc_strerror(c->in.tai_rc));
+			continue;
+		}
+		o->out[i]->print(c);
+	}
+	if (c->json)
+		printf("\n}\n");
+	return LC_EXIT_OK;
+}
 
-	t = load_table(file);
+int lc_cmd_convert(int argc, char **argv)
+{
+	struct conv_opts o = {0};
+	struct conv c = {0};
+	lc_leaptable *t;
+	int rc;
+
+	rc = parse_args(&o, &c, argc, argv);
+	if (rc == 0)
+		rc = pick_input(&o, &c);
+	if (rc == 0)
+		rc = pick_outputs(&o, &c);
+	if (rc != 0)
+		return rc;
+	t = load_table(o.file);
 	if (t == NULL)
 		return LC_EXIT_USAGE;
 	c.table = t;
 	c.first_member = 1;
-
-	rc = in_scale->parse(&c, time_arg, &err);
-	if (rc < 0) {
-		if (err.code == 0)
-			lc__error(&err, rc, time_arg, 0, "%s", lc_strerror(rc));
-		fprintf(stderr, "leapclock %s: %s time: ", CMD, in_scale->name);
-		{
-			char buf[600];
-			lc_error_format(&err, buf, sizeof(buf));
-			fprintf(stderr, "%s\n", buf);
-		}
-		lc_leaptable_free(t);
-		return LC_EXIT_USAGE;
-	}
-	if (c.in.ambiguous)
-		note_ambiguous(&c, time_arg);
-	warn_expiry(&c, time_arg);
-	/* Scales that need TAI-UTC: an error if asked for by name, else
-	 * reported as unavailable. */
-	if (c.in.tai_rc < 0 && explicit_to) {
-		for (size_t i = 0; i < nout; i++) {
-			if (out[i]->needs_tai) {
-				fprintf(stderr,
-				        "leapclock %s: %s: no %s time: %s\n",
-				        CMD, time_arg, out[i]->name,
-				        lc_strerror(c.in.tai_rc));
-				lc_leaptable_free(t);
-				return LC_EXIT_USAGE;
-			}
-		}
-	}
-
-	if (c.json)
-		printf("{");
-	for (size_t i = 0; i < nout; i++) {
-		if (out[i]->needs_tai && c.in.tai_rc < 0) {
-			member(&c, out[i]->name);
-			if (c.json)
-				printf("null");
-			else
-				printf("unavailable: %s\n",
-				       lc_strerror(c.in.tai_rc));
-			continue;
-		}
-		out[i]->print(&c);
-	}
-	if (c.json)
-		printf("\n}\n");
+	rc = convert(&o, &c);
 	lc_leaptable_free(t);
-	return LC_EXIT_OK;
+	return rc;
 }

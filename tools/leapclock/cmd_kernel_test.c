@@ -20,6 +20,7 @@
 
 #include "internal.h"
 #include "sim.h"
+#include "simprint.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -107,91 +108,94 @@ struct reading {
 	int64_t mono, rt, tai, utc;
 };
 
-int lc_cmd_kernel_test(int argc, char **argv)
-{
-	int del = 0, idle = 0, json = 0, agreed = 0, tai = 35, state,
-	    last_state;
-	const char *label = NULL;
-	struct timex tx;
+struct kt_opts {
+	int del, idle, json, agreed, tai;
+	const char *label;
+};
+
+/* One run: the clock as found, the leap as armed, the reader's findings. */
+struct kt {
+	int orig_status, orig_tai;
+	int64_t orig_rt, orig_mono;
+	int64_t midnight, set_rt, set_mono;
+	int64_t t_leap, due, end; /* MONOTONIC ns */
 	struct sleeper sl;
 	pthread_t th;
 	struct lc__sim_result r;
-	struct reading prev = {0};
-	int64_t orig_rt, orig_mono, midnight, set_rt, set_mono, t_leap, due;
-	int64_t stale_first = -1, stale_last = -1, end, step_mono = -1;
-	int orig_status, orig_tai;
-	char states[128] = "";
-	size_t ns = 0;
-	int64_t nsamples = 0, dropped = 0, max_gap = 0, nstale = 0;
-	struct timespec ts;
-	struct utsname u;
+	struct reading prev;
+	int64_t stale_first, stale_last, step_mono;
+	int64_t nsamples, dropped, max_gap, nstale;
+	int last_state;
+	char states[128];
+	size_t nstates; /* chars used in states */
+};
 
-	/* First, before anything else: the capability. */
-	if (!has_cap_sys_time()) {
-		fprintf(
-		    stderr,
-		    "leapclock %s: refusing to run: this process does not "
-		    "have CAP_SYS_TIME,\nso it could not set the clock. The "
-		    "test sets the system clock and arms a\nleap second; run "
-		    "it only in a throw-away VM (make vm-test).\n",
-		    CMD);
-		return LC_EXIT_USAGE;
-	}
+static int refuse(const char *why)
+{
+	fprintf(stderr, "leapclock %s: refusing to run: %s", CMD, why);
+	return LC_EXIT_USAGE;
+}
+
+static int kt_parse(struct kt_opts *o, int argc, char **argv)
+{
+	o->tai = 35;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], FLAG) == 0)
-			agreed = 1;
+			o->agreed = 1;
 		else if (strcmp(argv[i], "--delete") == 0)
-			del = 1;
+			o->del = 1;
 		else if (strcmp(argv[i], "--json") == 0)
-			json = 1;
+			o->json = 1;
 		else if (strcmp(argv[i], "--reader") == 0 && i + 1 < argc) {
 			i++;
 			if (strcmp(argv[i], "idle") == 0)
-				idle = 1;
+				o->idle = 1;
 			else if (strcmp(argv[i], "busy") != 0)
 				return lc_cli_usage_error(CMD,
 				                          "--reader: busy or "
 				                          "idle");
 		} else if (strcmp(argv[i], "--tai") == 0 && i + 1 < argc) {
-			tai = atoi(argv[++i]);
+			o->tai = atoi(argv[++i]);
 		} else if (strcmp(argv[i], "--label") == 0 && i + 1 < argc) {
-			label = argv[++i];
+			o->label = argv[++i];
 		} else {
 			return lc_cli_usage_error(CMD, "unknown option '%s'",
 			                          argv[i]);
 		}
 	}
-	if (!agreed) {
-		fprintf(
-		    stderr,
-		    "leapclock %s: refusing to run: this test SETS THE SYSTEM "
-		    "CLOCK to 5 s before\nmidnight and arms a leap second. "
-		    "Give " FLAG "\nif this is a throw-away VM "
-		    "(make vm-test runs it in one).\n",
-		    CMD);
-		return LC_EXIT_USAGE;
-	}
+	if (!o->agreed)
+		return refuse("this test SETS THE SYSTEM "
+		              "CLOCK to 5 s before\nmidnight and arms a leap "
+		              "second. Give " FLAG "\nif this is a throw-away "
+		              "VM (make vm-test runs it in one).\n");
+	return 0;
+}
+
+/* Sets the clock to 5 s before the next midnight, as the leap-a-day
+ * selftest: the time first (that clears the NTP state), then the flags,
+ * TAI-UTC and the leap. 0 or LC_EXIT_RUNTIME. */
+static int kt_arm(const struct kt_opts *o, struct kt *k)
+{
+	struct timex tx;
+	struct timespec ts;
 
 	memset(&tx, 0, sizeof(tx));
 	if (adjtimex(&tx) < 0) {
 		perror("leapclock kernel-test: adjtimex");
 		return LC_EXIT_RUNTIME;
 	}
-	orig_status = tx.status;
-	orig_tai = tx.tai;
-	orig_rt = now_ns(CLOCK_REALTIME);
-	orig_mono = now_ns(CLOCK_MONOTONIC);
-	/* 5 s before the next midnight, as the leap-a-day selftest: set the
-	 * time first (that clears the NTP state), then the flags */
-	midnight = (lc__fdiv(orig_rt, NS) / 86400 + 1) * 86400;
-	set_rt = (midnight - 5) * NS;
-	ts = lc__ns_to_ts(set_rt);
+	k->orig_status = tx.status;
+	k->orig_tai = tx.tai;
+	k->orig_rt = now_ns(CLOCK_REALTIME);
+	k->orig_mono = now_ns(CLOCK_MONOTONIC);
+	k->midnight = (lc__fdiv(k->orig_rt, NS) / 86400 + 1) * 86400;
+	ts = lc__ns_to_ts((k->midnight - 5) * NS);
 	if (clock_settime(CLOCK_REALTIME, &ts) != 0) {
 		perror("leapclock kernel-test: clock_settime");
 		return LC_EXIT_RUNTIME;
 	}
-	set_mono = now_ns(CLOCK_MONOTONIC);
-	set_rt = now_ns(CLOCK_REALTIME);
+	k->set_mono = now_ns(CLOCK_MONOTONIC);
+	k->set_rt = now_ns(CLOCK_REALTIME);
 	memset(&tx, 0, sizeof(tx));
 	tx.modes = ADJ_STATUS;
 	tx.status = STA_PLL;
@@ -202,46 +206,120 @@ int lc_cmd_kernel_test(int argc, char **argv)
 	adjtimex(&tx);
 	memset(&tx, 0, sizeof(tx));
 	tx.modes = ADJ_TAI;
-	tx.constant = tai;
+	tx.constant = o->tai;
 	adjtimex(&tx);
 	memset(&tx, 0, sizeof(tx));
 	tx.modes = ADJ_STATUS;
-	tx.status = del ? STA_DEL : STA_INS;
+	tx.status = o->del ? STA_DEL : STA_INS;
 	if (adjtimex(&tx) < 0) {
 		perror("leapclock kernel-test: adjtimex(STA_INS/DEL)");
 		return LC_EXIT_RUNTIME;
 	}
 	/* the leap's true instant in MONOTONIC: REALTIME reaches the start of
 	 * 23:59:60 (insertion) or of the deleted 23:59:59 */
-	t_leap = set_mono + (midnight * NS - (del ? NS : 0)) - set_rt;
-	due = del ? t_leap : t_leap + NS; /* when 00:00:00 truly comes */
+	k->t_leap =
+	    k->set_mono + (k->midnight * NS - (o->del ? NS : 0)) - k->set_rt;
+	k->due = o->del ? k->t_leap : k->t_leap + NS; /* 00:00:00, truly */
+	k->end = k->due + 2 * NS;
+	return 0;
+}
 
-	memset(&sl, 0, sizeof(sl));
-	sl.deadline = midnight * NS;
-	if (pthread_create(&th, NULL, sleeper_main, &sl) != 0) {
+/* The sleeper for 00:00:00, and the result's fixed fields. */
+static int kt_start(const struct kt_opts *o, struct kt *k)
+{
+	struct lc__sim_result *r = &k->r;
+	struct utsname u;
+
+	memset(&k->sl, 0, sizeof(k->sl));
+	k->sl.deadline = k->midnight * NS;
+	if (pthread_create(&k->th, NULL, sleeper_main, &k->sl) != 0) {
 		fprintf(stderr, "leapclock %s: pthread_create failed\n", CMD);
 		return LC_EXIT_RUNTIME;
 	}
-	memset(&r, 0, sizeof(r));
-	r.available = 1;
-	r.dir = del ? -1 : 1;
-	r.tai_continuous = 1;
-	r.timers = 1;
-	r.leap_applied_after_ns = -1;
-	r.backsteps[LC_CLOCK_UTC_SLS] = -1;
+	memset(r, 0, sizeof(*r));
+	r->available = 1;
+	r->dir = o->del ? -1 : 1;
+	r->tai_continuous = 1;
+	r->timers = 1;
+	r->leap_applied_after_ns = -1;
+	r->backsteps[LC_CLOCK_UTC_SLS] = -1;
 	if (uname(&u) == 0)
-		snprintf(r.model, sizeof(r.model), "%.40s",
-		         label ? label : u.release);
-	if (idle)
-		while (!sl.done)
+		snprintf(r->model, sizeof(r->model), "%.40s",
+		         o->label ? o->label : u.release);
+	k->stale_first = k->stale_last = k->step_mono = -1;
+	k->last_state = -1;
+	return 0;
+}
+
+/* Every 32nd sample: the kernel's state, noted when it changes. */
+static void kt_note_state(struct kt *k)
+{
+	static const char *const nm[] = {"OK",  "INS",  "DEL",
+	                                 "OOP", "WAIT", "ERROR"};
+	struct timex tx;
+	int state;
+
+	memset(&tx, 0, sizeof(tx));
+	state = adjtimex(&tx);
+	if (state != k->last_state && k->nstates + 8 < sizeof(k->states)) {
+		k->nstates += (size_t)snprintf(
+		    k->states + k->nstates, sizeof(k->states) - k->nstates,
+		    "%s%s", k->nstates ? "," : "",
+		    state >= 0 && state <= 5 ? nm[state] : "?");
+		k->last_state = state;
+	}
+}
+
+/* One sample against what the clocks should read. */
+static void kt_check(const struct kt_opts *o, struct kt *k,
+                     const struct reading *x)
+{
+	struct lc__sim_result *r = &k->r;
+	const struct reading *prev = &k->prev;
+	/* what REALTIME should read at this MONOTONIC instant */
+	int64_t intended = k->set_rt + (x->mono - k->set_mono), e;
+
+	if (x->mono >= k->t_leap)
+		intended -= r->dir * NS;
+	if (llabs(x->rt - intended) > r->max_realtime_error_ns)
+		r->max_realtime_error_ns = llabs(x->rt - intended);
+	if (x->rt - intended >= NS / 2 || intended - x->rt >= NS / 2) {
+		k->nstale++;
+		if (k->stale_first < 0)
+			k->stale_first = x->mono;
+		k->stale_last = x->mono;
+	}
+	if (prev->have) {
+		if (x->rt < prev->rt) {
+			r->backsteps[LC_CLOCK_REALTIME]++;
+			k->step_mono = x->mono;
+		}
+		if (x->mono < prev->mono)
+			r->backsteps[LC_CLOCK_MONOTONIC]++;
+		if (x->tai < prev->tai)
+			r->backsteps[LC_CLOCK_TAI]++;
+		if (llabs((x->tai - prev->tai) - (x->mono - prev->mono)) >
+		    1000000)
+			r->tai_continuous = 0;
+	}
+	if (r->dir < 0 && x->rt - prev->rt > NS / 2 && prev->have)
+		k->step_mono = x->mono; /* the jump forward */
+	e = llabs(x->tai -
+	          (k->set_rt + (x->mono - k->set_mono) + (int64_t)o->tai * NS));
+	if (e > r->max_tai_error_ns)
+		r->max_tai_error_ns = e;
+}
+
+/* Reads the clocks until 2 s after 00:00:00 (idle: only once the sleep
+ * has ended). */
+static void kt_read(const struct kt_opts *o, struct kt *k)
+{
+	if (o->idle)
+		while (!k->sl.done)
 			usleep(1000); /* idle: nothing reads until the sleep
 			                 ends */
-	end = due + 2 * NS;
-	last_state = -1;
 	for (unsigned long it = 0;; it++) {
 		struct reading x;
-		int64_t intended;
-
 		int64_t m2;
 
 		/* MONOTONIC around the other two: a sample whose reads were
@@ -251,115 +329,119 @@ int lc_cmd_kernel_test(int argc, char **argv)
 		x.rt = now_ns(CLOCK_REALTIME);
 		x.tai = now_ns(CLOCK_TAI);
 		m2 = now_ns(CLOCK_MONOTONIC);
-		if (x.mono >= end)
+		if (x.mono >= k->end)
 			break;
-		nsamples++;
-		if (prev.have && x.mono - prev.mono > max_gap)
-			max_gap = x.mono - prev.mono;
+		k->nsamples++;
+		if (k->prev.have && x.mono - k->prev.mono > k->max_gap)
+			k->max_gap = x.mono - k->prev.mono;
 		if (m2 - x.mono > 50000) {
-			dropped++;
+			k->dropped++;
 			continue;
 		}
-		if ((it & 31) == 0) {
-			memset(&tx, 0, sizeof(tx));
-			state = adjtimex(&tx);
-			if (state != last_state && ns + 8 < sizeof(states)) {
-				static const char *const nm[] = {
-				    "OK", "INS", "DEL", "OOP", "WAIT", "ERROR"};
-				ns += (size_t)snprintf(
-				    states + ns, sizeof(states) - ns, "%s%s",
-				    ns ? "," : "",
-				    state >= 0 && state <= 5 ? nm[state] : "?");
-				last_state = state;
-			}
-		}
-		/* what REALTIME should read at this MONOTONIC instant */
-		intended = set_rt + (x.mono - set_mono);
-		if (x.mono >= t_leap)
-			intended -= r.dir * NS;
-		if (llabs(x.rt - intended) > r.max_realtime_error_ns)
-			r.max_realtime_error_ns = llabs(x.rt - intended);
-		if (x.rt - intended >= NS / 2 || intended - x.rt >= NS / 2) {
-			nstale++;
-			if (stale_first < 0)
-				stale_first = x.mono;
-			stale_last = x.mono;
-		}
-		if (prev.have) {
-			if (x.rt < prev.rt) {
-				r.backsteps[LC_CLOCK_REALTIME]++;
-				step_mono = x.mono;
-			}
-			if (x.mono < prev.mono)
-				r.backsteps[LC_CLOCK_MONOTONIC]++;
-			if (x.tai < prev.tai)
-				r.backsteps[LC_CLOCK_TAI]++;
-			if (llabs((x.tai - prev.tai) - (x.mono - prev.mono)) >
-			    1000000)
-				r.tai_continuous = 0;
-		}
-		if (r.dir < 0 && x.rt - prev.rt > NS / 2 && prev.have)
-			step_mono = x.mono; /* the jump forward */
-		{
-			int64_t e =
-			    llabs(x.tai - (set_rt + (x.mono - set_mono) +
-			                   (int64_t)tai * NS));
-			if (e > r.max_tai_error_ns)
-				r.max_tai_error_ns = e;
-		}
+		if ((it & 31) == 0)
+			kt_note_state(k);
+		kt_check(o, k, &x);
 		x.have = 1;
-		prev = x;
+		k->prev = x;
 	}
-	pthread_join(th, NULL);
-	/* put things back: clear the leap, restore TAI-UTC and the time */
+}
+
+/* Puts things back: clears the leap, restores TAI-UTC and the time. */
+static void kt_restore(struct kt *k)
+{
+	struct timex tx;
+	struct timespec ts;
+
 	memset(&tx, 0, sizeof(tx));
 	tx.modes = ADJ_STATUS;
-	tx.status = orig_status & ~(STA_INS | STA_DEL);
+	tx.status = k->orig_status & ~(STA_INS | STA_DEL);
 	adjtimex(&tx);
 	memset(&tx, 0, sizeof(tx));
 	tx.modes = ADJ_TAI;
-	tx.constant = orig_tai;
+	tx.constant = k->orig_tai;
 	adjtimex(&tx);
-	ts = lc__ns_to_ts(orig_rt + (now_ns(CLOCK_MONOTONIC) - orig_mono));
+	ts =
+	    lc__ns_to_ts(k->orig_rt + (now_ns(CLOCK_MONOTONIC) - k->orig_mono));
 	clock_settime(CLOCK_REALTIME, &ts);
+}
+
+static void kt_summarise(const struct kt_opts *o, struct kt *k)
+{
+	struct lc__sim_result *r = &k->r;
 
 	/* from the leap instant to the last stale reading: under emulation
 	 * the reader can be descheduled for milliseconds, so its first stale
 	 * reading may come late; the kernel served stale time from the leap
 	 * instant on in any case */
-	if (stale_first >= 0)
-		r.stale_read_ns =
-		    stale_last - (t_leap < stale_first ? t_leap : stale_first);
-	r.stale_reads = nstale;
-	if (step_mono >= 0)
-		r.leap_applied_after_ns = step_mono - t_leap;
-	r.fired = sl.rc == 0;
-	if (sl.rc == 0) {
-		int64_t d = due - sl.woke_mono;
+	if (k->stale_first >= 0)
+		r->stale_read_ns =
+		    k->stale_last -
+		    (k->t_leap < k->stale_first ? k->t_leap : k->stale_first);
+	r->stale_reads = k->nstale;
+	if (k->step_mono >= 0)
+		r->leap_applied_after_ns = k->step_mono - k->t_leap;
+	r->fired = k->sl.rc == 0;
+	if (k->sl.rc == 0) {
+		int64_t d = k->due - k->sl.woke_mono;
 		if (d > 0) {
-			r.early_fires = 1;
-			r.max_early_ns = d;
+			r->early_fires = 1;
+			r->max_early_ns = d;
 		} else {
-			r.max_late_ns = -d;
+			r->max_late_ns = -d;
 		}
 	}
-	r.backsteps[LC_CLOCK_UTC] = -1;
-	r.utc_wrong_reads = -1;
-	r.backsteps[LC_CLOCK_MONOTONIC_RAW] = -1;
-	r.backsteps[LC_CLOCK_BOOTTIME] = -1;
-	r.hz = 0; /* the kernel's HZ is not visible from user space */
-	r.scenario = del ? LC__SIM_DELETE : LC__SIM_REPRODUCER;
-	if (json) {
+	r->backsteps[LC_CLOCK_UTC] = -1;
+	r->utc_wrong_reads = -1;
+	r->backsteps[LC_CLOCK_MONOTONIC_RAW] = -1;
+	r->backsteps[LC_CLOCK_BOOTTIME] = -1;
+	r->hz = 0; /* the kernel's HZ is not visible from user space */
+	r->scenario = o->del ? LC__SIM_DELETE : LC__SIM_REPRODUCER;
+}
+
+static void kt_print(const struct kt_opts *o, const struct kt *k)
+{
+	if (o->json) {
 		printf("[");
-		lc__sim_print_json(stdout, &r, 1);
+		lc_cli_sim_print_json(stdout, &k->r, 1);
 		printf("\n]\n");
 	} else {
-		lc__sim_print_row(stdout, &r);
+		lc_cli_sim_print_row(stdout, &k->r);
 	}
 	printf("# adjtimex states seen: %s; reader %s; leap %s; %" PRId64
 	       " samples (%" PRId64 " dropped: split reads), %" PRId64
 	       " stale, largest gap %.3f ms\n",
-	       states, idle ? "idle" : "busy", del ? "deleted" : "inserted",
-	       nsamples, dropped, nstale, (double)max_gap / 1e6);
+	       k->states, o->idle ? "idle" : "busy",
+	       o->del ? "deleted" : "inserted", k->nsamples, k->dropped,
+	       k->nstale, (double)k->max_gap / 1e6);
+}
+
+int lc_cmd_kernel_test(int argc, char **argv)
+{
+	struct kt_opts o;
+	struct kt k;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	memset(&k, 0, sizeof(k));
+
+	/* First, before anything else: the capability. */
+	if (!has_cap_sys_time())
+		return refuse("this process does not have CAP_SYS_TIME,\nso "
+		              "it could not set the clock. The test sets the "
+		              "system clock and arms a\nleap second; run it "
+		              "only in a throw-away VM (make vm-test).\n");
+	rc = kt_parse(&o, argc, argv);
+	if (rc != 0)
+		return rc;
+	rc = kt_arm(&o, &k);
+	if (rc == 0)
+		rc = kt_start(&o, &k);
+	if (rc != 0)
+		return rc;
+	kt_read(&o, &k);
+	pthread_join(k.th, NULL);
+	kt_restore(&k);
+	kt_summarise(&o, &k);
+	kt_print(&o, &k);
 	return LC_EXIT_OK;
 }

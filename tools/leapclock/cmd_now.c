@@ -66,17 +66,87 @@ static void print_ts_text(const char *name, lc_clock_id id,
 	printf("\n");
 }
 
-int lc_cmd_now(int argc, char **argv)
-{
+/* What `leapclock now` shows, read once. */
+struct now_state {
 	struct timespec ts[LC_CLOCK_COUNT];
-	lc_timekeeper *tk;
 	const lc_leaptable *table;
 	lc_counter *c;
 	struct lc_tk_host host;
 	char src[300];
-	int64_t when = 0;
-	int dir = 0, json = 0, have_next, have_host, expired, rc;
+	int64_t when;
+	int dir, have_next, have_host, expired;
+};
 
+static void print_json(const struct now_state *n)
+{
+	printf("{");
+	for (int id = 0; id < LC_CLOCK_COUNT; id++)
+		printf("\"%s\":{\"sec\":%" PRId64 ",\"nsec\":%ld},",
+		       lc_clock_name((lc_clock_id)id),
+		       (int64_t)n->ts[id].tv_sec, (long)n->ts[id].tv_nsec);
+	printf("\"counter\":");
+	lc_cli_json_str(stdout, lc_counter_name(n->c));
+	printf(",\"counter_hz\":%" PRIu64 ",\"leap_source\":",
+	       lc_counter_freq(n->c));
+	lc_cli_json_str(stdout, n->src);
+	printf(",\"leap_table_expired\":%s", n->expired ? "true" : "false");
+	printf(",\"next_leap\":");
+	if (n->have_next) {
+		struct timespec w = { (time_t)n->when, 0 };
+		char iso[64];
+
+		/* The instant after the leap: 00:00:00 */
+		lc_iso8601_format(&w, 0, iso, sizeof(iso));
+		printf("{\"when\":%" PRId64 ",\"utc\":", n->when);
+		lc_cli_json_str(stdout, iso);
+		printf(",\"dir\":\"%s\"}", n->dir > 0 ? "insert" : "delete");
+	} else {
+		printf("null");
+	}
+	if (n->have_host)
+		printf(",\"host_offset_ns\":%" PRId64 ",\"host_state\":\"%s\"",
+		       n->host.offset_ns, lc_cli_host_state_name(n->host.state));
+	printf("}\n");
+}
+
+static void print_text(const struct now_state *n)
+{
+	for (int id = 0; id < LC_CLOCK_COUNT; id++)
+		print_ts_text(lc_clock_name((lc_clock_id)id), (lc_clock_id)id,
+		              &n->ts[id]);
+	printf("\ncounter        %s (%" PRIu64 " Hz)\n", lc_counter_name(n->c),
+	       lc_counter_freq(n->c));
+	printf("leap source    %s\n", n->src);
+	if (n->have_next) {
+		/* 23:59:60 for an insertion, the deleted 23:59:59 */
+		struct timespec w = { (time_t)(n->when - 1),
+		                      n->dir > 0 ? 1000000000L : 0 };
+		char iso[64];
+
+		lc_iso8601_format(&w, 0, iso, sizeof(iso));
+		printf("next leap      %s second %s\n",
+		       n->dir > 0 ? "inserted" : "deleted", iso);
+	} else {
+		printf("next leap      none scheduled\n");
+	}
+	if (n->have_host) {
+		static const char *const states[] = { "not followed", "agrees",
+		                                      "off by its own leap handling",
+		                                      "was stepped (followed)" };
+
+		printf("host           %s, CLOCK_REALTIME %+.6f s from leapclock\n",
+		       states[n->host.state & 3],
+		       lc_cli_json_num((double)n->host.offset_ns / 1e9, 6));
+	}
+}
+
+int lc_cmd_now(int argc, char **argv)
+{
+	struct now_state n;
+	lc_timekeeper *tk;
+	int json = 0, rc;
+
+	memset(&n, 0, sizeof(n));
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			json = 1;
@@ -95,74 +165,19 @@ int lc_cmd_now(int argc, char **argv)
 	}
 	lc_update(tk);
 	for (int id = 0; id < LC_CLOCK_COUNT; id++)
-		lc_gettime(tk, (lc_clock_id)id, &ts[id]);
-	c = lc_tk_counter(tk);
-	table = lc_tk_table(tk);
-	have_next = lc_tk_next_leap(tk, &when, &dir) == 0;
-	have_host = lc_tk_host_status(tk, &host) == 0;
-	leap_source_text(table, src, sizeof(src));
+		lc_gettime(tk, (lc_clock_id)id, &n.ts[id]);
+	n.c = lc_tk_counter(tk);
+	n.table = lc_tk_table(tk);
+	n.have_next = lc_tk_next_leap(tk, &n.when, &n.dir) == 0;
+	n.have_host = lc_tk_host_status(tk, &n.host) == 0;
+	leap_source_text(n.table, n.src, sizeof(n.src));
 	/* An expired table knows nothing of the leaps announced since: say
 	 * so (on stderr, as `leapclock table` does), judged at REALTIME now. */
-	expired = lc_cli_warn_expired(CMD, table, src,
-	                              (int64_t)ts[LC_CLOCK_REALTIME].tv_sec);
-
-	if (json) {
-		printf("{");
-		for (int id = 0; id < LC_CLOCK_COUNT; id++)
-			printf("\"%s\":{\"sec\":%" PRId64 ",\"nsec\":%ld},",
-			       lc_clock_name((lc_clock_id)id),
-			       (int64_t)ts[id].tv_sec, (long)ts[id].tv_nsec);
-		printf("\"counter\":");
-		lc_cli_json_str(stdout, lc_counter_name(c));
-		printf(",\"counter_hz\":%" PRIu64 ",\"leap_source\":",
-		       lc_counter_freq(c));
-		lc_cli_json_str(stdout, src);
-		printf(",\"leap_table_expired\":%s", expired ? "true" : "false");
-		printf(",\"next_leap\":");
-		if (have_next) {
-			struct timespec w = { (time_t)when, 0 };
-			char iso[64];
-
-			/* The instant after the leap: 00:00:00 */
-			lc_iso8601_format(&w, 0, iso, sizeof(iso));
-			printf("{\"when\":%" PRId64 ",\"utc\":", when);
-			lc_cli_json_str(stdout, iso);
-			printf(",\"dir\":\"%s\"}", dir > 0 ? "insert" : "delete");
-		} else {
-			printf("null");
-		}
-		if (have_host)
-			printf(",\"host_offset_ns\":%" PRId64 ",\"host_state\":\"%s\"",
-			       host.offset_ns, lc_cli_host_state_name(host.state));
-		printf("}\n");
-		return LC_EXIT_OK;
-	}
-	for (int id = 0; id < LC_CLOCK_COUNT; id++)
-		print_ts_text(lc_clock_name((lc_clock_id)id), (lc_clock_id)id,
-		              &ts[id]);
-	printf("\ncounter        %s (%" PRIu64 " Hz)\n", lc_counter_name(c),
-	       lc_counter_freq(c));
-	printf("leap source    %s\n", src);
-	if (have_next) {
-		/* 23:59:60 for an insertion, the deleted 23:59:59 */
-		struct timespec w = { (time_t)(when - 1),
-		                      dir > 0 ? 1000000000L : 0 };
-		char iso[64];
-
-		lc_iso8601_format(&w, 0, iso, sizeof(iso));
-		printf("next leap      %s second %s\n",
-		       dir > 0 ? "inserted" : "deleted", iso);
-	} else {
-		printf("next leap      none scheduled\n");
-	}
-	if (have_host) {
-		static const char *const states[] = { "not followed", "agrees",
-		                                      "off by its own leap handling",
-		                                      "was stepped (followed)" };
-
-		printf("host           %s, CLOCK_REALTIME %+.6f s from leapclock\n",
-		       states[host.state & 3],
-		       lc_cli_json_num((double)host.offset_ns / 1e9, 6));
-	}
+	n.expired = lc_cli_warn_expired(CMD, n.table, n.src,
+	                                (int64_t)n.ts[LC_CLOCK_REALTIME].tv_sec);
+	if (json)
+		print_json(&n);
+	else
+		print_text(&n);
 	return LC_EXIT_OK;
 }

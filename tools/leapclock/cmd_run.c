@@ -470,7 +470,14 @@ static int find_preload(char *buf, size_t size)
 
 /* ---- the command --------------------------------------------------------- */
 
-int lc_cmd_run(int argc, char **argv)
+struct run_opts {
+	const char *mode, *pretend, *leap_in, *leapfile, *timeline;
+	int del, debug, help;
+	char leapabs[PATH_MAX]; /* --leapfile made absolute */
+};
+
+/* The options, up to the program; 0 or the exit status. */
+static int run_parse(struct run_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "mode", required_argument, NULL, 'm' },
@@ -484,44 +491,35 @@ int lc_cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *mode = "exact", *pretend = NULL, *leap_in = NULL;
-	const char *leapfile = NULL, *timeline = NULL;
-	char preset[64], lib[PATH_MAX], preload[2 * PATH_MAX + 2];
-	char leapabs[PATH_MAX], buf[32];
-	struct lc_smear_policy pol;
-	struct lc_error err;
-	struct timespec ts;
-	const char *old;
-	lc_leaptable *t;
-	int del = 0, debug = 0, c, rc, expired;
-	int64_t ns;
+	int c;
 
+	o->mode = "exact";
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
-			mode = optarg;
+			o->mode = optarg;
 			break;
 		case 'p':
-			pretend = optarg;
+			o->pretend = optarg;
 			break;
 		case 'l':
-			leap_in = optarg;
+			o->leap_in = optarg;
 			break;
 		case 'd':
-			del = 1;
+			o->del = 1;
 			break;
 		case 'f':
-			leapfile = optarg;
+			o->leapfile = optarg;
 			break;
 		case 't':
-			timeline = optarg;
+			o->timeline = optarg;
 			break;
 		case 'D':
-			debug = 1;
+			o->debug = 1;
 			break;
 		case 'h':
-			lc_cmd_run_usage(stdout);
+			o->help = 1;
 			return 0;
 		case ':':
 			return lc_cli_usage_error(CMD, "option '%s' needs a "
@@ -534,76 +532,95 @@ int lc_cmd_run(int argc, char **argv)
 	if (optind >= argc)
 		return lc_cli_usage_error(CMD, "no program to run (leapclock "
 		                          "run [OPTIONS] -- PROGRAM [ARGS])");
-	rc = lcp_parse_mode(mode, preset, sizeof(preset));
+	return 0;
+}
+
+/* The options' values and what excludes what; 0 or the exit status. */
+static int run_check(struct run_opts *o)
+{
+	struct lc_smear_policy pol;
+	struct lc_error err;
+	char preset[64];
+	int64_t ns;
+	int rc = lcp_parse_mode(o->mode, preset, sizeof(preset));
+
 	if (rc < 0)
 		return lc_cli_usage_error(CMD, "--mode '%s': expected exact or "
-		                          "smear:PRESET", mode);
+		                          "smear:PRESET", o->mode);
 	if (rc == 1 &&
 	    lc_smear_preset_from("--mode smear:PRESET", preset, 0, &pol, &err) <
 	        0) {
 		lc_cli_print_error(CMD, &err);
 		return LC_EXIT_USAGE;
 	}
-	if (pretend != NULL && leap_in != NULL)
+	if (o->pretend != NULL && o->leap_in != NULL)
 		return lc_cli_usage_error(CMD, "--pretend and --leap-in "
 		                          "exclude each other (--leap-in "
 		                          "chooses the pretend instant)");
-	if (del && leap_in == NULL)
+	if (o->del && o->leap_in == NULL)
 		return lc_cli_usage_error(CMD, "--delete goes with --leap-in");
-	if (timeline != NULL && (pretend != NULL || leap_in != NULL))
+	if (o->timeline != NULL && (o->pretend != NULL || o->leap_in != NULL))
 		return lc_cli_usage_error(CMD, "--timeline and --pretend or "
 		                          "--leap-in exclude each other (a "
 		                          "rehearsal timeline is leapclockd "
 		                          "--timeline PATH --pretend TIME)");
-	if (leap_in != NULL &&
-	    (lcp_parse_duration(leap_in, &ns) < 0 || ns <= 0 ||
+	if (o->leap_in != NULL &&
+	    (lcp_parse_duration(o->leap_in, &ns) < 0 || ns <= 0 ||
 	     ns > LCP_LEAP_IN_MAX_NS))
 		return lc_cli_usage_error(CMD, "--leap-in '%s': expected a "
 		                          "duration up to 7 days such as 10s, "
-		                          "1500ms or 2m", leap_in);
-	if (leapfile != NULL) {
-		if (realpath(leapfile, leapabs) == NULL)
+		                          "1500ms or 2m", o->leap_in);
+	if (o->leapfile != NULL) {
+		if (realpath(o->leapfile, o->leapabs) == NULL)
 			return lc_cli_usage_error(CMD, "--leapfile '%s': %s",
-			                          leapfile, strerror(errno));
-		leapfile = leapabs;
+			                          o->leapfile, strerror(errno));
+		o->leapfile = o->leapabs;
 	}
-	/* A table named by LEAPCLOCK_LEAPFILE is that table or an error,
-	 * here as in the shim: said once, before the program is started. */
-	old = getenv(LCP_ENV_LEAPFILE);
-	t = lc_cli_load_table(CMD, leapfile != NULL ? leapfile
-	                           : old != NULL && *old != '\0' ? old
+	return 0;
+}
+
+/* The table the program's shims will use, checked once here: a table
+ * named by LEAPCLOCK_LEAPFILE is that table or an error (here as in the
+ * shim, said once before the program starts), --pretend must be an
+ * instant the shim's int64_t ns hold, and an expired table is said once
+ * (*expired: the shims are told it was). 0 or the exit status. */
+static int run_table(const struct run_opts *o, int *expired)
+{
+	const char *env = getenv(LCP_ENV_LEAPFILE);
+	struct lc_error err;
+	struct timespec ts;
+	lc_leaptable *t;
+
+	t = lc_cli_load_table(CMD, o->leapfile != NULL ? o->leapfile
+	                           : env != NULL && *env != '\0' ? env
 	                                                         : NULL);
 	if (t == NULL)
 		return LC_EXIT_USAGE;
-	/* the shim's clocks are int64_t ns: an instant they cannot hold is
-	 * refused here, with the range */
-	if (pretend != NULL &&
-	    lc_iso8601_parse_range(pretend, t, LC_RANGE_FIRST_SEC,
+	if (o->pretend != NULL &&
+	    lc_iso8601_parse_range(o->pretend, t, LC_RANGE_FIRST_SEC,
 	                           LC_RANGE_END_SEC, &ts, &err) < 0) {
 		lc_cli_print_error(CMD, &err);
 		lc_leaptable_free(t);
 		return LC_EXIT_USAGE;
 	}
-	/* An expired table does not know the leaps announced since: said
-	 * here, once, judged at the instant the program starts on (the
-	 * pretended one in a rehearsal); the program's shims are told it was
-	 * said (LEAPCLOCK_TABLE_WARNED). */
-	if (pretend == NULL)
+	/* An expired table does not know the leaps announced since: judged
+	 * at the instant the program starts on (the pretended one in a
+	 * rehearsal). */
+	if (o->pretend == NULL)
 		clock_gettime(CLOCK_REALTIME, &ts);
-	expired = lc_cli_warn_expired(CMD, t, NULL, (int64_t)ts.tv_sec);
+	*expired = lc_cli_warn_expired(CMD, t, NULL, (int64_t)ts.tv_sec);
 	lc_leaptable_free(t);
+	return 0;
+}
 
-	rc = check_program(argv[optind], 0);
-	if (rc != 0)
-		return rc;
-	if (find_preload(lib, sizeof(lib)) < 0) {
-		fprintf(stderr, "leapclock run: cannot find %s next to the "
-		        "leapclock binary or in the library directory (set "
-		        "LEAPCLOCK_PRELOAD to its path)\n", PRELOAD_NAME);
-		return LC_EXIT_RUNTIME;
-	}
+/* The program's environment: the shim preloaded, and its configuration,
+ * fresh (nothing inherited from an enclosing run). */
+static void run_env(const struct run_opts *o, const char *lib, int expired)
+{
+	char preload[2 * PATH_MAX + 2], buf[32];
+	const char *old;
+	struct timespec ts;
 
-	/* A fresh configuration: nothing inherited from an enclosing run. */
 	unsetenv(LCP_ENV_PRETEND);
 	unsetenv(LCP_ENV_ANCHOR);
 	unsetenv(LCP_ENV_LEAP_IN);
@@ -618,20 +635,20 @@ int lc_cmd_run(int argc, char **argv)
 	else
 		snprintf(preload, sizeof(preload), "%s", lib);
 	setenv("LD_PRELOAD", preload, 1);
-	setenv(LCP_ENV_MODE, mode, 1);
-	if (timeline != NULL)
-		setenv("LEAPCLOCK_TIMELINE", timeline, 1);
-	if (leapfile != NULL)
-		setenv(LCP_ENV_LEAPFILE, leapfile, 1);
-	if (debug)
+	setenv(LCP_ENV_MODE, o->mode, 1);
+	if (o->timeline != NULL)
+		setenv("LEAPCLOCK_TIMELINE", o->timeline, 1);
+	if (o->leapfile != NULL)
+		setenv(LCP_ENV_LEAPFILE, o->leapfile, 1);
+	if (o->debug)
 		setenv(LCP_ENV_DEBUG, "1", 1);
-	if (pretend != NULL)
-		setenv(LCP_ENV_PRETEND, pretend, 1);
-	if (leap_in != NULL) {
-		setenv(LCP_ENV_LEAP_IN, leap_in, 1);
-		setenv(LCP_ENV_LEAP_DIR, del ? "delete" : "insert", 1);
+	if (o->pretend != NULL)
+		setenv(LCP_ENV_PRETEND, o->pretend, 1);
+	if (o->leap_in != NULL) {
+		setenv(LCP_ENV_LEAP_IN, o->leap_in, 1);
+		setenv(LCP_ENV_LEAP_DIR, o->del ? "delete" : "insert", 1);
 	}
-	if (pretend != NULL || leap_in != NULL) {
+	if (o->pretend != NULL || o->leap_in != NULL) {
 		/* The program's clock reads the pretend instant at this
 		 * host CLOCK_MONOTONIC instant (and so does every child). */
 		clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -639,6 +656,35 @@ int lc_cmd_run(int argc, char **argv)
 		         (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
 		setenv(LCP_ENV_ANCHOR, buf, 1);
 	}
+}
+
+int lc_cmd_run(int argc, char **argv)
+{
+	struct run_opts o;
+	char lib[PATH_MAX];
+	int rc, expired = 0;
+
+	memset(&o, 0, sizeof(o));
+	rc = run_parse(&o, argc, argv);
+	if (rc == 0 && o.help) {
+		lc_cmd_run_usage(stdout);
+		return 0;
+	}
+	if (rc == 0)
+		rc = run_check(&o);
+	if (rc == 0)
+		rc = run_table(&o, &expired);
+	if (rc == 0)
+		rc = check_program(argv[optind], 0);
+	if (rc != 0)
+		return rc;
+	if (find_preload(lib, sizeof(lib)) < 0) {
+		fprintf(stderr, "leapclock run: cannot find %s next to the "
+		        "leapclock binary or in the library directory (set "
+		        "LEAPCLOCK_PRELOAD to its path)\n", PRELOAD_NAME);
+		return LC_EXIT_RUNTIME;
+	}
+	run_env(&o, lib, expired);
 	fflush(NULL);
 	execvp(argv[optind], argv + optind);
 	fprintf(stderr, "leapclock run: cannot run %s: %s\n", argv[optind],

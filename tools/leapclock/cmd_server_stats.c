@@ -233,15 +233,13 @@ static void json_sums(const uint64_t *sum)
 		printf("%s\"%s\":%" PRIu64, k ? "," : "", counter_names[k], sum[k]);
 }
 
-static int show_stats(const char *path, int json)
-{
-	FILE *f = fopen(path, "r");
-	char line[1024];
-	int64_t pid = 0, updated = 0, started = 0;
-	char leaptable[512] = "?", pretend[128] = "-";
-	char pid_start[32] = "", boot[64] = "", why[160] = "";
-	int nrows = 0, ok = 0, alive;
-	struct row {
+/* A stats file as read, and its sums. */
+struct stats {
+	int64_t pid, updated, started;
+	char leaptable[512], pretend[128];
+	char pid_start[32], boot[64], why[160];
+	int nrows, alive;
+	struct stats_row {
 		char addr[80], mode[64];
 		uint64_t v[NCOUNTERS];
 	} rows[64];
@@ -251,9 +249,48 @@ static int show_stats(const char *path, int json)
 		int n;
 		uint64_t v[NSUM];
 	} modes[64];
-	int nmodes = 0;
-	uint64_t total[NSUM] = { 0 };
+	int nmodes;
+	uint64_t total[NSUM];
+};
 
+/* "listen ADDR MODE name=value..." into the next row. */
+static void stats_listen(struct stats *st, char *rest)
+{
+	struct stats_row *r = &st->rows[st->nrows];
+	char *save = NULL, *tok;
+	int field = 0;
+
+	memset(r, 0, sizeof(*r));
+	for (tok = strtok_r(rest, " ", &save); tok != NULL;
+	     tok = strtok_r(NULL, " ", &save), field++) {
+		char *eq = strchr(tok, '=');
+		if (field == 0) {
+			snprintf(r->addr, sizeof(r->addr), "%s", tok);
+			continue;
+		}
+		if (field == 1) {
+			snprintf(r->mode, sizeof(r->mode), "%s", tok);
+			continue;
+		}
+		if (eq == NULL)
+			continue;
+		*eq = '\0';
+		for (size_t k = 0; k < NCOUNTERS; k++)
+			if (strcmp(tok, counter_names[k]) == 0)
+				r->v[k] = strtoull(eq + 1, NULL, 0);
+	}
+	st->nrows++;
+}
+
+/* Reads the file; 0, or the exit status (message printed). */
+static int stats_read(const char *path, struct stats *st)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	int ok = 0;
+
+	snprintf(st->leaptable, sizeof(st->leaptable), "?");
+	snprintf(st->pretend, sizeof(st->pretend), "-");
 	if (f == NULL) {
 		fprintf(stderr, "leapclock %s: %s: %s (is leapclockd running? "
 		        "see its --stats-file)\n", CMD, path, strerror(errno));
@@ -266,45 +303,24 @@ static int show_stats(const char *path, int json)
 		if (strncmp(line, "leapclockd-stats ", 17) == 0)
 			ok = 1;
 		else if (strncmp(line, "pid ", 4) == 0)
-			pid = strtoll(line + 4, NULL, 10);
+			st->pid = strtoll(line + 4, NULL, 10);
 		else if (strncmp(line, "pid-start ", 10) == 0)
-			snprintf(pid_start, sizeof(pid_start), "%.30s", line + 10);
+			snprintf(st->pid_start, sizeof(st->pid_start), "%.30s",
+			         line + 10);
 		else if (strncmp(line, "boot-id ", 8) == 0)
-			snprintf(boot, sizeof(boot), "%.60s", line + 8);
+			snprintf(st->boot, sizeof(st->boot), "%.60s", line + 8);
 		else if (strncmp(line, "updated ", 8) == 0)
-			updated = strtoll(line + 8, NULL, 10);
+			st->updated = strtoll(line + 8, NULL, 10);
 		else if (strncmp(line, "started ", 8) == 0)
-			started = strtoll(line + 8, NULL, 10);
+			st->started = strtoll(line + 8, NULL, 10);
 		else if (strncmp(line, "leaptable ", 10) == 0)
-			snprintf(leaptable, sizeof(leaptable), "%.500s", line + 10);
+			snprintf(st->leaptable, sizeof(st->leaptable), "%.500s",
+			         line + 10);
 		else if (strncmp(line, "pretend ", 8) == 0)
-			snprintf(pretend, sizeof(pretend), "%.100s", line + 8);
-		else if (strncmp(line, "listen ", 7) == 0 && nrows < 64) {
-			struct row *r = &rows[nrows];
-			char *save = NULL, *tok;
-			int field = 0;
-
-			memset(r, 0, sizeof(*r));
-			for (tok = strtok_r(line + 7, " ", &save); tok != NULL;
-			     tok = strtok_r(NULL, " ", &save), field++) {
-				char *eq = strchr(tok, '=');
-				if (field == 0) {
-					snprintf(r->addr, sizeof(r->addr), "%s", tok);
-					continue;
-				}
-				if (field == 1) {
-					snprintf(r->mode, sizeof(r->mode), "%s", tok);
-					continue;
-				}
-				if (eq == NULL)
-					continue;
-				*eq = '\0';
-				for (size_t k = 0; k < NCOUNTERS; k++)
-					if (strcmp(tok, counter_names[k]) == 0)
-						r->v[k] = strtoull(eq + 1, NULL, 0);
-			}
-			nrows++;
-		}
+			snprintf(st->pretend, sizeof(st->pretend), "%.100s",
+			         line + 8);
+		else if (strncmp(line, "listen ", 7) == 0 && st->nrows < 64)
+			stats_listen(st, line + 7);
 	}
 	fclose(f);
 	if (!ok) {
@@ -312,108 +328,138 @@ static int show_stats(const char *path, int json)
 		        CMD, path);
 		return LC_EXIT_RUNTIME;
 	}
-	alive = daemon_alive(pid, pid_start, boot, why, sizeof(why));
-	if (!alive)
-		fprintf(stderr, "leapclock %s: %s is stale: %s; its counters are "
-		        "from %" PRId64 " s ago\n", CMD, path, why,
-		        (int64_t)time(NULL) - updated);
+	return 0;
+}
 
-	for (int i = 0; i < nrows; i++) {
+/* The subtotal of each mode and the total. */
+static void stats_sum(struct stats *st)
+{
+	for (int i = 0; i < st->nrows; i++) {
 		struct mode_sum *m = NULL;
 
-		for (int k = 0; k < nmodes; k++)
-			if (strcmp(modes[k].mode, rows[i].mode) == 0)
-				m = &modes[k];
+		for (int k = 0; k < st->nmodes; k++)
+			if (strcmp(st->modes[k].mode, st->rows[i].mode) == 0)
+				m = &st->modes[k];
 		if (m == NULL) {
-			m = &modes[nmodes++];
+			m = &st->modes[st->nmodes++];
 			memset(m, 0, sizeof(*m));
-			m->mode = rows[i].mode;
+			m->mode = st->rows[i].mode;
 		}
 		m->n++;
 		for (size_t c = 0; c < NSUM; c++) {
-			m->v[c] += rows[i].v[c];
-			total[c] += rows[i].v[c];
+			m->v[c] += st->rows[i].v[c];
+			st->total[c] += st->rows[i].v[c];
 		}
 	}
+}
 
-	if (json) {
-		printf("{\"pid\":%" PRId64 ",\"running\":%s,\"started\":%" PRId64
-		       ",\"updated\":%" PRId64 ",\"leaptable\":",
-		       pid, alive ? "true" : "false", started, updated);
-		lc_cli_json_str(stdout, leaptable);
-		/* null, not the file's "-", when not pretending */
-		printf(",\"pretend\":");
-		if (strcmp(pretend, "-") == 0)
-			printf("null");
-		else
-			lc_cli_json_str(stdout, pretend);
-		if (!alive) {
-			printf(",\"stale\":");
-			lc_cli_json_str(stdout, why);
-		}
-		printf(",\"listen\":[");
-		for (int i = 0; i < nrows; i++) {
-			int64_t ns;
-			printf("%s{\"address\":", i ? "," : "");
-			lc_cli_json_str(stdout, rows[i].addr);
-			printf(",\"mode\":");
-			lc_cli_json_str(stdout, rows[i].mode);
-			/* the refid as in --query --json: "0x%08x" */
-			for (size_t k = 0; k < NCOUNTERS - 1; k++)
-				printf(",\"%s\":%" PRIu64, counter_names[k],
-				       rows[i].v[k]);
-			printf(",\"refid\":\"0x%08" PRIx32 "\"",
-			       (uint32_t)rows[i].v[NCOUNTERS - 1]);
-			if (ld_ntp_smear_refid_decode((uint32_t)rows[i].v[10], &ns) == 0)
-				printf(",\"smear_offset_ns\":%" PRId64, ns);
-			printf("}");
-		}
-		printf("],\"modes\":[");
-		for (int k = 0; k < nmodes; k++) {
-			printf("%s{\"mode\":", k ? "," : "");
-			lc_cli_json_str(stdout, modes[k].mode);
-			printf(",\"addresses\":%d,", modes[k].n);
-			json_sums(modes[k].v);
-			printf("}");
-		}
-		printf("],\"total\":{");
-		json_sums(total);
-		printf("}}\n");
-		return alive ? LC_EXIT_OK : LC_EXIT_FAIL;
+static void stats_json(const struct stats *st)
+{
+	printf("{\"pid\":%" PRId64 ",\"running\":%s,\"started\":%" PRId64
+	       ",\"updated\":%" PRId64 ",\"leaptable\":",
+	       st->pid, st->alive ? "true" : "false", st->started,
+	       st->updated);
+	lc_cli_json_str(stdout, st->leaptable);
+	/* null, not the file's "-", when not pretending */
+	printf(",\"pretend\":");
+	if (strcmp(st->pretend, "-") == 0)
+		printf("null");
+	else
+		lc_cli_json_str(stdout, st->pretend);
+	if (!st->alive) {
+		printf(",\"stale\":");
+		lc_cli_json_str(stdout, st->why);
 	}
-	if (alive)
+	printf(",\"listen\":[");
+	for (int i = 0; i < st->nrows; i++) {
+		const struct stats_row *r = &st->rows[i];
+		int64_t ns;
+		printf("%s{\"address\":", i ? "," : "");
+		lc_cli_json_str(stdout, r->addr);
+		printf(",\"mode\":");
+		lc_cli_json_str(stdout, r->mode);
+		/* the refid as in --query --json: "0x%08x" */
+		for (size_t k = 0; k < NCOUNTERS - 1; k++)
+			printf(",\"%s\":%" PRIu64, counter_names[k], r->v[k]);
+		printf(",\"refid\":\"0x%08" PRIx32 "\"",
+		       (uint32_t)r->v[NCOUNTERS - 1]);
+		if (ld_ntp_smear_refid_decode((uint32_t)r->v[10], &ns) == 0)
+			printf(",\"smear_offset_ns\":%" PRId64, ns);
+		printf("}");
+	}
+	printf("],\"modes\":[");
+	for (int k = 0; k < st->nmodes; k++) {
+		printf("%s{\"mode\":", k ? "," : "");
+		lc_cli_json_str(stdout, st->modes[k].mode);
+		printf(",\"addresses\":%d,", st->modes[k].n);
+		json_sums(st->modes[k].v);
+		printf("}");
+	}
+	printf("],\"total\":{");
+	json_sums(st->total);
+	printf("}}\n");
+}
+
+static void stats_text(const struct stats *st)
+{
+	int64_t ago = (int64_t)time(NULL) - st->updated;
+
+	if (st->alive)
 		printf("leapclockd pid %" PRId64 ", up %" PRId64 " s, counters from %" PRId64
 		       " s ago; leap table %s%s%s\n",
-		       pid, updated - started, (int64_t)time(NULL) - updated, leaptable,
-		       strcmp(pretend, "-") ? "; pretending from " : "",
-		       strcmp(pretend, "-") ? pretend : "");
+		       st->pid, st->updated - st->started, ago, st->leaptable,
+		       strcmp(st->pretend, "-") ? "; pretending from " : "",
+		       strcmp(st->pretend, "-") ? st->pretend : "");
 	else
 		printf("STALE: %s; counters from %" PRId64 " s ago, when it had been "
-		       "up %" PRId64 " s; leap table %s\n", why,
-		       (int64_t)time(NULL) - updated, updated - started, leaptable);
+		       "up %" PRId64 " s; leap table %s\n", st->why, ago,
+		       st->updated - st->started, st->leaptable);
 	printf("%-24s %-14s %9s %9s %9s %9s %7s %7s %9s %7s %6s %2s  %s\n",
 	       "address", "mode", "received", "requests", "replies",
 	       "malformed", "control", "other", "ratelimit", "kod", "errors",
 	       "li", "refid");
-	for (int i = 0; i < nrows; i++) {
+	for (int i = 0; i < st->nrows; i++) {
+		const struct stats_row *r = &st->rows[i];
 		char desc[128];
-		describe_refid((uint32_t)rows[i].v[10], 1, desc, sizeof(desc));
+		describe_refid((uint32_t)r->v[10], 1, desc, sizeof(desc));
 		printf("%-24s %-14s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
 		       " %7" PRIu64 " %7" PRIu64 " %9" PRIu64 " %7" PRIu64
 		       " %6" PRIu64 " %2" PRIu64 "  %s\n",
-		       rows[i].addr, rows[i].mode, rows[i].v[0], rows[i].v[1],
-		       rows[i].v[2], rows[i].v[3], rows[i].v[4], rows[i].v[5],
-		       rows[i].v[6], rows[i].v[7], rows[i].v[8], rows[i].v[9],
-		       rows[i].v[1] ? desc : "-");
+		       r->addr, r->mode, r->v[0], r->v[1], r->v[2], r->v[3],
+		       r->v[4], r->v[5], r->v[6], r->v[7], r->v[8], r->v[9],
+		       r->v[1] ? desc : "-");
 	}
 	/* With several addresses: a subtotal for every mode (so that the
 	 * subtotals add up to the total), then the total. */
-	if (nrows >= 2) {
-		for (int k = 0; k < nmodes; k++)
-			print_sum_row("(mode subtotal)", modes[k].mode, modes[k].v);
-		print_sum_row("(total)", "all", total);
+	if (st->nrows >= 2) {
+		for (int k = 0; k < st->nmodes; k++)
+			print_sum_row("(mode subtotal)", st->modes[k].mode,
+			              st->modes[k].v);
+		print_sum_row("(total)", "all", st->total);
 	}
-	return alive ? LC_EXIT_OK : LC_EXIT_FAIL;
+}
+
+static int show_stats(const char *path, int json)
+{
+	static struct stats st;
+	int rc;
+
+	memset(&st, 0, sizeof(st));
+	rc = stats_read(path, &st);
+	if (rc != 0)
+		return rc;
+	st.alive = daemon_alive(st.pid, st.pid_start, st.boot, st.why,
+	                        sizeof(st.why));
+	if (!st.alive)
+		fprintf(stderr, "leapclock %s: %s is stale: %s; its counters are "
+		        "from %" PRId64 " s ago\n", CMD, path, st.why,
+		        (int64_t)time(NULL) - st.updated);
+	stats_sum(&st);
+	if (json)
+		stats_json(&st);
+	else
+		stats_text(&st);
+	return st.alive ? LC_EXIT_OK : LC_EXIT_FAIL;
 }
 
 /* ---- querying a server ----------------------------------------------------- */
@@ -525,12 +571,12 @@ static void kiss_code(uint32_t refid, char code[5])
  * poll; a day is plenty for a command-line tool). */
 #define MAX_BACKOFF_NS (INT64_C(86400) * LC__NS)
 
-static int query(const char *server, int count, int64_t interval_ns, int json)
+/* A UDP socket connected to the server; 0 or the exit status. */
+static int query_open(const char *server, int *fdp)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	int fd, failures = 0;
-	int64_t next_send;
+	int fd;
 
 	if (parse_server(server, &ss, &sl) != 0)
 		return lc_cli_usage_error(CMD, "--query '%s': expected ADDR[:PORT] "
@@ -543,52 +589,189 @@ static int query(const char *server, int count, int64_t interval_ns, int json)
 			close(fd);
 		return LC_EXIT_RUNTIME;
 	}
+	*fdp = fd;
+	return 0;
+}
+
+/* One exchange of a query. */
+struct exchange {
+	struct ld_ntp_packet rep;
+	uint64_t tx;       /* our transmit timestamp, the reply's origin */
+	int64_t t1, t4;    /* this host's REALTIME at send and receive */
+	int64_t sent_mono; /* MONOTONIC at send */
+};
+
+/* Sends request i (a unique transmit timestamp: its low bits count the
+ * requests; the poll is log2 of the interval, rounded up). 0, or -1 with
+ * the error printed. */
+static int query_send(int fd, int i, int64_t interval_ns, struct exchange *x)
+{
+	struct ld_ntp_packet req;
+	uint8_t out[LD_NTP_HEADER_LEN];
+
+	memset(&req, 0, sizeof(req));
+	req.version = 4;
+	req.mode = LD_MODE_CLIENT;
+	req.poll = 0;
+	while (req.poll < 17 && (LC__NS << req.poll) < interval_ns)
+		req.poll++;
+	x->sent_mono = mono_now_ns();
+	x->t1 = host_realtime_ns();
+	x->tx = (lc_ntp_from_unix_ns(x->t1) & ~UINT64_C(0xffff)) |
+	        (uint64_t)(i & 0xffff);
+	req.tx_ts = x->tx;
+	ld_ntp_encode(&req, out);
+	if (send(fd, out, sizeof(out), 0) != (ssize_t)sizeof(out)) {
+		fprintf(stderr, "leapclock %s: send: %s\n", CMD,
+		        strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Waits up to 1 s per packet for the answer to our request (anything
+ * else is stale); its length, or -1. */
+static ssize_t query_wait(int fd, struct exchange *x)
+{
+	struct pollfd pfd = { fd, POLLIN, 0 };
+	uint8_t in[512];
+	ssize_t n;
+
+	for (;;) {
+		if (poll(&pfd, 1, 1000) <= 0)
+			return -1;
+		n = recv(fd, in, sizeof(in), 0);
+		x->t4 = host_realtime_ns();
+		if (n < 0)
+			return -1;
+		ld_ntp_parse(in, (size_t)n, &x->rep);
+		if (n >= LD_NTP_HEADER_LEN && x->rep.org_ts == x->tx)
+			return n;
+	}
+}
+
+/* A kiss-o'-death (RFC 5905 section 7.4): no time in it, only a code.
+ * RATE backs off (*interval_ns, *next_send); DENY and RSTR stop: returns
+ * 1 then. */
+static int on_kiss(const char *server, int json, const struct exchange *x,
+                   int64_t *interval_ns, int64_t *next_send)
+{
+	const struct ld_ntp_packet *rep = &x->rep;
+	char code[5];
+	int stop = rep->refid == LD_REFID('D', 'E', 'N', 'Y') ||
+	           rep->refid == LD_REFID('R', 'S', 'T', 'R');
+	int rate = rep->refid == LD_KISS_RATE;
+	int64_t backoff = 0;
+
+	kiss_code(rep->refid, code);
+	if (rate) {
+		int p = rep->poll < 0 ? 0 : rep->poll > 17 ? 17 : rep->poll;
+		int64_t kiss_ns = LC__NS << p;
+		backoff = *interval_ns > MAX_BACKOFF_NS / 2 ? MAX_BACKOFF_NS
+		                                            : 2 * *interval_ns;
+		if (backoff < kiss_ns)
+			backoff = kiss_ns;
+		if (backoff > MAX_BACKOFF_NS)
+			backoff = MAX_BACKOFF_NS;
+		*interval_ns = backoff;
+		*next_send = x->sent_mono + *interval_ns;
+	}
+	if (json) {
+		printf("{\"server\":");
+		lc_cli_json_str(stdout, server);
+		printf(",\"kiss\":true,\"kiss_code\":\"%s\",\"li\":%u,"
+		       "\"version\":%u,\"mode\":%u,\"stratum\":0,"
+		       "\"poll\":%d,\"refid\":\"0x%08" PRIx32 "\"",
+		       code, rep->li, rep->version, rep->mode, rep->poll,
+		       rep->refid);
+		if (rate)
+			printf(",\"backoff_ns\":%" PRId64, backoff);
+		if (stop)
+			printf(",\"stopped\":true");
+		printf("}\n");
+	} else if (rate) {
+		printf("%s: kiss-o'-death RATE (poll %d): backing off, "
+		       "next request in %.3f s\n", server, rep->poll,
+		       (double)backoff / 1e9);
+	} else if (stop) {
+		printf("%s: kiss-o'-death %s: the server refuses this "
+		       "client; stopping\n", server, code);
+	} else {
+		printf("%s: kiss-o'-death %s: no time in this answer\n",
+		       server, code);
+	}
+	fflush(stdout);
+	return stop;
+}
+
+/* An answer with time: its header, and the offset and delay against this
+ * host's clock (RFC 5905: offset = ((T2 - T1) + (T3 - T4)) / 2, delay =
+ * (T4 - T1) - (T3 - T2)). */
+static void print_reply(const char *server, int json, const struct exchange *x)
+{
+	const struct ld_ntp_packet *rep = &x->rep;
+	int64_t pivot = x->t1 / LC__NS;
+	int64_t t2 = lc_unix_ns_from_ntp(rep->rx_ts, pivot);
+	int64_t t3 = lc_unix_ns_from_ntp(rep->tx_ts, pivot);
+	int64_t offset = ((t2 - x->t1) + (t3 - x->t4)) / 2;
+	int64_t delay = (x->t4 - x->t1) - (t3 - t2), sm;
+	char desc[128], rx_s[64], tx_s[64], ref_s[64];
+
+	describe_refid(rep->refid, rep->stratum, desc, sizeof(desc));
+	fmt_ntp(rep->rx_ts, pivot, rx_s, sizeof(rx_s));
+	fmt_ntp(rep->tx_ts, pivot, tx_s, sizeof(tx_s));
+	fmt_ntp(rep->ref_ts, pivot, ref_s, sizeof(ref_s));
+	if (json) {
+		printf("{\"server\":");
+		lc_cli_json_str(stdout, server);
+		printf(",\"leap\":\"%s\",\"li\":%u,\"version\":%u,\"mode\":%u,"
+		       "\"stratum\":%u,\"poll\":%d,\"precision\":%d,"
+		       "\"root_delay_ns\":%" PRId64 ",\"root_dispersion_ns\":%" PRId64
+		       ",\"refid\":\"0x%08" PRIx32 "\",\"kiss\":false",
+		       li_name(rep->li), rep->li, rep->version, rep->mode,
+		       rep->stratum, rep->poll, rep->precision,
+		       ld_ntp_short_to_ns(rep->root_delay),
+		       ld_ntp_short_to_ns(rep->root_dispersion), rep->refid);
+		if (ld_ntp_smear_refid_decode(rep->refid, &sm) == 0)
+			printf(",\"smear_offset_ns\":%" PRId64, sm);
+		printf(",\"reference\":\"%s\",\"receive\":\"%s\",\"transmit\":\"%s\","
+		       "\"offset_ns\":%" PRId64 ",\"delay_ns\":%" PRId64 "}\n",
+		       ref_s, rx_s, tx_s, offset, delay);
+	} else {
+		printf("%s: %s, version %u, mode %u, stratum %u, poll %d, "
+		       "precision %d\n", server, li_name(rep->li),
+		       rep->version, rep->mode, rep->stratum, rep->poll,
+		       rep->precision);
+		printf("  refid %s\n", desc);
+		printf("  reference %s, receive %s, transmit %s\n", ref_s,
+		       rx_s, tx_s);
+		printf("  offset %+.9f s, delay %.9f s (against this host's clock)\n",
+		       (double)offset / 1e9, (double)delay / 1e9);
+	}
+	fflush(stdout);
+}
+
+static int query(const char *server, int count, int64_t interval_ns, int json)
+{
+	int fd = -1, failures = 0, rc;
+	int64_t next_send;
+
+	rc = query_open(server, &fd);
+	if (rc != 0)
+		return rc;
 	next_send = mono_now_ns();
 	for (int i = 0; i < count; i++) {
-		struct ld_ntp_packet req, rep;
-		uint8_t out[LD_NTP_HEADER_LEN], in[512];
-		struct pollfd pfd = { fd, POLLIN, 0 };
-		int64_t t1, t4 = 0, t2, t3, pivot, offset, delay, sent_mono;
-		uint64_t tx;
-		ssize_t n;
-		char desc[128], rx_s[64], tx_s[64], ref_s[64];
+		struct exchange x;
 
+		memset(&x, 0, sizeof(x));
 		sleep_until(next_send);
-		memset(&req, 0, sizeof(req));
-		req.version = 4;
-		req.mode = LD_MODE_CLIENT;
-		/* the poll we keep to: log2 of the interval, rounded up */
-		req.poll = 0;
-		while (req.poll < 17 && (LC__NS << req.poll) < interval_ns)
-			req.poll++;
-		sent_mono = mono_now_ns();
-		t1 = host_realtime_ns();
-		/* a unique transmit timestamp: the low bits count requests */
-		tx = (lc_ntp_from_unix_ns(t1) & ~UINT64_C(0xffff)) |
-		     (uint64_t)(i & 0xffff);
-		req.tx_ts = tx;
-		ld_ntp_encode(&req, out);
-		next_send = sent_mono + interval_ns;
-		if (send(fd, out, sizeof(out), 0) != (ssize_t)sizeof(out)) {
-			fprintf(stderr, "leapclock %s: send: %s\n", CMD,
-			        strerror(errno));
+		rc = query_send(fd, i, interval_ns, &x);
+		next_send = x.sent_mono + interval_ns;
+		if (rc < 0) {
 			failures++;
 			continue;
 		}
-		for (;;) {
-			if (poll(&pfd, 1, 1000) <= 0) {
-				n = -1;
-				break;
-			}
-			n = recv(fd, in, sizeof(in), 0);
-			t4 = host_realtime_ns();
-			if (n < 0)
-				break;
-			ld_ntp_parse(in, (size_t)n, &rep);
-			if (n >= LD_NTP_HEADER_LEN && rep.org_ts == tx)
-				break; /* ours; anything else is stale */
-		}
-		if (n < 0) {
+		if (query_wait(fd, &x) < 0) {
 			if (json) {
 				printf("{\"server\":");
 				lc_cli_json_str(stdout, server);
@@ -600,99 +783,13 @@ static int query(const char *server, int count, int64_t interval_ns, int json)
 			failures++;
 			continue;
 		}
-		if (rep.stratum == 0) {
-			/* a kiss-o'-death (RFC 5905 section 7.4): no time in
-			 * it, only a code */
-			char code[5];
-			int stop = rep.refid == LD_REFID('D', 'E', 'N', 'Y') ||
-			           rep.refid == LD_REFID('R', 'S', 'T', 'R');
-			int rate = rep.refid == LD_KISS_RATE;
-			int64_t backoff = 0;
-
-			kiss_code(rep.refid, code);
-			if (rate) {
-				int p = rep.poll < 0 ? 0 : rep.poll > 17 ? 17 : rep.poll;
-				int64_t kiss_ns = LC__NS << p;
-				backoff = interval_ns > MAX_BACKOFF_NS / 2
-				                  ? MAX_BACKOFF_NS
-				                  : 2 * interval_ns;
-				if (backoff < kiss_ns)
-					backoff = kiss_ns;
-				if (backoff > MAX_BACKOFF_NS)
-					backoff = MAX_BACKOFF_NS;
-				interval_ns = backoff;
-				next_send = sent_mono + interval_ns;
-			}
-			if (json) {
-				printf("{\"server\":");
-				lc_cli_json_str(stdout, server);
-				printf(",\"kiss\":true,\"kiss_code\":\"%s\",\"li\":%u,"
-				       "\"version\":%u,\"mode\":%u,\"stratum\":0,"
-				       "\"poll\":%d,\"refid\":\"0x%08" PRIx32 "\"",
-				       code, rep.li, rep.version, rep.mode, rep.poll,
-				       rep.refid);
-				if (rate)
-					printf(",\"backoff_ns\":%" PRId64, backoff);
-				if (stop)
-					printf(",\"stopped\":true");
-				printf("}\n");
-			} else if (rate) {
-				printf("%s: kiss-o'-death RATE (poll %d): backing off, "
-				       "next request in %.3f s\n", server, rep.poll,
-				       (double)backoff / 1e9);
-			} else if (stop) {
-				printf("%s: kiss-o'-death %s: the server refuses this "
-				       "client; stopping\n", server, code);
-			} else {
-				printf("%s: kiss-o'-death %s: no time in this answer\n",
-				       server, code);
-			}
-			fflush(stdout);
+		if (x.rep.stratum == 0) {
 			failures++;
-			if (stop)
+			if (on_kiss(server, json, &x, &interval_ns, &next_send))
 				break;
 			continue;
 		}
-		pivot = t1 / LC__NS;
-		t2 = lc_unix_ns_from_ntp(rep.rx_ts, pivot);
-		t3 = lc_unix_ns_from_ntp(rep.tx_ts, pivot);
-		/* RFC 5905: offset = ((T2 - T1) + (T3 - T4)) / 2,
-		 * delay = (T4 - T1) - (T3 - T2) */
-		offset = ((t2 - t1) + (t3 - t4)) / 2;
-		delay = (t4 - t1) - (t3 - t2);
-		describe_refid(rep.refid, rep.stratum, desc, sizeof(desc));
-		fmt_ntp(rep.rx_ts, pivot, rx_s, sizeof(rx_s));
-		fmt_ntp(rep.tx_ts, pivot, tx_s, sizeof(tx_s));
-		fmt_ntp(rep.ref_ts, pivot, ref_s, sizeof(ref_s));
-		if (json) {
-			int64_t sm;
-			printf("{\"server\":");
-			lc_cli_json_str(stdout, server);
-			printf(",\"leap\":\"%s\",\"li\":%u,\"version\":%u,\"mode\":%u,"
-			       "\"stratum\":%u,\"poll\":%d,\"precision\":%d,"
-			       "\"root_delay_ns\":%" PRId64 ",\"root_dispersion_ns\":%" PRId64
-			       ",\"refid\":\"0x%08" PRIx32 "\",\"kiss\":false",
-			       li_name(rep.li), rep.li, rep.version, rep.mode,
-			       rep.stratum, rep.poll, rep.precision,
-			       ld_ntp_short_to_ns(rep.root_delay),
-			       ld_ntp_short_to_ns(rep.root_dispersion), rep.refid);
-			if (ld_ntp_smear_refid_decode(rep.refid, &sm) == 0)
-				printf(",\"smear_offset_ns\":%" PRId64, sm);
-			printf(",\"reference\":\"%s\",\"receive\":\"%s\",\"transmit\":\"%s\","
-			       "\"offset_ns\":%" PRId64 ",\"delay_ns\":%" PRId64 "}\n",
-			       ref_s, rx_s, tx_s, offset, delay);
-		} else {
-			printf("%s: %s, version %u, mode %u, stratum %u, poll %d, "
-			       "precision %d\n", server, li_name(rep.li),
-			       rep.version, rep.mode, rep.stratum, rep.poll,
-			       rep.precision);
-			printf("  refid %s\n", desc);
-			printf("  reference %s, receive %s, transmit %s\n", ref_s,
-			       rx_s, tx_s);
-			printf("  offset %+.9f s, delay %.9f s (against this host's clock)\n",
-			       (double)offset / 1e9, (double)delay / 1e9);
-		}
-		fflush(stdout);
+		print_reply(server, json, &x);
 	}
 	close(fd);
 	return failures ? LC_EXIT_FAIL : LC_EXIT_OK;

@@ -8,6 +8,7 @@
 
 #include "internal.h"
 #include "sim.h"
+#include "simprint.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -76,6 +77,8 @@ struct opts {
 	struct lc__sim_config models[LC__SIM_NMODELS * 4];
 	int nmodels;
 	int hz_given, nohz_given, json, trace;
+	const char *model_args[32]; /* the --model lists, parsed last */
+	int nmodel_args;
 };
 
 static int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
@@ -242,154 +245,191 @@ static void print_heading(const struct lc__sim_config *c)
 	       "true instant (ms)\n"
 	       "  NOHZ     the tick stops only on an idle CPU: with a busy "
 	       "reader it runs anyway\n\n");
-	lc__sim_print_columns(stdout);
+	lc_cli_sim_print_columns(stdout);
+}
+
+/* --leap VAL into o->base; 0 or the exit status (message printed). */
+static int opt_leap(struct opts *o, const char *val)
+{
+	struct lc_error err = {0};
+	int r = parse_leap(val, &o->base.leap_midnight, &err);
+
+	if (r == LC_ERANGE) {
+		snprintf(err.where, sizeof(err.where), "--leap %.200s", val);
+		lc_cli_print_error(CMD, &err);
+		return LC_EXIT_USAGE;
+	}
+	if (r < 0)
+		return lc_cli_usage_error(CMD,
+		                          "--leap: '%s' is not a day "
+		                          "(2015-06-30), its 23:59:60 or the "
+		                          "midnight after",
+		                          val);
+	return 0;
+}
+
+/* One of the numeric options of num_opts[] into o->base. */
+static int opt_num(struct opts *o, const struct num_opt *nopt,
+                   const char *a, const char *val)
+{
+	int64_t v;
+
+	if (parse_i64(val, nopt->lo, nopt->hi, &v) < 0)
+		return lc_cli_usage_error(CMD, "%s: '%s' is not %s", a, val,
+		                          nopt->range);
+	if (nopt == &num_opts[0])
+		o->base.read_cost_ns = v;
+	else if (nopt == &num_opts[1])
+		o->base.timer_latency_ns = v;
+	else if (nopt == &num_opts[2])
+		o->base.nohz_max_ns = v;
+	else if (nopt == &num_opts[3])
+		o->base.ntimers = (int)v;
+	else
+		o->base.nreaders = (int)v;
+	return 0;
+}
+
+/* An option that takes a value; 0 or the exit status. */
+static int opt_value(struct opts *o, const char *a, const char *val)
+{
+	const struct num_opt *nopt;
+	int64_t v;
+
+	if (strcmp(a, "--model") == 0) {
+		if (o->nmodel_args < 32)
+			o->model_args[o->nmodel_args++] = val;
+	} else if (strcmp(a, "--scenario") == 0) {
+		if (lc__sim_scenario_parse(val, &o->base.scenario) < 0)
+			return lc_cli_usage_error(CMD,
+			                          "unknown scenario '%s' "
+			                          "(reproducer, timers, delete)",
+			                          val);
+	} else if (strcmp(a, "--leap") == 0) {
+		return opt_leap(o, val);
+	} else if (strcmp(a, "--hz") == 0) {
+		if (parse_i64(val, 1, 10000, &v) < 0)
+			return lc_cli_usage_error(
+			    CMD, "--hz: '%s' is not in 1..10000", val);
+		o->base.hz = (int)v;
+		o->hz_given = 1;
+	} else if (strcmp(a, "--seed") == 0) {
+		if (parse_i64(val, 0, INT64_MAX, &v) < 0)
+			return lc_cli_usage_error(
+			    CMD, "--seed: '%s' is not a number", val);
+		o->base.seed = (uint64_t)v;
+	} else if (strcmp(a, "--reader") == 0) {
+		if (strcmp(val, "busy") == 0)
+			o->base.reader_mode = LC__SIM_READER_BUSY;
+		else if (strcmp(val, "idle") == 0)
+			o->base.reader_mode = LC__SIM_READER_IDLE;
+		else
+			return lc_cli_usage_error(
+			    CMD, "--reader: busy or idle, not '%s'", val);
+	} else if ((nopt = num_opt(a)) != NULL) {
+		return opt_num(o, nopt, a, val);
+	} else {
+		return lc_cli_usage_error(CMD, "unknown option '%s'", a);
+	}
+	return 0;
+}
+
+/* The command line into *o, then the models and what goes together; 0 or
+ * the exit status (message printed). */
+static int parse_opts(struct opts *o, int argc, char **argv)
+{
+	int rc;
+
+	lc__sim_config_init(&o->base);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i],
+		           *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(a, "--json") == 0) {
+			o->json = 1;
+		} else if (strcmp(a, "--trace") == 0) {
+			o->trace = 1;
+		} else if (strcmp(a, "--nohz") == 0) {
+			o->nohz_given = 1;
+			o->base.nohz = 1;
+		} else if (val == NULL) {
+			return lc_cli_usage_error(
+			    CMD, "unknown option or missing value: '%s'", a);
+		} else {
+			rc = opt_value(o, a, val);
+			if (rc != 0)
+				return rc;
+			i++;
+		}
+	}
+	if (o->json && o->trace) {
+		/* Both go to stdout: the trace's text would break the JSON. */
+		return lc_cli_usage_error(CMD, "--json and --trace are two "
+		                               "outputs for stdout: give one");
+	}
+	for (int i = 0; i < o->nmodel_args; i++) {
+		rc = add_models(o, o->model_args[i]);
+		if (rc != 0)
+			return rc;
+	}
+	if (o->nmodel_args == 0)
+		add_models(o, "legacy,linux-4.2,force-tick,slew-all,exact,"
+		              "smear:google");
+	if (o->trace && o->nmodels != 1) {
+		if (o->nmodel_args != 0)
+			return lc_cli_usage_error(CMD, "--trace shows one model: "
+			                               "give one --model");
+		o->nmodels = 1; /* legacy, the 2015 trace */
+	}
+	return 0;
+}
+
+/* Runs model m in setting k (of nset) and prints its result; 0 or the
+ * exit status. */
+static int run_one(const struct opts *o, int m, int k, int nset, int *first)
+{
+	struct lc__sim_config c = o->base;
+	struct lc__sim_result r;
+	struct lc_cli_sim_trace tr;
+	struct lc_error err = {0};
+
+	lc_cli_sim_trace_init(&tr, stdout);
+	c.model = o->models[m].model;
+	memcpy(c.preset, o->models[m].preset, sizeof(c.preset));
+	if (nset == 2)
+		c.nohz = k;
+	c.trace = o->trace ? &tr.ops : NULL;
+	if (lc__sim_run(&c, &r, &err) < 0) {
+		if (o->json)
+			printf("]\n");
+		lc_cli_print_error(CMD, &err);
+		return err.code == LC_ENOMEM ? LC_EXIT_RUNTIME : LC_EXIT_USAGE;
+	}
+	if (o->json) {
+		lc_cli_sim_print_json(stdout, &r, *first);
+		*first = 0;
+	} else if (o->trace) {
+		printf("\n");
+		print_heading(&c);
+		lc_cli_sim_print_row(stdout, &r);
+	} else {
+		lc_cli_sim_print_row(stdout, &r);
+	}
+	return 0;
 }
 
 int lc_cmd_simulate(int argc, char **argv)
 {
 	struct opts *o = calloc(1, sizeof(*o));
-	const char *model_args[32];
-	int nmodel_args = 0, rc = LC_EXIT_OK, first = 1;
-	const struct num_opt *nopt;
-	int64_t v;
+	int rc, first = 1;
 
 	if (o == NULL) {
 		fprintf(stderr, "leapclock %s: out of memory\n", CMD);
 		return LC_EXIT_RUNTIME;
 	}
-	lc__sim_config_init(&o->base);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i],
-		           *val = i + 1 < argc ? argv[i + 1] : NULL;
-		int takes = 1;
-
-		if (strcmp(a, "--json") == 0) {
-			o->json = 1;
-			takes = 0;
-		} else if (strcmp(a, "--trace") == 0) {
-			o->trace = 1;
-			takes = 0;
-		} else if (strcmp(a, "--nohz") == 0) {
-			o->nohz_given = 1;
-			o->base.nohz = 1;
-			takes = 0;
-		} else if (val == NULL) {
-			rc = lc_cli_usage_error(CMD,
-			                        "unknown option or missing "
-			                        "value: '%s'",
-			                        a);
-			goto out;
-		} else if (strcmp(a, "--model") == 0) {
-			if (nmodel_args < 32)
-				model_args[nmodel_args++] = val;
-		} else if (strcmp(a, "--scenario") == 0) {
-			if (lc__sim_scenario_parse(val, &o->base.scenario) <
-			    0) {
-				rc = lc_cli_usage_error(
-				    CMD,
-				    "unknown scenario "
-				    "'%s' (reproducer, timers, "
-				    "delete)",
-				    val);
-				goto out;
-			}
-		} else if (strcmp(a, "--leap") == 0) {
-			struct lc_error err = {0};
-			int r = parse_leap(val, &o->base.leap_midnight, &err);
-
-			if (r == LC_ERANGE) {
-				snprintf(err.where, sizeof(err.where),
-				         "--leap %.200s", val);
-				lc_cli_print_error(CMD, &err);
-				rc = LC_EXIT_USAGE;
-				goto out;
-			}
-			if (r < 0) {
-				rc = lc_cli_usage_error(
-				    CMD,
-				    "--leap: '%s' is not "
-				    "a day (2015-06-30), its "
-				    "23:59:60 or the midnight "
-				    "after",
-				    val);
-				goto out;
-			}
-		} else if (strcmp(a, "--hz") == 0) {
-			if (parse_i64(val, 1, 10000, &v) < 0) {
-				rc = lc_cli_usage_error(CMD,
-				                        "--hz: '%s' is not "
-				                        "in 1..10000",
-				                        val);
-				goto out;
-			}
-			o->base.hz = (int)v;
-			o->hz_given = 1;
-		} else if (strcmp(a, "--seed") == 0) {
-			if (parse_i64(val, 0, INT64_MAX, &v) < 0) {
-				rc = lc_cli_usage_error(CMD,
-				                        "--seed: '%s' is not "
-				                        "a number",
-				                        val);
-				goto out;
-			}
-			o->base.seed = (uint64_t)v;
-		} else if (strcmp(a, "--reader") == 0) {
-			if (strcmp(val, "busy") == 0)
-				o->base.reader_mode = LC__SIM_READER_BUSY;
-			else if (strcmp(val, "idle") == 0)
-				o->base.reader_mode = LC__SIM_READER_IDLE;
-			else {
-				rc = lc_cli_usage_error(CMD,
-				                        "--reader: busy or "
-				                        "idle, not '%s'",
-				                        val);
-				goto out;
-			}
-		} else if ((nopt = num_opt(a)) != NULL) {
-			if (parse_i64(val, nopt->lo, nopt->hi, &v) < 0) {
-				rc = lc_cli_usage_error(CMD,
-				                        "%s: '%s' is not %s",
-				                        a, val, nopt->range);
-				goto out;
-			}
-			if (nopt == &num_opts[0])
-				o->base.read_cost_ns = v;
-			else if (nopt == &num_opts[1])
-				o->base.timer_latency_ns = v;
-			else if (nopt == &num_opts[2])
-				o->base.nohz_max_ns = v;
-			else if (nopt == &num_opts[3])
-				o->base.ntimers = (int)v;
-			else
-				o->base.nreaders = (int)v;
-		} else {
-			rc = lc_cli_usage_error(CMD, "unknown option '%s'", a);
-			goto out;
-		}
-		i += takes;
-	}
-	if (o->json && o->trace) {
-		/* Both go to stdout: the trace's text would break the JSON. */
-		rc = lc_cli_usage_error(CMD, "--json and --trace are two outputs "
-		                             "for stdout: give one");
+	rc = parse_opts(o, argc, argv);
+	if (rc != 0)
 		goto out;
-	}
-	for (int i = 0; i < nmodel_args; i++) {
-		rc = add_models(o, model_args[i]);
-		if (rc != 0)
-			goto out;
-	}
-	if (nmodel_args == 0)
-		add_models(o, "legacy,linux-4.2,force-tick,slew-all,exact,"
-		              "smear:google");
-	if (o->trace && o->nmodels != 1) {
-		if (nmodel_args != 0) {
-			rc = lc_cli_usage_error(CMD, "--trace shows one model: "
-			                             "give one --model");
-			goto out;
-		}
-		o->nmodels = 1; /* legacy, the 2015 trace */
-	}
 	if (!o->json && !o->trace)
 		print_heading(&o->base);
 	if (o->json)
@@ -398,32 +438,9 @@ int lc_cmd_simulate(int argc, char **argv)
 		/* settings: the given one, else HZ=1000 and NOHZ */
 		int nset = (o->hz_given || o->nohz_given || o->trace) ? 1 : 2;
 		for (int k = 0; k < nset; k++) {
-			struct lc__sim_config c = o->base;
-			struct lc__sim_result r;
-			struct lc_error err = {0};
-			c.model = o->models[m].model;
-			memcpy(c.preset, o->models[m].preset, sizeof(c.preset));
-			if (nset == 2)
-				c.nohz = k;
-			c.trace = o->trace ? stdout : NULL;
-			if (lc__sim_run(&c, &r, &err) < 0) {
-				if (o->json)
-					printf("]\n");
-				lc_cli_print_error(CMD, &err);
-				rc = err.code == LC_ENOMEM ? LC_EXIT_RUNTIME
-				                           : LC_EXIT_USAGE;
+			rc = run_one(o, m, k, nset, &first);
+			if (rc != 0)
 				goto out;
-			}
-			if (o->json) {
-				lc__sim_print_json(stdout, &r, first);
-				first = 0;
-			} else if (o->trace) {
-				printf("\n");
-				print_heading(&c);
-				lc__sim_print_row(stdout, &r);
-			} else {
-				lc__sim_print_row(stdout, &r);
-			}
 		}
 	}
 	if (o->json)

@@ -385,16 +385,98 @@ static void print_timeline_text(const struct tl_view *v)
 	}
 }
 
-int lc_cmd_status(int argc, char **argv)
+/* A view of either adjtimex answer: struct timex and struct lc_timex name
+ * these fields alike. */
+#define VIEW_FROM(v, tx)                                                 \
+	do {                                                             \
+		(v)->status = (tx).status;                               \
+		(v)->offset = (tx).offset;                               \
+		(v)->freq = (tx).freq;                                   \
+		(v)->maxerror = (tx).maxerror;                           \
+		(v)->esterror = (tx).esterror;                           \
+		(v)->constant = (tx).constant;                           \
+		(v)->tick = (tx).tick;                                   \
+		(v)->tai = (tx).tai;                                     \
+		(v)->sec = (tx).time.tv_sec;                             \
+		(v)->frac = (tx).time.tv_usec;                           \
+	} while (0)
+
+/* The host: modes = 0, a pure read (never any ADJ_* bit). */
+static void read_host(struct view *k)
 {
 	struct timex ktx;
+
+	memset(&ktx, 0, sizeof(ktx));
+	ktx.modes = 0;
+	memset(k, 0, sizeof(*k));
+	k->rc = adjtimex(&ktx);
+	VIEW_FROM(k, ktx);
+}
+
+/* leapclock's timekeeper, through the same read-only adjtimex. */
+static void read_leapclock(lc_timekeeper *tk, struct view *l)
+{
 	struct lc_timex ltx;
+
+	memset(&ltx, 0, sizeof(ltx));
+	memset(l, 0, sizeof(*l));
+	l->rc = lc_adjtimex_unprivileged(tk, &ltx);
+	VIEW_FROM(l, ltx);
+}
+
+/* The host and leapclock side by side, then the timeline. */
+static void print_text(const struct view *k, const struct view *l,
+                       const struct tl_view *tv)
+{
+	char a[64], b[64], buf[200];
+	FILE *m;
+
+	row("", "host kernel", "leapclock");
+	row("state", k->rc >= 0 ? state_name(k->rc) : "error",
+	    l->rc >= 0 ? state_name(l->rc) : "error");
+	printf("%-12s ", "status");
+	m = fmemopen(buf, sizeof(buf), "w");
+	if (m) {
+		print_bits(m, k->status, 0);
+		fclose(m);
+		printf("%-28s ", buf);
+	}
+	print_bits(stdout, l->status, 0);
+	printf("\n");
+	snprintf(a, sizeof(a), "%.3f ppm", (double)k->freq / 65536.0);
+	snprintf(b, sizeof(b), "%.3f ppm", (double)l->freq / 65536.0);
+	row("frequency", a, b);
+	snprintf(a, sizeof(a), "%" PRId64 " %s", k->offset,
+	         (k->status & LC_STA_NANO) ? "ns" : "us");
+	snprintf(b, sizeof(b), "%" PRId64 " %s", l->offset,
+	         (l->status & LC_STA_NANO) ? "ns" : "us");
+	row("offset", a, b);
+	snprintf(a, sizeof(a), "%" PRId64 " us", k->maxerror);
+	snprintf(b, sizeof(b), "%" PRId64 " us", l->maxerror);
+	row("maxerror", a, b);
+	snprintf(a, sizeof(a), "%" PRId64 " us", k->esterror);
+	snprintf(b, sizeof(b), "%" PRId64 " us", l->esterror);
+	row("esterror", a, b);
+	snprintf(a, sizeof(a), "%" PRId64, k->constant);
+	snprintf(b, sizeof(b), "%" PRId64, l->constant);
+	row("constant", a, b);
+	snprintf(a, sizeof(a), "%" PRId64 " us", k->tick);
+	snprintf(b, sizeof(b), "%" PRId64 " us", l->tick);
+	row("tick", a, b);
+	snprintf(a, sizeof(a), "%d s%s", k->tai,
+	         k->tai == 0 ? " (not set)" : "");
+	snprintf(b, sizeof(b), "%d s", l->tai);
+	row("TAI-UTC", a, b);
+	print_timeline_text(tv);
+}
+
+int lc_cmd_status(int argc, char **argv)
+{
 	struct view k, l;
 	struct tl_view tv;
 	struct lc_leaptable_search search;
 	lc_timekeeper *tk;
-	int json = 0;
-	char a[64], b[64];
+	int json = 0, rc;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
@@ -403,30 +485,12 @@ int lc_cmd_status(int argc, char **argv)
 			return lc_cli_usage_error(CMD, "unknown argument '%s'",
 			                          argv[i]);
 	}
-	/* The host: modes = 0, a pure read (never any ADJ_* bit). */
-	memset(&ktx, 0, sizeof(ktx));
-	ktx.modes = 0;
-	memset(&k, 0, sizeof(k));
-	k.rc = adjtimex(&ktx);
-	k.status = ktx.status;
-	k.offset = ktx.offset;
-	k.freq = ktx.freq;
-	k.maxerror = ktx.maxerror;
-	k.esterror = ktx.esterror;
-	k.constant = ktx.constant;
-	k.tick = ktx.tick;
-	k.tai = ktx.tai;
-	k.sec = ktx.time.tv_sec;
-	k.frac = ktx.time.tv_usec;
-
+	read_host(&k);
 	/* A table named by $LEAPCLOCK_LEAPFILE that cannot be used is an
 	 * error here too (lc_default() would keep the built-in one). */
-	{
-		int rc = lc_cli_check_system_table(CMD, &search);
-
-		if (rc != 0)
-			return rc;
-	}
+	rc = lc_cli_check_system_table(CMD, &search);
+	if (rc != 0)
+		return rc;
 	tk = lc_default();
 	if (tk == NULL) {
 		fprintf(stderr, "leapclock %s: cannot start the timekeeper\n",
@@ -434,19 +498,7 @@ int lc_cmd_status(int argc, char **argv)
 		return LC_EXIT_RUNTIME;
 	}
 	lc_update(tk);
-	memset(&ltx, 0, sizeof(ltx));
-	memset(&l, 0, sizeof(l));
-	l.rc = lc_adjtimex_unprivileged(tk, &ltx);
-	l.status = ltx.status;
-	l.offset = ltx.offset;
-	l.freq = ltx.freq;
-	l.maxerror = ltx.maxerror;
-	l.esterror = ltx.esterror;
-	l.constant = ltx.constant;
-	l.tick = ltx.tick;
-	l.tai = ltx.tai;
-	l.sec = ltx.time.tv_sec;
-	l.frac = ltx.time.tv_usec;
+	read_leapclock(tk, &l);
 	get_view(tk, &tv);
 	/* what the search took and skipped, when it is the table in use */
 	if (!tv.from_page) {
@@ -456,7 +508,6 @@ int lc_cmd_status(int argc, char **argv)
 		                               m, sizeof(m)) > 0)
 			fputs(m, stderr);
 	}
-
 	if (json) {
 		printf("{");
 		print_json("host", &k);
@@ -465,47 +516,8 @@ int lc_cmd_status(int argc, char **argv)
 		print_timeline_json(&tv);
 		print_following_json(&tv);
 		printf("}\n");
-		return LC_EXIT_OK;
+	} else {
+		print_text(&k, &l, &tv);
 	}
-	row("", "host kernel", "leapclock");
-	row("state", k.rc >= 0 ? state_name(k.rc) : "error",
-	    l.rc >= 0 ? state_name(l.rc) : "error");
-	printf("%-12s ", "status");
-	{
-		char buf[200];
-		FILE *m = fmemopen(buf, sizeof(buf), "w");
-
-		if (m) {
-			print_bits(m, k.status, 0);
-			fclose(m);
-			printf("%-28s ", buf);
-		}
-		print_bits(stdout, l.status, 0);
-		printf("\n");
-	}
-	snprintf(a, sizeof(a), "%.3f ppm", (double)k.freq / 65536.0);
-	snprintf(b, sizeof(b), "%.3f ppm", (double)l.freq / 65536.0);
-	row("frequency", a, b);
-	snprintf(a, sizeof(a), "%" PRId64 " %s", k.offset,
-	         (k.status & LC_STA_NANO) ? "ns" : "us");
-	snprintf(b, sizeof(b), "%" PRId64 " %s", l.offset,
-	         (l.status & LC_STA_NANO) ? "ns" : "us");
-	row("offset", a, b);
-	snprintf(a, sizeof(a), "%" PRId64 " us", k.maxerror);
-	snprintf(b, sizeof(b), "%" PRId64 " us", l.maxerror);
-	row("maxerror", a, b);
-	snprintf(a, sizeof(a), "%" PRId64 " us", k.esterror);
-	snprintf(b, sizeof(b), "%" PRId64 " us", l.esterror);
-	row("esterror", a, b);
-	snprintf(a, sizeof(a), "%" PRId64, k.constant);
-	snprintf(b, sizeof(b), "%" PRId64, l.constant);
-	row("constant", a, b);
-	snprintf(a, sizeof(a), "%" PRId64 " us", k.tick);
-	snprintf(b, sizeof(b), "%" PRId64 " us", l.tick);
-	row("tick", a, b);
-	snprintf(a, sizeof(a), "%d s%s", k.tai, k.tai == 0 ? " (not set)" : "");
-	snprintf(b, sizeof(b), "%d s", l.tai);
-	row("TAI-UTC", a, b);
-	print_timeline_text(&tv);
 	return LC_EXIT_OK;
 }

@@ -266,7 +266,17 @@ static int verify(const char *file, const lc_leaptable *t, int rc,
 	return strcmp(status, "ok") == 0 ? LC_EXIT_OK : LC_EXIT_FAIL;
 }
 
-int lc_cmd_table(int argc, char **argv)
+struct table_opts {
+	const char *file; /* --leapfile; or the failed system table, for
+	                   * --verify */
+	int do_verify, json;
+	int64_t now;
+	int load_rc; /* what loading the table returned */
+	struct lc_error err;
+	struct lc_leaptable_search search;
+};
+
+static int table_parse(struct table_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"leapfile", required_argument, NULL, 'f'},
@@ -276,30 +286,24 @@ int lc_cmd_table(int argc, char **argv)
 	    {"now", required_argument, NULL, 'n'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *file = NULL;
-	int do_verify = 0, json = 0, c, rc, expired = 0;
-	int64_t now = (int64_t)time(NULL);
-	struct lc_leaptable_info info;
-	struct lc_error err;
-	char warning[600], b[48];
-	struct lc_leaptable_search search;
-	lc_leaptable *t;
+	int c;
 
+	o->now = (int64_t)time(NULL);
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			file = optarg;
+			o->file = optarg;
 			break;
 		case 'v':
-			do_verify = 1;
+			o->do_verify = 1;
 			break;
 		case 'j':
-			json = 1;
+			o->json = 1;
 			break;
 		case 'n':
-			if (parse_when(optarg, &now) < 0)
+			if (parse_when(optarg, &o->now) < 0)
 				return lc_cli_usage_error(
 				    CMD,
 				    "--now: '%s' is not YYYY-MM-DD, "
@@ -319,47 +323,74 @@ int lc_cmd_table(int argc, char **argv)
 	if (optind < argc)
 		return lc_cli_usage_error(CMD, "unexpected argument '%s'",
 		                          argv[optind]);
+	return 0;
+}
 
+/* --leapfile, or the system's table (what the search took and skipped
+ * said on stderr when worth it). A bad hash goes on to --verify, which
+ * reports it; any other failure is the exit status (message printed). */
+static int table_load(struct table_opts *o, lc_leaptable *t)
+{
+	char m[2048], b[48];
+	int rc;
+
+	memset(&o->err, 0, sizeof(o->err));
+	if (o->file != NULL) {
+		rc = lc_leaptable_load_file(t, o->file, LC_LEAPFMT_AUTO,
+		                            &o->err);
+		if (rc < 0 && !(o->do_verify && rc == LC_EHASH)) {
+			lc_cli_print_error(CMD, &o->err);
+			return rc == LC_ENOMEM ? LC_EXIT_RUNTIME
+			                       : LC_EXIT_USAGE;
+		}
+		o->load_rc = rc;
+		return 0;
+	}
+	rc = lc_leaptable_load_system_report(t, &o->search, &o->err);
+	if (rc < 0 && !(o->do_verify && rc == LC_EHASH)) {
+		/* named by the user: that table or nothing */
+		lc_error_format(&o->err, m, sizeof(m));
+		fprintf(stderr, "leapclock %s: %s%s\n", CMD,
+		        strstr(m, "LEAPCLOCK_LEAPFILE") != NULL
+		            ? ""
+		            : "LEAPCLOCK_LEAPFILE: ",
+		        m);
+		return rc == LC_ENOMEM ? LC_EXIT_RUNTIME : LC_EXIT_USAGE;
+	}
+	if (rc < 0)
+		o->file = o->search.c[0].source; /* --verify reports it */
+	snprintf(b, sizeof(b), "leapclock %s: ", CMD);
+	if (lc_leaptable_search_format(&o->search, 0, b, m, sizeof(m)) > 0)
+		fputs(m, stderr);
+	o->load_rc = rc;
+	return 0;
+}
+
+int lc_cmd_table(int argc, char **argv)
+{
+	struct table_opts o;
+	struct lc_leaptable_info info;
+	char warning[600], b[48];
+	lc_leaptable *t;
+	int rc, expired = 0;
+
+	memset(&o, 0, sizeof(o));
+	rc = table_parse(&o, argc, argv);
+	if (rc != 0)
+		return rc;
 	t = lc_leaptable_new();
 	if (t == NULL) {
 		fprintf(stderr, "leapclock %s: out of memory\n", CMD);
 		return LC_EXIT_RUNTIME;
 	}
-	memset(&err, 0, sizeof(err));
-	if (file != NULL) {
-		rc = lc_leaptable_load_file(t, file, LC_LEAPFMT_AUTO, &err);
-		if (rc < 0 && !(do_verify && rc == LC_EHASH)) {
-			lc_cli_print_error(CMD, &err);
-			lc_leaptable_free(t);
-			return rc == LC_ENOMEM ? LC_EXIT_RUNTIME
-			                       : LC_EXIT_USAGE;
-		}
-	} else {
-		char m[2048];
-
-		rc = lc_leaptable_load_system_report(t, &search, &err);
-		if (rc < 0 && !(do_verify && rc == LC_EHASH)) {
-			/* named by the user: that table or nothing */
-			lc_error_format(&err, m, sizeof(m));
-			fprintf(stderr, "leapclock %s: %s%s\n", CMD,
-			        strstr(m, "LEAPCLOCK_LEAPFILE") != NULL
-			            ? ""
-			            : "LEAPCLOCK_LEAPFILE: ",
-			        m);
-			lc_leaptable_free(t);
-			return rc == LC_ENOMEM ? LC_EXIT_RUNTIME
-			                       : LC_EXIT_USAGE;
-		}
-		if (rc < 0)
-			file = search.c[0].source; /* --verify reports it */
-		snprintf(b, sizeof(b), "leapclock %s: ", CMD);
-		if (lc_leaptable_search_format(&search, 0, b, m, sizeof(m)) >
-		    0)
-			fputs(m, stderr);
+	rc = table_load(&o, t);
+	if (rc != 0) {
+		lc_leaptable_free(t);
+		return rc;
 	}
-	if (rc == 0) {
+	if (o.load_rc == 0) {
 		lc_leaptable_info(t, &info);
-		expired = lc_leaptable_expired(t, now);
+		expired = lc_leaptable_expired(t, o.now);
 		if (expired) {
 			snprintf(warning, sizeof(warning),
 			         "leap table %s expired on %s; leap seconds "
@@ -369,10 +400,10 @@ int lc_cmd_table(int argc, char **argv)
 			        warning);
 		}
 	}
-	if (do_verify)
-		rc = verify(file, t, rc, &err, json);
+	if (o.do_verify)
+		rc = verify(o.file, t, o.load_rc, &o.err, o.json);
 	else
-		print_table(t, json, expired, expired ? warning : NULL);
+		print_table(t, o.json, expired, expired ? warning : NULL);
 	lc_leaptable_free(t);
 	return rc;
 }
