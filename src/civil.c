@@ -457,148 +457,196 @@ static int parse_year(struct parser *p, int64_t *year)
 	return 0;
 }
 
-int lc_iso8601_parse(const char *s, const lc_leaptable *t, struct timespec *utc,
-                     struct lc_error *err)
+/* A 2-digit field in lo..hi. */
+static int field2(struct parser *p, const char *field, int64_t lo, int64_t hi,
+                  int64_t *out)
 {
-	struct parser p = {.s = s, .i = 0, .err = err};
-	struct lc_tm tm = {0};
-	int64_t v, year = 0, mon = 0, mday = 0, hour = 0, min = 0, sec = 0;
-	int64_t nsec = 0, off = 0;
-	int64_t posix, days;
-	size_t col;
-	char f[32];
-	int rc, leap;
+	size_t col = p->i + 1;
+	int rc;
 
-	set_where(&p);
-	if (s[0] == '\0')
-		return lc__error(err, LC_EPARSE, "<time>", 0,
-		                 "empty time: expected YYYY-MM-DDThh:mm:ssZ");
-	if ((rc = parse_year(&p, &year)) < 0)
+	if ((rc = digits(p, 2, field, out)) < 0 ||
+	    (rc = range(p, field, *out, lo, hi, col)) < 0)
 		return rc;
-	if ((rc = expect(&p, '-', "year")) < 0)
+	return 0;
+}
+
+/* The fields of an ISO 8601 instant as written (second 60 kept). */
+struct iso_fields {
+	int64_t year, mon, mday, hour, min, sec;
+	int64_t nsec; /* the fraction, in ns */
+	int64_t off;  /* the zone's offset east of UTC, in s */
+};
+
+/* YYYY-MM-DD and the 'T' (or 't', or ' ') before the time. */
+static int parse_date(struct parser *p, struct iso_fields *f)
+{
+	char buf[32];
+	size_t col;
+	int rc;
+
+	if ((rc = parse_year(p, &f->year)) < 0 ||
+	    (rc = expect(p, '-', "year")) < 0 ||
+	    (rc = field2(p, "month", 1, 12, &f->mon)) < 0 ||
+	    (rc = expect(p, '-', "month")) < 0)
 		return rc;
-	col = p.i + 1;
-	if ((rc = digits(&p, 2, "month", &mon)) < 0 ||
-	    (rc = range(&p, "month", mon, 1, 12, col)) < 0)
+	col = p->i + 1;
+	if ((rc = digits(p, 2, "day", &f->mday)) < 0)
 		return rc;
-	if ((rc = expect(&p, '-', "month")) < 0)
-		return rc;
-	col = p.i + 1;
-	if ((rc = digits(&p, 2, "day", &mday)) < 0)
-		return rc;
-	if (mday < 1 || mday > days_in_month(year, (int)mon))
+	if (f->mday < 1 || f->mday > days_in_month(f->year, (int)f->mon))
 		return lc__error(
-		    err, LC_EPARSE, p.where, 0,
+		    p->err, LC_EPARSE, p->where, 0,
 		    "day %lld out of range (1..%d for %04lld-%02lld) "
 		    "at column %zu",
-		    (long long)mday, days_in_month(year, (int)mon),
-		    (long long)year, (long long)mon, col);
-	if (s[p.i] != 'T' && s[p.i] != 't' && s[p.i] != ' ')
-		return lc__error(err, LC_EPARSE, p.where, 0,
+		    (long long)f->mday, days_in_month(f->year, (int)f->mon),
+		    (long long)f->year, (long long)f->mon, col);
+	if (p->s[p->i] != 'T' && p->s[p->i] != 't' && p->s[p->i] != ' ')
+		return lc__error(p->err, LC_EPARSE, p->where, 0,
 		                 "expected 'T' or ' ' between date and time at "
 		                 "column %zu, found %s",
-		                 p.i + 1, found(&p, f, sizeof(f)));
-	p.i++;
-	col = p.i + 1;
-	if ((rc = digits(&p, 2, "hour", &hour)) < 0 ||
-	    (rc = range(&p, "hour", hour, 0, 23, col)) < 0)
-		return rc;
-	if ((rc = expect(&p, ':', "hour")) < 0)
-		return rc;
-	col = p.i + 1;
-	if ((rc = digits(&p, 2, "minute", &min)) < 0 ||
-	    (rc = range(&p, "minute", min, 0, 59, col)) < 0)
-		return rc;
-	if ((rc = expect(&p, ':', "minute")) < 0)
-		return rc;
-	col = p.i + 1;
-	if ((rc = digits(&p, 2, "second", &sec)) < 0 ||
-	    (rc = range(&p, "second", sec, 0, 60, col)) < 0)
-		return rc;
-	if (s[p.i] == '.' || s[p.i] == ',') {
-		int n = 0;
+		                 p->i + 1, found(p, buf, sizeof(buf)));
+	p->i++;
+	return 0;
+}
 
-		p.i++;
-		col = p.i + 1;
-		while (is_digit(s[p.i])) {
-			if (n == 9)
-				return lc__error(
-				    err, LC_EPARSE, p.where, 0,
-				    "fraction of a second has more "
-				    "than 9 digits (column %zu)",
-				    col);
-			nsec = nsec * 10 + (s[p.i++] - '0');
-			n++;
-		}
-		if (n == 0)
-			return lc__error(
-			    err, LC_EPARSE, p.where, 0,
-			    "expected digits of the fraction after "
-			    "'.' at column %zu, found %s",
-			    col, found(&p, f, sizeof(f)));
-		for (; n < 9; n++)
-			nsec *= 10;
+/* hh:mm:ss (ss up to 60). */
+static int parse_time(struct parser *p, struct iso_fields *f)
+{
+	int rc;
+
+	if ((rc = field2(p, "hour", 0, 23, &f->hour)) < 0 ||
+	    (rc = expect(p, ':', "hour")) < 0 ||
+	    (rc = field2(p, "minute", 0, 59, &f->min)) < 0 ||
+	    (rc = expect(p, ':', "minute")) < 0 ||
+	    (rc = field2(p, "second", 0, 60, &f->sec)) < 0)
+		return rc;
+	return 0;
+}
+
+/* An optional fraction of a second: '.' or ',' and 1 to 9 digits. */
+static int parse_fraction(struct parser *p, int64_t *nsec)
+{
+	char buf[32];
+	size_t col;
+	int n = 0;
+
+	*nsec = 0;
+	if (p->s[p->i] != '.' && p->s[p->i] != ',')
+		return 0;
+	p->i++;
+	col = p->i + 1;
+	while (is_digit(p->s[p->i])) {
+		if (n == 9)
+			return lc__error(p->err, LC_EPARSE, p->where, 0,
+			                 "fraction of a second has more "
+			                 "than 9 digits (column %zu)",
+			                 col);
+		*nsec = *nsec * 10 + (p->s[p->i++] - '0');
+		n++;
 	}
-	col = p.i + 1;
-	if (s[p.i] == 'Z' || s[p.i] == 'z') {
-		p.i++;
-	} else if (s[p.i] == '+' || s[p.i] == '-') {
-		int neg = s[p.i] == '-';
+	if (n == 0)
+		return lc__error(p->err, LC_EPARSE, p->where, 0,
+		                 "expected digits of the fraction after "
+		                 "'.' at column %zu, found %s",
+		                 col, found(p, buf, sizeof(buf)));
+	for (; n < 9; n++)
+		*nsec *= 10;
+	return 0;
+}
+
+/* The zone, 'Z' or +hh:mm / -hh:mm, which must end the text. */
+static int parse_zone(struct parser *p, int64_t *off)
+{
+	size_t col = p->i + 1;
+	char buf[32];
+	int rc;
+
+	*off = 0;
+	if (p->s[p->i] == 'Z' || p->s[p->i] == 'z') {
+		p->i++;
+	} else if (p->s[p->i] == '+' || p->s[p->i] == '-') {
+		int neg = p->s[p->i] == '-';
 		int64_t oh, om;
 
-		p.i++;
-		if ((rc = digits(&p, 2, "offset hour", &oh)) < 0 ||
-		    (rc = range(&p, "offset hour", oh, 0, 23, col + 1)) < 0)
+		p->i++;
+		if ((rc = digits(p, 2, "offset hour", &oh)) < 0 ||
+		    (rc = range(p, "offset hour", oh, 0, 23, col + 1)) < 0 ||
+		    (rc = expect(p, ':', "offset hour")) < 0)
 			return rc;
-		if ((rc = expect(&p, ':', "offset hour")) < 0)
+		if ((rc = digits(p, 2, "offset minute", &om)) < 0 ||
+		    (rc = range(p, "offset minute", om, 0, 59, p->i - 1)) < 0)
 			return rc;
-		if ((rc = digits(&p, 2, "offset minute", &om)) < 0 ||
-		    (rc = range(&p, "offset minute", om, 0, 59, p.i - 1)) < 0)
-			return rc;
-		off = (oh * 3600 + om * 60) * (neg ? -1 : 1);
+		*off = (oh * 3600 + om * 60) * (neg ? -1 : 1);
 	} else {
 		return lc__error(
-		    err, LC_EPARSE, p.where, 0,
+		    p->err, LC_EPARSE, p->where, 0,
 		    "expected 'Z' or an offset such as +01:00 after "
 		    "the time at column %zu, found %s",
-		    col, found(&p, f, sizeof(f)));
+		    col, found(p, buf, sizeof(buf)));
 	}
-	if (s[p.i] != '\0')
+	if (p->s[p->i] != '\0')
 		return lc__error(
-		    err, LC_EPARSE, p.where, 0,
+		    p->err, LC_EPARSE, p->where, 0,
 		    "unexpected %s after the time zone at column %zu",
-		    found(&p, f, sizeof(f)), p.i + 1);
+		    found(p, buf, sizeof(buf)), p->i + 1);
+	return 0;
+}
+
+/* The fields as a UTC timespec: second 60 only as a leap second of the
+ * table (23:59:60 UTC whatever the offset), no deleted second. */
+static int fields_to_utc(const struct parser *p, const struct iso_fields *f,
+                         const lc_leaptable *t, struct timespec *utc)
+{
+	struct lc_tm tm = {0};
+	int64_t posix, days;
+	int leap;
 
 	/* Local fields to UTC. Second 60 counts as 59 here and becomes
 	 * tv_nsec + 1e9 below. */
-	days = lc_days_from_civil(year, (int)mon, (int)mday);
-	posix = days * LC_SECS_PER_DAY + hour * 3600 + min * 60 +
-	        (sec == 60 ? 59 : sec) - off;
+	days = lc_days_from_civil(f->year, (int)f->mon, (int)f->mday);
+	posix = days * LC_SECS_PER_DAY + f->hour * 3600 + f->min * 60 +
+	        (f->sec == 60 ? 59 : f->sec) - f->off;
 	lc_tm_from_unix(posix, 0, &tm);
 	leap = t != NULL ? lc_leaptable_leap_at(t, posix) : 0;
-	if (sec == 60) {
+	if (f->sec == 60) {
 		if (tm.hour != 23 || tm.min != 59)
 			return lc__error(
-			    err, LC_ENOTLEAP, p.where, 0,
+			    p->err, LC_ENOTLEAP, p->where, 0,
 			    "second 60 is %02d:%02d:60 UTC; a leap "
 			    "second can only be 23:59:60 UTC",
 			    tm.hour, tm.min);
 		if (t != NULL && leap != 1)
 			return lc__error(
-			    err, LC_ENOTLEAP, p.where, 0,
+			    p->err, LC_ENOTLEAP, p->where, 0,
 			    "no leap second was inserted at the end "
 			    "of %04lld-%02d-%02d",
 			    (long long)tm.year, tm.mon, tm.mday);
 	} else if (leap < 0) {
-		return lc__error(err, LC_ENOTLEAP, p.where, 0,
+		return lc__error(p->err, LC_ENOTLEAP, p->where, 0,
 		                 "23:59:59 UTC on %04lld-%02d-%02d was deleted "
 		                 "(a negative leap second): it never existed",
 		                 (long long)tm.year, tm.mon, tm.mday);
 	}
-	v = sec == 60 ? LC__NS : 0;
 	utc->tv_sec = (time_t)posix;
-	utc->tv_nsec = (long)(nsec + v);
+	utc->tv_nsec = (long)(f->nsec + (f->sec == 60 ? LC__NS : 0));
 	return 0;
+}
+
+int lc_iso8601_parse(const char *s, const lc_leaptable *t, struct timespec *utc,
+                     struct lc_error *err)
+{
+	struct parser p = {.s = s, .i = 0, .err = err};
+	struct iso_fields f = {0};
+	int rc;
+
+	set_where(&p);
+	if (s[0] == '\0')
+		return lc__error(err, LC_EPARSE, "<time>", 0,
+		                 "empty time: expected YYYY-MM-DDThh:mm:ssZ");
+	if ((rc = parse_date(&p, &f)) < 0 || (rc = parse_time(&p, &f)) < 0 ||
+	    (rc = parse_fraction(&p, &f.nsec)) < 0 ||
+	    (rc = parse_zone(&p, &f.off)) < 0)
+		return rc;
+	return fields_to_utc(&p, &f, t, utc);
 }
 
 /* Writes "YYYY-MM-DDThh:mm:ss[.f]" for broken-down fields; returns the length

@@ -1,5 +1,5 @@
 /* leaptable_impl.h - the table's layout, shared by leaptable.c and its
- * parsers (leapfile.c). Not public. */
+ * parsers (leapfile*.c, leapfile.h). Not public. */
 #ifndef LC_LEAPTABLE_IMPL_H
 #define LC_LEAPTABLE_IMPL_H
 
@@ -26,7 +26,7 @@ int lc__leaptable_load_system_paths(struct lc_leaptable *t,
                                     struct lc_leaptable_search *search,
                                     struct lc_error *err);
 
-/* Calendar helpers of leapfile.c (proleptic Gregorian, days since
+/* Calendar helpers of leapfile_text.c (proleptic Gregorian, days since
  * 1970-01-01) over civil.c's, shared with the `leapclock table` command. */
 int64_t lc__leap_days_from_civil(int64_t year, int mon, int mday);
 /* POSIX seconds to year, month (1..12), day (1..31) and second of the day. */

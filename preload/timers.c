@@ -1,0 +1,638 @@
+/*
+ * timers.c - the kernel-delivered timers of libleapclock-preload.so: POSIX
+ * timers and timerfds on the program's CLOCK_REALTIME (or TAI) run on the
+ * host's CLOCK_MONOTONIC, armed at the converted deadline, and a watcher
+ * thread re-arms them when the program's timeline steps.
+ */
+#define _GNU_SOURCE
+
+#include "shim.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+
+/* ---- converted deadlines that must follow steps -------------------------- */
+
+/*
+ * A kernel-delivered timer (a timerfd the program reads, a POSIX timer's
+ * signal or thread) armed at an absolute REALTIME/TAI deadline runs on the
+ * host MONOTONIC instant that deadline had when it was armed. When the
+ * program's timeline steps (its page's writer follows a host step, a
+ * rehearsal page is set), that instant is stale: a step back would fire
+ * the timer before its clock reads the deadline (invariant 2), a step
+ * forward late. So each such timer keeps a record of its deadline, and
+ * the watcher thread (below) re-arms it on the timeline's new mapping
+ * whenever lc_clock_was_set_seq() moves.
+ *
+ * A record is written by the program's settime call under its own
+ * sequence count (odd while written; no lock: timer_settime is
+ * async-signal-safe) and read only by the watcher, which also updates
+ * `mono` after a re-arm.
+ */
+struct lcp_arm {
+	_Atomic uint32_t seq;
+	_Atomic int which;    /* 0 not armed absolute, 1 realtime, 2 TAI */
+	_Atomic int64_t dl;   /* the deadline on the program's clock, ns */
+	_Atomic int64_t iv;   /* the interval, ns; 0 one-shot */
+	_Atomic int64_t mono; /* host MONOTONIC of dl as armed (periodic: of
+	                       * the grid's origin dl) */
+};
+
+static void arm_note(struct lcp_arm *a, int which, int64_t dl, int64_t iv,
+                     int64_t mono)
+{
+	atomic_fetch_add_explicit(&a->seq, 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(&a->dl, dl, memory_order_relaxed);
+	atomic_store_explicit(&a->iv, iv, memory_order_relaxed);
+	atomic_store_explicit(&a->mono, mono, memory_order_relaxed);
+	atomic_store_explicit(&a->which, which, memory_order_relaxed);
+	atomic_fetch_add_explicit(&a->seq, 1, memory_order_release);
+}
+
+static void arm_off(struct lcp_arm *a)
+{
+	if (atomic_load_explicit(&a->which, memory_order_relaxed) == 0)
+		return;
+	atomic_fetch_add_explicit(&a->seq, 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(&a->which, 0, memory_order_relaxed);
+	atomic_fetch_add_explicit(&a->seq, 1, memory_order_release);
+}
+
+static void watch_start(uint64_t seq0);
+static void watch_after_fork(void);
+
+/* The sequence a conversion is made at: if it moved by the time the
+ * kernel holds the result, the caller converts again (the watcher may
+ * have re-armed the timer in between with the new mapping, and our stale
+ * arming would undo it). */
+static uint64_t cws_now(void)
+{
+	return lc_clock_was_set_seq(lcp_tk);
+}
+
+/*
+ * Arms `fd` (a timerfd) or `t` (a POSIX timer) at the absolute deadline
+ * nv->it_value on our clock `which`, converted into host MONOTONIC, and
+ * records it in `a` (NULL: not followed). `flags` are the kernel call's
+ * (TIMER_ABSTIME and TFD_TIMER_ABSTIME are both 1).
+ */
+static int arm_abs(struct lcp_arm *a, int fd, timer_t t, int which,
+                   int flags, const struct itimerspec *nv,
+                   struct itimerspec *ov)
+{
+	struct itimerspec v = *nv;
+	uint64_t seq0;
+	int rc, tries = 0;
+
+	for (;;) {
+		seq0 = cws_now();
+		if (lcp_to_host_mono(which, &nv->it_value, &v.it_value) < 0) {
+			errno = EINVAL;
+			return -1;
+		}
+		if (v.it_value.tv_sec == 0 && v.it_value.tv_nsec == 0)
+			v.it_value.tv_nsec = 1; /* past: fire now, don't disarm */
+		if (a != NULL) {
+			arm_note(a, which, lc__ts_to_ns(&nv->it_value),
+			         lc__ts_to_ns(&nv->it_interval),
+			         lc__ts_to_ns(&v.it_value));
+			watch_start(seq0);
+		}
+		rc = fd >= 0 ? REAL(timerfd_settime)(fd, flags, &v, ov)
+		             : REAL(timer_settime)(t, flags, &v, ov);
+		if (rc != 0 && a != NULL)
+			arm_off(a); /* the kernel kept what it had */
+		if (rc != 0 || a == NULL || cws_now() == seq0 || ++tries == 4)
+			return rc;
+		ov = NULL; /* the old value was the caller's, now ours */
+	}
+}
+
+/* ---- POSIX timers and timerfds ------------------------------------------- */
+
+/* POSIX timers created on REALTIME/TAI run on CLOCK_MONOTONIC; this table
+ * remembers which. A slot holds the key timer_t + 1 (so that kernel timer
+ * id 0 does not look like an empty slot) and, beside it, which clock (1
+ * realtime, 2 TAI). The key uses every bit: glibc's SIGEV_THREAD timers
+ * are INTPTR_MIN | pointer >> 1, with the top bit set, so no bit of a
+ * timer_t is free to hold the clock. Lock-free: slots are claimed and freed
+ * by compare-and-swap; a slot's clock is written after its claim and before
+ * timer_create returns the id, so nobody can look that id up earlier. */
+#define LCP_TIMERS 1024
+static _Atomic uintptr_t g_timer_key[LCP_TIMERS];
+static _Atomic int g_timer_which[LCP_TIMERS];
+static struct lcp_arm g_timer_arm[LCP_TIMERS];
+
+static _Atomic int g_timer_count;
+
+static uintptr_t timer_key(timer_t t)
+{
+	return (uintptr_t)t + 1;
+}
+
+/* Where the search for a key starts (then every slot, wrapping): timer_t
+ * values are small kernel ids or pointers, so this is usually the slot. */
+static int timer_slot0(uintptr_t k)
+{
+	return (int)((k * UINT64_C(0x9e3779b97f4a7c15)) >> 54) &
+	       (LCP_TIMERS - 1);
+}
+
+/* The slot holding t's key, or -1. */
+static int timer_find(timer_t t)
+{
+	uintptr_t k = timer_key(t);
+	int i0 = timer_slot0(k);
+
+	if (atomic_load_explicit(&g_timer_count, memory_order_relaxed) == 0)
+		return -1;
+	for (int j = 0; j < LCP_TIMERS; j++) {
+		int i = (i0 + j) & (LCP_TIMERS - 1);
+
+		if (atomic_load_explicit(&g_timer_key[i],
+		                         memory_order_acquire) == k)
+			return i;
+	}
+	return -1;
+}
+
+/* t's clock (0 not ours) and its slot in *slot */
+static int timer_lookup(timer_t t, int *slot)
+{
+	int i = timer_find(t);
+
+	*slot = i;
+	return i < 0 ? 0
+	             : atomic_load_explicit(&g_timer_which[i],
+	                                    memory_order_relaxed);
+}
+
+static int timer_remember(timer_t t, int which)
+{
+	uintptr_t k = timer_key(t);
+	int i0 = timer_slot0(k);
+
+	for (int j = 0; j < LCP_TIMERS; j++) {
+		int i = (i0 + j) & (LCP_TIMERS - 1);
+		uintptr_t z = 0;
+
+		if (atomic_compare_exchange_strong(&g_timer_key[i], &z, k)) {
+			arm_off(&g_timer_arm[i]);
+			atomic_store_explicit(&g_timer_which[i], which,
+			                      memory_order_relaxed);
+			atomic_fetch_add(&g_timer_count, 1);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Forgets every entry of `t`: the one timer_delete ends, or stale ones
+ * that a new timer with the same id must not inherit. */
+static void timer_forget(timer_t t)
+{
+	uintptr_t k = timer_key(t);
+	int i = timer_find(t);
+
+	/* every slot holding the key: a stale one may sit before the live */
+	for (int j = 0; i >= 0 && j < LCP_TIMERS; j++) {
+		int n = (i + j) & (LCP_TIMERS - 1);
+		uintptr_t e = k;
+
+		if (atomic_load_explicit(&g_timer_key[n],
+		                         memory_order_relaxed) != k)
+			continue;
+		arm_off(&g_timer_arm[n]);
+		if (atomic_compare_exchange_strong(&g_timer_key[n], &e, 0))
+			atomic_fetch_sub(&g_timer_count, 1);
+	}
+}
+
+/*
+ * A child starts with no timers (POSIX timers are not inherited by fork),
+ * and the kernel numbers its timers afresh: its first CLOCK_MONOTONIC timer
+ * took the id of the parent's first CLOCK_REALTIME one, found the parent's
+ * entry here, and an absolute MONOTONIC + 2 s was converted as a realtime
+ * instant in 1970, so it fired at once. The child's table starts empty
+ * (pthread_atfork; only the forking thread runs here), and a new timer
+ * drops any entry left under its id (a child made by a bare clone or
+ * _Fork, which runs no fork handlers).
+ */
+void lcp_timers_after_fork(void)
+{
+	for (int i = 0; i < LCP_TIMERS; i++) {
+		arm_off(&g_timer_arm[i]);
+		atomic_store_explicit(&g_timer_key[i], 0,
+		                      memory_order_relaxed);
+	}
+	atomic_store(&g_timer_count, 0);
+	watch_after_fork();
+}
+
+LCP_EXPORT int timer_create(clockid_t clk, struct sigevent *sev,
+                            timer_t *id)
+{
+	int which = lcp_ours(clk), rc;
+
+	if (clk == CLOCK_REALTIME_COARSE || !lcp_ready_wait())
+		which = 0;
+	if (which == 0) {
+		rc = REAL(timer_create)(clk, sev, id);
+		if (rc == 0)
+			timer_forget(*id);
+		return rc;
+	}
+	rc = REAL(timer_create)(CLOCK_MONOTONIC, sev, id);
+	if (rc == 0)
+		timer_forget(*id);
+	if (rc == 0 && timer_remember(*id, which) < 0) {
+		REAL(timer_delete)(*id);
+		errno = EAGAIN;
+		return -1;
+	}
+	return rc;
+}
+
+LCP_EXPORT int timer_delete(timer_t id)
+{
+	if (REAL(timer_delete) == NULL && !lcp_ready_wait()) {
+		errno = EAGAIN;
+		return -1;
+	}
+	timer_forget(id);
+	return REAL(timer_delete)(id);
+}
+
+LCP_EXPORT int timer_settime(timer_t id, int flags,
+                             const struct itimerspec *nv,
+                             struct itimerspec *ov)
+{
+	int which, slot = -1;
+
+	if (REAL(timer_settime) == NULL && !lcp_ready_wait()) {
+		errno = EAGAIN;
+		return -1;
+	}
+	which = nv != NULL ? timer_lookup(id, &slot) : 0;
+	if (slot >= 0 && nv != NULL)
+		arm_off(&g_timer_arm[slot]); /* re-noted below if absolute */
+	if (which == 0 || !(flags & TIMER_ABSTIME) ||
+	    (nv->it_value.tv_sec == 0 && nv->it_value.tv_nsec == 0))
+		return REAL(timer_settime)(id, flags, nv, ov);
+	return arm_abs(&g_timer_arm[slot], -1, id, which, flags, nv, ov);
+}
+
+/* timerfds created on CLOCK_REALTIME run on CLOCK_MONOTONIC; a bit per fd
+ * says which. A new timerfd on the same number clears or sets it (the old
+ * one was closed). */
+#define LCP_FDS 65536
+static _Atomic uint64_t g_tfd_rt[LCP_FDS / 64];
+
+static void tfd_mark(int fd, int on)
+{
+	uint64_t bit = UINT64_C(1) << (fd % 64);
+
+	if (fd < 0 || fd >= LCP_FDS)
+		return;
+	if (on)
+		atomic_fetch_or(&g_tfd_rt[fd / 64], bit);
+	else
+		atomic_fetch_and(&g_tfd_rt[fd / 64], ~bit);
+}
+
+static int tfd_is_rt(int fd)
+{
+	if (fd < 0 || fd >= LCP_FDS)
+		return 0;
+	return (atomic_load_explicit(&g_tfd_rt[fd / 64],
+	                             memory_order_relaxed) >> (fd % 64)) & 1;
+}
+
+/* The records of the realtime timerfds armed absolute, by fd (a timerfd
+ * numbered LCP_TFD_ARMS or above does not follow steps). A new timerfd on
+ * the number clears it; the watcher clears one that is no timerfd any
+ * more (the program closed it and the number went to something else). */
+#define LCP_TFD_ARMS 4096
+static struct lcp_arm g_tfd_arm[LCP_TFD_ARMS];
+
+static struct lcp_arm *tfd_arm(int fd)
+{
+	return fd >= 0 && fd < LCP_TFD_ARMS ? &g_tfd_arm[fd] : NULL;
+}
+
+LCP_EXPORT int timerfd_create(int clk, int flags)
+{
+	int fd;
+
+	if (clk != CLOCK_REALTIME || !lcp_ready_wait()) {
+		fd = REAL(timerfd_create) ? REAL(timerfd_create)(clk, flags)
+		                          : (int)syscall(SYS_timerfd_create,
+		                                         clk, flags);
+		if (tfd_arm(fd) != NULL)
+			arm_off(tfd_arm(fd));
+		tfd_mark(fd, 0);
+		return fd;
+	}
+	fd = REAL(timerfd_create)(CLOCK_MONOTONIC, flags);
+	if (fd >= LCP_FDS) {
+		close(fd);
+		errno = EMFILE;
+		return -1;
+	}
+	if (tfd_arm(fd) != NULL)
+		arm_off(tfd_arm(fd));
+	tfd_mark(fd, 1);
+	return fd;
+}
+
+LCP_EXPORT int timerfd_settime(int fd, int flags,
+                               const struct itimerspec *nv,
+                               struct itimerspec *ov)
+{
+	struct lcp_arm *a;
+
+	if (REAL(timerfd_settime) == NULL && !lcp_ready_wait()) {
+		errno = EAGAIN;
+		return -1;
+	}
+	if (!tfd_is_rt(fd) || nv == NULL)
+		return REAL(timerfd_settime)(fd, flags, nv, ov);
+	/* The program's realtime is never set (settime is refused) and its
+	 * leaps are not steps of the host clock: a MONOTONIC timerfd has no
+	 * cancel-on-set, so the flag goes. */
+	flags &= ~TFD_TIMER_CANCEL_ON_SET;
+	if (!(flags & TFD_TIMER_ABSTIME) ||
+	    (nv->it_value.tv_sec == 0 && nv->it_value.tv_nsec == 0)) {
+		a = tfd_arm(fd);
+		if (a != NULL)
+			arm_off(a);
+		return REAL(timerfd_settime)(fd, flags, nv, ov);
+	}
+	return arm_abs(tfd_arm(fd), fd, NULL, 1, flags, nv, ov);
+}
+
+/* ---- the watcher: re-arming converted timers after a step ----------------- */
+
+/*
+ * One detached thread per process, started by the first absolute arming of
+ * a converted timer (none in programs that never arm one; again in a
+ * forked child at its first), with every signal blocked. It wakes on a
+ * host REALTIME timerfd with TFD_TIMER_CANCEL_ON_SET (the host's clock was
+ * set: the page's writer follows within milliseconds, so it then looks
+ * every millisecond for LCP_WATCH_FAST_NS) and otherwise every
+ * LCP_WATCH_MS (a rehearsal page set by its writer, a writer that
+ * followed late, the program's own timekeeper following the host after
+ * its page went stale). When lc_clock_was_set_seq() moved it re-arms every
+ * recorded timer that is armed and not yet expired on the new mapping:
+ * a one-shot at its deadline, a periodic one at the next point of its
+ * grid on the program's clock (deadline + k * interval). It allocates
+ * nothing and prints nothing.
+ */
+#define LCP_WATCH_MS 50
+#define LCP_WATCH_FAST_NS (200 * 1000000LL)
+#define LCP_WATCH_DEFER_NS (100 * 1000000LL)
+
+static _Atomic int g_watch;          /* 1 once started in this process */
+static _Atomic uint64_t g_watch_seq; /* the sequence the records are at */
+
+/* A copy of a record, read under its sequence count. */
+struct lcp_arm_copy {
+	uint32_t seq;
+	int which;
+	int64_t dl, iv, mono;
+};
+
+/* Copies record `a`; 0 while the program writes it (try again). */
+static int arm_read(struct lcp_arm *a, struct lcp_arm_copy *c)
+{
+	c->seq = atomic_load_explicit(&a->seq, memory_order_acquire);
+	c->which = atomic_load_explicit(&a->which, memory_order_relaxed);
+	c->dl = atomic_load_explicit(&a->dl, memory_order_relaxed);
+	c->iv = atomic_load_explicit(&a->iv, memory_order_relaxed);
+	c->mono = atomic_load_explicit(&a->mono, memory_order_relaxed);
+	atomic_thread_fence(memory_order_acquire);
+	return (c->seq & 1) == 0;
+}
+
+/* 1 while record `a` is still at the copy's sequence. */
+static int arm_same(struct lcp_arm *a, const struct lcp_arm_copy *c)
+{
+	return atomic_load_explicit(&a->seq, memory_order_acquire) == c->seq;
+}
+
+/* Which point of a periodic timer's grid (deadline + k * interval) to arm
+ * it at: the one nearest its next expiration `cur` (0 for a one-shot), or
+ * -1 to wait: a timerfd with expirations unread (unless `force`). */
+static int64_t rearm_grid(const struct lcp_arm_copy *c, int fd,
+                          const struct itimerspec *cur, int force)
+{
+	int64_t next, k;
+
+	if (c->iv <= 0)
+		return 0;
+	next = lcp_host_ns(CLOCK_MONOTONIC) + lc__ts_to_ns(&cur->it_value);
+	if (fd >= 0 && !force) {
+		struct pollfd p = { fd, POLLIN, 0 };
+
+		if (poll(&p, 1, 0) > 0)
+			return -1;
+	}
+	k = (next - c->mono + c->iv / 2) / c->iv;
+	return k < 0 ? 0 : k;
+}
+
+/* The new arming `v` of grid point k on the current mapping, and its host
+ * MONOTONIC in *m; 0 if there is none or the step did not move it. */
+static int rearm_value(const struct lcp_arm_copy *c, int64_t k,
+                       struct itimerspec *v, int64_t *m)
+{
+	struct timespec d = lc__ns_to_ts(c->dl + k * c->iv);
+
+	if (lcp_to_host_mono(c->which, &d, &v->it_value) < 0)
+		return 0;
+	*m = lc__ts_to_ns(&v->it_value);
+	if (*m == c->mono + k * c->iv)
+		return 0; /* this step did not move it */
+	if (*m == 0)
+		v->it_value.tv_nsec = 1;
+	v->it_interval = lc__ns_to_ts(c->iv);
+	return 1;
+}
+
+/*
+ * Re-arms the timer of record `a` (timerfd `fd`, else POSIX timer `t`) at
+ * the current mapping. Returns 1 if it must be tried again later: a
+ * periodic timerfd with expirations the program has not read yet
+ * (timerfd_settime would drop them).
+ */
+static int rearm_one(struct lcp_arm *a, int fd, timer_t t, int force)
+{
+	for (int tries = 0; tries < 4; tries++) {
+		struct lcp_arm_copy c;
+		struct itimerspec cur, v;
+		int64_t k, m;
+		int rc;
+
+		if (!arm_read(a, &c))
+			continue;
+		if (c.which == 0 || !arm_same(a, &c))
+			return 0;
+		rc = fd >= 0 ? timerfd_gettime(fd, &cur)
+		             : timer_gettime(t, &cur);
+		if (rc != 0) {
+			if (fd >= 0 && arm_same(a, &c))
+				arm_off(a); /* closed: no timer any more */
+			return 0;
+		}
+		/* disarmed, or a one-shot that expired (a timerfd may still
+		 * hold its expiration unread: re-arming would drop it) */
+		if (cur.it_value.tv_sec == 0 && cur.it_value.tv_nsec == 0)
+			return 0;
+		k = rearm_grid(&c, fd, &cur, force);
+		if (k < 0)
+			return 1;
+		if (!rearm_value(&c, k, &v, &m))
+			return 0;
+		if (!arm_same(a, &c))
+			continue; /* the program armed it meanwhile */
+		rc = fd >= 0 ? REAL(timerfd_settime)(fd, TFD_TIMER_ABSTIME, &v,
+		                                     NULL)
+		             : REAL(timer_settime)(t, TIMER_ABSTIME, &v, NULL);
+		if (rc != 0)
+			return 0;
+		atomic_store_explicit(&a->mono, m - k * c.iv,
+		                      memory_order_relaxed);
+		/* armed by the program while we did: ours may have undone
+		 * its arming, so do its record again */
+		if (arm_same(a, &c))
+			return 0;
+	}
+	return 0;
+}
+
+/* Re-arms every recorded timer; the number that must be tried again. */
+static int rearm_all(int force)
+{
+	int later = 0;
+
+	for (int i = 0; i < LCP_TIMERS; i++) {
+		uintptr_t k = atomic_load_explicit(&g_timer_key[i],
+		                                   memory_order_acquire);
+
+		if (k != 0 && atomic_load_explicit(&g_timer_arm[i].which,
+		                                   memory_order_relaxed))
+			later += rearm_one(&g_timer_arm[i], -1,
+			                   (timer_t)(k - 1), force);
+	}
+	for (int fd = 0; fd < LCP_TFD_ARMS; fd++) {
+		if (atomic_load_explicit(&g_tfd_arm[fd].which,
+		                         memory_order_relaxed) &&
+		    tfd_is_rt(fd))
+			later += rearm_one(&g_tfd_arm[fd], fd, NULL, force);
+	}
+	return later;
+}
+
+/* A host REALTIME timerfd that wakes us when the host's clock is set. */
+static int host_set_fd(void)
+{
+	struct itimerspec far;
+	int fd;
+
+	if (REAL(timerfd_create) == NULL || REAL(timerfd_settime) == NULL)
+		return -1;
+	fd = REAL(timerfd_create)(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	memset(&far, 0, sizeof(far));
+	far.it_value.tv_sec = (time_t)(sizeof(time_t) > 4 ? INT64_C(1) << 33
+	                                                  : INT32_MAX);
+	if (REAL(timerfd_settime)(fd,
+	                          TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET,
+	                          &far, NULL) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void *watch_main(void *arg)
+{
+	int fd = host_set_fd(), later = 0;
+	int64_t fast_until = 0, defer_until = 0;
+
+	(void)arg;
+	for (;;) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		int64_t now = lcp_host_ns(CLOCK_MONOTONIC);
+		uint64_t seq;
+
+		if (poll(&p, fd >= 0 ? 1 : 0,
+		         now < fast_until || later ? 1 : LCP_WATCH_MS) > 0) {
+			uint64_t n;
+
+			/* ECANCELED: the host's REALTIME was set */
+			if (read(fd, &n, sizeof(n)) < 0 && errno != ECANCELED &&
+			    errno != EAGAIN) {
+				close(fd);
+				fd = -1;
+			}
+			fast_until = lcp_host_ns(CLOCK_MONOTONIC) +
+			             LCP_WATCH_FAST_NS;
+		}
+		now = lcp_host_ns(CLOCK_MONOTONIC);
+		if (lcp_updates_ok)
+			lcp_maybe_update(now); /* a page's table, staleness */
+		seq = cws_now();
+		if (seq != atomic_load(&g_watch_seq)) {
+			atomic_store(&g_watch_seq, seq);
+			later = rearm_all(0);
+			defer_until = now + LCP_WATCH_DEFER_NS;
+			fast_until = 0;
+		} else if (later) {
+			later = rearm_all(now >= defer_until);
+		}
+	}
+	return NULL;
+}
+
+/* Starts the watcher unless it runs; `seq0` is the sequence the caller's
+ * deadline was converted at, so that a step right after it is seen. */
+static void watch_start(uint64_t seq0)
+{
+	pthread_attr_t at;
+	pthread_t t;
+	sigset_t all, old;
+	int expect = 0;
+
+	if (lc__likely(atomic_load_explicit(&g_watch, memory_order_relaxed)))
+		return;
+	if (!atomic_compare_exchange_strong(&g_watch, &expect, 1))
+		return;
+	atomic_store(&g_watch_seq, seq0);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (pthread_attr_init(&at) == 0) {
+		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		pthread_attr_setstacksize(&at, 256 * 1024);
+		if (pthread_create(&t, &at, watch_main, NULL) == 0)
+			pthread_setname_np(t, "leapclock-timer");
+		else
+			atomic_store(&g_watch, 0); /* the next arming tries */
+		pthread_attr_destroy(&at);
+	} else {
+		atomic_store(&g_watch, 0);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* fork: the child has no watcher; its first arming starts one. */
+static void watch_after_fork(void)
+{
+	atomic_store(&g_watch, 0);
+}
+
