@@ -33,6 +33,11 @@ struct lc__smear_plan {
 
 /* No smear: offset 0 everywhere. */
 void lc__smear_plan_none(struct lc__smear_plan *pl);
+/* 1 unless the plan is none. */
+static inline int lc__smear_plan_active(const struct lc__smear_plan *pl)
+{
+	return pl->start_mono != INT64_MAX;
+}
 /* Plans the smear of a leap that starts at `leap_mono` (the instant the
  * inserted 23:59:60 or the deleted 23:59:59 begins), direction `dir` (+1
  * insertion, -1 deletion), armed at `now_mono`. If the window should already
