@@ -158,7 +158,7 @@ static void accumulate(struct lc_timekeeper *tk, uint64_t cycles)
 	s->raw_mult = mq_to_mult(tk->raw_mq, tk->raw_err);
 }
 
-/* ---- the leap state -------------------------------------------------------- */
+/* ---- the leap state ------------------------------------------------------ */
 
 /* TAI-UTC from the table at REALTIME second `sec`; `in_repeat` says whether
  * `sec` is the repeated (inserted) second rather than the first 23:59:59. */
@@ -328,7 +328,7 @@ smear:
 	lc__tk_sched_rearm(&tk->sched, s, mono_now);
 }
 
-/* ---- publication ------------------------------------------------------------ */
+/* ---- publication --------------------------------------------------------- */
 
 void lc__tkw_publish(struct lc_timekeeper *tk)
 {
@@ -365,7 +365,7 @@ void lc__tkw_publish(struct lc_timekeeper *tk)
 	}
 }
 
-/* ---- the tick ------------------------------------------------------------- */
+/* ---- the tick ------------------------------------------------------------ */
 
 /* Brings the writer state to the counter's now: accumulate, process the
  * crossed second boundaries. Returns MONOTONIC now. */
@@ -443,7 +443,7 @@ int lc_update(lc_timekeeper *tk)
 	return 0;
 }
 
-/* ---- readers -------------------------------------------------------------------- */
+/* ---- readers ------------------------------------------------------------- */
 
 int64_t lc__tk_slow_rt(const lc_timekeeper *tk, int64_t *mono_out)
 {

@@ -20,8 +20,8 @@
  * the leap. The leap is identified by its POSIX second and direction, not
  * by the step's size: a settime into 23:59:60 steps REALTIME by one second
  * less than UTC. Where the leap is now:
- *  - still pending (the timekeeper re-armed it): at leap_mono; the pre-leap base
- *    offs_sls is offs_real;
+ *  - still pending (the timekeeper re-armed it): at leap_mono; the
+ *    pre-leap base offs_sls is offs_real;
  *  - applied at leap_mono (a settime into its 23:59:60): base offs_real +
  *    dir * 1 s (the pre-leap timeline T reads one second more than
  *    REALTIME after an insertion);
