@@ -86,9 +86,9 @@ void lc__tkw_choose_shift(uint64_t freq, unsigned *shift, unsigned *maxbits)
 
 	for (s = 32; s > 0; s--) {
 		unsigned __int128 m =
-			((unsigned __int128)LC__NS << s) / freq + 1;
-		unsigned __int128 top = (m * MULT_HEADROOM_NUM /
-		                         MULT_HEADROOM_DEN) << mb;
+		    ((unsigned __int128)LC__NS << s) / freq + 1;
+		unsigned __int128 top =
+		    (m * MULT_HEADROOM_NUM / MULT_HEADROOM_DEN) << mb;
 		if (top + ((unsigned __int128)1 << s) <
 		    ((unsigned __int128)1 << 64))
 			break;
@@ -113,9 +113,10 @@ static uint64_t mq_to_mult(__int128 mq, __int128 err)
 
 void lc__tkw_set_rate(struct lc_timekeeper *tk)
 {
-	__int128 rate = (__int128)lc__ntp_rate(&tk->ntp) +
-	                LC__TK_PPB_RATE(tk->steer_ppb);
-	__int128 hi = LC__TK_RATE_NOMINAL * MULT_HEADROOM_NUM / MULT_HEADROOM_DEN;
+	__int128 rate =
+	    (__int128)lc__ntp_rate(&tk->ntp) + LC__TK_PPB_RATE(tk->steer_ppb);
+	__int128 hi =
+	    LC__TK_RATE_NOMINAL * MULT_HEADROOM_NUM / MULT_HEADROOM_DEN;
 
 	/* Never slower than half the nominal rate, never beyond the
 	 * headroom the shift was chosen for. */
@@ -198,7 +199,7 @@ static void table_arm(struct lc_timekeeper *tk, int64_t secs)
 	if (tk->ntp.time_state == LC_TIME_WAIT)
 		bits = 0;
 	tk->ntp.time_status =
-		(tk->ntp.time_status & ~(LC_STA_INS | LC_STA_DEL)) | bits;
+	    (tk->ntp.time_status & ~(LC_STA_INS | LC_STA_DEL)) | bits;
 	/* A timekeeper that starts (or is set) inside the last second
 	 * before the leap has not had a boundary to move TIME_OK ->
 	 * TIME_INS/DEL: second_overflow() would now arm the *next* day's
@@ -208,8 +209,8 @@ static void table_arm(struct lc_timekeeper *tk, int64_t secs)
 	if (tk->ntp.time_state == LC_TIME_OK &&
 	    ((bits == LC_STA_INS && secs == l.when) ||
 	     (bits == LC_STA_DEL && secs == l.when - 1))) {
-		tk->ntp.time_state = bits == LC_STA_INS ? LC_TIME_INS
-		                                        : LC_TIME_DEL;
+		tk->ntp.time_state =
+		    bits == LC_STA_INS ? LC_TIME_INS : LC_TIME_DEL;
 		tk->ntp.next_leap_sec = secs;
 	}
 }
@@ -228,8 +229,7 @@ static int ntp_quiet(const struct lc__ntp *n)
 	       !(n->time_status & (LC_STA_INS | LC_STA_DEL)) &&
 	       n->time_offset == 0 && n->time_adjust == 0 &&
 	       n->tick_length == n->tick_length_base &&
-	       n->time_maxerror >= 16000000 &&
-	       (n->time_status & LC_STA_UNSYNC);
+	       n->time_maxerror >= 16000000 && (n->time_status & LC_STA_UNSYNC);
 }
 
 /* After a long gap (NOHZ for days, a simulation jumping years) the quiet
@@ -307,7 +307,8 @@ void lc__tkw_rearm(struct lc_timekeeper *tk, int64_t mono_now)
 		struct lc_leap l;
 		int64_t rt = mono_now + s->offs_real;
 
-		if (lc_leaptable_next(tk->table, lc__fdiv(rt, LC__NS), &l) == 0) {
+		if (lc_leaptable_next(tk->table, lc__fdiv(rt, LC__NS), &l) ==
+		    0) {
 			dir = l.dir;
 			when = l.dir > 0 ? l.when : l.when - 1;
 		}
@@ -339,8 +340,8 @@ void lc__tkw_publish(struct lc_timekeeper *tk)
 	uint64_t seq;
 
 	s->rt_slow = s->leap_mono;
-	if ((s->flags & LC__TKF_RT_SMEARED) && lc__smear_plan_active(&s->plan) &&
-	    s->plan.start_mono < s->rt_slow)
+	if ((s->flags & LC__TKF_RT_SMEARED) &&
+	    lc__smear_plan_active(&s->plan) && s->plan.start_mono < s->rt_slow)
 		s->rt_slow = s->plan.start_mono;
 	lc__tk_sls_fill(s);
 	memcpy(w, s, sizeof(w));
@@ -355,7 +356,7 @@ void lc__tkw_publish(struct lc_timekeeper *tk)
 	seq = atomic_load_explicit(&p->seq, memory_order_relaxed);
 	for (int k = 0; k < 2; k++) {
 		struct lc__tk_copy *c =
-			&p->copy[((seq + 1 + (uint64_t)k) & 1) ? 0 : 1];
+		    &p->copy[((seq + 1 + (uint64_t)k) & 1) ? 0 : 1];
 
 		atomic_store_explicit(&p->seq, seq + 1 + (uint64_t)k,
 		                      memory_order_release);
@@ -502,7 +503,8 @@ int lc__tk_clock_at(const struct lc__tk_snap *s, lc_clock_id id, int64_t mono,
 		*ts = lc__ns_to_ts(mono + s->offs_tai);
 		return 0;
 	case LC_CLOCK_REALTIME:
-		if ((s->flags & LC__TKF_RT_SMEARED) && lc__smear_plan_active(&s->plan))
+		if ((s->flags & LC__TKF_RT_SMEARED) &&
+		    lc__smear_plan_active(&s->plan))
 			*ts = lc__ns_to_ts(lc__tk_sls_at(s, mono));
 		else
 			*ts = lc__ns_to_ts(lc__tk_realtime_at(s, mono));

@@ -13,10 +13,10 @@
 #include <string.h>
 
 /* Host samples per update, the tightest kept, and the widest accepted. */
-#define FOLLOW_TRIES 8
-#define FOLLOW_TRIES_MAX 64
+#define FOLLOW_TRIES          8
+#define FOLLOW_TRIES_MAX      64
 #define FOLLOW_MAX_BRACKET_NS 20000
-#define FOLLOW_LEAP_WINDOW (2 * 86400 * LC__NS)
+#define FOLLOW_LEAP_WINDOW    (2 * 86400 * LC__NS)
 
 /* One sample of the host: the simulated one configured, else this host's
  * (the kernel's facts and step signal where it has them). */
@@ -108,7 +108,8 @@ void lc__tk_prime_follow(struct lc_timekeeper *tk,
 
 	host_input(&in, hs);
 	in.mono_ns = tk->s.mono;
-	if (lc__tkw_table_tai(tk, lc__fdiv(hs->realtime_ns, LC__NS), 0, &tai) < 0)
+	if (lc__tkw_table_tai(tk, lc__fdiv(hs->realtime_ns, LC__NS), 0, &tai) <
+	    0)
 		tai = 0;
 	in.tai_utc = tai;
 	lc__hf_prime(&tk->hf, &in, tk->cfg.host_smear == NULL);
@@ -154,10 +155,12 @@ static int64_t expected_host(const struct lc_timekeeper *tk, int64_t rt,
 	/* Relative time to the leap instant on the pre-leap timeline; the
 	 * smear offset is measured from that timeline (T), which reads one
 	 * second more than REALTIME after an insertion. */
-	if (lc_leaptable_next(tk->table, in_repeat ? sec - 1 : sec, &next) == 0 &&
+	if (lc_leaptable_next(tk->table, in_repeat ? sec - 1 : sec, &next) ==
+	        0 &&
 	    (next.when - (next.dir > 0 ? 0 : 1)) * LC__NS - rt <
-	            FOLLOW_LEAP_WINDOW) {
-		int64_t at = (next.dir > 0 ? next.when : next.when - 1) * LC__NS;
+	        FOLLOW_LEAP_WINDOW) {
+		int64_t at =
+		    (next.dir > 0 ? next.when : next.when - 1) * LC__NS;
 
 		if (in_repeat)
 			pre = rt + LC__NS;
@@ -168,7 +171,8 @@ static int64_t expected_host(const struct lc_timekeeper *tk, int64_t rt,
 	}
 	if (lc_leaptable_prev(tk->table, sec, &prev) == 0 &&
 	    rt - prev.when * LC__NS < FOLLOW_LEAP_WINDOW) {
-		int64_t at = (prev.dir > 0 ? prev.when : prev.when - 1) * LC__NS;
+		int64_t at =
+		    (prev.dir > 0 ? prev.when : prev.when - 1) * LC__NS;
 
 		pre = rt + prev.dir * LC__NS;
 		t_rel = pre - at;
@@ -209,7 +213,8 @@ static void follow_step(struct lc_timekeeper *tk, int64_t mono_now, int64_t r)
 
 	if (lc_leaptable_tai_utc_at_tai(tk->table, lc__fdiv(v, LC__NS), &tai,
 	                                &in_leap) < 0) {
-		lc__tkw_step_to(tk, mono_now, lc__tk_realtime_at(s, mono_now) + r);
+		lc__tkw_step_to(tk, mono_now,
+		                lc__tk_realtime_at(s, mono_now) + r);
 		return;
 	}
 	if (in_leap)
@@ -240,8 +245,8 @@ void lc__tk_follow_host(struct lc_timekeeper *tk, int64_t mono_now)
 	    hs.clock_was_set == tk->hf_last_cws)
 		return;
 	tk->hf_last_cws = hs.clock_was_set;
-	m = s->mono + (int64_t)lc__cyc2ns(mid, s->cycle_last, s->mult,
-	                                  s->frac, s->shift_max);
+	m = s->mono + (int64_t)lc__cyc2ns(mid, s->cycle_last, s->mult, s->frac,
+	                                  s->shift_max);
 	rt = lc__tk_realtime_at(s, m);
 
 	host_input(&in, &hs);
@@ -249,7 +254,8 @@ void lc__tk_follow_host(struct lc_timekeeper *tk, int64_t mono_now)
 	in.mono_ns = m;
 	/* TAI is continuous, so TAI - REALTIME at the sample is our TAI-UTC
 	 * with the leap applied at its instant. */
-	in.tai_utc = (int32_t)lc__fdiv(m + s->offs_tai - rt + LC__NS / 2, LC__NS);
+	in.tai_utc =
+	    (int32_t)lc__fdiv(m + s->offs_tai - rt + LC__NS / 2, LC__NS);
 	in.smeared = in.expected_ns != rt;
 	in.host_smear = tk->cfg.host_smear != NULL;
 	in.near_leap = near_table_leap(tk, rt);

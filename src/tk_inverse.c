@@ -29,8 +29,8 @@ static int64_t ceil_div128(__int128 a, __int128 b)
 static int64_t delta_at(int64_t base, uint64_t mult, uint64_t frac,
                         unsigned shift, int64_t target)
 {
-	__int128 need = ((__int128)target - base) * ((__int128)1 << shift) -
-	                (__int128)frac;
+	__int128 need =
+	    ((__int128)target - base) * ((__int128)1 << shift) - (__int128)frac;
 
 	return ceil_div128(need, (__int128)mult);
 }
@@ -66,9 +66,8 @@ static int64_t rt_inverse(const struct lc__tk_snap *s, int64_t d, int64_t now)
 			after = s->offs_real - s->leap_dir * LC__NS;
 	}
 	m = lc__sat_add(d, -before);
-	if (m < s->leap_mono &&
-	    !(s->leap_dir > 0 && now >= s->leap_mono &&
-	      m >= s->leap_mono - LC__NS))
+	if (m < s->leap_mono && !(s->leap_dir > 0 && now >= s->leap_mono &&
+	                          m >= s->leap_mono - LC__NS))
 		return m;
 	m = lc__sat_add(d, -after);
 	return m > s->leap_mono ? m : s->leap_mono;

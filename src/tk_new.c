@@ -95,8 +95,8 @@ static int64_t start_point(struct lc_timekeeper *tk)
 	/* MONOTONIC and MONOTONIC_RAW start at the counter's own value at
 	 * the nominal rate (the host's uptime for system and tsc; 0 for a
 	 * sim counter at true time 0). */
-	s->mono = (int64_t)((unsigned __int128)c0 * (uint64_t)LC__NS /
-	                    counter->freq);
+	s->mono =
+	    (int64_t)((unsigned __int128)c0 * (uint64_t)LC__NS / counter->freq);
 	s->raw_mono = s->mono;
 	if (counter->kind == LC_COUNTER_SIM && !tk->cfg.follow_host)
 		return tk->cfg.initial_realtime_ns + s->mono;
@@ -176,8 +176,7 @@ void lc__tk_publish_to(lc_timekeeper *tk, struct lc__tk_latch *l)
 }
 
 void lc__tk_read_from(lc_timekeeper *tk, const struct lc__tk_latch *l,
-                      void (*update)(lc_timekeeper *tk, void *arg),
-                      void *arg)
+                      void (*update)(lc_timekeeper *tk, void *arg), void *arg)
 {
 	pthread_mutex_lock(&tk->lock);
 	tk->reader = 1;
@@ -242,9 +241,9 @@ int lc__tk_resume(lc_timekeeper *tk, const struct lc__tk_latch *from,
 	s->cycle_last = c0;
 	s->mono = mono0;
 	s->frac = 0;
-	s->raw_mono = ps.raw_mono +
-	              (int64_t)lc__cyc2ns(c0, ps.cycle_last, ps.raw_mult,
-	                                  ps.raw_frac, ps.shift_max);
+	s->raw_mono =
+	    ps.raw_mono + (int64_t)lc__cyc2ns(c0, ps.cycle_last, ps.raw_mult,
+	                                      ps.raw_frac, ps.shift_max);
 	s->raw_frac = 0;
 	s->offs_real = rt0 - mono0;
 	s->offs_tai = ps.offs_tai;
@@ -253,8 +252,8 @@ int lc__tk_resume(lc_timekeeper *tk, const struct lc__tk_latch *from,
 	s->cws_seq = ps.cws_seq;
 	lc__tk_sched_init(&tk->sched, s, tk->cfg.smear, lc__tkw_table_mode(tk));
 	lc__ntp_init(&tk->ntp);
-	tk->ntp.tai_offset = (int32_t)lc__fdiv(ps.offs_tai - s->offs_real +
-	                                       LC__NS / 2, LC__NS);
+	tk->ntp.tai_offset =
+	    (int32_t)lc__fdiv(ps.offs_tai - s->offs_real + LC__NS / 2, LC__NS);
 	tk->next_sec = lc__fdiv(rt0, LC__NS) + 1;
 	tk->err = 0;
 	tk->raw_err = 0;
@@ -262,9 +261,9 @@ int lc__tk_resume(lc_timekeeper *tk, const struct lc__tk_latch *from,
 	 * error against the host (and the host following corrects it from
 	 * here on). */
 	nominal = (int64_t)(lc__tkw_rate_to_mq(tk, LC__TK_RATE_NOMINAL) >> 32);
-	ppb = nominal > 0 ? (int64_t)(((__int128)ps.mult - nominal) * LC__NS /
-	                              nominal)
-	                  : 0;
+	ppb = nominal > 0
+	          ? (int64_t)(((__int128)ps.mult - nominal) * LC__NS / nominal)
+	          : 0;
 	if (ppb > LC__HF_MAX_I_PPB)
 		ppb = LC__HF_MAX_I_PPB;
 	if (ppb < -LC__HF_MAX_I_PPB)

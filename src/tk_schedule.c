@@ -48,8 +48,8 @@ static void smear_after_step(struct lc__tk_sched *st, struct lc__tk_snap *s,
 		lm = sec * LC__NS - post;
 		base = post;
 	}
-	if (lm != INT64_MAX && lc__smear_plan_settime(&s->plan, st->policy,
-	                                              lm, (int)dir, NULL) == 0) {
+	if (lm != INT64_MAX && lc__smear_plan_settime(&s->plan, st->policy, lm,
+	                                              (int)dir, NULL) == 0) {
 		s->offs_sls = base;
 		st->plan_leap_mono = lm;
 		st->plan_leap_sec = sec;
@@ -197,19 +197,16 @@ static void plan_next_leap(struct lc__tk_sched *st, struct lc__tk_snap *s,
 
 	if (lc__smear_plan_active(&s->plan_next) &&
 	    !(pending && s->leap_mono == st->next_leap_mono) &&
-	    s->offs_sls - s->offs_real !=
-	            s->plan.to_ns + s->plan_next.to_ns)
+	    s->offs_sls - s->offs_real != s->plan.to_ns + s->plan_next.to_ns)
 		drop_next(st, s);
 	if (!pending || !lc__smear_plan_active(&s->plan) ||
 	    (s->plan.flags & LC__SMEAR_UNWIND) ||
 	    st->plan_leap_mono == s->leap_mono ||
 	    st->next_leap_mono == s->leap_mono ||
-	    s->offs_sls - s->offs_real != s->plan.to_ns ||
-	    s->plan.to_ns == 0)
+	    s->offs_sls - s->offs_real != s->plan.to_ns || s->plan.to_ns == 0)
 		return;
 	lc__smear_plan_none(&pl);
-	if (lc__smear_plan_leap(&pl, st->policy, s->leap_mono,
-	                        (int)s->leap_dir,
+	if (lc__smear_plan_leap(&pl, st->policy, s->leap_mono, (int)s->leap_dir,
 	                        mono_now > s->plan.end_mono ? mono_now
 	                                                    : s->plan.end_mono,
 	                        NULL) == 0 &&
@@ -346,8 +343,8 @@ void lc__tk_sched_prev_leap(struct lc__tk_sched *st, const lc_leaptable *t,
 
 	if (st->policy == NULL || !st->table_mode)
 		return;
-	if (lc_leaptable_prev(t, lc__fdiv(rt, LC__NS), &l) < 0 ||
-	    l.dir == 0 || rt - l.when * LC__NS > 30 * 86400 * LC__NS)
+	if (lc_leaptable_prev(t, lc__fdiv(rt, LC__NS), &l) < 0 || l.dir == 0 ||
+	    rt - l.when * LC__NS > 30 * 86400 * LC__NS)
 		return;
 	st->step_pending = 1;
 	st->step_leap_applied = 1;

@@ -16,7 +16,7 @@
 
 struct lc__tk_sched {
 	const struct lc_smear_policy *policy; /* NULL: no smear at all */
-	int table_mode;         /* the table rules TAI-UTC (LC_LEAP_FROM_TABLE) */
+	int table_mode; /* the table rules TAI-UTC (LC_LEAP_FROM_TABLE) */
 	int64_t plan_leap_mono; /* the leap s->plan is for (INT64_MAX: none) */
 	int64_t plan_leap_sec;  /* its leap_sec (the POSIX second) */
 	int64_t next_leap_mono; /* the leap s->plan_next is for (INT64_MAX) */

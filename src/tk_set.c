@@ -47,8 +47,7 @@ static void stepped(struct lc_timekeeper *tk, int64_t mono_now)
 	s->offs_tai = s->offs_real + (int64_t)tk->ntp.tai_offset * LC__NS;
 }
 
-void lc__tkw_step_to(struct lc_timekeeper *tk, int64_t mono_now,
-                     int64_t new_rt)
+void lc__tkw_step_to(struct lc_timekeeper *tk, int64_t mono_now, int64_t new_rt)
 {
 	tk->s.offs_real = new_rt - mono_now;
 	stepped(tk, mono_now);
@@ -90,8 +89,7 @@ int lc_settime(lc_timekeeper *tk, lc_clock_id id, const struct timespec *ts)
 	if ((int64_t)ts->tv_sec > INT64_MAX / LC__NS - 2 ||
 	    (int64_t)ts->tv_sec < 0)
 		return LC_EINVAL;
-	if (id != LC_CLOCK_REALTIME && id != LC_CLOCK_UTC &&
-	    id != LC_CLOCK_TAI)
+	if (id != LC_CLOCK_REALTIME && id != LC_CLOCK_UTC && id != LC_CLOCK_TAI)
 		return LC_EINVAL;
 	if (nsec >= LC__NS &&
 	    lc_leaptable_leap_at(tk->table, (int64_t)ts->tv_sec) <= 0)
@@ -215,12 +213,13 @@ static int do_adjtimex(lc_timekeeper *tk, struct lc_timex *tx, int privileged)
 		tai_changed = 0;
 	}
 	if (tai_changed) {
-		s->offs_tai = s->offs_real + (int64_t)tk->ntp.tai_offset * LC__NS;
+		s->offs_tai =
+		    s->offs_real + (int64_t)tk->ntp.tai_offset * LC__NS;
 		s->cws_seq++;
 	}
 	tx->time.tv_sec = sec;
-	tx->time.tv_usec = (tk->ntp.time_status & LC_STA_NANO) ? nsec
-	                                                       : nsec / 1000;
+	tx->time.tv_usec =
+	    (tk->ntp.time_status & LC_STA_NANO) ? nsec : nsec / 1000;
 	if (rc >= 0)
 		rc = leap_override(tk, tx, sec, rc);
 	/* A new rate (frequency, tick, offset) applies from this instant. */

@@ -28,10 +28,11 @@ int64_t lc__tk_sls_inverse(const struct lc__tk_snap *s, int64_t d)
 {
 	int64_t m = lc__smear_plan_mono_at(&s->plan, s->offs_sls, d);
 
-	if (!lc__smear_plan_active(&s->plan_next) || m < s->plan_next.start_mono)
+	if (!lc__smear_plan_active(&s->plan_next) ||
+	    m < s->plan_next.start_mono)
 		return m;
-	m = lc__smear_plan_mono_at(&s->plan_next,
-	                           s->offs_sls - s->plan.to_ns, d);
+	m = lc__smear_plan_mono_at(&s->plan_next, s->offs_sls - s->plan.to_ns,
+	                           d);
 	return m > s->plan_next.start_mono ? m : s->plan_next.start_mono;
 }
 
@@ -132,8 +133,8 @@ static int64_t sls_piece_fill(const struct lc__tk_snap *s, int64_t m,
 	C = ceil_q84((uint64_t)c0, (uint64_t)pc.d);
 	dmax = UINT64_C(1) << 40;
 	if ((((unsigned __int128)1 << 84) / (uint64_t)pc.d) < dmax)
-		dmax = (uint64_t)(((unsigned __int128)1 << 84) /
-		                  (uint64_t)pc.d);
+		dmax =
+		    (uint64_t)(((unsigned __int128)1 << 84) / (uint64_t)pc.d);
 	if ((uint64_t)hi - (uint64_t)m0 < dmax)
 		dmax = (uint64_t)hi - (uint64_t)m0;
 	if (dmax <= (uint64_t)m - (uint64_t)m0)

@@ -32,12 +32,12 @@
 #include <pthread.h>
 
 /* The nominal rate in ns << 32 per second, and 1 ppb of it. */
-#define LC__TK_RATE_NOMINAL ((__int128)LC__NS << 32)
+#define LC__TK_RATE_NOMINAL  ((__int128)LC__NS << 32)
 #define LC__TK_PPB_RATE(ppb) ((__int128)(ppb) * ((__int128)1 << 32))
 
 struct lc_timekeeper {
-	struct lc__tk_pub pub; /* must be first: the latch readers use */
-	struct lc__tk_latch own; /* the latch, unless a timeline page's */
+	struct lc__tk_pub pub;       /* must be first: the latch readers use */
+	struct lc__tk_latch own;     /* the latch, unless a timeline page's */
 	struct lc__tk_latch *wlatch; /* where the writer publishes */
 	/* A reader of a timeline page (lc__tk_new_reader): pub.latch is the
 	 * page's, read-only; the writer state below is unused until
@@ -66,9 +66,9 @@ struct lc_timekeeper {
 	int64_t steer_i_ppb;  /* its integral part (hf's) */
 	uint64_t hf_last_cws; /* the step signal count last acted on */
 	int64_t last_update_mono;
-	struct lc__hf_state hf;   /* what the decision learnt (hostfollow.h) */
-	int64_t hf_offs_tai;      /* offs_tai as the last sample left it: */
-	int hf_offs_tai_valid;    /* another value means our clock was set */
+	struct lc__hf_state hf; /* what the decision learnt (hostfollow.h) */
+	int64_t hf_offs_tai;    /* offs_tai as the last sample left it: */
+	int hf_offs_tai_valid;  /* another value means our clock was set */
 };
 
 static inline int lc__tkw_table_mode(const struct lc_timekeeper *tk)
