@@ -10,7 +10,7 @@
 
 #include "tk_inverse.h"
 
-#define NS INT64_C(1000000000)
+#define NS    INT64_C(1000000000)
 #define W2017 INT64_C(1483228800)
 #define LMONO (INT64_C(200000) * NS)
 #define SHIFT 24
@@ -41,15 +41,14 @@ static void snap(struct lc__tk_snap *s)
 
 static int64_t mono_of(const struct lc__tk_snap *s, uint64_t c)
 {
-	return s->mono + (int64_t)lc__cyc2ns(c, s->cycle_last, s->mult,
-	                                     s->frac, s->shift_max);
+	return s->mono + (int64_t)lc__cyc2ns(c, s->cycle_last, s->mult, s->frac,
+	                                     s->shift_max);
 }
 
 static int64_t raw_of(const struct lc__tk_snap *s, uint64_t c)
 {
-	return s->raw_mono + (int64_t)lc__cyc2ns(c, s->cycle_last,
-	                                         s->raw_mult, s->raw_frac,
-	                                         s->shift_max);
+	return s->raw_mono + (int64_t)lc__cyc2ns(c, s->cycle_last, s->raw_mult,
+	                                         s->raw_frac, s->shift_max);
 }
 
 static struct timespec ts_of(int64_t sec, int64_t nsec)
@@ -141,8 +140,7 @@ static void test_realtime_leap(void)
 	          LMONO - NS / 2);
 	/* asked during the inserted second (REALTIME repeats 23:59:59):
 	 * .25 has passed the second time only at LMONO + .25 s */
-	LC_EQ_I64(at(&s, LMONO + NS / 10, LC_CLOCK_REALTIME, W2017 - 1,
-	             NS / 4),
+	LC_EQ_I64(at(&s, LMONO + NS / 10, LC_CLOCK_REALTIME, W2017 - 1, NS / 4),
 	          LMONO + NS / 4);
 	/* 00:00:00.5 after it: one second later on MONOTONIC */
 	LC_EQ_I64(at(&s, before, LC_CLOCK_REALTIME, W2017, NS / 2),
@@ -166,15 +164,13 @@ static void test_utc_leap_second(void)
 	LC_EQ_I64(at(&s, now, LC_CLOCK_UTC, W2017 - 1, NS + 3 * NS / 10),
 	          LMONO + 3 * NS / 10);
 	/* UTC's 23:59:59.5 is only the first one; 00:00:00 after 23:59:60 */
-	LC_EQ_I64(at(&s, now, LC_CLOCK_UTC, W2017 - 1, NS / 2),
-	          LMONO - NS / 2);
+	LC_EQ_I64(at(&s, now, LC_CLOCK_UTC, W2017 - 1, NS / 2), LMONO - NS / 2);
 	LC_EQ_I64(at(&s, now, LC_CLOCK_UTC, W2017, 0), LMONO + NS);
 	/* a 23:59:60 that does not exist: the next second's 00.000 */
 	LC_EQ_I64(at(&s, now, LC_CLOCK_UTC, W2017 - 86401, NS + 1),
 	          LMONO - 86400 * NS);
 	/* no smear plan: UTC_SLS is UTC */
-	LC_EQ_I64(at(&s, now, LC_CLOCK_UTC_SLS, W2017 - 1, NS + 1),
-	          LMONO + 1);
+	LC_EQ_I64(at(&s, now, LC_CLOCK_UTC_SLS, W2017 - 1, NS + 1), LMONO + 1);
 }
 
 static void test_offsets_and_args(void)
@@ -215,8 +211,9 @@ int main(int argc, char **argv)
 	lc_test_init(argc, argv);
 	LC_RUN(test_cycles_first,
 	       "the counter value is the first reaching MONOTONIC, clamped");
-	LC_RUN(test_raw_first,
-	       "MONOTONIC_RAW deadlines land on the first instant reaching them");
+	LC_RUN(
+	    test_raw_first,
+	    "MONOTONIC_RAW deadlines land on the first instant reaching them");
 	LC_RUN(test_realtime_leap,
 	       "REALTIME around an inserted second, before and after the fold");
 	LC_RUN(test_utc_leap_second, "UTC's 23:59:60 and the second after it");

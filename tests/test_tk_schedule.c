@@ -183,8 +183,8 @@ static void test_step_moves_plan(void)
 	 * relative to the leap: the nominal smear at the new distance to
 	 * it (10 s further into the window: 10 s / 86401 s of the second
 	 * more) */
-	LC_EQ_I64(sls(&s, now),
-	          now + s.offs_real - lc_smear_offset(&p, 1, now - s.leap_mono));
+	LC_EQ_I64(sls(&s, now), now + s.offs_real -
+	                            lc_smear_offset(&p, 1, now - s.leap_mono));
 	LC_EQ_I64(sls(&s, now) - before,
 	          step - (lc_smear_offset(&p, 1, now - s.leap_mono) -
 	                  lc_smear_offset(&p, 1, now - LMONO)));
@@ -259,8 +259,9 @@ int main(int argc, char **argv)
 	LC_RUN(test_no_policy, "no policy: no plan, UTC_SLS is REALTIME");
 	LC_RUN(test_cancel_unwinds,
 	       "a cancelled leap unwinds continuously back to REALTIME");
-	LC_RUN(test_applied_then_retired,
-	       "an applied leap's plan is retired at its end, no reading moves");
+	LC_RUN(
+	    test_applied_then_retired,
+	    "an applied leap's plan is retired at its end, no reading moves");
 	LC_RUN(test_step_moves_plan,
 	       "a step inside the window moves the plan with its leap");
 	LC_RUN(test_step_without_plan_drops,

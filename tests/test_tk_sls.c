@@ -10,7 +10,7 @@
 
 #include "tk_sls.h"
 
-#define NS INT64_C(1000000000)
+#define NS    INT64_C(1000000000)
 #define W2017 INT64_C(1483228800)
 #define LMONO (INT64_C(200000) * NS)
 
@@ -128,8 +128,8 @@ static void test_inverse_first_instant(void)
 	LC_EQ_INT(lc_smear_preset("cosine", 0, &p, NULL), 0);
 	snap_at(&s, &p, 0);
 	for (int i = 0; i < 3000; i++) {
-		int64_t m = lc_rand_range(s.plan.start_mono - NS,
-		                          s.plan.end_mono + NS);
+		int64_t m =
+		    lc_rand_range(s.plan.start_mono - NS, s.plan.end_mono + NS);
 		int64_t v = lc__tk_sls_at(&s, m);
 		int64_t inv = lc__tk_sls_inverse(&s, v);
 
