@@ -243,18 +243,27 @@ int64_t lc__smear_piece_at(const struct lc__smear_piece *pc, int64_t mono)
 	                      (__int128)pc->p * (mono - pc->t0) + pc->q, pc->d);
 }
 
+/* 1 if mono is outside the window (the offset is from_ns or to_ns),
+ * else 0 with the window's length, the time into it and the offset to
+ * travel. */
+static int outside(const struct lc__smear_plan *pl, int64_t mono, int64_t *len,
+                   int64_t *tau, int64_t *diff)
+{
+	if (mono <= pl->start_mono || mono >= pl->end_mono)
+		return 1;
+	*len = pl->end_mono - pl->start_mono;
+	*tau = mono - pl->start_mono;
+	*diff = pl->to_ns - pl->from_ns;
+	return 0;
+}
+
 int64_t lc__smear_plan_offset(const struct lc__smear_plan *pl, int64_t mono)
 {
 	struct lc__smear_piece pc;
 	int64_t len, tau, diff;
 
-	if (mono <= pl->start_mono)
-		return pl->from_ns;
-	if (mono >= pl->end_mono)
-		return pl->to_ns;
-	len = pl->end_mono - pl->start_mono;
-	tau = mono - pl->start_mono;
-	diff = pl->to_ns - pl->from_ns;
+	if (outside(pl, mono, &len, &tau, &diff))
+		return mono <= pl->start_mono ? pl->from_ns : pl->to_ns;
 	if (pl->shape == LC_SMEAR_LINEAR || pl->shape == LC_SMEAR_STEP) {
 		/* exact: from + sign * ceil(|diff| * tau / len) */
 		if (diff >= 0)
@@ -273,13 +282,8 @@ int64_t lc__smear_plan_offset_curve(const struct lc__smear_plan *pl,
 	int64_t len, tau, diff;
 	double x, rho, g;
 
-	if (mono <= pl->start_mono)
-		return pl->from_ns;
-	if (mono >= pl->end_mono)
-		return pl->to_ns;
-	len = pl->end_mono - pl->start_mono;
-	tau = mono - pl->start_mono;
-	diff = pl->to_ns - pl->from_ns;
+	if (outside(pl, mono, &len, &tau, &diff))
+		return mono <= pl->start_mono ? pl->from_ns : pl->to_ns;
 	if (pl->shape == LC_SMEAR_LINEAR || pl->shape == LC_SMEAR_STEP)
 		return lc__smear_plan_offset(pl, mono);
 	x = (double)tau / (double)len;

@@ -214,16 +214,10 @@ double lc__smear_policy_bound(const struct lc_smear_policy *p, int dir)
 	return lc__smear_policy_peak(p, dir);
 }
 
-/* err->where names where the policy came from (an option, a variable, a
- * file and key): the caller's label, else "smear policy". */
-int lc_smear_validate_from(const char *where, const struct lc_smear_policy *p,
-                           struct lc_error *err)
+/* The fields one by one: 0 or LC_EINVAL naming the field. */
+static int check_fields(const char *w, const struct lc_smear_policy *p,
+                        struct lc_error *err)
 {
-	const char *w = where != NULL ? where : "smear policy";
-	double pk;
-
-	if (p == NULL)
-		return lc__error(err, LC_EINVAL, w, 0, "no policy given");
 	if (p->shape < 0 || p->shape > LC_SMEAR_STEP)
 		return lc__error(err, LC_EINVAL, w, 0,
 		                 "shape: unknown shape %d (linear, cosine, "
@@ -264,6 +258,15 @@ int lc_smear_validate_from(const char *where, const struct lc_smear_policy *p,
 		    "window: a centred window counts civil seconds "
 		    "and must be longer than 1 s (it spans W - 1 SI "
 		    "seconds around a deleted second)");
+	return 0;
+}
+
+/* The rates the policy asks of the smeared clock, both directions. */
+static int check_rates(const char *w, const struct lc_smear_policy *p,
+                       struct lc_error *err)
+{
+	double pk;
+
 	for (int dir = 1; dir >= -1; dir -= 2) {
 		int64_t s, e;
 
@@ -296,6 +299,20 @@ int lc_smear_validate_from(const char *where, const struct lc_smear_policy *p,
 			    (double)(e - s) / 1e9, pk);
 	}
 	return 0;
+}
+
+/* err->where names where the policy came from (an option, a variable, a
+ * file and key): the caller's label, else "smear policy". */
+int lc_smear_validate_from(const char *where, const struct lc_smear_policy *p,
+                           struct lc_error *err)
+{
+	const char *w = where != NULL ? where : "smear policy";
+	int rc;
+
+	if (p == NULL)
+		return lc__error(err, LC_EINVAL, w, 0, "no policy given");
+	rc = check_fields(w, p, err);
+	return rc < 0 ? rc : check_rates(w, p, err);
 }
 
 int lc_smear_validate(const struct lc_smear_policy *p, struct lc_error *err)

@@ -157,6 +157,24 @@ static int leap_override(const struct lc_timekeeper *tk, struct lc_timex *tx,
 	return rc;
 }
 
+/* ADJ_SETOFFSET: steps REALTIME by tx->time (us, or ns with ADJ_NANO);
+ * LC_EINVAL, nothing changed, if that overflows or goes below
+ * MONOTONIC. */
+static int set_offset(struct lc_timekeeper *tk, const struct lc_timex *tx,
+                      int64_t mono)
+{
+	struct lc__tk_snap *s = &tk->s;
+	int64_t unit = (tx->modes & LC_ADJ_NANO) ? 1 : 1000, delta;
+
+	if (__builtin_mul_overflow(tx->time.tv_sec, LC__NS, &delta) ||
+	    __builtin_add_overflow(delta, tx->time.tv_usec * unit, &delta) ||
+	    s->offs_real + delta < 0)
+		return LC_EINVAL;
+	s->offs_real += delta;
+	stepped(tk, mono);
+	return 0;
+}
+
 static int do_adjtimex(lc_timekeeper *tk, struct lc_timex *tx, int privileged)
 {
 	struct lc__tk_snap *s = &tk->s;
@@ -181,22 +199,13 @@ static int do_adjtimex(lc_timekeeper *tk, struct lc_timex *tx, int privileged)
 	/* The catch-up first, so that the state the call sees and returns
 	 * is the exact one at this instant. */
 	mono = lc__tkw_advance(tk);
-	if (tx->modes & LC_ADJ_SETOFFSET) {
-		int64_t unit = (tx->modes & LC_ADJ_NANO) ? 1 : 1000, delta;
-
-		if (__builtin_mul_overflow(tx->time.tv_sec, LC__NS, &delta) ||
-		    __builtin_add_overflow(delta, tx->time.tv_usec * unit,
-		                           &delta) ||
-		    s->offs_real + delta < 0) {
-			/* Linux: EINVAL if REALTIME would be invalid or
-			 * below MONOTONIC; nothing changes (the catch-up
-			 * is published: it changes no reading). */
-			lc__tkw_finish(tk);
-			pthread_mutex_unlock(&tk->lock);
-			return LC_EINVAL;
-		}
-		s->offs_real += delta;
-		stepped(tk, mono);
+	if ((tx->modes & LC_ADJ_SETOFFSET) && set_offset(tk, tx, mono) < 0) {
+		/* Linux: EINVAL if REALTIME would be invalid or below
+		 * MONOTONIC; nothing changes (the catch-up is published: it
+		 * changes no reading). */
+		lc__tkw_finish(tk);
+		pthread_mutex_unlock(&tk->lock);
+		return LC_EINVAL;
 	}
 	/* REALTIME sampled once the offset is applied (Linux samples it
 	 * after timekeeping_inject_offset()). */

@@ -47,6 +47,45 @@ static unsigned __int128 ceil_q84(uint64_t x, uint64_t d)
 	return (q1 << 42) + n / d + (n % d != 0);
 }
 
+/* The piece of UTC_SLS around m: offset(m') = pc's (lc__smear_piece_at)
+ * and UTC_SLS = m' + k0 - offset(m') for m' in [m, hi). 0 where there is
+ * none (an unsmeared 23:59:60, or both plans moving). */
+static int piece_around(const struct lc__tk_snap *s, int64_t m,
+                        struct lc__smear_piece *pc, int64_t *k0, int64_t *hi)
+{
+	struct lc__smear_piece pn;
+
+	memset(pc, 0, sizeof(*pc));
+	pc->d = 1;
+	if (!lc__smear_plan_active(&s->plan)) {
+		if (m < s->leap_mono) {
+			*hi = s->leap_mono;
+			*k0 = s->offs_real;
+		} else if (s->leap_dir > 0 &&
+		           m < lc__sat_add(s->leap_mono, LC__NS)) {
+			return 0; /* 23:59:60 */
+		} else {
+			*hi = INT64_MAX;
+			*k0 = lc__tk_realtime_at(s, m) - m;
+		}
+		return 1;
+	}
+	lc__smear_plan_piece(&s->plan, m, pc);
+	lc__smear_plan_piece(&s->plan_next, m, &pn);
+	if (pn.p != 0 || pn.q != 0) {
+		/* plan_next moves only where plan is constant */
+		struct lc__smear_piece t = *pc;
+
+		if (t.p != 0 || t.q != 0)
+			return 0;
+		*pc = pn;
+		pn = t;
+	}
+	*k0 = s->offs_sls - pn.base;
+	*hi = pc->hi < pn.hi ? pc->hi : pn.hi;
+	return 1;
+}
+
 /*
  * Lines 1-2 of the snapshot: UTC_SLS from the snapshot's instant `mono`
  * (m0) on, as two pieces. On a piece, with offset(m) = base +
@@ -79,41 +118,15 @@ static int64_t sls_piece_fill(const struct lc__tk_snap *s, int64_t m,
                               struct lc__tk_sls_piece *out)
 {
 	const int64_t m0 = s->mono;
-	struct lc__smear_piece pc, pn;
+	struct lc__smear_piece pc;
 	int64_t k0, hi, n0, r0, E, c0;
 	unsigned __int128 M, C;
 	__int128 num, S0;
 	uint64_t dmax;
 
 	memset(out, 0, sizeof(*out));
-	memset(&pc, 0, sizeof(pc));
-	pc.d = 1;
-	if (!lc__smear_plan_active(&s->plan)) {
-		if (m < s->leap_mono) {
-			hi = s->leap_mono;
-			k0 = s->offs_real;
-		} else if (s->leap_dir > 0 &&
-		           m < lc__sat_add(s->leap_mono, LC__NS)) {
-			return m; /* 23:59:60 */
-		} else {
-			hi = INT64_MAX;
-			k0 = lc__tk_realtime_at(s, m) - m;
-		}
-	} else {
-		lc__smear_plan_piece(&s->plan, m, &pc);
-		lc__smear_plan_piece(&s->plan_next, m, &pn);
-		if (pn.p != 0 || pn.q != 0) {
-			/* plan_next moves only where plan is constant */
-			struct lc__smear_piece t = pc;
-
-			if (t.p != 0 || t.q != 0)
-				return m;
-			pc = pn;
-			pn = t;
-		}
-		k0 = s->offs_sls - pn.base;
-		hi = pc.hi < pn.hi ? pc.hi : pn.hi;
-	}
+	if (!piece_around(s, m, &pc, &k0, &hi))
+		return m;
 	if (pc.d <= 0 || pc.d >= (INT64_C(1) << 51) || pc.p >= pc.d ||
 	    pc.p <= -pc.d || hi <= m)
 		return m;
