@@ -71,7 +71,7 @@ int64_t lc__smear_plan_offset_curve(const struct lc__smear_plan *pl,
  * exactly lc__smear_plan_offset(): constant before the window and after
  * it (p = q = 0), one piece for the linear shape, one per chord for the
  * curved ones. The writer turns it into the reader's multiply
- * (timekeeper.c, sls_fast_fill). */
+ * (tk_sls.c, lc__tk_sls_fill). */
 struct lc__smear_piece {
 	int64_t lo, hi;
 	int64_t t0, base;
