@@ -207,8 +207,8 @@ struct lc__smear_span {
 	struct lc__smear_plan plan;
 };
 
-/* Fills *sp for POSIX instant rt_ns: 1 if rt_ns is inside [sp->lo,
- * sp->hi) (compute with lc__smear_sls_from_tai or sp->plan), 0 if quiet (UTC_SLS ==
+/* Fills *sp for POSIX instant rt_ns: 1 if rt_ns is inside [sp->lo, sp->hi)
+ * (compute with lc__smear_sls_from_tai or sp->plan), 0 if quiet (UTC_SLS ==
  * REALTIME for every POSIX ns in [quiet_lo, quiet_hi)), LC_EINVAL. */
 int lc__smear_span_at(const lc_leaptable *t, const struct lc_smear_policy *p,
                       int64_t rt_ns, struct lc__smear_span *sp);

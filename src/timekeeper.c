@@ -30,16 +30,16 @@
  *    update's counter value, after accumulating up to it with the old one, so
  *    a rate change never makes a clock jump.
  *
- *  - The exact leap: rearm() puts the MONOTONIC instant of the next leap
- *    boundary into the snapshot (leap_mono, and rt_slow for the hot path);
- *    readers apply the leap themselves from that instant on. catch_up() later
- *    "folds" it: it calls lc__ntp_second_overflow() once per POSIX second
- *    boundary crossed, in order, at the MONOTONIC instant where that
- *    boundary lay on the timeline readers saw, and moves offs_real by the
- *    leap it returns; readers then see leap_folded = 1 and the same values.
- *    So what a reader sees never depends on when lc_update() runs, and the
- *    NTP state (TIME_INS -> TIME_OOP -> TIME_WAIT ...) is exact at every
- *    writer operation, which runs the catch-up first.
+ *  - The exact leap: lc__tkw_rearm() puts the MONOTONIC instant of the next
+ *    leap boundary into the snapshot (leap_mono, and rt_slow for the hot
+ *    path); readers apply the leap themselves from that instant on. catch_up()
+ *    later "folds" it: it calls lc__ntp_second_overflow() once per POSIX
+ *    second boundary crossed, in order, at the MONOTONIC instant where that
+ *    boundary lay on the timeline readers saw, and moves offs_real by the leap
+ *    it returns; readers then see leap_folded = 1 and the same values. So what
+ *    a reader sees never depends on when lc_update() runs, and the NTP state
+ *    (TIME_INS -> TIME_OOP -> TIME_WAIT ...) is exact at every writer
+ *    operation, which runs the catch-up first.
  *
  *  - clock_was_set: the sequence is bumped by lc_settime, ADJ_SETOFFSET, a
  *    TAI offset change (ADJ_TAI, the table) and a followed host step; for a

@@ -47,11 +47,6 @@ static void host_input(struct lc__hf_input *in, const struct lc_host_sample *hs)
 	in->cws = hs->clock_was_set;
 }
 
-/* The host's REALTIME, which lc_tk_new starts from (s->mono is set). When
- * following the host, that sample is also the first one the decision
- * learns from: REALTIME is set to the host's, so the learnt offset is 0
- * (unless a declared host smear is under way), TAI-UTC the table's, and
- * the kernel's state and step count are the baselines. */
 /* The host sample between two counter reads (a preemption in between
  * would bias it): the tightest of FOLLOW_TRIES, and of up to
  * FOLLOW_TRIES_MAX while every bracket was wider than a quarter of
@@ -108,16 +103,21 @@ void lc__tk_prime_follow(struct lc_timekeeper *tk,
 
 	host_input(&in, hs);
 	in.mono_ns = tk->s.mono;
-	if (lc__tkw_table_tai(tk, lc__fdiv(hs->realtime_ns, LC__NS), 0, &tai) <
-	    0)
+	if (lc__tkw_table_tai(tk, lc__fdiv(hs->realtime_ns, LC__NS), 0,
+	                      &tai) < 0)
 		tai = 0;
 	in.tai_utc = tai;
 	lc__hf_prime(&tk->hf, &in, tk->cfg.host_smear == NULL);
-	/* lc_tk_new's offs_tai, as sync_table_tai() leaves it */
+	/* lc_tk_new's offs_tai, as lc__tkw_sync_table_tai() leaves it */
 	tk->hf_offs_tai = hs->realtime_ns - tk->s.mono + (int64_t)tai * LC__NS;
 	tk->hf_offs_tai_valid = 1;
 }
 
+/* The host's REALTIME, which lc_tk_new starts from (s->mono is set). When
+ * following the host, that sample is also the first one the decision
+ * learns from: REALTIME is set to the host's, so the learnt offset is 0
+ * (unless a declared host smear is under way), TAI-UTC the table's, and
+ * the kernel's state and step count are the baselines. */
 int64_t lc__tk_host_realtime(struct lc_timekeeper *tk)
 {
 	struct lc_host_sample hs;

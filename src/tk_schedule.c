@@ -13,11 +13,11 @@
 
 #include <string.h>
 
-/* After a step (after_step() set st->step_pending): the plan of the leap
- * that was being smeared becomes the nominal plan for that leap's instant on
- * the new timeline (docs/smearing.md (c)), so that UTC_SLS steps with
- * REALTIME by exactly the step and the smear keeps its schedule relative to
- * the leap. The leap is identified by its POSIX second and direction, not
+/* After a step (lc__tk_sched_after_step() set st->step_pending): the plan of
+ * the leap that was being smeared becomes the nominal plan for that leap's
+ * instant on the new timeline (docs/smearing.md (c)), so that UTC_SLS steps
+ * with REALTIME by exactly the step and the smear keeps its schedule relative
+ * to the leap. The leap is identified by its POSIX second and direction, not
  * by the step's size: a settime into 23:59:60 steps REALTIME by one second
  * less than UTC. Where the leap is now:
  *  - still pending (the timekeeper re-armed it): at leap_mono; the
