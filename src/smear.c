@@ -341,6 +341,42 @@ double lc__smear_make_plan(struct lc__smear_plan *pl,
 	return lc__smear_plan_peak_ppm(pl);
 }
 
+/* A smear that cannot start at its window's start s (armed later, or from
+ * an unwind's offset `from`): from now_mono to the window's end e, faster
+ * than the policy's own; LC_ERANGE if that is over or needs a rate beyond
+ * max_rate or one that (nearly) stops the smeared clock. */
+static int plan_late(struct lc__smear_plan *np, const struct lc_smear_policy *p,
+                     int64_t now_mono, int64_t s, int64_t e, int64_t from,
+                     int64_t to, struct lc_error *err)
+{
+	const char *w = "<smear plan>";
+	double pk;
+
+	if (e <= now_mono)
+		return lc__error(err, LC_ERANGE, w, 0,
+		                 "armed after the smear window ended");
+	pk = lc__smear_make_plan(np, p, now_mono, e, from, to);
+	if (pk < 0 ||
+	    (p->max_rate_ppm > 0 &&
+	     lc__smear_plan_peak_ppm(np) > p->max_rate_ppm * (1 + 1e-12)))
+		return lc__error(
+		    err, LC_ERANGE, w, 0,
+		    "armed %.3f s into the window: finishing by its "
+		    "end needs %.6g ppm, more than max_rate %g ppm",
+		    (double)(now_mono - s) / 1e9, lc__smear_plan_peak_ppm(np),
+		    p->max_rate_ppm);
+	if (to > from && lc__smear_plan_peak_ppm(np) >= 1e6 * 0.999)
+		return lc__error(
+		    err, LC_ERANGE, w, 0,
+		    "armed %.3f s into the window: finishing by its "
+		    "end needs %.6g ppm, which would (nearly) stop "
+		    "the smeared clock",
+		    (double)(now_mono - s) / 1e9, lc__smear_plan_peak_ppm(np));
+	if (now_mono > s)
+		np->flags |= LC__SMEAR_LATE;
+	return 0;
+}
+
 int lc__smear_plan_leap(struct lc__smear_plan *pl,
                         const struct lc_smear_policy *p, int64_t leap_mono,
                         int dir, int64_t now_mono, struct lc_error *err)
@@ -349,7 +385,6 @@ int lc__smear_plan_leap(struct lc__smear_plan *pl,
 	struct lc__smear_plan np;
 	int64_t s, e, from = 0, to;
 	int active, unwinding;
-	double pk;
 	int rc;
 
 	rc = lc_smear_validate(p, err);
@@ -386,29 +421,9 @@ int lc__smear_plan_leap(struct lc__smear_plan *pl,
 	if (now_mono <= s && from == 0) {
 		lc__smear_make_plan(&np, p, s, e, 0, to);
 	} else {
-		if (e <= now_mono)
-			return lc__error(err, LC_ERANGE, w, 0,
-			                 "armed after the smear window ended");
-		pk = lc__smear_make_plan(&np, p, now_mono, e, from, to);
-		if (pk < 0 ||
-		    (p->max_rate_ppm > 0 && lc__smear_plan_peak_ppm(&np) >
-		                                p->max_rate_ppm * (1 + 1e-12)))
-			return lc__error(
-			    err, LC_ERANGE, w, 0,
-			    "armed %.3f s into the window: finishing by its "
-			    "end needs %.6g ppm, more than max_rate %g ppm",
-			    (double)(now_mono - s) / 1e9,
-			    lc__smear_plan_peak_ppm(&np), p->max_rate_ppm);
-		if (to > from && lc__smear_plan_peak_ppm(&np) >= 1e6 * 0.999)
-			return lc__error(
-			    err, LC_ERANGE, w, 0,
-			    "armed %.3f s into the window: finishing by its "
-			    "end needs %.6g ppm, which would (nearly) stop "
-			    "the smeared clock",
-			    (double)(now_mono - s) / 1e9,
-			    lc__smear_plan_peak_ppm(&np));
-		if (now_mono > s)
-			np.flags |= LC__SMEAR_LATE;
+		rc = plan_late(&np, p, now_mono, s, e, from, to, err);
+		if (rc < 0)
+			return rc;
 	}
 	np.param[P_LEAP] = leap_mono;
 	np.param[P_DIR] = dir;
