@@ -147,20 +147,11 @@ static int kernel_leapt(const struct lc__hf_state *st,
 	return armed;
 }
 
-void lc__hf_update(struct lc__hf_state *st, const struct lc__hf_input *in,
-                   struct lc__hf_output *out)
+/* Leaps since the last sample: ours (TAI-UTC moved) widen the gap, the
+ * kernel's (its TAI offset moved by +-1 in a leap state) narrow it and owe
+ * a step signal. */
+static void count_leaps(struct lc__hf_state *st, const struct lc__hf_input *in)
 {
-	int64_t d = in->host_ns - in->expected_ns;
-	int64_t dt = in->mono_ns - st->last_mono;
-	int64_t lp, lc, e, r;
-	uint64_t fires = 0;
-	int k = 0, stepped = 0;
-
-	memset(out, 0, sizeof(*out));
-	if (dt < 0)
-		dt = 0;
-
-	/* Leaps: ours since the last sample, and the kernel's. */
 	if (st->have_tai_utc)
 		st->gap += in->tai_utc - st->tai_utc;
 	if (in->has_kernel && st->have_kernel) {
@@ -177,6 +168,55 @@ void lc__hf_update(struct lc__hf_state *st, const struct lc__hf_input *in,
 	 * coming. */
 	if (st->owed > 0 && st->last_mono - st->owed_mono > LC__HF_OWED_NS)
 		st->owed = 0;
+}
+
+/* The undeclared-smear window: what our steering moved the phase beyond
+ * the frequency learnt before it. */
+static void track_window(struct lc__hf_state *st,
+                         const struct lc__hf_input *in, int64_t dt)
+{
+	if (!in->near_leap || in->host_smear) {
+		st->win_active = 0;
+		return;
+	}
+	if (!st->win_active) {
+		st->win_active = 1;
+		st->win_ns = 0;
+		st->win_i_ppb = st->i_ppb;
+		return;
+	}
+	st->win_ns += (int64_t)((__int128)(st->last_steer - st->win_i_ppb) *
+	                        dt / LC__NS);
+}
+
+/* `fires` step signals (> 0) with r the move beyond the learnt offset:
+ * those the kernel's owed leaps explain are not steps; one more is. One it
+ * may explain can hide a step in the same interval (one timerfd read
+ * stands for any number of them): r beyond step_ns is one too. */
+static int is_step(struct lc__hf_state *st, uint64_t fires, int64_t r,
+                   int64_t step_ns)
+{
+	uint64_t explained =
+	    fires < (uint64_t)st->owed ? fires : (uint64_t)st->owed;
+
+	st->owed -= (int)explained;
+	return fires > explained || abs64(r) > step_ns;
+}
+
+void lc__hf_update(struct lc__hf_state *st, const struct lc__hf_input *in,
+                   struct lc__hf_output *out)
+{
+	int64_t d = in->host_ns - in->expected_ns;
+	int64_t dt = in->mono_ns - st->last_mono;
+	int64_t lp, lc, e, r;
+	uint64_t fires = 0;
+	int k = 0, stepped = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (dt < 0)
+		dt = 0;
+
+	count_leaps(st, in);
 
 	if (!in->has_cws || !st->have_cws || !st->learnt || in->ours_set) {
 		threshold_rule(st, in, d, dt, out);
@@ -186,21 +226,7 @@ void lc__hf_update(struct lc__hf_state *st, const struct lc__hf_input *in,
 	out->kernel_rule = 1;
 	fires = in->cws - st->cws;
 
-	/* The undeclared-smear window: what our steering moved the phase
-	 * beyond the frequency learnt before it. */
-	if (in->near_leap && !in->host_smear) {
-		if (!st->win_active) {
-			st->win_active = 1;
-			st->win_ns = 0;
-			st->win_i_ppb = st->i_ppb;
-		} else {
-			st->win_ns += (int64_t)((__int128)(st->last_steer -
-			                                   st->win_i_ppb) *
-			                        dt / LC__NS);
-		}
-	} else {
-		st->win_active = 0;
-	}
+	track_window(st, in, dt);
 
 	/* The candidates: the learnt offset, less what the proportional
 	 * steer removed since; and, while the host is `gap` leaps behind, the
@@ -216,17 +242,7 @@ void lc__hf_update(struct lc__hf_state *st, const struct lc__hf_input *in,
 	e = d - (k ? st->gap * LC__NS : 0);
 	r = e - lp;
 
-	if (fires > 0) {
-		uint64_t explained = fires < (uint64_t)st->owed ? fires
-		                                                 : (uint64_t)st->owed;
-
-		st->owed -= (int)explained;
-		/* A signal the kernel's leap does not explain is a step; one
-		 * it may explain can hide a step in the same interval (one
-		 * timerfd read stands for any number of them). */
-		if (fires > explained || abs64(r) > in->step_ns)
-			stepped = 1;
-	}
+	stepped = fires > 0 && is_step(st, fires, r, in->step_ns);
 	if (!k)
 		st->gap = 0; /* the host shows our leaps (again) */
 

@@ -33,6 +33,11 @@ struct lc__smear_plan {
 
 /* No smear: offset 0 everywhere. */
 void lc__smear_plan_none(struct lc__smear_plan *pl);
+/* 1 unless the plan is none. */
+static inline int lc__smear_plan_active(const struct lc__smear_plan *pl)
+{
+	return pl->start_mono != INT64_MAX;
+}
 /* Plans the smear of a leap that starts at `leap_mono` (the instant the
  * inserted 23:59:60 or the deleted 23:59:59 begins), direction `dir` (+1
  * insertion, -1 deletion), armed at `now_mono`. If the window should already
@@ -66,7 +71,7 @@ int64_t lc__smear_plan_offset_curve(const struct lc__smear_plan *pl,
  * exactly lc__smear_plan_offset(): constant before the window and after
  * it (p = q = 0), one piece for the linear shape, one per chord for the
  * curved ones. The writer turns it into the reader's multiply
- * (timekeeper.c, sls_fast_fill). */
+ * (tk_sls.c, lc__tk_sls_fill). */
 struct lc__smear_piece {
 	int64_t lo, hi;
 	int64_t t0, base;
@@ -202,8 +207,8 @@ struct lc__smear_span {
 	struct lc__smear_plan plan;
 };
 
-/* Fills *sp for POSIX instant rt_ns: 1 if rt_ns is inside [sp->lo,
- * sp->hi) (compute with lc__smear_sls_from_tai or sp->plan), 0 if quiet (UTC_SLS ==
+/* Fills *sp for POSIX instant rt_ns: 1 if rt_ns is inside [sp->lo, sp->hi)
+ * (compute with lc__smear_sls_from_tai or sp->plan), 0 if quiet (UTC_SLS ==
  * REALTIME for every POSIX ns in [quiet_lo, quiet_hi)), LC_EINVAL. */
 int lc__smear_span_at(const lc_leaptable *t, const struct lc_smear_policy *p,
                       int64_t rt_ns, struct lc__smear_span *sp);

@@ -49,8 +49,8 @@
  *	MONOTONIC(cycles) = mono + ((cycles - cycle_last) * mult + frac) >> shift
  *
  *  lines 1 and 2: UTC_SLS, two pieces sls[0], sls[1], written by the
- *  writer at each publication from the plans (timekeeper.c,
- *  sls_fast_fill) so that a reader needs no division and no sin(): with
+ *  writer at each publication from the plans (tk_sls.c,
+ *  lc__tk_sls_fill) so that a reader needs no division and no sin(): with
  *  d = MONOTONIC - mono (the ns since the snapshot, the product above),
  *	base, dmax, m_lo/hi, c_lo/hi of sls[i]
  *
@@ -221,7 +221,7 @@ struct lc__tk_latch {
 
 /* The reader-visible part of a timekeeper: where its latch is, and its
  * counter. The rest of struct lc_timekeeper (writer state) follows it in
- * timekeeper.c. A reader of a timeline page has its own counter of the
+ * tk_writer.h. A reader of a timeline page has its own counter of the
  * page's kind (the TSC or the host's CLOCK_MONOTONIC read the same in
  * every process). */
 struct lc__tk_pub {

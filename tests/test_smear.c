@@ -956,7 +956,7 @@ static void test_conv(void)
 }
 
 /* ---------------------------------------------------------------------- */
-/* The table's smear: one pure function for every face (src/smear.c)        */
+/* The table's smear: one pure function for every face (src/smear_table.c)  */
 /* ---------------------------------------------------------------------- */
 
 #define MS INT64_C(1000000)
