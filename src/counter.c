@@ -4,7 +4,7 @@
  * (the timekeeper's host following goes through a callback or
  * clock_gettime(CLOCK_REALTIME) in timekeeper.c, read-only).
  */
-#include "timekeeper.h"
+#include "counter.h"
 
 #include <stdlib.h>
 
@@ -206,6 +206,12 @@ uint64_t lc_counter_freq(const lc_counter *c)
 int lc_counter_kind(const lc_counter *c)
 {
 	return c->kind;
+}
+
+int lc__counter_is_host_mono(const lc_counter *c)
+{
+	return c->kind == LC_COUNTER_SYSTEM && c->clk == CLOCK_MONOTONIC &&
+	       c->freq == 1000000000u;
 }
 
 const char *lc_counter_name(const lc_counter *c)
