@@ -1,7 +1,10 @@
 /*
- * loop.c - driving timers: the next MONOTONIC deadline for callers with
- * their own poll/epoll, a discrete-event driver for simulated counters, and
- * a real driver on one Linux timerfd.
+ * loop.c - the loop: a timer queue (timer.c) behind a lock, the public
+ * timer and loop API, and the drivers that run it: the next MONOTONIC
+ * deadline for callers with their own poll/epoll, a discrete-event driver
+ * for simulated counters, and a real driver on one Linux timerfd. timer.c
+ * knows nothing of this file: a start tells it whether the queue's earliest
+ * instant may have moved earlier, and the loop decides whether to wake.
  *
  * The MONOTONIC instant of a base's head is lc_tk_mono_at() of its deadline
  * on its clock. It changes only when that clock is set or a leap is armed,
@@ -10,14 +13,16 @@
  * timekeeper's next leap) and a step re-evaluates only the heads whose
  * cached instant it invalidates: MONOTONIC and BOOTTIME bases never convert
  * anything, MONOTONIC_RAW always does (a frequency change moves it). Whatever
- * the conversion says, lc__expire_locked() fires a timer only when its own
+ * the conversion says, lc__tq_expire() fires a timer only when its own
  * clock reads at or past its deadline; a head found not due after its
  * converted instant has passed counts as a guard re-arm (next_after()).
  */
+#include "counter.h"
+#include "loop.h"
 #include "timekeeper.h"
-#include "timer.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +34,32 @@
 #include <unistd.h>
 #define LC_HAVE_TIMERFD 1
 #endif
+
+/* ------------------------------------------------------------------------ */
+/* The lock                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* loop_lock() returns whether it took the mutex (not with
+ * LC_LOOP_UNLOCKED), for loop_unlock(). */
+enum { HELD_NONE, HELD_MUTEX };
+
+static inline int loop_lock(struct lc_loop *l)
+{
+	if (!l->locked)
+		return HELD_NONE;
+	pthread_mutex_lock(&l->lock);
+	return HELD_MUTEX;
+}
+
+static inline void loop_unlock(struct lc_loop *l, int held)
+{
+	if (held == HELD_MUTEX)
+		pthread_mutex_unlock(&l->lock);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The loop                                                                  */
+/* ------------------------------------------------------------------------ */
 
 int lc_loop_new(lc_loop **out, lc_timekeeper *tk, unsigned int flags)
 {
@@ -44,9 +75,7 @@ int lc_loop_new(lc_loop **out, lc_timekeeper *tk, unsigned int flags)
 		free(l);
 		return LC_ENOMEM;
 	}
-	l->tk = tk;
-	l->cos_leap_mono = INT64_MAX;
-	l->bulk_min = LC__BULK_MIN;
+	lc__tq_init(&l->q, tk);
 	l->tfd = -1;
 	l->tfd_armed = INT64_MIN;
 #ifdef LC_HAVE_TIMERFD
@@ -61,8 +90,7 @@ void lc_loop_free(lc_loop *loop)
 {
 	if (loop == NULL)
 		return;
-	for (int c = 0; c < LC_CLOCK_COUNT; c++)
-		lc__heap_free(&loop->base[c]);
+	lc__tq_free(&loop->q);
 #ifdef LC_HAVE_TIMERFD
 	if (loop->tfd >= 0)
 		close(loop->tfd);
@@ -74,29 +102,28 @@ void lc_loop_free(lc_loop *loop)
 
 lc_timekeeper *lc_loop_timekeeper(const lc_loop *loop)
 {
-	return loop->tk;
+	return loop->q.tk;
 }
 
 int lc_loop_reserve(lc_loop *loop, lc_clock_id id, size_t n)
 {
-	int r;
+	int r, held;
 
 	if (loop == NULL || (int)id < 0 || id >= LC_CLOCK_COUNT)
 		return LC_EINVAL;
-	lc__loop_lock(loop);
-	r = lc__heap_reserve(&loop->base[id], n);
-	lc__loop_unlock(loop);
+	held = loop_lock(loop);
+	r = lc__heap_reserve(&loop->q.base[id], n);
+	loop_unlock(loop, held);
 	return r;
 }
 
 size_t lc_loop_count(lc_loop *loop)
 {
-	size_t n = 0;
+	size_t n;
+	int held = loop_lock(loop);
 
-	lc__loop_lock(loop);
-	for (int c = 0; c < LC_CLOCK_COUNT; c++)
-		n += lc__heap_count(&loop->base[c]);
-	lc__loop_unlock(loop);
+	n = lc__tq_count(&loop->q);
+	loop_unlock(loop, held);
 	return n;
 }
 
@@ -118,7 +145,7 @@ static int64_t head_mono(struct lc_loop *l, int c, int64_t key, uint64_t seq,
 	    ca->leap_dir == leap_dir)
 		return ca->mono;
 	ts = lc__key_to_ts(c, key);
-	if (key == INT64_MAX || lc_tk_mono_at(l->tk, (lc_clock_id)c, &ts,
+	if (key == INT64_MAX || lc_tk_mono_at(l->q.tk, (lc_clock_id)c, &ts,
 	                                      &mono) < 0)
 		mono = INT64_MAX;
 	ca->key = key;
@@ -130,22 +157,23 @@ static int64_t head_mono(struct lc_loop *l, int c, int64_t key, uint64_t seq,
 	return mono;
 }
 
-int64_t lc__next_deadline_locked(struct lc_loop *l)
+/* The next MONOTONIC deadline, lock held. */
+static int64_t next_deadline(struct lc_loop *l)
 {
-	int64_t best = INT64_MAX, leap_when = 0;
+	int64_t best = INT64_MAX, leap_when = 0, cos;
 	uint64_t seq = 0;
 	int leap_dir = 0, have_other = 0;
 
 	for (int c = 0; c < LC_CLOCK_COUNT; c++)
-		if (c != LC_CLOCK_MONOTONIC && lc__heap_count(&l->base[c]))
+		if (c != LC_CLOCK_MONOTONIC && lc__heap_count(&l->q.base[c]))
 			have_other = 1;
-	if (have_other || l->ncos) {
-		seq = lc_clock_was_set_seq(l->tk);
-		if (lc_tk_next_leap(l->tk, &leap_when, &leap_dir) < 0)
+	if (have_other || l->q.ncos) {
+		seq = lc_clock_was_set_seq(l->q.tk);
+		if (lc_tk_next_leap(l->q.tk, &leap_when, &leap_dir) < 0)
 			leap_when = 0, leap_dir = 0;
 	}
 	for (int c = 0; c < LC_CLOCK_COUNT; c++) {
-		struct lc__timer *t = lc__heap_top(&l->base[c]);
+		struct lc__timer *t = lc__heap_top(&l->q.base[c]);
 		int64_t m;
 
 		if (t == NULL)
@@ -154,12 +182,8 @@ int64_t lc__next_deadline_locked(struct lc_loop *l)
 		if (m < best)
 			best = m;
 	}
-	if (l->ncos) {
-		lc__cos_refresh_locked(l, 0);
-		if (l->cos_leap_mono < best)
-			best = l->cos_leap_mono;
-	}
-	return best;
+	cos = lc__tq_cos_mono(&l->q);
+	return cos < best ? cos : best;
 }
 
 /*
@@ -176,14 +200,14 @@ int64_t lc__next_deadline_locked(struct lc_loop *l)
  */
 static int64_t next_after(struct lc_loop *l, int64_t now)
 {
-	int64_t d = lc__next_deadline_locked(l);
+	int64_t d = next_deadline(l), cos;
 
 	if (d > now)
 		return d;
 	l->guard_rearms++;
 	d = INT64_MAX;
 	for (int c = 0; c < LC_CLOCK_COUNT; c++) {
-		struct lc__timer *t = lc__heap_top(&l->base[c]);
+		struct lc__timer *t = lc__heap_top(&l->q.base[c]);
 		int64_t m, rem;
 
 		if (t == NULL)
@@ -197,7 +221,7 @@ static int64_t next_after(struct lc_loop *l, int64_t now)
 		if (m <= now) {
 			/* due by its clock (armed by a callback after the
 			 * pass, say): now */
-			rem = lc__key_remaining(l->tk, c, t->key);
+			rem = lc__key_remaining(l->q.tk, c, t->key);
 			m = rem > 0 ? lc__sat_add(now, rem) : now;
 			if (c != LC_CLOCK_MONOTONIC) {
 				l->cache[c].key = t->key;
@@ -207,8 +231,9 @@ static int64_t next_after(struct lc_loop *l, int64_t now)
 		if (m < d)
 			d = m;
 	}
-	if (l->ncos && l->cos_leap_mono > now && l->cos_leap_mono < d)
-		d = l->cos_leap_mono;
+	cos = lc__tq_cos_mono(&l->q);
+	if (cos > now && cos < d)
+		d = cos;
 	return d;
 }
 
@@ -238,7 +263,6 @@ static int64_t host_mono(void)
 static void tfd_arm(struct lc_loop *l, int64_t d)
 {
 	struct itimerspec its;
-	const struct lc_counter *c;
 	uint64_t cyc;
 	int64_t h, m, rel;
 
@@ -250,14 +274,13 @@ static void tfd_arm(struct lc_loop *l, int64_t d)
 		timerfd_settime(l->tfd, 0, &its, NULL); /* disarm */
 		return;
 	}
-	c = lc_tk_counter(l->tk);
-	if (c->kind == LC_COUNTER_SYSTEM && c->clk == CLOCK_MONOTONIC &&
-	    c->freq == 1000000000u && lc_tk_cycles_at(l->tk, d, &cyc) == 0 &&
+	if (lc__counter_is_host_mono(lc_tk_counter(l->q.tk)) &&
+	    lc_tk_cycles_at(l->q.tk, d, &cyc) == 0 &&
 	    cyc <= (uint64_t)INT64_MAX) {
 		h = (int64_t)cyc;
 	} else {
 		(void)host_mono();
-		m = lc_now_ns(l->tk, LC_CLOCK_MONOTONIC);
+		m = lc_now_ns(l->q.tk, LC_CLOCK_MONOTONIC);
 		h = host_mono();
 		if (__builtin_sub_overflow(d, m, &rel))
 			rel = d > m ? INT64_MAX / 2 : 0;
@@ -277,7 +300,8 @@ static void tfd_arm(struct lc_loop *l, int64_t d)
 }
 #endif
 
-void lc__loop_kick_locked(struct lc_loop *l)
+/* Wakes a loop blocked in lc_loop_run, lock held. */
+static void kick(struct lc_loop *l)
 {
 #ifdef LC_HAVE_TIMERFD
 	if (l->sleeping && l->tfd >= 0) {
@@ -293,34 +317,204 @@ void lc__loop_kick_locked(struct lc_loop *l)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The timer API                                                             */
+/* ------------------------------------------------------------------------ */
+
+static inline struct lc__timer *priv(lc_timer *t)
+{
+	return (struct lc__timer *)(void *)t;
+}
+
+static inline const struct lc__timer *cpriv(const lc_timer *t)
+{
+	return (const struct lc__timer *)(const void *)t;
+}
+
+static inline struct lc_loop *loop_of(const struct lc__timer *t)
+{
+	return (struct lc_loop *)(void *)((char *)t->q -
+	                                  offsetof(struct lc_loop, q));
+}
+
+int lc_timer_init(lc_loop *loop, lc_timer *t, lc_clock_id id, lc_timer_cb cb,
+                  void *data)
+{
+	if (loop == NULL || t == NULL || cb == NULL || (int)id < 0 ||
+	    id >= LC_CLOCK_COUNT)
+		return LC_EINVAL;
+	lc__timer_setup(priv(t), &loop->q, (int)id, cb, data);
+	return 0;
+}
+
+static int start(struct lc__timer *p, const struct lc__arm *a)
+{
+	struct lc_loop *l = loop_of(p);
+	int held = loop_lock(l), r;
+
+	r = lc__tq_start(&l->q, p, a);
+	if (r > 0 && l->sleeping)
+		kick(l);
+	loop_unlock(l, held);
+	return r < 0 ? r : 0;
+}
+
+int lc_timer_start(lc_timer *t, int flags, const struct timespec *value,
+                   const struct timespec *interval)
+{
+	struct lc__arm a;
+
+	if (t == NULL || priv(t)->q == NULL ||
+	    lc__arm_ts(priv(t), flags, value, interval, &a) < 0)
+		return LC_EINVAL;
+	return start(priv(t), &a);
+}
+
+int lc_timer_start_ns(lc_timer *t, int flags, int64_t value_ns,
+                      int64_t interval_ns)
+{
+	struct lc__arm a;
+
+	if (t == NULL || priv(t)->q == NULL ||
+	    lc__arm_ns(priv(t), flags, value_ns, interval_ns, &a) < 0)
+		return LC_EINVAL;
+	return start(priv(t), &a);
+}
+
+int lc_timer_stop(lc_timer *t)
+{
+	struct lc__timer *p;
+	struct lc_loop *l;
+	int held, was;
+
+	if (t == NULL || (p = priv(t))->q == NULL)
+		return 0;
+	l = loop_of(p);
+	held = loop_lock(l);
+	was = lc__tq_stop(&l->q, p);
+	loop_unlock(l, held);
+	return was;
+}
+
+int lc_timer_active(lc_timer *t)
+{
+	struct lc__timer *p = priv(t);
+	struct lc_loop *l;
+	int held, r;
+
+	if (p->q == NULL)
+		return 0;
+	l = loop_of(p);
+	held = loop_lock(l);
+	r = lc__timer_armed(p);
+	loop_unlock(l, held);
+	return r;
+}
+
+int lc_timer_remaining(lc_timer *t, struct timespec *left)
+{
+	struct lc__timer *p = priv(t);
+	struct lc_loop *l;
+	int64_t key, diff;
+	int held, armed;
+
+	if (p->q == NULL || left == NULL)
+		return LC_EINVAL;
+	l = loop_of(p);
+	held = loop_lock(l);
+	armed = lc__timer_armed(p);
+	key = p->key;
+	loop_unlock(l, held);
+	if (!armed)
+		return LC_ENOENT;
+	diff = lc__key_remaining(l->q.tk, (int)p->clock, key);
+	if (diff < 0)
+		diff = 0;
+	*left = lc__ns_to_ts(diff);
+	return 0;
+}
+
+int lc_timer_deadline(lc_timer *t, struct timespec *deadline)
+{
+	struct lc__timer *p = priv(t);
+	struct lc_loop *l;
+	int held, r = 0;
+
+	if (p->q == NULL || deadline == NULL)
+		return LC_EINVAL;
+	l = loop_of(p);
+	held = loop_lock(l);
+	if (!lc__timer_armed(p))
+		r = LC_ENOENT;
+	else
+		*deadline = lc__key_to_ts((int)p->clock, p->key);
+	loop_unlock(l, held);
+	return r;
+}
+
+int64_t lc_timer_overrun(lc_timer *t)
+{
+	return priv(t)->overrun;
+}
+
+void *lc_timer_data(const lc_timer *t)
+{
+	return cpriv(t)->data;
+}
+
+lc_clock_id lc_timer_clock(const lc_timer *t)
+{
+	return (lc_clock_id)cpriv(t)->clock;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Public drivers                                                            */
 /* ------------------------------------------------------------------------ */
+
+/* Runs the ready list, dropping the lock around each callback (*held is
+ * how it is held, which may change meanwhile); stops early on
+ * lc_loop_stop() if `honour_stop`. */
+static int run_ready(struct lc_loop *l, int *held, int honour_stop)
+{
+	struct lc__timer *t;
+	int n = 0, status;
+
+	while (!(honour_stop && l->stop) &&
+	       (t = lc__tq_pop_ready(&l->q, &status)) != NULL) {
+		lc_timer_cb cb = t->cb;
+		void *data = t->data;
+
+		n++;
+		loop_unlock(l, *held);
+		cb((lc_timer *)(void *)t, status, data);
+		*held = loop_lock(l);
+	}
+	return n;
+}
 
 int64_t lc_loop_next_deadline(lc_loop *loop)
 {
 	int64_t d;
+	int held = loop_lock(loop);
 
-	lc__loop_lock(loop);
-	d = lc__next_deadline_locked(loop);
+	d = next_deadline(loop);
 	if (loop->tfd >= 0 && d != loop->tfd_armed)
 		tfd_arm(loop, d);
-	lc__loop_unlock(loop);
+	loop_unlock(loop, held);
 	return d;
 }
 
 int lc_loop_expire(lc_loop *loop)
 {
-	int n;
+	int n, held = loop_lock(loop);
 
-	lc__loop_lock(loop);
-	lc__expire_locked(loop);
-	n = lc__run_ready_locked(loop, 0);
+	lc__tq_expire(&loop->q);
+	n = run_ready(loop, &held, 0);
 	if (loop->tfd >= 0 && !loop->sleeping) {
-		int64_t d = lc__next_deadline_locked(loop);
+		int64_t d = next_deadline(loop);
 		if (d != loop->tfd_armed)
 			tfd_arm(loop, d);
 	}
-	lc__loop_unlock(loop);
+	loop_unlock(loop, held);
 	return n;
 }
 
@@ -329,26 +523,26 @@ static void sim_jump(struct lc_loop *l, lc_counter *c, int64_t mono)
 {
 	uint64_t cyc;
 
-	if (lc_tk_cycles_at(l->tk, mono, &cyc) < 0)
+	if (lc_tk_cycles_at(l->q.tk, mono, &cyc) < 0)
 		return;
 	lc_sim_set_true_ns(c, lc_sim_true_ns_at(c, cyc));
 }
 
 int64_t lc_loop_run_sim(lc_loop *loop, int64_t until_mono)
 {
-	lc_counter *c = lc_tk_counter(loop->tk);
+	lc_counter *c = lc_tk_counter(loop->q.tk);
 	int64_t n = 0;
-	int same = 0;
+	int same = 0, held;
 
 	if (lc_counter_kind(c) != LC_COUNTER_SIM)
 		return LC_ENOTSUP;
-	lc__loop_lock(loop);
+	held = loop_lock(loop);
 	for (;;) {
 		int64_t now, d;
 
-		lc__expire_locked(loop);
-		n += lc__run_ready_locked(loop, 0);
-		now = lc_now_ns(loop->tk, LC_CLOCK_MONOTONIC);
+		lc__tq_expire(&loop->q);
+		n += run_ready(loop, &held, 0);
+		now = lc_now_ns(loop->q.tk, LC_CLOCK_MONOTONIC);
 		d = next_after(loop, now);
 		/* Armed due by a callback: another pass at this instant, at
 		 * until_mono too (a run leaves nothing due behind it, so a
@@ -371,72 +565,76 @@ int64_t lc_loop_run_sim(lc_loop *loop, int64_t until_mono)
 			continue;
 		}
 		sim_jump(loop, c, d);
-		if (lc_now_ns(loop->tk, LC_CLOCK_MONOTONIC) <= now)
+		if (lc_now_ns(loop->q.tk, LC_CLOCK_MONOTONIC) <= now)
 			sim_jump(loop, c, now + 1); /* make progress */
 	}
-	lc__loop_unlock(loop);
+	loop_unlock(loop, held);
 	return n;
 }
+
+#ifdef LC_HAVE_TIMERFD
+/* Sleeps on the timerfd until instant d (or a kick), lock dropped. */
+static void sleep_until(struct lc_loop *l, int64_t d, int *held)
+{
+	struct pollfd pfd;
+	uint64_t ticks;
+
+	tfd_arm(l, d);
+	l->sleeping = 1;
+	loop_unlock(l, *held);
+	pfd.fd = l->tfd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	if (poll(&pfd, 1, -1) > 0 && read(l->tfd, &ticks, sizeof(ticks)) < 0)
+		(void)errno; /* EAGAIN after a re-arm: go round */
+	*held = loop_lock(l);
+	l->sleeping = 0;
+}
+#endif
 
 int64_t lc_loop_run(lc_loop *loop, int mode)
 {
 	int64_t n = 0;
+	int held;
 
 	if (mode < LC_RUN_DEFAULT || mode > LC_RUN_NOWAIT)
 		return LC_EINVAL;
-	if (lc_counter_kind(lc_tk_counter(loop->tk)) == LC_COUNTER_SIM)
+	if (lc_counter_kind(lc_tk_counter(loop->q.tk)) == LC_COUNTER_SIM)
 		return LC_EINVAL;
 #ifndef LC_HAVE_TIMERFD
 	return LC_ENOTSUP;
 #else
 	if (loop->tfd < 0)
 		return LC_ENOTSUP;
-	lc__loop_lock(loop);
+	held = loop_lock(loop);
 	loop->stop = 0;
 	for (;;) {
-		int64_t now, d;
-		uint64_t ticks;
-		struct pollfd pfd;
-		int armed;
-
-		lc__expire_locked(loop);
-		n += lc__run_ready_locked(loop, 1);
+		lc__tq_expire(&loop->q);
+		n += run_ready(loop, &held, 1);
 		if (loop->stop || mode == LC_RUN_NOWAIT ||
 		    (mode == LC_RUN_ONCE && n > 0))
 			break;
-		armed = loop->rhead != NULL;
-		for (int c = 0; c < LC_CLOCK_COUNT && !armed; c++)
-			armed = lc__heap_count(&loop->base[c]) != 0;
-		if (!armed && mode == LC_RUN_DEFAULT)
+		/* nothing armed: DEFAULT and ONCE return */
+		if (lc__tq_idle(&loop->q))
 			break;
-		if (!armed && mode == LC_RUN_ONCE)
-			break;
-		now = lc_now_ns(loop->tk, LC_CLOCK_MONOTONIC);
-		d = next_after(loop, now);
-		tfd_arm(loop, d);
-		loop->sleeping = 1;
-		lc__loop_unlock(loop);
-		pfd.fd = loop->tfd;
-		pfd.events = POLLIN;
-		pfd.revents = 0;
-		if (poll(&pfd, 1, -1) > 0 &&
-		    read(loop->tfd, &ticks, sizeof(ticks)) < 0)
-			(void)errno; /* EAGAIN after a re-arm: go round */
-		lc__loop_lock(loop);
-		loop->sleeping = 0;
+		sleep_until(loop,
+		            next_after(loop, lc_now_ns(loop->q.tk,
+		                                       LC_CLOCK_MONOTONIC)),
+		            &held);
 	}
 	loop->stop = 0;
-	lc__loop_unlock(loop);
+	loop_unlock(loop, held);
 	return n;
 #endif
 }
 
 void lc_loop_stop(lc_loop *loop)
 {
-	lc__loop_lock(loop);
+	int held = loop_lock(loop);
+
 	loop->stop = 1;
-	lc__loop_kick_locked(loop);
-	lc__loop_unlock(loop);
+	kick(loop);
+	loop_unlock(loop, held);
 }
 
 int lc_loop_fd(lc_loop *loop)

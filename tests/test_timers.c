@@ -10,7 +10,7 @@
  * instant of each firing is derived from the scenario by hand (comments).
  */
 #include "lc_test.h"
-#include "timer.h"
+#include "loop.h"
 
 #define NS LC_NSEC_PER_SEC
 #define MS INT64_C(1000000)
@@ -992,7 +992,7 @@ static void run_bulk(uint32_t bulk_min, int *out, int *nout, uint64_t seed)
 	int64_t m0;
 
 	LC_EQ_INT(setup((E - 1000) * NS, NULL), 0);
-	loop->bulk_min = bulk_min;
+	loop->q.bulk_min = bulk_min;
 	m0 = mono();
 	lc_rand_seed(seed);
 	for (int i = 0; i < NBULK; i++) {

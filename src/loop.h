@@ -1,0 +1,38 @@
+/*
+ * loop.h - the loop (loop.c): a timer queue (timer.h), the lock that
+ * serialises it, and the drivers' state. Internal; the tests read it.
+ */
+#ifndef LC_LOOP_H
+#define LC_LOOP_H
+
+#include "timer.h"
+
+#include <pthread.h>
+
+/* Per-base cache of the MONOTONIC instant of the head (section "Next
+ * deadline" in loop.c): valid while the head key, the clock-was-set
+ * sequence and the armed leap are the ones it was computed with. */
+struct lc__base_cache {
+	int64_t key;
+	int64_t mono;
+	uint64_t set_seq;
+	int64_t leap_when;
+	int leap_dir;
+	int valid;
+};
+
+struct lc_loop {
+	struct lc__tq q;
+	/* the lock */
+	int locked;           /* 0 with LC_LOOP_UNLOCKED */
+	pthread_mutex_t lock;
+	/* drivers */
+	struct lc__base_cache cache[LC_CLOCK_COUNT];
+	uint64_t guard_rearms; /* heads found not due when converted due */
+	int tfd;
+	int64_t tfd_armed;  /* MONOTONIC ns the timerfd is armed for */
+	int sleeping;       /* lc_loop_run is blocked on tfd */
+	int stop;
+};
+
+#endif /* LC_LOOP_H */
