@@ -22,6 +22,7 @@
 #include "timekeeper.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,31 +30,147 @@
 #define SAME_INSTANT_MAX 1000
 
 #ifdef __linux__
+#include <linux/membarrier.h>
 #include <poll.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 #define LC_HAVE_TIMERFD 1
+#if defined(SYS_membarrier)
+#define LC_HAVE_MEMBARRIER 1
+#endif
 #endif
 
 /* ------------------------------------------------------------------------ */
 /* The lock                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* loop_lock() returns whether it took the mutex (not with
- * LC_LOOP_UNLOCKED), for loop_unlock(). */
-enum { HELD_NONE, HELD_MUTEX };
+/*
+ * A loop (unless LC_LOOP_UNLOCKED) may be used from any thread, but most
+ * are used only by the thread that created them, and a mutex taken and
+ * released on every start and stop (two atomic read-modify-writes) costs
+ * that thread about as much as the queue itself. So the owner, the
+ * creating thread, goes without the mutex until another thread first takes
+ * the lock; from then on everyone takes the mutex (one way: `shared` never
+ * returns to 0).
+ *
+ * The switch is Dekker's handshake. The owner stores busy = 1, then loads
+ * `shared`; the first other thread, holding the mutex, stores shared = 1,
+ * then loads `busy` until it reads 0. With each store ordered before its
+ * load, one of them sees the other's store: either the owner sees `shared`
+ * and leaves for the mutex, or the other thread sees `busy` and waits for
+ * the owner's release store of busy = 0, which its acquire load
+ * synchronises with (the owner's work happens before its own). Store-then-
+ * load needs a full fence (x86's store buffer reorders exactly that), and
+ * the owner would pay for it on every call. Where Linux has
+ * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) the owner only keeps the
+ * compiler from reordering the two (a signal fence), and the other thread,
+ * once, makes the kernel run a full barrier on every running thread of
+ * the process (a thread not running has passed one in its context switch):
+ * the asymmetric fence of userspace RCU. If the owner's load came before
+ * that barrier, so did its store, which the other thread then sees; if
+ * after, the load sees `shared`. Without membarrier the owner's store is an
+ * atomic exchange, a full barrier itself.
+ *
+ * loop_lock() returns how it entered, for loop_unlock(): the mode may
+ * change while the owner is inside (it then leaves with busy = 0 and comes
+ * back through the mutex).
+ */
+enum { HELD_NONE, HELD_OWNER, HELD_MUTEX };
+
+/* The calling thread, as the loop records its owner: the thread pointer
+ * (one instruction) where the compiler gives it; glibc's pthread_self() is
+ * that same pointer, through a call. */
+#ifdef LC__THREAD_POINTER
+static inline lc__thread_id self_id(void)
+{
+	return __builtin_thread_pointer();
+}
+static inline int same_thread(lc__thread_id a, lc__thread_id b)
+{
+	return a == b;
+}
+#else
+static inline lc__thread_id self_id(void)
+{
+	return pthread_self();
+}
+static inline int same_thread(lc__thread_id a, lc__thread_id b)
+{
+	return pthread_equal(a, b);
+}
+#endif
+
+#ifdef LC_HAVE_MEMBARRIER
+/* 1: registered for MEMBARRIER_CMD_PRIVATE_EXPEDITED, -1: not available */
+static atomic_int membarrier_state;
+
+static int membarrier_ready(void)
+{
+	int s = atomic_load_explicit(&membarrier_state, memory_order_acquire);
+
+	if (s == 0) {
+		s = syscall(SYS_membarrier,
+		            MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0
+		            ? 1
+		            : -1;
+		atomic_store_explicit(&membarrier_state, s,
+		                      memory_order_release);
+	}
+	return s > 0;
+}
+#endif
+
+/* The first thread other than the owner, mutex held: the switch. */
+static void go_shared(struct lc_loop *l)
+{
+	atomic_store_explicit(&l->shared, 1, memory_order_seq_cst);
+#ifdef LC_HAVE_MEMBARRIER
+	/* cannot fail once the process is registered (membarrier(2)); the
+	 * registration is kept across fork */
+	if (l->asym)
+		(void)syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED,
+		              0, 0);
+#endif
+	while (atomic_load_explicit(&l->busy, memory_order_seq_cst))
+		sched_yield(); /* the owner is inside: wait for it to leave */
+}
+
+static int loop_lock_slow(struct lc_loop *l)
+{
+	pthread_mutex_lock(&l->lock);
+	if (!atomic_load_explicit(&l->shared, memory_order_relaxed))
+		go_shared(l);
+	return HELD_MUTEX;
+}
 
 static inline int loop_lock(struct lc_loop *l)
 {
 	if (!l->locked)
 		return HELD_NONE;
-	pthread_mutex_lock(&l->lock);
-	return HELD_MUTEX;
+	if (lc__likely(!atomic_load_explicit(&l->shared,
+	                                     memory_order_relaxed)) &&
+	    same_thread(self_id(), l->owner)) {
+		if (l->asym) {
+			atomic_store_explicit(&l->busy, 1, memory_order_relaxed);
+			atomic_signal_fence(memory_order_seq_cst);
+		} else {
+			(void)atomic_exchange_explicit(&l->busy, 1,
+			                               memory_order_seq_cst);
+		}
+		if (lc__likely(!atomic_load_explicit(&l->shared,
+		                                     memory_order_seq_cst)))
+			return HELD_OWNER;
+		atomic_store_explicit(&l->busy, 0, memory_order_release);
+	}
+	return loop_lock_slow(l);
 }
 
 static inline void loop_unlock(struct lc_loop *l, int held)
 {
-	if (held == HELD_MUTEX)
+	if (held == HELD_OWNER)
+		atomic_store_explicit(&l->busy, 0, memory_order_release);
+	else if (held == HELD_MUTEX)
 		pthread_mutex_unlock(&l->lock);
 }
 
@@ -76,6 +193,12 @@ int lc_loop_new(lc_loop **out, lc_timekeeper *tk, unsigned int flags)
 		return LC_ENOMEM;
 	}
 	lc__tq_init(&l->q, tk);
+	l->owner = self_id();
+	atomic_init(&l->shared, 0);
+	atomic_init(&l->busy, 0);
+#ifdef LC_HAVE_MEMBARRIER
+	l->asym = l->locked && membarrier_ready();
+#endif
 	l->tfd = -1;
 	l->tfd_armed = INT64_MIN;
 #ifdef LC_HAVE_TIMERFD

@@ -8,6 +8,7 @@
 #include "timer.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 /* Per-base cache of the MONOTONIC instant of the head (section "Next
  * deadline" in loop.c): valid while the head key, the clock-was-set
@@ -21,10 +22,23 @@ struct lc__base_cache {
 	int valid;
 };
 
+/* A thread, as the loop records its owner (loop.c: self_id): the thread
+ * pointer where the compiler gives it, else pthread_self(). */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__aarch64__))
+#define LC__THREAD_POINTER 1
+typedef const void *lc__thread_id;
+#else
+typedef pthread_t lc__thread_id;
+#endif
+
 struct lc_loop {
 	struct lc__tq q;
-	/* the lock */
+	/* the lock (section "The lock" in loop.c) */
 	int locked;           /* 0 with LC_LOOP_UNLOCKED */
+	int asym;             /* the owner's fast path needs no fence */
+	lc__thread_id owner;  /* the thread that created it */
+	_Atomic int shared;   /* another thread has used it: all take the mutex */
+	_Atomic int busy;     /* the owner is inside without the mutex */
 	pthread_mutex_t lock;
 	/* drivers */
 	struct lc__base_cache cache[LC_CLOCK_COUNT];

@@ -57,11 +57,7 @@
 /* Keys                                                                      */
 /* ------------------------------------------------------------------------ */
 
-/* Clocks keyed in the UTC convention (see the top of the file). */
-static inline int utc_keyed(int clock)
-{
-	return clock == LC_CLOCK_UTC || clock == LC_CLOCK_UTC_SLS;
-}
+#define utc_keyed lc__utc_keyed
 
 int64_t lc__utc_key(int64_t sec, int64_t nsec)
 {
@@ -231,18 +227,38 @@ static void ready_push(struct lc__tq *q, struct lc__timer *t)
 	t->state |= LC__T_READY;
 }
 
+/* The head's rprev is stale (ready_pop leaves it): the head is known by
+ * being q->rhead. Every other timer's rprev is exact. */
 static void ready_unlink(struct lc__tq *q, struct lc__timer *t)
 {
-	if (t->rprev)
-		t->rprev->rnext = t->rnext;
+	struct lc__timer *prev = t == q->rhead ? NULL : t->rprev;
+
+	if (prev)
+		prev->rnext = t->rnext;
 	else
 		q->rhead = t->rnext;
 	if (t->rnext)
-		t->rnext->rprev = t->rprev;
+		t->rnext->rprev = prev;
 	else
-		q->rtail = t->rprev;
+		q->rtail = prev;
 	t->rnext = t->rprev = NULL;
 	t->state &= ~(LC__T_READY | LC__T_CANCELLED);
+}
+
+/* Takes the head off: the next timer's rprev is left stale, so that
+ * popping writes to no timer but the popped one. */
+static struct lc__timer *ready_pop(struct lc__tq *q)
+{
+	struct lc__timer *t = q->rhead;
+
+	q->rhead = t->rnext;
+	if (q->rhead == NULL)
+		q->rtail = NULL;
+	else /* its callback's line and its links, for the next pop */
+		lc__prefetch_timer(q->rhead);
+	t->rnext = t->rprev = NULL;
+	t->state &= ~(LC__T_READY | LC__T_CANCELLED);
+	return t;
 }
 
 static void cos_push(struct lc__tq *q, struct lc__timer *t)
@@ -515,8 +531,13 @@ size_t lc__tq_expire(struct lc__tq *q)
 			moved_n += bulk_expire(q, h, now);
 			continue;
 		}
-		while ((t = lc__heap_top(h)) != NULL && t->key <= now) {
+		/* the key in the array: the timer's line is fetched (and
+		 * prefetched for the next round) while this one is handled */
+		while (lc__heap_count(h) && h->v[LC__HEAP0].key <= now) {
+			t = h->v[LC__HEAP0].t;
 			lc__heap_remove(h, t);
+			if (lc__heap_count(h))
+				lc__prefetch_timer(h->v[LC__HEAP0].t);
 			if (take_due(q, t, now))
 				lc__heap_insert(h, t); /* fits: just removed */
 			moved_n++;
@@ -532,7 +553,7 @@ struct lc__timer *lc__tq_pop_ready(struct lc__tq *q, int *status)
 	if (t == NULL)
 		return NULL;
 	*status = (t->state & LC__T_CANCELLED) ? LC_ECANCELED : 0;
-	ready_unlink(q, t);
+	ready_pop(q);
 	t->overrun = t->pend_overrun;
 	t->pend_overrun = 0;
 	return t;
@@ -580,7 +601,7 @@ static int cos_clock(int clock)
 	       clock == LC_CLOCK_UTC || clock == LC_CLOCK_UTC_SLS;
 }
 
-static int arm_flags(const struct lc__timer *t, int flags)
+int lc__arm_flags(const struct lc__timer *t, int flags)
 {
 	if ((flags & ~(LC_TIMER_ABSTIME | LC_TIMER_CANCEL_ON_SET)) ||
 	    ((flags & LC_TIMER_CANCEL_ON_SET) &&
@@ -595,7 +616,7 @@ int lc__arm_ts(const struct lc__timer *t, int flags,
 {
 	long max_nsec;
 
-	if (value == NULL || arm_flags(t, flags) < 0)
+	if (value == NULL || lc__arm_flags(t, flags) < 0)
 		return LC_EINVAL;
 	max_nsec = (utc_keyed((int)t->clock) && (flags & LC_TIMER_ABSTIME))
 	                   ? 2 * 1000000000L
@@ -618,22 +639,6 @@ int lc__arm_ts(const struct lc__timer *t, int flags,
 			return LC_EINVAL;
 		a->rel = ts_key(LC_CLOCK_MONOTONIC, value);
 	}
-	return 0;
-}
-
-int lc__arm_ns(const struct lc__timer *t, int flags, int64_t value_ns,
-               int64_t interval_ns, struct lc__arm *a)
-{
-	if (interval_ns < 0 || arm_flags(t, flags) < 0)
-		return LC_EINVAL;
-	if (!(flags & LC_TIMER_ABSTIME) && value_ns < 0)
-		return LC_EINVAL;
-	a->flags = flags;
-	a->interval = interval_ns;
-	a->key = a->rel = value_ns;
-	if ((flags & LC_TIMER_ABSTIME) && utc_keyed((int)t->clock))
-		a->key = lc__utc_key(lc__fdiv(value_ns, LC__NS),
-		                     lc__fmod(value_ns, LC__NS));
 	return 0;
 }
 
@@ -668,8 +673,8 @@ static int cos_watch(struct lc__tq *q, struct lc__timer *t)
 	return first;
 }
 
-int lc__tq_start(struct lc__tq *q, struct lc__timer *t,
-                 const struct lc__arm *a)
+int lc__tq_start_any(struct lc__tq *q, struct lc__timer *t,
+                     const struct lc__arm *a)
 {
 	int r, earlier;
 
@@ -689,7 +694,7 @@ int lc__tq_start(struct lc__tq *q, struct lc__timer *t,
 	return earlier;
 }
 
-int lc__tq_stop(struct lc__tq *q, struct lc__timer *t)
+int lc__tq_stop_any(struct lc__tq *q, struct lc__timer *t)
 {
 	if (t->state == 0)
 		return 0;

@@ -55,6 +55,17 @@ struct lc__timer {
 _Static_assert(sizeof(struct lc__timer) <= sizeof(struct lc_timer),
                "struct lc_timer is too small for the private timer");
 
+/* Both lines of a timer, ahead of an expiry or a delivery. */
+static inline void lc__prefetch_timer(const struct lc__timer *t)
+{
+#if defined(__GNUC__)
+	__builtin_prefetch(t, 1);
+	__builtin_prefetch((const char *)t + 64, 1);
+#else
+	(void)t;
+#endif
+}
+
 struct lc__heap_ent {
 	int64_t key;
 	struct lc__timer *t;
@@ -73,12 +84,6 @@ void lc__heap_free(struct lc__heap *h);
 int lc__heap_insert(struct lc__heap *h, struct lc__timer *t);
 /* Takes t out, sifting (the expiry path and the tests). */
 void lc__heap_remove(struct lc__heap *h, struct lc__timer *t);
-/* Takes t out in O(1): its entry becomes a tombstone (the key and the
- * start order stay, so the heap order holds; see timer.c) that is dropped
- * when it reaches the head, or when tombstones outnumber the live entries
- * (then the array is compacted and re-heapified, O(n), amortised O(1) per
- * stop). The head is never a tombstone. */
-void lc__heap_cancel(struct lc__heap *h, struct lc__timer *t);
 /* Index LC__HEAP0 is the head; NULL if empty. */
 static inline struct lc__timer *lc__heap_top(const struct lc__heap *h)
 {
@@ -89,6 +94,44 @@ static inline uint32_t lc__heap_count(const struct lc__heap *h)
 {
 	return h->n > LC__HEAP0 ? h->n - LC__HEAP0 - h->dead : 0;
 }
+/*
+ * Tombstones. A stopped timer's entry may stay in the array (the caller may
+ * free the timer at once): its pointer slot then holds (seq << 1) | 1, an
+ * odd value no timer pointer has, so that ties keep ordering exactly as
+ * they did and the heap stays valid. Where pointers have fewer than 64 bits
+ * the sequence would not fit: there stopping removes the entry outright.
+ */
+#if UINTPTR_MAX > 0xffffffffu
+#define LC__TOMBSTONES 1
+#else
+#define LC__TOMBSTONES 0
+#endif
+
+/* Takes the entry at index k out, sifting (lc__heap_cancel's slow path). */
+void lc__heap_cancel_at(struct lc__heap *h, uint32_t k);
+/* Drops every tombstone and rebuilds the heap: O(n). */
+void lc__heap_compact(struct lc__heap *h);
+
+/* Takes t out in O(1): its entry becomes a tombstone (the key and the
+ * start order stay, so the heap order holds) that is dropped when it
+ * reaches the head, or when tombstones outnumber the live entries (then the
+ * array is compacted and re-heapified, O(n), amortised O(1) per stop). The
+ * head is never a tombstone. Inline: it is half of every start-and-stop. */
+static inline void lc__heap_cancel(struct lc__heap *h, struct lc__timer *t)
+{
+	uint32_t k = t->idx;
+
+	t->idx = 0;
+	if (k == LC__HEAP0 || !LC__TOMBSTONES) {
+		lc__heap_cancel_at(h, k);
+		return;
+	}
+	h->v[k].t = (struct lc__timer *)(uintptr_t)((t->seq << 1) | 1u);
+	h->dead++;
+	if (lc__unlikely(h->dead > 64 && h->dead > lc__heap_count(h)))
+		lc__heap_compact(h);
+}
+
 /* Checks the heap property and the recorded indexes; 0 if sound. */
 int lc__heap_check(const struct lc__heap *h);
 /* Bulk expiry (timer.c): the due entries (key <= now), counted by a walk
@@ -152,21 +195,77 @@ void lc__tq_free(struct lc__tq *q);
 /* Sets up timer t of queue q (lc_timer_init's arguments, checked). */
 void lc__timer_setup(struct lc__timer *t, struct lc__tq *q, int clock,
                      lc_timer_cb cb, void *data);
-/* Checks lc_timer_start's / lc_timer_start_ns's arguments for a timer set
- * up on clock t->clock and turns them into keys: 0 or LC_EINVAL. */
+/* Checks lc_timer_start's arguments for a timer set up on clock t->clock
+ * and turns them into keys: 0 or LC_EINVAL. */
 int lc__arm_ts(const struct lc__timer *t, int flags,
                const struct timespec *value, const struct timespec *interval,
                struct lc__arm *a);
-int lc__arm_ns(const struct lc__timer *t, int flags, int64_t value_ns,
-               int64_t interval_ns, struct lc__arm *a);
+/* The flags alone: 0 or LC_EINVAL. */
+int lc__arm_flags(const struct lc__timer *t, int flags);
+
+/* Clocks keyed in the UTC convention (timer.c). */
+static inline int lc__utc_keyed(int clock)
+{
+	return clock == LC_CLOCK_UTC || clock == LC_CLOCK_UTC_SLS;
+}
+
+/* lc__arm_ts for lc_timer_start_ns; inline, with the start and the stop
+ * below, because they are all there is to the common start and stop. */
+static inline int lc__arm_ns(const struct lc__timer *t, int flags,
+                             int64_t value_ns, int64_t interval_ns,
+                             struct lc__arm *a)
+{
+	if (interval_ns < 0 || (!(flags & LC_TIMER_ABSTIME) && value_ns < 0) ||
+	    ((flags & ~LC_TIMER_ABSTIME) && lc__arm_flags(t, flags) < 0))
+		return LC_EINVAL;
+	a->flags = flags;
+	a->interval = interval_ns;
+	a->key = a->rel = value_ns;
+	if ((flags & LC_TIMER_ABSTIME) && lc__utc_keyed((int)t->clock))
+		a->key = lc__utc_key(lc__fdiv(value_ns, LC__NS),
+		                     lc__fmod(value_ns, LC__NS));
+	return 0;
+}
+
 /* Arms (or re-arms) t: 1 if the queue's earliest instant may have moved
  * earlier (t is its base's new head, or it is the first cancel-on-set
  * timer, which watches the armed leap), so that a driver asleep for a later
  * instant must wake; 0 if not; LC_ENOMEM (t is then idle). */
-int lc__tq_start(struct lc__tq *q, struct lc__timer *t,
-                 const struct lc__arm *a);
+int lc__tq_start_any(struct lc__tq *q, struct lc__timer *t,
+                     const struct lc__arm *a);
+static inline int lc__tq_start(struct lc__tq *q, struct lc__timer *t,
+                               const struct lc__arm *a)
+{
+	/* the common case: an idle timer, an absolute deadline */
+	if (lc__likely(t->state == 0 && a->flags == LC_TIMER_ABSTIME)) {
+		t->key = a->key;
+		t->interval = a->interval;
+		t->flags = LC_TIMER_ABSTIME;
+		t->seq = ++q->seq;
+		if (lc__unlikely(lc__heap_insert(&q->base[t->clock], t) < 0))
+			return LC_ENOMEM;
+		t->state = LC__T_INHEAP;
+		return t->idx == LC__HEAP0;
+	}
+	return lc__tq_start_any(q, t, a);
+}
+
 /* Disarms t and drops a pending delivery: 1 if it was armed or pending. */
-int lc__tq_stop(struct lc__tq *q, struct lc__timer *t);
+int lc__tq_stop_any(struct lc__tq *q, struct lc__timer *t);
+static inline int lc__tq_stop(struct lc__tq *q, struct lc__timer *t)
+{
+	if (t->state == 0)
+		return 0;
+	/* the common case: queued, not on the cancel-on-set list */
+	if (lc__likely(t->state == LC__T_INHEAP &&
+	               !(t->flags & LC_TIMER_CANCEL_ON_SET))) {
+		lc__heap_cancel(&q->base[t->clock], t);
+		t->state = 0;
+		return 1;
+	}
+	return lc__tq_stop_any(q, t);
+}
+
 static inline int lc__timer_armed(const struct lc__timer *t)
 {
 	return t->state != 0;

@@ -31,19 +31,7 @@ static inline uint32_t parent(uint32_t c)
 	return c / 4 + 2;
 }
 
-/*
- * Tombstones. A stopped timer's entry may stay in the array (the caller may
- * free the timer at once): its pointer slot then holds (seq << 1) | 1, an
- * odd value no timer pointer has, so that ties keep ordering exactly as
- * they did and the heap stays valid. Where pointers have fewer than 64 bits
- * the sequence would not fit: there stopping removes the entry outright.
- */
-#if UINTPTR_MAX > 0xffffffffu
-#define LC__TOMBSTONES 1
-#else
-#define LC__TOMBSTONES 0
-#endif
-
+/* Tombstones (timer.h): a stopped timer's entry holds (seq << 1) | 1. */
 static inline int ent_dead(const struct lc__heap_ent *e)
 {
 	return ((uintptr_t)e->t & 1u) != 0;
@@ -224,22 +212,19 @@ void lc__heap_remove(struct lc__heap *h, struct lc__timer *t)
 		compact(h);
 }
 
-void lc__heap_cancel(struct lc__heap *h, struct lc__timer *t)
+void lc__heap_cancel_at(struct lc__heap *h, uint32_t k)
 {
-	uint32_t k = t->idx;
-
-	t->idx = 0;
-	if (k == LC__HEAP0 || !LC__TOMBSTONES) {
-		/* the head leaves at once; the live count still drops, so the
-		 * bound on tombstones below applies here too */
-		remove_at(h, k);
-		clean_top(h);
-	} else {
-		h->v[k].t = (struct lc__timer *)(uintptr_t)((t->seq << 1) | 1u);
-		h->dead++;
-	}
+	/* the head leaves at once; the live count still drops, so the bound
+	 * on tombstones applies here too */
+	remove_at(h, k);
+	clean_top(h);
 	if (h->dead > 64 && h->dead > lc__heap_count(h))
 		compact(h);
+}
+
+void lc__heap_compact(struct lc__heap *h)
+{
+	compact(h);
 }
 
 int lc__heap_check(const struct lc__heap *h)
