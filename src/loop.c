@@ -72,6 +72,7 @@
  * after, the load sees `shared`. Without membarrier the owner's store is an
  * atomic exchange, a full barrier itself.
  *
+ * lc_loop.mode says which (LC__LOOP_*, loop.h), read once per call.
  * loop_lock() returns how it entered, for loop_unlock(): the mode may
  * change while the owner is inside (it then leaves with busy = 0 and comes
  * back through the mutex).
@@ -119,18 +120,25 @@ static int membarrier_ready(void)
 	}
 	return s > 0;
 }
+#else
+static int membarrier_ready(void)
+{
+	return 0;
+}
 #endif
 
 /* The first thread other than the owner, mutex held: the switch. */
-static void go_shared(struct lc_loop *l)
+static void go_shared(struct lc_loop *l, int mode)
 {
-	atomic_store_explicit(&l->shared, 1, memory_order_seq_cst);
+	atomic_store_explicit(&l->mode, LC__LOOP_SHARED, memory_order_seq_cst);
 #ifdef LC_HAVE_MEMBARRIER
 	/* cannot fail once the process is registered (membarrier(2)); the
 	 * registration is kept across fork */
-	if (l->asym)
+	if (mode == LC__LOOP_OWNER)
 		(void)syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED,
 		              0, 0);
+#else
+	(void)mode;
 #endif
 	while (atomic_load_explicit(&l->busy, memory_order_seq_cst))
 		sched_yield(); /* the owner is inside: wait for it to leave */
@@ -138,28 +146,33 @@ static void go_shared(struct lc_loop *l)
 
 static int loop_lock_slow(struct lc_loop *l)
 {
+	int mode;
+
 	pthread_mutex_lock(&l->lock);
-	if (!atomic_load_explicit(&l->shared, memory_order_relaxed))
-		go_shared(l);
+	mode = atomic_load_explicit(&l->mode, memory_order_relaxed);
+	if (mode != LC__LOOP_SHARED)
+		go_shared(l, mode);
 	return HELD_MUTEX;
 }
 
 static inline int loop_lock(struct lc_loop *l)
 {
-	if (!l->locked)
+	int mode = atomic_load_explicit(&l->mode, memory_order_relaxed);
+
+	if (mode == LC__LOOP_UNLOCKED)
 		return HELD_NONE;
-	if (lc__likely(!atomic_load_explicit(&l->shared,
-	                                     memory_order_relaxed)) &&
+	if (lc__likely(mode != LC__LOOP_SHARED) &&
 	    same_thread(self_id(), l->owner)) {
-		if (l->asym) {
+		if (lc__likely(mode == LC__LOOP_OWNER)) {
 			atomic_store_explicit(&l->busy, 1, memory_order_relaxed);
 			atomic_signal_fence(memory_order_seq_cst);
 		} else {
 			(void)atomic_exchange_explicit(&l->busy, 1,
 			                               memory_order_seq_cst);
 		}
-		if (lc__likely(!atomic_load_explicit(&l->shared,
-		                                     memory_order_seq_cst)))
+		if (lc__likely(atomic_load_explicit(&l->mode,
+		                                    memory_order_seq_cst) !=
+		               LC__LOOP_SHARED))
 			return HELD_OWNER;
 		atomic_store_explicit(&l->busy, 0, memory_order_release);
 	}
@@ -187,18 +200,19 @@ int lc_loop_new(lc_loop **out, lc_timekeeper *tk, unsigned int flags)
 	l = calloc(1, sizeof(*l));
 	if (l == NULL)
 		return LC_ENOMEM;
-	l->locked = !(flags & LC_LOOP_UNLOCKED);
-	if (l->locked && pthread_mutex_init(&l->lock, NULL) != 0) {
+	if (!(flags & LC_LOOP_UNLOCKED) &&
+	    pthread_mutex_init(&l->lock, NULL) != 0) {
 		free(l);
 		return LC_ENOMEM;
 	}
 	lc__tq_init(&l->q, tk);
 	l->owner = self_id();
-	atomic_init(&l->shared, 0);
 	atomic_init(&l->busy, 0);
-#ifdef LC_HAVE_MEMBARRIER
-	l->asym = l->locked && membarrier_ready();
-#endif
+	if (flags & LC_LOOP_UNLOCKED)
+		atomic_init(&l->mode, LC__LOOP_UNLOCKED);
+	else
+		atomic_init(&l->mode, membarrier_ready() ? LC__LOOP_OWNER
+		                                         : LC__LOOP_OWNER_XCHG);
 	l->tfd = -1;
 	l->tfd_armed = INT64_MIN;
 #ifdef LC_HAVE_TIMERFD
@@ -218,7 +232,7 @@ void lc_loop_free(lc_loop *loop)
 	if (loop->tfd >= 0)
 		close(loop->tfd);
 #endif
-	if (loop->locked)
+	if (atomic_load(&loop->mode) != LC__LOOP_UNLOCKED)
 		pthread_mutex_destroy(&loop->lock);
 	free(loop);
 }

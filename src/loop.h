@@ -31,14 +31,20 @@ typedef const void *lc__thread_id;
 typedef pthread_t lc__thread_id;
 #endif
 
+/* lc_loop.mode */
+enum {
+	LC__LOOP_UNLOCKED,   /* LC_LOOP_UNLOCKED: no lock at all */
+	LC__LOOP_OWNER,      /* only the owner has used it; membarrier */
+	LC__LOOP_OWNER_XCHG, /* the same without membarrier */
+	LC__LOOP_SHARED      /* another thread has used it: the mutex */
+};
+
 struct lc_loop {
 	struct lc__tq q;
 	/* the lock (section "The lock" in loop.c) */
-	int locked;           /* 0 with LC_LOOP_UNLOCKED */
-	int asym;             /* the owner's fast path needs no fence */
-	lc__thread_id owner;  /* the thread that created it */
-	_Atomic int shared;   /* another thread has used it: all take the mutex */
+	_Atomic int mode;     /* LC__LOOP_*: only ever goes to SHARED */
 	_Atomic int busy;     /* the owner is inside without the mutex */
+	lc__thread_id owner;  /* the thread that created it */
 	pthread_mutex_t lock;
 	/* drivers */
 	struct lc__base_cache cache[LC_CLOCK_COUNT];

@@ -140,6 +140,7 @@ void lc__heap_free(struct lc__heap *h)
 
 int lc__heap_insert(struct lc__heap *h, struct lc__timer *t)
 {
+	struct lc__heap_ent e = {t->key, t};
 	uint32_t k;
 
 	if (lc__unlikely(h->n >= h->cap)) {
@@ -148,10 +149,18 @@ int lc__heap_insert(struct lc__heap *h, struct lc__timer *t)
 		if (r < 0)
 			return r;
 	}
+	/* sift_up with the new entry kept in registers */
 	k = h->n++;
-	h->v[k].key = t->key;
-	h->v[k].t = t;
-	sift_up(h, k);
+	while (k > LC__HEAP0) {
+		uint32_t p = parent(k);
+		if (!ent_less(&e, &h->v[p]))
+			break;
+		h->v[k] = h->v[p];
+		set_idx(&h->v[k], k);
+		k = p;
+	}
+	h->v[k] = e;
+	t->idx = k;
 	return 0;
 }
 
@@ -178,11 +187,13 @@ static void clean_top(struct lc__heap *h)
 	}
 }
 
-/* Floyd's bottom-up heap construction over [H0, n), indexes first. */
-static void heapify(struct lc__heap *h)
+/* Floyd's bottom-up heap construction over [H0, n), the recorded indexes
+ * first unless the caller has set them. */
+static void heapify(struct lc__heap *h, int have_idx)
 {
-	for (uint32_t e = LC__HEAP0; e < h->n; e++)
-		set_idx(&h->v[e], e);
+	if (!have_idx)
+		for (uint32_t e = LC__HEAP0; e < h->n; e++)
+			set_idx(&h->v[e], e);
 	if (h->n > LC__HEAP0 + 1)
 		for (uint32_t e = parent(h->n - 1); e >= LC__HEAP0; e--)
 			sift_down(h, e);
@@ -193,12 +204,16 @@ static void compact(struct lc__heap *h)
 {
 	uint32_t w = LC__HEAP0;
 
+	/* the indexes are set as the entries move (one pass over the timers) */
 	for (uint32_t k = LC__HEAP0; k < h->n; k++)
-		if (!ent_dead(&h->v[k]))
-			h->v[w++] = h->v[k];
+		if (!ent_dead(&h->v[k])) {
+			h->v[w] = h->v[k];
+			h->v[w].t->idx = w;
+			w++;
+		}
 	h->n = w;
 	h->dead = 0;
-	heapify(h);
+	heapify(h, 1);
 }
 
 void lc__heap_remove(struct lc__heap *h, struct lc__timer *t)
@@ -346,5 +361,5 @@ void lc__heap_rejoin(struct lc__heap *h, uint32_t k, uint32_t kept)
 
 	memmove(v + kept, v + k, (size_t)rest * sizeof(*v));
 	h->n = LC__HEAP0 + kept + rest;
-	heapify(h);
+	heapify(h, 0);
 }

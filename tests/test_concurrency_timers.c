@@ -271,7 +271,7 @@ static int sw_one(int with_other, uint64_t seed)
 	/* every other loop takes the path for kernels without membarrier:
 	 * the owner's store of busy is an atomic exchange */
 	if (seed & 2)
-		sw_loop->asym = 0;
+		atomic_store(&sw_loop->mode, LC__LOOP_OWNER_XCHG);
 	for (int i = 0; i < SW_OWN; i++) {
 		lc_timer_init(sw_loop, &sw_own[i].t, LC_CLOCK_MONOTONIC, sw_cb,
 		              &sw_own[i]);
@@ -319,7 +319,7 @@ static int sw_one(int with_other, uint64_t seed)
 	for (int c = 0; c < LC_CLOCK_COUNT; c++)
 		bad += lc__heap_check(&sw_loop->q.base[c]) != 0;
 	/* switched exactly when another thread used the loop */
-	bad += atomic_load(&sw_loop->shared) != with_other;
+	bad += (atomic_load(&sw_loop->mode) == LC__LOOP_SHARED) != with_other;
 	bad += atomic_load(&sw_loop->busy) != 0;
 	if (bad)
 		printf("  loop with_other=%d delay=%u: %ld failed checks "
