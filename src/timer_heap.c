@@ -73,7 +73,8 @@ static void sift_up(struct lc__heap *h, uint32_t k)
 	set_idx(&h->v[k], k);
 }
 
-static void sift_down(struct lc__heap *h, uint32_t k)
+/* with_idx 0: the indexes are left for the caller to set (heapify). */
+static void sift_down_(struct lc__heap *h, uint32_t k, int with_idx)
 {
 	struct lc__heap_ent e = h->v[k];
 	uint32_t n = h->n;
@@ -97,11 +98,18 @@ static void sift_down(struct lc__heap *h, uint32_t k)
 		if (!ent_less(&h->v[m], &e))
 			break;
 		h->v[k] = h->v[m];
-		set_idx(&h->v[k], k);
+		if (with_idx)
+			set_idx(&h->v[k], k);
 		k = m;
 	}
 	h->v[k] = e;
-	set_idx(&h->v[k], k);
+	if (with_idx)
+		set_idx(&h->v[k], k);
+}
+
+static void sift_down(struct lc__heap *h, uint32_t k)
+{
+	sift_down_(h, k, 1);
 }
 
 int lc__heap_reserve(struct lc__heap *h, size_t n)
@@ -187,16 +195,16 @@ static void clean_top(struct lc__heap *h)
 	}
 }
 
-/* Floyd's bottom-up heap construction over [H0, n), the recorded indexes
- * first unless the caller has set them. */
-static void heapify(struct lc__heap *h, int have_idx)
+/* Floyd's bottom-up heap construction over [H0, n), then the recorded
+ * indexes in one pass, so that each timer is written once however often
+ * its entry moved. */
+static void heapify(struct lc__heap *h)
 {
-	if (!have_idx)
-		for (uint32_t e = LC__HEAP0; e < h->n; e++)
-			set_idx(&h->v[e], e);
 	if (h->n > LC__HEAP0 + 1)
 		for (uint32_t e = parent(h->n - 1); e >= LC__HEAP0; e--)
-			sift_down(h, e);
+			sift_down_(h, e, 0);
+	for (uint32_t e = LC__HEAP0; e < h->n; e++)
+		set_idx(&h->v[e], e);
 }
 
 /* Drops every tombstone and rebuilds the heap: O(n). */
@@ -204,16 +212,12 @@ static void compact(struct lc__heap *h)
 {
 	uint32_t w = LC__HEAP0;
 
-	/* the indexes are set as the entries move (one pass over the timers) */
 	for (uint32_t k = LC__HEAP0; k < h->n; k++)
-		if (!ent_dead(&h->v[k])) {
-			h->v[w] = h->v[k];
-			h->v[w].t->idx = w;
-			w++;
-		}
+		if (!ent_dead(&h->v[k]))
+			h->v[w++] = h->v[k];
 	h->n = w;
 	h->dead = 0;
-	heapify(h, 1);
+	heapify(h);
 }
 
 void lc__heap_remove(struct lc__heap *h, struct lc__timer *t)
@@ -361,5 +365,5 @@ void lc__heap_rejoin(struct lc__heap *h, uint32_t k, uint32_t kept)
 
 	memmove(v + kept, v + k, (size_t)rest * sizeof(*v));
 	h->n = LC__HEAP0 + kept + rest;
-	heapify(h, 0);
+	heapify(h);
 }
