@@ -1,7 +1,8 @@
 /*
- * timer.c - timers that never fire early: the per-clock queues (a 4-ary heap
- * with the key next to the pointer, see timer.h), the timer API, and the
- * expiry pass that reads each clock before anything fires.
+ * timer.c - the timer queue, timers that never fire early: the per-clock
+ * bases (4-ary heaps in timer_heap.c, see timer.h), their keys, starts and
+ * stops, the cancel-on-set watch, and the expiry pass that reads each clock
+ * before anything fires. No lock and no driver: loop.c calls it.
  *
  * Keys. Each base is keyed in its own clock's time, so that a step of one
  * clock (a leap, a settime) leaves the order of every queue intact and only

@@ -75,7 +75,7 @@ struct lc__heap {
 	struct lc__heap_ent *v; /* 64-byte aligned */
 	uint32_t n;             /* entries in use, counting the 3 unused */
 	uint32_t cap;
-	uint32_t dead;          /* tombstones (t == NULL) among them */
+	uint32_t dead;          /* tombstones (odd t, below) among them */
 };
 
 /* The heap (timer_heap.c). */
