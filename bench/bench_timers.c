@@ -2,19 +2,27 @@
  * bench_timers.c - the timer queue against libev and libuv, side by side,
  * and the real-host lateness of the timerfd driver against plain timerfd.
  *
- *   bench_timers [max_n] [--no-lateness]
+ *   bench_timers [max_n] [--no-lateness] [--rounds R] [--no-queues]
+ *                [--uv-max N]
  *
  * Part 1, throughput, for n = 1e3 .. max_n (default 1e7) timers:
  *   insert+expire: start n timers with random deadlines that are already
  *     due, then one pass of the loop fires them all (each callback counts);
  *   insert+cancel: start n timers with random future deadlines, then stop
  *     them all in the order they were started.
- * ops/s = n / (time of both phases). Contenders: leapclock's API on a
- * MONOTONIC base (default locked loop, and LC_LOOP_UNLOCKED), the bare
- * 4-ary heap of src/timer.c, an intrusive pairing heap (the alternative
- * design, written here to measure it), libev's ev_timer and libuv's
- * uv_timer_t (compiled in when CMake finds them). Each size is repeated
- * until it has run for 0.2 s and the best repetition is reported.
+ * ops/s = n / (time to insert n and expire them, or to insert n and
+ * cancel them). Contenders: leapclock's API on a
+ * MONOTONIC base (the default loop driven by the thread that created it,
+ * the same loop after another thread has used it once, so that every call
+ * takes its mutex, and LC_LOOP_UNLOCKED), the bare 4-ary heap of
+ * src/timer_heap.c, an intrusive pairing heap (the alternative design,
+ * written here to measure it), libev's ev_timer and libuv's uv_timer_t
+ * (compiled in when CMake finds them). The contenders take turns in R
+ * rounds (default 3; every other round in reverse order), each repeating
+ * its phases for at least 0.2 s / R per round, and the best repetition of
+ * each is reported: on a shared machine a burst of load then falls on all
+ * of them alike. --no-queues leaves out the two queue-only rows, --uv-max
+ * runs libuv only up to N timers (about 40 s a repetition at 1e7).
  *
  * libuv's deadlines are whole ms from loop->time; to make them due without
  * sleeping, loop->time (a field of uv_loop_t) is moved 2 s back while the
@@ -65,6 +73,7 @@ static uint64_t rnd(void)
 }
 
 static size_t fired;
+static double budget = 0.2; /* s per contender per round (0.2 / rounds) */
 
 struct result {
 	double expire_ops, cancel_ops;
@@ -82,6 +91,18 @@ static void lc_cb(lc_timer *t, int status, void *data)
 
 static lc_timekeeper *bench_tk;
 
+#include <pthread.h>
+
+static void *touch_loop(void *arg)
+{
+	(void)lc_loop_count(arg);
+	return NULL;
+}
+
+/* flags: lc_loop_new's, or SHARED: the default loop after another thread
+ * has used it */
+#define SHARED 0x100u
+
 static struct result run_lc(size_t n, unsigned flags, lc_timer *tm,
                             int64_t *dl)
 {
@@ -89,8 +110,13 @@ static struct result run_lc(size_t n, unsigned flags, lc_timer *tm,
 	lc_loop *loop;
 	double t0, t1, best_e = 1e30, best_c = 1e30, spent = 0;
 
-	if (lc_loop_new(&loop, bench_tk, flags) < 0)
+	if (lc_loop_new(&loop, bench_tk, flags & ~SHARED) < 0)
 		return r;
+	if (flags & SHARED) {
+		pthread_t th;
+		if (pthread_create(&th, NULL, touch_loop, loop) == 0)
+			pthread_join(th, NULL);
+	}
 	for (size_t i = 0; i < n; i++)
 		lc_timer_init(loop, &tm[i], LC_CLOCK_MONOTONIC, lc_cb, NULL);
 	do {
@@ -120,7 +146,7 @@ static struct result run_lc(size_t n, unsigned flags, lc_timer *tm,
 		if (t1 - t0 < best_c)
 			best_c = t1 - t0;
 		spent += t1 - t0;
-	} while (spent < 0.2);
+	} while (spent < budget);
 	lc_loop_free(loop);
 	r.expire_ops = (double)n / best_e;
 	r.cancel_ops = (double)n / best_c;
@@ -161,7 +187,7 @@ static struct result run_heap4(size_t n, struct lc__timer *tm)
 		if (t1 - t0 < best_c)
 			best_c = t1 - t0;
 		spent += t1 - t0;
-	} while (spent < 0.2);
+	} while (spent < budget);
 	lc__heap_free(&h);
 	r.expire_ops = (double)n / best_e;
 	r.cancel_ops = (double)n / best_c;
@@ -287,7 +313,7 @@ static struct result run_pairing(size_t n, struct pnode *pn)
 		if (t1 - t0 < best_c)
 			best_c = t1 - t0;
 		spent += t1 - t0;
-	} while (spent < 0.2);
+	} while (spent < budget);
 	r.expire_ops = (double)n / best_e;
 	r.cancel_ops = (double)n / best_c;
 	return r;
@@ -344,7 +370,7 @@ static struct result run_libev(size_t n)
 		if (t1 - t0 < best_c)
 			best_c = t1 - t0;
 		spent += t1 - t0;
-	} while (spent < 0.2);
+	} while (spent < budget);
 	ev_loop_destroy(l);
 	free(w);
 	free(after);
@@ -403,7 +429,7 @@ static struct result run_libuv(size_t n)
 		if (t1 - t0 < best_c)
 			best_c = t1 - t0;
 		spent += t1 - t0;
-	} while (spent < 0.2);
+	} while (spent < budget);
 	/* the handles are not closed (1e7 close callbacks would dominate);
 	 * the loop is abandoned, not uv_loop_close()d */
 	free(w);
@@ -521,10 +547,52 @@ static void lateness(void)
 }
 #endif
 
+enum {
+	C_LIBEV,
+	C_LIBUV,
+	C_LC_OWNER,
+	C_LC_SHARED,
+	C_LC_UNLOCKED,
+	C_HEAP4,
+	C_PAIRING,
+	NCONT
+};
+
+static const char *const names[NCONT] = {
+	"libev ev_timer",
+	"libuv uv_timer_t",
+	"leapclock default loop",
+	"leapclock default, shared",
+	"leapclock LC_LOOP_UNLOCKED",
+	"queue only: 4-ary heap",
+	"queue only: pairing heap",
+};
+
+static struct result run_one(int c, size_t n, lc_timer *tm, int64_t *dl,
+                             void *raw)
+{
+	struct result none = {0, 0};
+
+	switch (c) {
+#ifdef LC_HAVE_LIBEV
+	case C_LIBEV: return run_libev(n);
+#endif
+#ifdef LC_HAVE_LIBUV
+	case C_LIBUV: return run_libuv(n);
+#endif
+	case C_LC_OWNER: return run_lc(n, 0, tm, dl);
+	case C_LC_SHARED: return run_lc(n, SHARED, tm, dl);
+	case C_LC_UNLOCKED: return run_lc(n, LC_LOOP_UNLOCKED, tm, dl);
+	case C_HEAP4: return run_heap4(n, raw);
+	case C_PAIRING: return run_pairing(n, raw);
+	}
+	return none;
+}
+
 static void row(const char *name, struct result r, struct result ref_ev,
                 struct result ref_uv)
 {
-	printf("  %-26s %12.0f %12.0f", name, r.expire_ops, r.cancel_ops);
+	printf("  %-30s %12.0f %12.0f", name, r.expire_ops, r.cancel_ops);
 	if (ref_ev.expire_ops > 0)
 		printf("   %5.2fx %5.2fx", r.expire_ops / ref_ev.expire_ops,
 		       r.cancel_ops / ref_ev.cancel_ops);
@@ -539,23 +607,33 @@ static void row(const char *name, struct result r, struct result ref_ev,
 int main(int argc, char **argv)
 {
 	size_t maxn = 10000000;
-	int do_lat = 1;
+	int do_lat = 1, rounds = 3, queues = 1;
+	double uv_max = 1e30;
 	lc_counter *c;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--no-lateness") == 0)
 			do_lat = 0;
+		else if (strcmp(argv[i], "--no-queues") == 0)
+			queues = 0;
+		else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
+			rounds = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--uv-max") == 0 && i + 1 < argc)
+			uv_max = strtod(argv[++i], NULL);
 		else
 			maxn = (size_t)strtod(argv[i], NULL);
 	}
+	if (rounds < 1)
+		rounds = 1;
+	budget = 0.2 / rounds;
 	if (lc_counter_new_system(&c, CLOCK_MONOTONIC) < 0 ||
 	    lc_tk_new(&bench_tk, c, NULL) < 0) {
 		fprintf(stderr, "bench_timers: no timekeeper\n");
 		return 1;
 	}
-	printf("timer throughput, ops/s (n timers; best of repeats >= 0.2 s)\n"
-	       "ratios: this row / libev, this row / libuv "
-	       "(expire, cancel)\n");
+	printf("timer throughput, ops/s (n timers; best of repeats, %d "
+	       "interleaved rounds)\n", rounds);
+	printf("ratios: this row / libev, this row / libuv (expire, cancel)\n");
 #ifndef LC_HAVE_LIBEV
 	printf("libev: skipped (not found at build time: Debian libev-dev)\n");
 #endif
@@ -565,7 +643,7 @@ int main(int argc, char **argv)
 	for (size_t n = 1000; n <= maxn; n *= 10) {
 		lc_timer *tm = calloc(n, sizeof(*tm));
 		int64_t *dl = calloc(n, sizeof(*dl));
-		struct result ev = {0, 0}, uv = {0, 0}, a, b, h, p;
+		struct result best[NCONT];
 		void *raw = calloc(n, sizeof(struct pnode) > sizeof(struct lc__timer)
 		                          ? sizeof(struct pnode)
 		                          : sizeof(struct lc__timer));
@@ -574,26 +652,27 @@ int main(int argc, char **argv)
 			printf("n=%zu: out of memory\n", n);
 			break;
 		}
-#ifdef LC_HAVE_LIBEV
-		ev = run_libev(n);
-#endif
-#ifdef LC_HAVE_LIBUV
-		uv = run_libuv(n);
-#endif
-		a = run_lc(n, 0, tm, dl);
-		b = run_lc(n, LC_LOOP_UNLOCKED, tm, dl);
-		h = run_heap4(n, raw);
-		p = run_pairing(n, raw);
-		printf("\nn = %zu\n  %-26s %12s %12s   %13s   %13s\n", n, "",
+		memset(best, 0, sizeof(best));
+		for (int r = 0; r < rounds; r++)
+			for (int k = 0; k < NCONT; k++) {
+				int who = r % 2 ? NCONT - 1 - k : k;
+				struct result x = {0, 0};
+				if (who >= C_HEAP4 && !queues)
+					continue;
+				if (who == C_LIBUV && (double)n > uv_max)
+					continue;
+				x = run_one(who, n, tm, dl, raw);
+				if (x.expire_ops > best[who].expire_ops)
+					best[who].expire_ops = x.expire_ops;
+				if (x.cancel_ops > best[who].cancel_ops)
+					best[who].cancel_ops = x.cancel_ops;
+			}
+		printf("\nn = %zu\n  %-30s %12s %12s   %13s   %13s\n", n, "",
 		       "ins+expire", "ins+cancel", "vs libev", "vs libuv");
-		row("leapclock (locked loop)", a, ev, uv);
-		row("leapclock (unlocked loop)", b, ev, uv);
-		row("queue only: 4-ary heap", h, ev, uv);
-		row("queue only: pairing heap", p, ev, uv);
-		if (ev.expire_ops > 0)
-			row("libev ev_timer", ev, ev, uv);
-		if (uv.expire_ops > 0)
-			row("libuv uv_timer_t", uv, ev, uv);
+		for (int who = 0; who < NCONT; who++)
+			if (best[who].expire_ops > 0)
+				row(names[who], best[who], best[C_LIBEV],
+				    best[C_LIBUV]);
 		fflush(stdout);
 		free(tm);
 		free(dl);

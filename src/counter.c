@@ -4,7 +4,7 @@
  * (the timekeeper's host following goes through a callback or
  * clock_gettime(CLOCK_REALTIME) in timekeeper.c, read-only).
  */
-#include "timekeeper.h"
+#include "counter.h"
 
 #include <stdlib.h>
 
@@ -212,6 +212,12 @@ int lc_counter_kind(const lc_counter *c)
 	if (c == NULL)
 		return LC_EINVAL;
 	return c->kind;
+}
+
+int lc__counter_is_host_mono(const lc_counter *c)
+{
+	return c->kind == LC_COUNTER_SYSTEM && c->clk == CLOCK_MONOTONIC &&
+	       c->freq == 1000000000u;
 }
 
 const char *lc_counter_name(const lc_counter *c)

@@ -1,7 +1,10 @@
 /*
- * loop.c - driving timers: the next MONOTONIC deadline for callers with
- * their own poll/epoll, a discrete-event driver for simulated counters, and
- * a real driver on one Linux timerfd.
+ * loop.c - the loop: a timer queue (timer.c) behind a lock, the public
+ * timer and loop API, and the drivers that run it: the next MONOTONIC
+ * deadline for callers with their own poll/epoll, a discrete-event driver
+ * for simulated counters, and a real driver on one Linux timerfd. timer.c
+ * knows nothing of this file: a start tells it whether the queue's earliest
+ * instant may have moved earlier, and the loop decides whether to wake.
  *
  * The MONOTONIC instant of a base's head is lc_tk_mono_at() of its deadline
  * on its clock. It changes only when that clock is set or a leap is armed,
@@ -10,25 +13,183 @@
  * timekeeper's next leap) and a step re-evaluates only the heads whose
  * cached instant it invalidates: MONOTONIC and BOOTTIME bases never convert
  * anything, MONOTONIC_RAW always does (a frequency change moves it). Whatever
- * the conversion says, lc__expire_locked() fires a timer only when its own
+ * the conversion says, lc__tq_expire() fires a timer only when its own
  * clock reads at or past its deadline; a head found not due after its
  * converted instant has passed counts as a guard re-arm (next_after()).
  */
+#include "counter.h"
+#include "loop.h"
 #include "timekeeper.h"
-#include "timer.h"
 
 #include <errno.h>
+#include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SAME_INSTANT_MAX 1000
 
 #ifdef __linux__
+#include <linux/membarrier.h>
 #include <poll.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 #define LC_HAVE_TIMERFD 1
+#if defined(SYS_membarrier)
+#define LC_HAVE_MEMBARRIER 1
 #endif
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* The lock                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A loop (unless LC_LOOP_UNLOCKED) may be used from any thread, but most
+ * are used only by the thread that created them, and a mutex taken and
+ * released on every start and stop (two atomic read-modify-writes) costs
+ * that thread about as much as the queue itself. So the owner, the
+ * creating thread, goes without the mutex until another thread first takes
+ * the lock; from then on everyone takes the mutex (one way: `shared` never
+ * returns to 0).
+ *
+ * The switch is Dekker's handshake. The owner stores busy = 1, then loads
+ * `shared`; the first other thread, holding the mutex, stores shared = 1,
+ * then loads `busy` until it reads 0. With each store ordered before its
+ * load, one of them sees the other's store: either the owner sees `shared`
+ * and leaves for the mutex, or the other thread sees `busy` and waits for
+ * the owner's release store of busy = 0, which its acquire load
+ * synchronises with (the owner's work happens before its own). Store-then-
+ * load needs a full fence (x86's store buffer reorders exactly that), and
+ * the owner would pay for it on every call. Where Linux has
+ * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) the owner only keeps the
+ * compiler from reordering the two (a signal fence), and the other thread,
+ * once, makes the kernel run a full barrier on every running thread of
+ * the process (a thread not running has passed one in its context switch):
+ * the asymmetric fence of userspace RCU. If the owner's load came before
+ * that barrier, so did its store, which the other thread then sees; if
+ * after, the load sees `shared`. Without membarrier the owner's store is an
+ * atomic exchange, a full barrier itself.
+ *
+ * lc_loop.mode says which (LC__LOOP_*, loop.h), read once per call.
+ * loop_lock() returns how it entered, for loop_unlock(): the mode may
+ * change while the owner is inside (it then leaves with busy = 0 and comes
+ * back through the mutex).
+ */
+enum { HELD_NONE, HELD_OWNER, HELD_MUTEX };
+
+/* The calling thread, as the loop records its owner: the thread pointer
+ * (one instruction) where the compiler gives it; glibc's pthread_self() is
+ * that same pointer, through a call. */
+#ifdef LC__THREAD_POINTER
+static inline lc__thread_id self_id(void)
+{
+	return __builtin_thread_pointer();
+}
+static inline int same_thread(lc__thread_id a, lc__thread_id b)
+{
+	return a == b;
+}
+#else
+static inline lc__thread_id self_id(void)
+{
+	return pthread_self();
+}
+static inline int same_thread(lc__thread_id a, lc__thread_id b)
+{
+	return pthread_equal(a, b);
+}
+#endif
+
+#ifdef LC_HAVE_MEMBARRIER
+/* 1: registered for MEMBARRIER_CMD_PRIVATE_EXPEDITED, -1: not available */
+static atomic_int membarrier_state;
+
+static int membarrier_ready(void)
+{
+	int s = atomic_load_explicit(&membarrier_state, memory_order_acquire);
+
+	if (s == 0) {
+		s = syscall(SYS_membarrier,
+		            MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0
+		            ? 1
+		            : -1;
+		atomic_store_explicit(&membarrier_state, s,
+		                      memory_order_release);
+	}
+	return s > 0;
+}
+#else
+static int membarrier_ready(void)
+{
+	return 0;
+}
+#endif
+
+/* The first thread other than the owner, mutex held: the switch. */
+static void go_shared(struct lc_loop *l, int mode)
+{
+	atomic_store_explicit(&l->mode, LC__LOOP_SHARED, memory_order_seq_cst);
+#ifdef LC_HAVE_MEMBARRIER
+	/* cannot fail once the process is registered (membarrier(2)); the
+	 * registration is kept across fork */
+	if (mode == LC__LOOP_OWNER)
+		(void)syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED,
+		              0, 0);
+#else
+	(void)mode;
+#endif
+	while (atomic_load_explicit(&l->busy, memory_order_seq_cst))
+		sched_yield(); /* the owner is inside: wait for it to leave */
+}
+
+static int loop_lock_slow(struct lc_loop *l)
+{
+	int mode;
+
+	pthread_mutex_lock(&l->lock);
+	mode = atomic_load_explicit(&l->mode, memory_order_relaxed);
+	if (mode != LC__LOOP_SHARED)
+		go_shared(l, mode);
+	return HELD_MUTEX;
+}
+
+static inline int loop_lock(struct lc_loop *l)
+{
+	int mode = atomic_load_explicit(&l->mode, memory_order_relaxed);
+
+	if (mode == LC__LOOP_UNLOCKED)
+		return HELD_NONE;
+	if (lc__likely(mode != LC__LOOP_SHARED) &&
+	    same_thread(self_id(), l->owner)) {
+		if (lc__likely(mode == LC__LOOP_OWNER)) {
+			atomic_store_explicit(&l->busy, 1, memory_order_relaxed);
+			atomic_signal_fence(memory_order_seq_cst);
+		} else {
+			(void)atomic_exchange_explicit(&l->busy, 1,
+			                               memory_order_seq_cst);
+		}
+		if (lc__likely(atomic_load_explicit(&l->mode,
+		                                    memory_order_seq_cst) !=
+		               LC__LOOP_SHARED))
+			return HELD_OWNER;
+		atomic_store_explicit(&l->busy, 0, memory_order_release);
+	}
+	return loop_lock_slow(l);
+}
+
+static inline void loop_unlock(struct lc_loop *l, int held)
+{
+	if (held == HELD_OWNER)
+		atomic_store_explicit(&l->busy, 0, memory_order_release);
+	else if (held == HELD_MUTEX)
+		pthread_mutex_unlock(&l->lock);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The loop                                                                  */
+/* ------------------------------------------------------------------------ */
 
 int lc_loop_new(lc_loop **out, lc_timekeeper *tk, unsigned int flags)
 {
@@ -39,14 +200,19 @@ int lc_loop_new(lc_loop **out, lc_timekeeper *tk, unsigned int flags)
 	l = calloc(1, sizeof(*l));
 	if (l == NULL)
 		return LC_ENOMEM;
-	l->locked = !(flags & LC_LOOP_UNLOCKED);
-	if (l->locked && pthread_mutex_init(&l->lock, NULL) != 0) {
+	if (!(flags & LC_LOOP_UNLOCKED) &&
+	    pthread_mutex_init(&l->lock, NULL) != 0) {
 		free(l);
 		return LC_ENOMEM;
 	}
-	l->tk = tk;
-	l->cos_leap_mono = INT64_MAX;
-	l->bulk_min = LC__BULK_MIN;
+	lc__tq_init(&l->q, tk);
+	l->owner = self_id();
+	atomic_init(&l->busy, 0);
+	if (flags & LC_LOOP_UNLOCKED)
+		atomic_init(&l->mode, LC__LOOP_UNLOCKED);
+	else
+		atomic_init(&l->mode, membarrier_ready() ? LC__LOOP_OWNER
+		                                         : LC__LOOP_OWNER_XCHG);
 	l->tfd = -1;
 	l->tfd_armed = INT64_MIN;
 #ifdef LC_HAVE_TIMERFD
@@ -61,13 +227,12 @@ void lc_loop_free(lc_loop *loop)
 {
 	if (loop == NULL)
 		return;
-	for (int c = 0; c < LC_CLOCK_COUNT; c++)
-		lc__heap_free(&loop->base[c]);
+	lc__tq_free(&loop->q);
 #ifdef LC_HAVE_TIMERFD
 	if (loop->tfd >= 0)
 		close(loop->tfd);
 #endif
-	if (loop->locked)
+	if (atomic_load(&loop->mode) != LC__LOOP_UNLOCKED)
 		pthread_mutex_destroy(&loop->lock);
 	free(loop);
 }
@@ -76,18 +241,18 @@ lc_timekeeper *lc_loop_timekeeper(const lc_loop *loop)
 {
 	if (loop == NULL)
 		return NULL;
-	return loop->tk;
+	return loop->q.tk;
 }
 
 int lc_loop_reserve(lc_loop *loop, lc_clock_id id, size_t n)
 {
-	int r;
+	int r, held;
 
 	if (loop == NULL || (int)id < 0 || id >= LC_CLOCK_COUNT)
 		return LC_EINVAL;
-	lc__loop_lock(loop);
-	r = lc__heap_reserve(&loop->base[id], n);
-	lc__loop_unlock(loop);
+	held = loop_lock(loop);
+	r = lc__heap_reserve(&loop->q.base[id], n);
+	loop_unlock(loop, held);
 	return r;
 }
 
@@ -95,12 +260,11 @@ size_t lc_loop_count(lc_loop *loop)
 {
 	if (loop == NULL)
 		return 0;
-	size_t n = 0;
+	size_t n;
+	int held = loop_lock(loop);
 
-	lc__loop_lock(loop);
-	for (int c = 0; c < LC_CLOCK_COUNT; c++)
-		n += lc__heap_count(&loop->base[c]);
-	lc__loop_unlock(loop);
+	n = lc__tq_count(&loop->q);
+	loop_unlock(loop, held);
 	return n;
 }
 
@@ -122,7 +286,7 @@ static int64_t head_mono(struct lc_loop *l, int c, int64_t key, uint64_t seq,
 	    ca->leap_dir == leap_dir)
 		return ca->mono;
 	ts = lc__key_to_ts(c, key);
-	if (key == INT64_MAX || lc_tk_mono_at(l->tk, (lc_clock_id)c, &ts,
+	if (key == INT64_MAX || lc_tk_mono_at(l->q.tk, (lc_clock_id)c, &ts,
 	                                      &mono) < 0)
 		mono = INT64_MAX;
 	ca->key = key;
@@ -134,22 +298,23 @@ static int64_t head_mono(struct lc_loop *l, int c, int64_t key, uint64_t seq,
 	return mono;
 }
 
-int64_t lc__next_deadline_locked(struct lc_loop *l)
+/* The next MONOTONIC deadline, lock held. */
+static int64_t next_deadline(struct lc_loop *l)
 {
-	int64_t best = INT64_MAX, leap_when = 0;
+	int64_t best = INT64_MAX, leap_when = 0, cos;
 	uint64_t seq = 0;
 	int leap_dir = 0, have_other = 0;
 
 	for (int c = 0; c < LC_CLOCK_COUNT; c++)
-		if (c != LC_CLOCK_MONOTONIC && lc__heap_count(&l->base[c]))
+		if (c != LC_CLOCK_MONOTONIC && lc__heap_count(&l->q.base[c]))
 			have_other = 1;
-	if (have_other || l->ncos) {
-		seq = lc_clock_was_set_seq(l->tk);
-		if (lc_tk_next_leap(l->tk, &leap_when, &leap_dir) < 0)
+	if (have_other || l->q.ncos) {
+		seq = lc_clock_was_set_seq(l->q.tk);
+		if (lc_tk_next_leap(l->q.tk, &leap_when, &leap_dir) < 0)
 			leap_when = 0, leap_dir = 0;
 	}
 	for (int c = 0; c < LC_CLOCK_COUNT; c++) {
-		struct lc__timer *t = lc__heap_top(&l->base[c]);
+		struct lc__timer *t = lc__heap_top(&l->q.base[c]);
 		int64_t m;
 
 		if (t == NULL)
@@ -158,12 +323,8 @@ int64_t lc__next_deadline_locked(struct lc_loop *l)
 		if (m < best)
 			best = m;
 	}
-	if (l->ncos) {
-		lc__cos_refresh_locked(l, 0);
-		if (l->cos_leap_mono < best)
-			best = l->cos_leap_mono;
-	}
-	return best;
+	cos = lc__tq_cos_mono(&l->q);
+	return cos < best ? cos : best;
 }
 
 /*
@@ -180,14 +341,14 @@ int64_t lc__next_deadline_locked(struct lc_loop *l)
  */
 static int64_t next_after(struct lc_loop *l, int64_t now)
 {
-	int64_t d = lc__next_deadline_locked(l);
+	int64_t d = next_deadline(l), cos;
 
 	if (d > now)
 		return d;
 	l->guard_rearms++;
 	d = INT64_MAX;
 	for (int c = 0; c < LC_CLOCK_COUNT; c++) {
-		struct lc__timer *t = lc__heap_top(&l->base[c]);
+		struct lc__timer *t = lc__heap_top(&l->q.base[c]);
 		int64_t m, rem;
 
 		if (t == NULL)
@@ -201,7 +362,7 @@ static int64_t next_after(struct lc_loop *l, int64_t now)
 		if (m <= now) {
 			/* due by its clock (armed by a callback after the
 			 * pass, say): now */
-			rem = lc__key_remaining(l->tk, c, t->key);
+			rem = lc__key_remaining(l->q.tk, c, t->key);
 			m = rem > 0 ? lc__sat_add(now, rem) : now;
 			if (c != LC_CLOCK_MONOTONIC) {
 				l->cache[c].key = t->key;
@@ -211,8 +372,9 @@ static int64_t next_after(struct lc_loop *l, int64_t now)
 		if (m < d)
 			d = m;
 	}
-	if (l->ncos && l->cos_leap_mono > now && l->cos_leap_mono < d)
-		d = l->cos_leap_mono;
+	cos = lc__tq_cos_mono(&l->q);
+	if (cos > now && cos < d)
+		d = cos;
 	return d;
 }
 
@@ -242,7 +404,6 @@ static int64_t host_mono(void)
 static void tfd_arm(struct lc_loop *l, int64_t d)
 {
 	struct itimerspec its;
-	const struct lc_counter *c;
 	uint64_t cyc;
 	int64_t h, m, rel;
 
@@ -254,14 +415,13 @@ static void tfd_arm(struct lc_loop *l, int64_t d)
 		timerfd_settime(l->tfd, 0, &its, NULL); /* disarm */
 		return;
 	}
-	c = lc_tk_counter(l->tk);
-	if (c->kind == LC_COUNTER_SYSTEM && c->clk == CLOCK_MONOTONIC &&
-	    c->freq == 1000000000u && lc_tk_cycles_at(l->tk, d, &cyc) == 0 &&
+	if (lc__counter_is_host_mono(lc_tk_counter(l->q.tk)) &&
+	    lc_tk_cycles_at(l->q.tk, d, &cyc) == 0 &&
 	    cyc <= (uint64_t)INT64_MAX) {
 		h = (int64_t)cyc;
 	} else {
 		(void)host_mono();
-		m = lc_now_ns(l->tk, LC_CLOCK_MONOTONIC);
+		m = lc_now_ns(l->q.tk, LC_CLOCK_MONOTONIC);
 		h = host_mono();
 		if (__builtin_sub_overflow(d, m, &rel))
 			rel = d > m ? INT64_MAX / 2 : 0;
@@ -281,7 +441,8 @@ static void tfd_arm(struct lc_loop *l, int64_t d)
 }
 #endif
 
-void lc__loop_kick_locked(struct lc_loop *l)
+/* Wakes a loop blocked in lc_loop_run, lock held. */
+static void kick(struct lc_loop *l)
 {
 #ifdef LC_HAVE_TIMERFD
 	if (l->sleeping && l->tfd >= 0) {
@@ -297,20 +458,203 @@ void lc__loop_kick_locked(struct lc_loop *l)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The timer API                                                             */
+/* ------------------------------------------------------------------------ */
+
+static inline struct lc__timer *priv(lc_timer *t)
+{
+	return (struct lc__timer *)(void *)t;
+}
+
+static inline const struct lc__timer *cpriv(const lc_timer *t)
+{
+	return (const struct lc__timer *)(const void *)t;
+}
+
+static inline struct lc_loop *loop_of(const struct lc__timer *t)
+{
+	return (struct lc_loop *)(void *)((char *)t->q -
+	                                  offsetof(struct lc_loop, q));
+}
+
+int lc_timer_init(lc_loop *loop, lc_timer *t, lc_clock_id id, lc_timer_cb cb,
+                  void *data)
+{
+	if (loop == NULL || t == NULL || cb == NULL || (int)id < 0 ||
+	    id >= LC_CLOCK_COUNT)
+		return LC_EINVAL;
+	lc__timer_setup(priv(t), &loop->q, (int)id, cb, data);
+	return 0;
+}
+
+static int start(struct lc__timer *p, const struct lc__arm *a)
+{
+	struct lc_loop *l = loop_of(p);
+	int held = loop_lock(l), r;
+
+	r = lc__tq_start(&l->q, p, a);
+	if (r > 0 && l->sleeping)
+		kick(l);
+	loop_unlock(l, held);
+	return r < 0 ? r : 0;
+}
+
+int lc_timer_start(lc_timer *t, int flags, const struct timespec *value,
+                   const struct timespec *interval)
+{
+	struct lc__arm a;
+
+	if (t == NULL || priv(t)->q == NULL ||
+	    lc__arm_ts(priv(t), flags, value, interval, &a) < 0)
+		return LC_EINVAL;
+	return start(priv(t), &a);
+}
+
+int lc_timer_start_ns(lc_timer *t, int flags, int64_t value_ns,
+                      int64_t interval_ns)
+{
+	struct lc__arm a;
+
+	if (t == NULL || priv(t)->q == NULL ||
+	    lc__arm_ns(priv(t), flags, value_ns, interval_ns, &a) < 0)
+		return LC_EINVAL;
+	return start(priv(t), &a);
+}
+
+int lc_timer_stop(lc_timer *t)
+{
+	struct lc__timer *p;
+	struct lc_loop *l;
+	int held, was;
+
+	if (t == NULL || (p = priv(t))->q == NULL)
+		return 0;
+	l = loop_of(p);
+	held = loop_lock(l);
+	was = lc__tq_stop(&l->q, p);
+	loop_unlock(l, held);
+	return was;
+}
+
+int lc_timer_active(lc_timer *t)
+{
+	if (t == NULL)
+		return 0;
+	struct lc__timer *p = priv(t);
+	struct lc_loop *l;
+	int held, r;
+
+	if (p->q == NULL)
+		return 0;
+	l = loop_of(p);
+	held = loop_lock(l);
+	r = lc__timer_armed(p);
+	loop_unlock(l, held);
+	return r;
+}
+
+int lc_timer_remaining(lc_timer *t, struct timespec *left)
+{
+	if (t == NULL)
+		return LC_EINVAL;
+	struct lc__timer *p = priv(t);
+	struct lc_loop *l;
+	int64_t key, diff;
+	int held, armed;
+
+	if (p->q == NULL || left == NULL)
+		return LC_EINVAL;
+	l = loop_of(p);
+	held = loop_lock(l);
+	armed = lc__timer_armed(p);
+	key = p->key;
+	loop_unlock(l, held);
+	if (!armed)
+		return LC_ENOENT;
+	diff = lc__key_remaining(l->q.tk, (int)p->clock, key);
+	if (diff < 0)
+		diff = 0;
+	*left = lc__ns_to_ts(diff);
+	return 0;
+}
+
+int lc_timer_deadline(lc_timer *t, struct timespec *deadline)
+{
+	if (t == NULL)
+		return LC_EINVAL;
+	struct lc__timer *p = priv(t);
+	struct lc_loop *l;
+	int held, r = 0;
+
+	if (p->q == NULL || deadline == NULL)
+		return LC_EINVAL;
+	l = loop_of(p);
+	held = loop_lock(l);
+	if (!lc__timer_armed(p))
+		r = LC_ENOENT;
+	else
+		*deadline = lc__key_to_ts((int)p->clock, p->key);
+	loop_unlock(l, held);
+	return r;
+}
+
+int64_t lc_timer_overrun(lc_timer *t)
+{
+	if (t == NULL)
+		return 0;
+	return priv(t)->overrun;
+}
+
+void *lc_timer_data(const lc_timer *t)
+{
+	if (t == NULL)
+		return NULL;
+	return cpriv(t)->data;
+}
+
+lc_clock_id lc_timer_clock(const lc_timer *t)
+{
+	if (t == NULL)
+		return LC_CLOCK_COUNT;
+	return (lc_clock_id)cpriv(t)->clock;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Public drivers                                                            */
 /* ------------------------------------------------------------------------ */
+
+/* Runs the ready list, dropping the lock around each callback (*held is
+ * how it is held, which may change meanwhile); stops early on
+ * lc_loop_stop() if `honour_stop`. */
+static int run_ready(struct lc_loop *l, int *held, int honour_stop)
+{
+	struct lc__timer *t;
+	int n = 0, status;
+
+	while (!(honour_stop && l->stop) &&
+	       (t = lc__tq_pop_ready(&l->q, &status)) != NULL) {
+		lc_timer_cb cb = t->cb;
+		void *data = t->data;
+
+		n++;
+		loop_unlock(l, *held);
+		cb((lc_timer *)(void *)t, status, data);
+		*held = loop_lock(l);
+	}
+	return n;
+}
 
 int64_t lc_loop_next_deadline(lc_loop *loop)
 {
 	if (loop == NULL)
 		return INT64_MAX;
 	int64_t d;
+	int held = loop_lock(loop);
 
-	lc__loop_lock(loop);
-	d = lc__next_deadline_locked(loop);
+	d = next_deadline(loop);
 	if (loop->tfd >= 0 && d != loop->tfd_armed)
 		tfd_arm(loop, d);
-	lc__loop_unlock(loop);
+	loop_unlock(loop, held);
 	return d;
 }
 
@@ -318,17 +662,16 @@ int lc_loop_expire(lc_loop *loop)
 {
 	if (loop == NULL)
 		return 0;
-	int n;
+	int n, held = loop_lock(loop);
 
-	lc__loop_lock(loop);
-	lc__expire_locked(loop);
-	n = lc__run_ready_locked(loop, 0);
+	lc__tq_expire(&loop->q);
+	n = run_ready(loop, &held, 0);
 	if (loop->tfd >= 0 && !loop->sleeping) {
-		int64_t d = lc__next_deadline_locked(loop);
+		int64_t d = next_deadline(loop);
 		if (d != loop->tfd_armed)
 			tfd_arm(loop, d);
 	}
-	lc__loop_unlock(loop);
+	loop_unlock(loop, held);
 	return n;
 }
 
@@ -337,7 +680,7 @@ static void sim_jump(struct lc_loop *l, lc_counter *c, int64_t mono)
 {
 	uint64_t cyc;
 
-	if (lc_tk_cycles_at(l->tk, mono, &cyc) < 0)
+	if (lc_tk_cycles_at(l->q.tk, mono, &cyc) < 0)
 		return;
 	lc_sim_set_true_ns(c, lc_sim_true_ns_at(c, cyc));
 }
@@ -346,19 +689,19 @@ int64_t lc_loop_run_sim(lc_loop *loop, int64_t until_mono)
 {
 	if (loop == NULL)
 		return LC_EINVAL;
-	lc_counter *c = lc_tk_counter(loop->tk);
+	lc_counter *c = lc_tk_counter(loop->q.tk);
 	int64_t n = 0;
-	int same = 0;
+	int same = 0, held;
 
 	if (lc_counter_kind(c) != LC_COUNTER_SIM)
 		return LC_ENOTSUP;
-	lc__loop_lock(loop);
+	held = loop_lock(loop);
 	for (;;) {
 		int64_t now, d;
 
-		lc__expire_locked(loop);
-		n += lc__run_ready_locked(loop, 0);
-		now = lc_now_ns(loop->tk, LC_CLOCK_MONOTONIC);
+		lc__tq_expire(&loop->q);
+		n += run_ready(loop, &held, 0);
+		now = lc_now_ns(loop->q.tk, LC_CLOCK_MONOTONIC);
 		d = next_after(loop, now);
 		/* Armed due by a callback: another pass at this instant, at
 		 * until_mono too (a run leaves nothing due behind it, so a
@@ -381,64 +724,67 @@ int64_t lc_loop_run_sim(lc_loop *loop, int64_t until_mono)
 			continue;
 		}
 		sim_jump(loop, c, d);
-		if (lc_now_ns(loop->tk, LC_CLOCK_MONOTONIC) <= now)
+		if (lc_now_ns(loop->q.tk, LC_CLOCK_MONOTONIC) <= now)
 			sim_jump(loop, c, now + 1); /* make progress */
 	}
-	lc__loop_unlock(loop);
+	loop_unlock(loop, held);
 	return n;
 }
+
+#ifdef LC_HAVE_TIMERFD
+/* Sleeps on the timerfd until instant d (or a kick), lock dropped. */
+static void sleep_until(struct lc_loop *l, int64_t d, int *held)
+{
+	struct pollfd pfd;
+	uint64_t ticks;
+
+	tfd_arm(l, d);
+	l->sleeping = 1;
+	loop_unlock(l, *held);
+	pfd.fd = l->tfd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	if (poll(&pfd, 1, -1) > 0 && read(l->tfd, &ticks, sizeof(ticks)) < 0)
+		(void)errno; /* EAGAIN after a re-arm: go round */
+	*held = loop_lock(l);
+	l->sleeping = 0;
+}
+#endif
 
 int64_t lc_loop_run(lc_loop *loop, int mode)
 {
 	if (loop == NULL)
 		return LC_EINVAL;
 	int64_t n = 0;
+	int held;
 
 	if (mode < LC_RUN_DEFAULT || mode > LC_RUN_NOWAIT)
 		return LC_EINVAL;
-	if (lc_counter_kind(lc_tk_counter(loop->tk)) == LC_COUNTER_SIM)
+	if (lc_counter_kind(lc_tk_counter(loop->q.tk)) == LC_COUNTER_SIM)
 		return LC_EINVAL;
 #ifndef LC_HAVE_TIMERFD
 	return LC_ENOTSUP;
 #else
 	if (loop->tfd < 0)
 		return LC_ENOTSUP;
-	lc__loop_lock(loop);
+	held = loop_lock(loop);
 	loop->stop = 0;
 	for (;;) {
-		int64_t now, d;
-		uint64_t ticks;
-		struct pollfd pfd;
-		int armed;
-
-		lc__expire_locked(loop);
-		n += lc__run_ready_locked(loop, 1);
+		lc__tq_expire(&loop->q);
+		n += run_ready(loop, &held, 1);
 		if (loop->stop || mode == LC_RUN_NOWAIT ||
 		    (mode == LC_RUN_ONCE && n > 0))
 			break;
-		armed = loop->rhead != NULL;
-		for (int c = 0; c < LC_CLOCK_COUNT && !armed; c++)
-			armed = lc__heap_count(&loop->base[c]) != 0;
-		if (!armed && mode == LC_RUN_DEFAULT)
+		/* nothing armed: DEFAULT and ONCE return */
+		if (lc__tq_idle(&loop->q))
 			break;
-		if (!armed && mode == LC_RUN_ONCE)
-			break;
-		now = lc_now_ns(loop->tk, LC_CLOCK_MONOTONIC);
-		d = next_after(loop, now);
-		tfd_arm(loop, d);
-		loop->sleeping = 1;
-		lc__loop_unlock(loop);
-		pfd.fd = loop->tfd;
-		pfd.events = POLLIN;
-		pfd.revents = 0;
-		if (poll(&pfd, 1, -1) > 0 &&
-		    read(loop->tfd, &ticks, sizeof(ticks)) < 0)
-			(void)errno; /* EAGAIN after a re-arm: go round */
-		lc__loop_lock(loop);
-		loop->sleeping = 0;
+		sleep_until(loop,
+		            next_after(loop, lc_now_ns(loop->q.tk,
+		                                       LC_CLOCK_MONOTONIC)),
+		            &held);
 	}
 	loop->stop = 0;
-	lc__loop_unlock(loop);
+	loop_unlock(loop, held);
 	return n;
 #endif
 }
@@ -447,10 +793,11 @@ void lc_loop_stop(lc_loop *loop)
 {
 	if (loop == NULL)
 		return;
-	lc__loop_lock(loop);
+	int held = loop_lock(loop);
+
 	loop->stop = 1;
-	lc__loop_kick_locked(loop);
-	lc__loop_unlock(loop);
+	kick(loop);
+	loop_unlock(loop, held);
 }
 
 int lc_loop_fd(lc_loop *loop)

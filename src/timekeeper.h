@@ -106,52 +106,12 @@
 #ifndef LC_TIMEKEEPER_H
 #define LC_TIMEKEEPER_H
 
+#include "counter.h"
 #include "internal.h"
 #include "smear.h"
 
 #include <stdatomic.h>
 #include <stddef.h>
-
-/* ---- counters (src/counter.c) -------------------------------------------- */
-
-struct lc_counter {
-	int kind;          /* enum lc_counter_kind */
-	clockid_t clk;     /* system: the host clock */
-	uint64_t freq;     /* nominal Hz */
-	int64_t ppb;       /* sim: actual rate error, parts per billion */
-	_Atomic int64_t true_ns; /* sim: the simulation's true time */
-};
-
-#if defined(__x86_64__)
-static inline uint64_t lc__rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	/* lfence keeps rdtsc from running ahead of the loads before it (the
-	 * snapshot), as the vDSO's rdtsc_ordered() does. */
-	__asm__ __volatile__("lfence\n\trdtsc" : "=a"(lo), "=d"(hi)::"memory");
-	return ((uint64_t)hi << 32) | lo;
-}
-#endif
-
-uint64_t lc__counter_read_sim(const struct lc_counter *c);
-
-/* Reads the counter; inlined so that the hot read path has no call for the
- * tsc counter. */
-static inline uint64_t lc__counter_read(const struct lc_counter *c)
-{
-	struct timespec ts;
-
-#if defined(__x86_64__)
-	if (lc__likely(c->kind == LC_COUNTER_TSC))
-		return lc__rdtsc();
-#endif
-	if (c->kind == LC_COUNTER_SYSTEM) {
-		clock_gettime(c->clk, &ts);
-		return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	}
-	return lc__counter_read_sim(c);
-}
 
 /* ---- the snapshot ------------------------------------------------------- */
 
@@ -424,10 +384,6 @@ void lc__tk_read_from(lc_timekeeper *tk, const struct lc__tk_latch *l,
 void lc__tk_lock(lc_timekeeper *tk);
 void lc__tk_unlock(lc_timekeeper *tk);
 void lc__tk_set_table(lc_timekeeper *tk, const lc_leaptable *t);
-/* A counter of a given kind without calibration (a page reader's: the
- * writer's frequency). */
-int lc__counter_new_kind(lc_counter **out, int kind, clockid_t clk,
-                         uint64_t freq);
 /* The adjtimex answer (state returned; time, tai and the leap bits of
  * status filled) from the published snapshot alone: what a page reader's
  * lc_adjtimex answers, and the preload shim's when its writer must not

@@ -35,7 +35,7 @@
  * seed and count must print again.
  */
 #include "lc_test.h"
-#include "timer.h"
+#include "loop.h"
 #include "timekeeper.h" /* lc_tk_mono_at, lc_tk_cycles_at */
 
 #define NS LC_NSEC_PER_SEC
@@ -428,7 +428,7 @@ static void pt_cb(lc_timer *t, int status, void *data)
 static void check_heads(void)
 {
 	for (int c = 0; c < LC_CLOCK_COUNT; c++) {
-		struct lc__timer *t = lc__heap_top(&loop->base[c]);
+		struct lc__timer *t = lc__heap_top(&loop->q.base[c]);
 		if (t != NULL && lc__key_remaining(tk, c, t->key) <= 0) {
 			struct timespec k = lc__key_to_ts(c, t->key), now;
 			reading_ns(c, &now);
@@ -598,7 +598,7 @@ static void run_policy(const struct lc_smear_policy *pol, int year, int64_t n)
 	 * queued timers; this test keeps 20,000): on for the smears whose
 	 * name does not start with 'c' */
 	if (name[0] != 'c')
-		loop->bulk_min = 64;
+		loop->q.bulk_min = 64;
 	sls_is_utc = pol == NULL;
 	nst_rt = nst_tai = nst_set = 0;
 	pend_mono = last_leap_mono = INT64_MAX;

@@ -10,7 +10,7 @@
  * instant of each firing is derived from the scenario by hand (comments).
  */
 #include "lc_test.h"
-#include "timer.h"
+#include "loop.h"
 #include "timekeeper.h" /* lc_tk_mono_at, lc_tk_cycles_at */
 
 #define NS LC_NSEC_PER_SEC
@@ -993,7 +993,7 @@ static void run_bulk(uint32_t bulk_min, int *out, int *nout, uint64_t seed)
 	int64_t m0;
 
 	LC_EQ_INT(setup((E - 1000) * NS, NULL), 0);
-	loop->bulk_min = bulk_min;
+	loop->q.bulk_min = bulk_min;
 	m0 = mono();
 	lc_rand_seed(seed);
 	for (int i = 0; i < NBULK; i++) {
