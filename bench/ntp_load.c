@@ -633,6 +633,7 @@ static void usage(void)
 	        "  --loss P       loss limit in percent (default 0.1)\n"
 	        "  --key ID:HEX   sign requests with SHA1 key ID (hex bytes)\n"
 	        "  --nts H:P      NTS: cookies and keys from NTS-KE at IPv4 H port P\n"
+	        "                 (not with --key)\n"
 	        "  --nts-ca FILE  NTS: trust these certificates (default: no check)\n");
 }
 
