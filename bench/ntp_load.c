@@ -42,9 +42,10 @@
  * cookies (in turn; a server keeps no replay state, so a cookie serves any
  * number of requests: RFC 8915 only asks clients not to reuse one for
  * unlinkability) and an NTS Authenticator sealed with C2S under a 16-byte
- * nonce (thread, sequence). A reply counts when it is an NTS reply: longer
- * than 48 bytes and not a kiss (an NTSN kiss is counted as a refusal, a
- * 48-byte reply as unsigned); replies are not decrypted.
+ * nonce (thread, sequence). A reply counts when it is an NTS reply: not a
+ * kiss and echoing one of our Unique Identifiers (an NTSN kiss is counted
+ * as a refusal, a reply without our UID as unsigned); replies are not
+ * decrypted.
  *
  * NTS requests are sealed one by one, when sent: the authenticator covers
  * the header, so the transmit timestamp (the send time the latency is
@@ -193,6 +194,23 @@ static int refusing_kiss(const uint8_t *buf)
 	                       memcmp(buf + 12, "NTSN", 4) == 0);
 }
 
+/* 1 when the reply buf[0..len) echoes a Unique Identifier of ours (RFC
+ * 8915 5.7: an NTS reply carries the request's, in the clear). */
+static int echoes_uid(const uint8_t *buf, size_t len)
+{
+	for (size_t off = NTP_LEN; off + 4 <= len;) {
+		size_t flen = (size_t)buf[off + 2] << 8 | buf[off + 3];
+
+		if (flen < 4 || flen > len - off)
+			return 0;
+		if ((buf[off] << 8 | buf[off + 1]) == 0x0104 /* UID */)
+			return flen == 4 + NTS_UID_LEN &&
+			       memcmp(buf + off + 4, "lcld", 4) == 0;
+		off += flen;
+	}
+	return 0;
+}
+
 static void record(struct step_stats *st, const uint8_t *buf, ssize_t len,
                    int64_t now, const struct worker *w)
 {
@@ -209,8 +227,9 @@ static void record(struct step_stats *st, const uint8_t *buf, ssize_t len,
 		st->kods++;
 		return;
 	}
-	if ((w->o->keyed || w->o->nts) && len <= NTP_LEN) {
-		st->unsigned_++; /* a crypto-NAK (52) or no MAC/NTS at all */
+	if ((w->o->keyed && len <= NTP_LEN) ||
+	    (w->o->nts && !echoes_uid(buf, (size_t)len))) {
+		st->unsigned_++; /* a crypto-NAK (52), no MAC, not NTS */
 		return;
 	}
 	st->replies++;
