@@ -5,6 +5,8 @@
 #                 the concurrent-reader tests, a clang -Werror build, with
 #                 CAP_SYS_TIME dropped when root
 #   make bench    benchmarks (results go in BENCHMARKS.md by hand)
+#   make bench-load  NTP server load: leapclockd against chronyd and NTPsec's
+#                 ntpd, basic, keyed and NTS (as root: its own netns)
 #   make fuzz     libFuzzer targets for FUZZ_SECONDS each (clang)
 #   make install  PREFIX=/usr/local by default
 #   make vm-test  every face of leapclock through real leaps on Debian's kernel in qemu (CI runs it)
@@ -27,7 +29,7 @@ endif
 TSAN_TESTS := $(basename $(notdir $(wildcard tests/test_concurrency_*.c)))
 
 .PHONY: all build run check check-main check-asan check-tsan check-clang \
-        bench fuzz install vm-test clean
+        bench bench-load fuzz install vm-test clean
 
 all: build
 
@@ -72,6 +74,17 @@ check-clang:
 
 bench: build
 	$(NOCLOCK) ./tools/run-benchmarks $(BUILD)
+
+# Debian's ntpsec conflicts with chrony: an unpacked copy of the package is
+# measured (apt-get download, no install), unless NTPD names another ntpd.
+NTPSEC_DIR := $(BUILD)/ntpsec
+bench-load: build
+	@if [ -z "$$NTPD" ] && [ ! -x $(NTPSEC_DIR)/usr/sbin/ntpd ] && command -v apt-get >/dev/null; then \
+	  mkdir -p $(NTPSEC_DIR) && (cd $(NTPSEC_DIR) && apt-get download ntpsec >/dev/null && \
+	  dpkg-deb -x ntpsec_*.deb .) || echo "bench-load: could not fetch ntpsec; ntpd is skipped"; fi
+	for mode in "" KEYED=1 NTS=1; do \
+	  env $$mode NTPD=$${NTPD:-$(abspath $(NTPSEC_DIR))/usr/sbin/ntpd} \
+	    $(NOCLOCK) ./tools/run-load-bench $(BUILD) || exit 1; done
 
 fuzz:
 	@if [ -z "$(CLANG)" ]; then echo "make fuzz needs clang (Debian package clang)"; exit 1; fi
