@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,214 +287,252 @@ static void preset_list(char *list, size_t size)
 	}
 }
 
+/* ---- the settings table ----
+ * One row a setting: its name (and the config-file alias chrony users
+ * know), the setter that parses the value into the field at `off`, and the
+ * setter's data: limits, flags, the complaint about a bad value. */
+
+struct setting;
+typedef int (*setter_fn)(struct ld_config *c, const struct setting *s,
+                         const char *val, const char *where);
+
+enum {
+	S_NONE = 1,     /* "none" stores "" */
+	S_AUTO = 2,     /* "auto" stores auto_val */
+	S_OPTVAL = 4,   /* the value may be missing (a bare name) */
+	S_NOVAL = 8,    /* takes no value */
+	S_GIVEN = 16,   /* sets timeline_given */
+};
+
+struct setting {
+	const char *name, *alias;
+	setter_fn set;
+	size_t off, size;   /* the field; size for strings */
+	size_t where_off;   /* where to note "where" it was set (0: nowhere) */
+	unsigned flags;
+	int lo, hi, auto_val;
+	const char *bad;    /* printed before the bad value */
+};
+
+static int bad_value(const struct setting *s, const char *val,
+                     const char *where)
+{
+	fprintf(stderr, "leapclockd: %s: %s '%s'\n", where, s->bad, val);
+	return -1;
+}
+
+#define FIELD(c, s, type) ((type *)((char *)(c) + (s)->off))
+
+static int set_str(struct ld_config *c, const struct setting *s,
+                   const char *val, const char *where)
+{
+	if (strlen(val) >= s->size)
+		return bad_value(s, val, where);
+	snprintf(FIELD(c, s, char), s->size, "%s",
+	         (s->flags & S_NONE) && strcmp(val, "none") == 0 ? "" : val);
+	if (s->where_off != 0)
+		snprintf((char *)c + s->where_off, PATH_MAX + 48, "%s", where);
+	return 0;
+}
+
+static int set_int(struct ld_config *c, const struct setting *s,
+                   const char *val, const char *where)
+{
+	if ((s->flags & S_AUTO) && strcmp(val, "auto") == 0)
+		*FIELD(c, s, int) = s->auto_val;
+	else if (parse_int(val, s->lo, s->hi, FIELD(c, s, int)) != 0)
+		return bad_value(s, val, where);
+	return 0;
+}
+
+static int set_seconds(struct ld_config *c, const struct setting *s,
+                       const char *val, const char *where)
+{
+	if (parse_seconds(val, FIELD(c, s, int64_t)) != 0)
+		return bad_value(s, val, where);
+	return 0;
+}
+
+static int set_refid(struct ld_config *c, const struct setting *s,
+                     const char *val, const char *where)
+{
+	if (parse_refid(val, FIELD(c, s, uint32_t)) != 0)
+		return bad_value(s, val, where);
+	return 0;
+}
+
+static int set_ratelimit(struct ld_config *c, const struct setting *s,
+                         const char *val, const char *where)
+{
+	if (parse_ratelimit(c, val) != 0)
+		return bad_value(s, val, where);
+	return 0;
+}
+
+static int set_bool(struct ld_config *c, const struct setting *s,
+                    const char *val, const char *where)
+{
+	if (parse_bool(val, FIELD(c, s, int)) != 0)
+		return bad_value(s, val, where);
+	return 0;
+}
+
+static int set_counter(struct ld_config *c, const struct setting *s,
+                       const char *val, const char *where)
+{
+	if (strcmp(val, "best") != 0 && strcmp(val, "system") != 0 &&
+	    strcmp(val, "tsc") != 0)
+		return bad_value(s, val, where);
+	return set_str(c, s, val, where);
+}
+
+/* --no-timeline */
+static int set_empty(struct ld_config *c, const struct setting *s,
+                     const char *val, const char *where)
+{
+	(void)val;
+	(void)where;
+	FIELD(c, s, char)[0] = '\0';
+	return 0;
+}
+
+/* One more listen address: parsed, its smear preset known, not a
+ * duplicate of an earlier one. */
+static int set_listen(struct ld_config *c, const struct setting *s,
+                      const char *val, const char *where)
+{
+	struct ld_listen_cfg *l = &c->listen[c->nlisten];
+	char msg[256];
+
+	(void)s;
+	if (c->nlisten >= LD_MAX_LISTEN) {
+		fprintf(stderr, "leapclockd: %s: more than %d listen addresses\n",
+		        where, LD_MAX_LISTEN);
+		return -1;
+	}
+	if (ld_config_parse_listen(val, l, msg, sizeof(msg)) != 0) {
+		fprintf(stderr, "leapclockd: %s: %s\n", where, msg);
+		return -1;
+	}
+	if (l->smear) {
+		struct lc_smear_policy pol;
+		struct lc_error err;
+		char list[256];
+
+		memset(&err, 0, sizeof(err));
+		if (lc_smear_preset(l->preset, 0, &pol, &err) < 0) {
+			preset_list(list, sizeof(list));
+			fprintf(stderr,
+			        "leapclockd: %s: '%s': unknown smear preset '%s' (known:%s)\n",
+			        where, val, l->preset, list);
+			return -1;
+		}
+	}
+	for (int i = 0; i < c->nlisten; i++) {
+		if (same_listen(&c->listen[i], l)) {
+			fprintf(stderr,
+			        "leapclockd: %s: '%s': duplicate of listen '%s'\n",
+			        where, val, c->listen[i].text);
+			return -1;
+		}
+	}
+	c->nlisten++;
+	return 0;
+}
+
+#define OFF(f) offsetof(struct ld_config, f)
+#define STR(f) set_str, OFF(f), sizeof(((struct ld_config *)0)->f)
+#define PATH_BAD "path too long:"
+#define SECS_BAD "expected seconds 0..65535, not"
+#define BOOL_BAD "expected yes or no, not"
+
+static const struct setting settings[] = {
+	{ "listen", NULL, set_listen, 0, 0, 0, 0, 0, 0, 0, NULL },
+	{ "leapfile", NULL, STR(leapfile), OFF(leapfile_where), 0, 0, 0, 0, PATH_BAD },
+	{ "pretend", NULL, STR(pretend), OFF(pretend_where), 0, 0, 0, 0, "too long:" },
+	{ "timeline", NULL, STR(timeline), 0, S_NONE | S_GIVEN, 0, 0, 0, PATH_BAD },
+	{ "no-timeline", NULL, set_empty, OFF(timeline), 0, 0, S_NOVAL | S_GIVEN, 0, 0, 0, NULL },
+	{ "stats-file", "statsfile", STR(statsfile), 0, S_NONE, 0, 0, 0, PATH_BAD },
+	{ "counter", NULL, set_counter, OFF(counter), sizeof(((struct ld_config *)0)->counter),
+	  0, 0, 0, 0, 0, "expected best, system or tsc, not" },
+	{ "stratum", NULL, set_int, OFF(stratum), 0, 0, 0, 1, 15, 0, "expected 1..15, not" },
+	{ "precision", NULL, set_int, OFF(precision), 0, 0, S_AUTO, -32, 0, LD_PRECISION_AUTO,
+	  "expected auto or log2 seconds -32..0, not" },
+	{ "root-delay", "rootdelay", set_seconds, OFF(root_delay_ns), 0, 0, 0, 0, 0, 0, SECS_BAD },
+	{ "root-dispersion", "rootdispersion", set_seconds, OFF(root_dispersion_ns), 0, 0, 0,
+	  0, 0, 0, SECS_BAD },
+	{ "refid", NULL, set_refid, OFF(refid), 0, 0, 0, 0, 0, 0,
+	  "expected 1-4 printable ASCII characters or a.b.c.d, not" },
+	{ "ratelimit", NULL, set_ratelimit, 0, 0, 0, 0, 0, 0, 0,
+	  "expected off, INTERVAL (log2 s, -8..12) or INTERVAL:BURST, not" },
+	{ "threads", NULL, set_int, OFF(threads), 0, 0, S_AUTO, 1, LD_MAX_THREADS, 0,
+	  "expected auto or 1.." LD_STR(LD_MAX_THREADS) ", not" },
+	{ "metrics", NULL, STR(metrics), 0, S_NONE, 0, 0, 0, "too long:" },
+	{ "user", NULL, STR(user), 0, 0, 0, 0, 0, "too long:" },
+	{ "keyfile", NULL, STR(keyfile), 0, 0, 0, 0, 0, PATH_BAD },
+	{ "nts-cert", "ntsservercert", STR(nts_cert), 0, 0, 0, 0, 0, PATH_BAD },
+	{ "nts-key", "ntsserverkey", STR(nts_key), 0, 0, 0, 0, 0, PATH_BAD },
+	{ "nts-listen", NULL, STR(nts_listen), 0, 0, 0, 0, 0, "too long:" },
+	{ "nts-keydir", "ntsdumpdir", STR(nts_keydir), 0, 0, 0, 0, 0, PATH_BAD },
+	{ "nts-ntp-port", NULL, set_int, OFF(nts_ntp_port), 0, 0, 0, 1, 65535, 0,
+	  "expected a port 1..65535, not" },
+	{ "nts-rotate", NULL, set_int, OFF(nts_rotate_s), 0, 0, 0, 60, 30 * 86400, 0,
+	  "expected seconds 60..2592000, not" },
+	{ "syslog", NULL, set_bool, OFF(use_syslog), 0, 0, S_OPTVAL, 0, 0, 0, BOOL_BAD },
+	{ "foreground", NULL, set_bool, OFF(foreground), 0, 0, S_OPTVAL, 0, 0, 0, BOOL_BAD },
+};
+
+#undef OFF
+#undef STR
+#undef PATH_BAD
+#undef SECS_BAD
+#undef BOOL_BAD
+
+static const struct setting *find_setting(const char *name)
+{
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
+		const struct setting *s = &settings[i];
+		if (strcmp(name, s->name) == 0 ||
+		    (s->alias != NULL && strcmp(name, s->alias) == 0))
+			return s;
+	}
+	return NULL;
+}
+
 /* Applies one setting. `file` is "PATH:LINE" for a config file line, NULL
  * for the command line; errors are labelled "PATH:LINE: name" or "--name".
  * 0 or -1 (printed). */
 static int apply(struct ld_config *c, const char *name, const char *val,
                  const char *file)
 {
-	char msg[256], where[PATH_MAX + 48];
+	const struct setting *s = find_setting(name);
+	char where[PATH_MAX + 48];
 
+	if (s == NULL) {
+		fprintf(stderr, "leapclockd: %s: unknown setting '%s'\n",
+		        file != NULL ? file : "command line", name);
+		return -1;
+	}
 	if (file != NULL)
 		snprintf(where, sizeof(where), "%.*s: %s", PATH_MAX, file, name);
 	else
 		snprintf(where, sizeof(where), "--%s", name);
 
-#define NEED_VAL                                                          \
-	do {                                                              \
-		if (val == NULL || *val == '\0') {                        \
-			fprintf(stderr, "leapclockd: %s: needs a value\n", \
-			        where);                                   \
-			return -1;                                        \
-		}                                                         \
-	} while (0)
-#define NO_VAL                                                            \
-	do {                                                              \
-		if (val != NULL) {                                        \
-			fprintf(stderr, "leapclockd: %s: takes no value, not '%s'\n", \
-			        where, val);                              \
-			return -1;                                        \
-		}                                                         \
-	} while (0)
-#define BAD(what)                                                         \
-	do {                                                              \
-		fprintf(stderr, "leapclockd: %s: %s '%s'\n", where, what, \
-		        val);                                             \
-		return -1;                                                \
-	} while (0)
-
-	if (strcmp(name, "listen") == 0) {
-		struct ld_listen_cfg *l = &c->listen[c->nlisten];
-
-		NEED_VAL;
-		if (c->nlisten >= LD_MAX_LISTEN) {
-			fprintf(stderr, "leapclockd: %s: more than %d listen addresses\n",
-			        where, LD_MAX_LISTEN);
+	if (s->flags & S_NOVAL) {
+		if (val != NULL) {
+			fprintf(stderr, "leapclockd: %s: takes no value, not '%s'\n",
+			        where, val);
 			return -1;
 		}
-		if (ld_config_parse_listen(val, l, msg, sizeof(msg)) != 0) {
-			fprintf(stderr, "leapclockd: %s: %s\n", where, msg);
-			return -1;
-		}
-		if (l->smear) {
-			struct lc_smear_policy pol;
-			struct lc_error err;
-			char list[256];
-
-			memset(&err, 0, sizeof(err));
-			if (lc_smear_preset(l->preset, 0, &pol, &err) < 0) {
-				preset_list(list, sizeof(list));
-				fprintf(stderr,
-				        "leapclockd: %s: '%s': unknown smear preset '%s' (known:%s)\n",
-				        where, val, l->preset, list);
-				return -1;
-			}
-		}
-		for (int i = 0; i < c->nlisten; i++) {
-			if (same_listen(&c->listen[i], l)) {
-				fprintf(stderr,
-				        "leapclockd: %s: '%s': duplicate of listen '%s'\n",
-				        where, val, c->listen[i].text);
-				return -1;
-			}
-		}
-		c->nlisten++;
-	} else if (strcmp(name, "leapfile") == 0) {
-		NEED_VAL;
-		if (strlen(val) >= sizeof(c->leapfile))
-			BAD("path too long:");
-		snprintf(c->leapfile, sizeof(c->leapfile), "%s", val);
-		snprintf(c->leapfile_where, sizeof(c->leapfile_where), "%s", where);
-	} else if (strcmp(name, "pretend") == 0) {
-		NEED_VAL;
-		if (strlen(val) >= sizeof(c->pretend))
-			BAD("too long:");
-		snprintf(c->pretend, sizeof(c->pretend), "%s", val);
-		snprintf(c->pretend_where, sizeof(c->pretend_where), "%s", where);
-	} else if (strcmp(name, "timeline") == 0) {
-		NEED_VAL;
-		if (strlen(val) >= sizeof(c->timeline))
-			BAD("path too long:");
-		/* "none" publishes none, as --no-timeline */
-		snprintf(c->timeline, sizeof(c->timeline), "%s",
-		         strcmp(val, "none") == 0 ? "" : val);
-		c->timeline_given = 1;
-	} else if (strcmp(name, "no-timeline") == 0) {
-		NO_VAL;
-		c->timeline[0] = '\0';
-		c->timeline_given = 1;
-	} else if (strcmp(name, "stats-file") == 0 ||
-	           strcmp(name, "statsfile") == 0) {
-		NEED_VAL;
-		if (strlen(val) >= sizeof(c->statsfile))
-			BAD("path too long:");
-		/* "none" disables the file */
-		snprintf(c->statsfile, sizeof(c->statsfile), "%s",
-		         strcmp(val, "none") == 0 ? "" : val);
-	} else if (strcmp(name, "counter") == 0) {
-		NEED_VAL;
-		if (strcmp(val, "best") != 0 && strcmp(val, "system") != 0 &&
-		    strcmp(val, "tsc") != 0)
-			BAD("expected best, system or tsc, not");
-		snprintf(c->counter, sizeof(c->counter), "%s", val);
-	} else if (strcmp(name, "stratum") == 0) {
-		NEED_VAL;
-		if (parse_int(val, 1, 15, &c->stratum) != 0)
-			BAD("expected 1..15, not");
-	} else if (strcmp(name, "precision") == 0) {
-		NEED_VAL;
-		if (strcmp(val, "auto") == 0)
-			c->precision = LD_PRECISION_AUTO;
-		else if (parse_int(val, -32, 0, &c->precision) != 0)
-			BAD("expected auto or log2 seconds -32..0, not");
-	} else if (strcmp(name, "root-delay") == 0 ||
-	           strcmp(name, "rootdelay") == 0) {
-		NEED_VAL;
-		if (parse_seconds(val, &c->root_delay_ns) != 0)
-			BAD("expected seconds 0..65535, not");
-	} else if (strcmp(name, "root-dispersion") == 0 ||
-	           strcmp(name, "rootdispersion") == 0) {
-		NEED_VAL;
-		if (parse_seconds(val, &c->root_dispersion_ns) != 0)
-			BAD("expected seconds 0..65535, not");
-	} else if (strcmp(name, "refid") == 0) {
-		NEED_VAL;
-		if (parse_refid(val, &c->refid) != 0)
-			BAD("expected 1-4 printable ASCII characters or a.b.c.d, not");
-	} else if (strcmp(name, "ratelimit") == 0) {
-		NEED_VAL;
-		if (parse_ratelimit(c, val) != 0)
-			BAD("expected off, INTERVAL (log2 s, -8..12) or INTERVAL:BURST, not");
-	} else if (strcmp(name, "threads") == 0) {
-		NEED_VAL;
-		if (strcmp(val, "auto") == 0)
-			c->threads = 0;
-		else if (parse_int(val, 1, LD_MAX_THREADS, &c->threads) != 0)
-			BAD("expected auto or 1.." LD_STR(LD_MAX_THREADS) ", not");
-	} else if (strcmp(name, "metrics") == 0) {
-		NEED_VAL;
-		if (strlen(val) >= sizeof(c->metrics))
-			BAD("too long:");
-		snprintf(c->metrics, sizeof(c->metrics), "%s",
-		         strcmp(val, "none") == 0 ? "" : val);
-	} else if (strcmp(name, "user") == 0) {
-		NEED_VAL;
-		if (strlen(val) >= sizeof(c->user))
-			BAD("too long:");
-		snprintf(c->user, sizeof(c->user), "%s", val);
-	} else if (strcmp(name, "keyfile") == 0) {
-		NEED_VAL;
-		if (strlen(val) >= sizeof(c->keyfile))
-			BAD("path too long:");
-		snprintf(c->keyfile, sizeof(c->keyfile), "%s", val);
-	} else if (strcmp(name, "nts-cert") == 0 ||
-	           strcmp(name, "ntsservercert") == 0) {
-		NEED_VAL;
-		if (strlen(val) >= sizeof(c->nts_cert))
-			BAD("path too long:");
-		snprintf(c->nts_cert, sizeof(c->nts_cert), "%s", val);
-	} else if (strcmp(name, "nts-key") == 0 ||
-	           strcmp(name, "ntsserverkey") == 0) {
-		NEED_VAL;
-		if (strlen(val) >= sizeof(c->nts_key))
-			BAD("path too long:");
-		snprintf(c->nts_key, sizeof(c->nts_key), "%s", val);
-	} else if (strcmp(name, "nts-listen") == 0) {
-		NEED_VAL;
-		if (strlen(val) >= sizeof(c->nts_listen))
-			BAD("too long:");
-		snprintf(c->nts_listen, sizeof(c->nts_listen), "%s", val);
-	} else if (strcmp(name, "nts-keydir") == 0 ||
-	           strcmp(name, "ntsdumpdir") == 0) {
-		NEED_VAL;
-		if (strlen(val) >= sizeof(c->nts_keydir))
-			BAD("path too long:");
-		snprintf(c->nts_keydir, sizeof(c->nts_keydir), "%s", val);
-	} else if (strcmp(name, "nts-ntp-port") == 0) {
-		NEED_VAL;
-		if (parse_int(val, 1, 65535, &c->nts_ntp_port) != 0)
-			BAD("expected a port 1..65535, not");
-	} else if (strcmp(name, "nts-rotate") == 0) {
-		NEED_VAL;
-		if (parse_int(val, 60, 30 * 86400, &c->nts_rotate_s) != 0)
-			BAD("expected seconds 60..2592000, not");
-	} else if (strcmp(name, "syslog") == 0) {
-		int v;
-		if (parse_bool(val, &v) != 0)
-			BAD("expected yes or no, not");
-		c->use_syslog = v;
-	} else if (strcmp(name, "foreground") == 0) {
-		if (parse_bool(val, &c->foreground) != 0)
-			BAD("expected yes or no, not");
-	} else {
-		fprintf(stderr, "leapclockd: %s: unknown setting '%s'\n",
-		        file != NULL ? file : "command line", name);
+	} else if (!(s->flags & S_OPTVAL) && (val == NULL || *val == '\0')) {
+		fprintf(stderr, "leapclockd: %s: needs a value\n", where);
 		return -1;
 	}
+	if (s->set(c, s, val, where) != 0)
+		return -1;
+	if (s->flags & S_GIVEN)
+		c->timeline_given = 1;
 	return 0;
-#undef NEED_VAL
-#undef NO_VAL
-#undef BAD
 }
 
 /* The config file opened for reading: a regular file only, opened
