@@ -768,10 +768,24 @@ static int is_default_timeline(const char *path)
 	return strcmp(ra, rb) == 0;
 }
 
-/* The checks that need the whole configuration. 0 or -1 (printed). */
-static int check(struct ld_config *c)
+/* A relative path made absolute in place (a PATH_MAX field), since a
+ * detached daemon works from "/" and the timeline and stats file are
+ * opened again after that; -1 if too long. "" and absolute paths stay. */
+static int make_absolute(char *path)
 {
-	/* The host's default timeline never pretends. */
+	char abs[PATH_MAX];
+
+	if (path[0] == '\0' || path[0] == '/')
+		return 0;
+	if (normalise_path(path, abs, sizeof(abs)) != 0)
+		return -1;
+	snprintf(path, PATH_MAX, "%s", abs);
+	return 0;
+}
+
+/* The timeline rule: by default the host's, which never pretends. */
+static int check_timeline(struct ld_config *c)
+{
 	if (!c->timeline_given)
 		snprintf(c->timeline, sizeof(c->timeline), "%s",
 		         c->pretend[0] != '\0' ? "" : LD_DEFAULT_TIMELINE);
@@ -784,21 +798,20 @@ static int check(struct ld_config *c)
 		        c->pretend_where, c->timeline);
 		return -1;
 	}
-	/* Absolute, since a detached daemon works from "/" and the timeline
-	 * and stats file are opened again after that. */
-	if (c->timeline[0] != '\0' && c->timeline[0] != '/') {
-		char abs[PATH_MAX];
-		if (normalise_path(c->timeline, abs, sizeof(abs)) != 0) {
-			fprintf(stderr, "leapclockd: timeline '%s': path too long\n",
-			        c->timeline);
-			return -1;
-		}
-		snprintf(c->timeline, sizeof(c->timeline), "%s", abs);
+	if (make_absolute(c->timeline) != 0) {
+		fprintf(stderr, "leapclockd: timeline '%s': path too long\n",
+		        c->timeline);
+		return -1;
 	}
-	/* A table named by LEAPCLOCK_LEAPFILE is named as --leapfile names
-	 * one (which wins): that table or an error at start, and the file
-	 * reloaded by name, so that a bad new version keeps the table in
-	 * use. Made absolute as the others, for a detached daemon. */
+	return 0;
+}
+
+/* A table named by LEAPCLOCK_LEAPFILE is named as --leapfile names one
+ * (which wins): that table or an error at start, and the file reloaded by
+ * name, so that a bad new version keeps the table in use. Made absolute
+ * as the others, for a detached daemon. */
+static int check_leapfile(struct ld_config *c)
+{
 	if (c->leapfile[0] == '\0') {
 		const char *env = getenv("LEAPCLOCK_LEAPFILE");
 
@@ -813,39 +826,28 @@ static int check(struct ld_config *c)
 			         "LEAPCLOCK_LEAPFILE");
 		}
 	}
-	if (c->leapfile[0] != '\0' && c->leapfile[0] != '/') {
-		char abs[PATH_MAX];
-		if (normalise_path(c->leapfile, abs, sizeof(abs)) != 0) {
-			fprintf(stderr, "leapclockd: %s: '%s': path too long\n",
-			        c->leapfile_where, c->leapfile);
-			return -1;
-		}
-		snprintf(c->leapfile, sizeof(c->leapfile), "%s", abs);
+	if (make_absolute(c->leapfile) != 0) {
+		fprintf(stderr, "leapclockd: %s: '%s': path too long\n",
+		        c->leapfile_where, c->leapfile);
+		return -1;
 	}
-	if (c->statsfile[0] != '\0' && c->statsfile[0] != '/') {
-		char abs[PATH_MAX];
-		if (normalise_path(c->statsfile, abs, sizeof(abs)) != 0) {
-			fprintf(stderr, "leapclockd: stats-file '%s': path too long\n",
-			        c->statsfile);
+	return 0;
+}
+
+/* The other files' paths made absolute; NTS's two files together. */
+static int check_files(struct ld_config *c)
+{
+	struct { char *path; const char *name; } p[] = {
+		{ c->statsfile, "stats-file" },
+		{ c->keyfile, "keyfile" }, { c->nts_cert, "nts-cert" },
+		{ c->nts_key, "nts-key" }, { c->nts_keydir, "nts-keydir" },
+	};
+
+	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
+		if (make_absolute(p[i].path) != 0) {
+			fprintf(stderr, "leapclockd: %s '%s': path too long\n",
+			        p[i].name, p[i].path);
 			return -1;
-		}
-		snprintf(c->statsfile, sizeof(c->statsfile), "%s", abs);
-	}
-	{
-		struct { char *path; const char *name; } p[] = {
-			{ c->keyfile, "keyfile" }, { c->nts_cert, "nts-cert" },
-			{ c->nts_key, "nts-key" }, { c->nts_keydir, "nts-keydir" },
-		};
-		for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
-			char abs[PATH_MAX];
-			if (p[i].path[0] == '\0' || p[i].path[0] == '/')
-				continue;
-			if (normalise_path(p[i].path, abs, sizeof(abs)) != 0) {
-				fprintf(stderr, "leapclockd: %s '%s': path too long\n",
-				        p[i].name, p[i].path);
-				return -1;
-			}
-			snprintf(p[i].path, PATH_MAX, "%s", abs);
 		}
 	}
 	if ((c->nts_cert[0] != '\0') != (c->nts_key[0] != '\0')) {
@@ -854,73 +856,89 @@ static int check(struct ld_config *c)
 		        c->nts_cert[0] != '\0' ? "nts-cert" : "nts-key");
 		return -1;
 	}
+	return 0;
+}
+
+/* The pretended instant, TIME or TIME@ANCHOR (the host's UTC at which
+ * the served time reads TIME), read against table t. */
+static int check_pretend(const struct ld_config *c, lc_leaptable *t)
+{
+	struct timespec utc;
+	struct lc_error err;
+	char when[sizeof(c->pretend)], *at, msg[600];
+	int64_t tai;
+	int rc;
+
+	snprintf(when, sizeof(when), "%s", c->pretend);
+	at = strchr(when, '@');
+	if (at != NULL)
+		*at++ = '\0';
+	memset(&err, 0, sizeof(err));
+	rc = lc_iso8601_parse(when, t, &utc, &err);
+	if (rc == 0)
+		rc = lc_tai_from_utc(t, &utc, &tai);
+	if (rc == 0 && at != NULL)
+		rc = lc_iso8601_parse(at, t, &utc, &err);
+	if (rc < 0) {
+		if (err.code != 0)
+			lc_error_format(&err, msg, sizeof(msg));
+		else
+			snprintf(msg, sizeof(msg), "%s", lc_strerror(rc));
+		fprintf(stderr, "leapclockd: %s: '%s': %s\n",
+		        c->pretend_where, c->pretend, msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The leap table named, and the pretended instant read against it, are
+ * checked here so that their errors say where they were set. */
+static int check_leaptable(const struct ld_config *c)
+{
+	lc_leaptable *t;
+	struct lc_error err;
+	char msg[600];
+	int rc;
+
+	if (c->leapfile[0] == '\0' && c->pretend[0] == '\0')
+		return 0;
+	t = lc_leaptable_new();
+	if (t == NULL) {
+		fprintf(stderr, "leapclockd: out of memory\n");
+		return -1;
+	}
+	memset(&err, 0, sizeof(err));
+	if (c->leapfile[0] != '\0')
+		rc = lc_leaptable_load_file(t, c->leapfile, LC_LEAPFMT_AUTO, &err);
+	else
+		rc = lc_leaptable_load_system(t, &err);
+	if (rc < 0) {
+		lc_error_format(&err, msg, sizeof(msg));
+		if (c->leapfile[0] != '\0')
+			fprintf(stderr, "leapclockd: %s: '%s': %s\n",
+			        c->leapfile_where, c->leapfile, msg);
+		else
+			fprintf(stderr, "leapclockd: leap table: %s\n", msg);
+	} else if (c->pretend[0] != '\0') {
+		rc = check_pretend(c, t);
+	}
+	lc_leaptable_free(t);
+	return rc < 0 ? -1 : 0;
+}
+
+/* The checks that need the whole configuration. 0 or -1 (printed). */
+static int check(struct ld_config *c)
+{
+	if (check_timeline(c) != 0 || check_leapfile(c) != 0 ||
+	    check_files(c) != 0)
+		return -1;
 	if (c->nlisten == 0 && c->timeline[0] == '\0') {
 		fprintf(stderr,
 		        "leapclockd: nothing to do: give --listen ADDR:PORT=MODE "
 		        "(or listen lines in the config file), or a --timeline\n");
 		return -1;
 	}
-	/* The leap table named, and the pretended instant read against it,
-	 * are checked here so that their errors say where they were set. */
-	if (c->leapfile[0] != '\0' || c->pretend[0] != '\0') {
-		lc_leaptable *t = lc_leaptable_new();
-		struct lc_error err;
-		char msg[600];
-		int rc;
-
-		if (t == NULL) {
-			fprintf(stderr, "leapclockd: out of memory\n");
-			return -1;
-		}
-		memset(&err, 0, sizeof(err));
-		if (c->leapfile[0] != '\0')
-			rc = lc_leaptable_load_file(t, c->leapfile,
-			                            LC_LEAPFMT_AUTO, &err);
-		else
-			rc = lc_leaptable_load_system(t, &err);
-		if (rc < 0) {
-			lc_error_format(&err, msg, sizeof(msg));
-			if (c->leapfile[0] != '\0')
-				fprintf(stderr, "leapclockd: %s: '%s': %s\n",
-				        c->leapfile_where, c->leapfile, msg);
-			else
-				fprintf(stderr, "leapclockd: leap table: %s\n", msg);
-			lc_leaptable_free(t);
-			return -1;
-		}
-		if (c->pretend[0] != '\0') {
-			struct timespec utc;
-			int64_t tai;
-
-			char when[sizeof(c->pretend)], *at;
-
-			/* TIME or TIME@ANCHOR (the host's UTC at which the
-			 * served time reads TIME) */
-			snprintf(when, sizeof(when), "%s", c->pretend);
-			at = strchr(when, '@');
-			if (at != NULL)
-				*at++ = '\0';
-			memset(&err, 0, sizeof(err));
-			rc = lc_iso8601_parse(when, t, &utc, &err);
-			if (rc == 0)
-				rc = lc_tai_from_utc(t, &utc, &tai);
-			if (rc == 0 && at != NULL)
-				rc = lc_iso8601_parse(at, t, &utc, &err);
-			if (rc < 0) {
-				if (err.code != 0)
-					lc_error_format(&err, msg, sizeof(msg));
-				else
-					snprintf(msg, sizeof(msg), "%s",
-					         lc_strerror(rc));
-				fprintf(stderr, "leapclockd: %s: '%s': %s\n",
-				        c->pretend_where, c->pretend, msg);
-				lc_leaptable_free(t);
-				return -1;
-			}
-		}
-		lc_leaptable_free(t);
-	}
-	return 0;
+	return check_leaptable(c);
 }
 
 enum {
