@@ -74,13 +74,94 @@ static int parse_port(const char *s, unsigned *port)
 	return 0;
 }
 
+/* Splits buf ("ADDR" or "ADDR:PORT", ADDR as 1.2.3.4, [v6] or a bare v6)
+ * into host and *port_s (NULL without a port); -1 with a message. */
+static int split_host_port(char *buf, char *host, size_t hostsize,
+                           char **port_s, const char *text, char *msg,
+                           size_t msgsize)
+{
+	size_t n;
+
+	*port_s = NULL;
+	if (buf[0] == '[') {
+		char *close = strchr(buf, ']');
+		if (close == NULL) {
+			snprintf(msg, msgsize, "listen '%s': missing ']'", text);
+			return -1;
+		}
+		*close = '\0';
+		n = (size_t)(close - buf - 1);
+		if (n >= hostsize)
+			n = hostsize - 1;
+		memcpy(host, buf + 1, n);
+		host[n] = '\0';
+		if (close[1] == ':')
+			*port_s = close + 2;
+		else if (close[1] != '\0') {
+			snprintf(msg, msgsize, "listen '%s': junk after ']'", text);
+			return -1;
+		}
+		return 0;
+	}
+	char *colon = strchr(buf, ':');
+	/* one colon: IPv4 with a port; more: a bare IPv6 address */
+	if (colon != NULL && strchr(colon + 1, ':') == NULL) {
+		*colon = '\0';
+		*port_s = colon + 1;
+	}
+	if (strlen(buf) >= hostsize) {
+		snprintf(msg, msgsize, "listen '%s': address too long", text);
+		return -1;
+	}
+	memcpy(host, buf, strlen(buf) + 1);
+	return 0;
+}
+
+/* l->addr from a numeric address and a port; -1 if not numeric. */
+static int set_listen_addr(struct ld_listen_cfg *l, const char *host,
+                           unsigned port)
+{
+	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)&l->addr)->sin_addr) == 1) {
+		struct sockaddr_in *a = (struct sockaddr_in *)&l->addr;
+		a->sin_family = AF_INET;
+		a->sin_port = htons((uint16_t)port);
+		l->addrlen = sizeof(*a);
+	} else if (inet_pton(AF_INET6, host,
+	                     &((struct sockaddr_in6 *)&l->addr)->sin6_addr) == 1) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&l->addr;
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)port);
+		l->addrlen = sizeof(*a);
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+/* MODE: "utc" or "smear:PRESET"; -1 otherwise. */
+static int set_listen_mode(struct ld_listen_cfg *l, const char *mode)
+{
+	if (strcmp(mode, "utc") == 0) {
+		l->smear = 0;
+		snprintf(l->mode_name, sizeof(l->mode_name), "utc");
+	} else if (strncmp(mode, "smear:", 6) == 0 && mode[6] != '\0' &&
+	           strlen(mode + 6) < sizeof(l->preset)) {
+		l->smear = 1;
+		snprintf(l->preset, sizeof(l->preset), "%s", mode + 6);
+		snprintf(l->mode_name, sizeof(l->mode_name), "smear:%s",
+		         l->preset);
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
 int ld_config_parse_listen(const char *text, struct ld_listen_cfg *l,
                            char *msg, size_t msgsize)
 {
 	char buf[128], host[80];
-	char *eq, *mode, *port_s = NULL;
+	char *eq, *mode, *port_s;
 	unsigned port = LD_DEFAULT_PORT;
-	size_t n;
 
 	memset(l, 0, sizeof(*l));
 	if (strlen(text) >= sizeof(buf)) {
@@ -99,70 +180,20 @@ int ld_config_parse_listen(const char *text, struct ld_listen_cfg *l,
 	*eq = '\0';
 	mode = eq + 1;
 
-	if (buf[0] == '[') {
-		char *close = strchr(buf, ']');
-		if (close == NULL) {
-			snprintf(msg, msgsize, "listen '%s': missing ']'", text);
-			return -1;
-		}
-		*close = '\0';
-		n = (size_t)(close - buf - 1);
-		if (n >= sizeof(host))
-			n = sizeof(host) - 1;
-		memcpy(host, buf + 1, n);
-		host[n] = '\0';
-		if (close[1] == ':')
-			port_s = close + 2;
-		else if (close[1] != '\0') {
-			snprintf(msg, msgsize, "listen '%s': junk after ']'", text);
-			return -1;
-		}
-	} else {
-		char *colon = strchr(buf, ':');
-		/* one colon: IPv4 with a port; more: a bare IPv6 address */
-		if (colon != NULL && strchr(colon + 1, ':') == NULL) {
-			*colon = '\0';
-			port_s = colon + 1;
-		}
-		if (strlen(buf) >= sizeof(host)) {
-			snprintf(msg, msgsize, "listen '%s': address too long", text);
-			return -1;
-		}
-		memcpy(host, buf, strlen(buf) + 1);
-	}
+	if (split_host_port(buf, host, sizeof(host), &port_s, text, msg,
+	                    msgsize) != 0)
+		return -1;
 	if (port_s != NULL && parse_port(port_s, &port) != 0) {
 		snprintf(msg, msgsize, "listen '%s': bad port '%s'", text, port_s);
 		return -1;
 	}
-
-	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)&l->addr)->sin_addr) == 1) {
-		struct sockaddr_in *a = (struct sockaddr_in *)&l->addr;
-		a->sin_family = AF_INET;
-		a->sin_port = htons((uint16_t)port);
-		l->addrlen = sizeof(*a);
-	} else if (inet_pton(AF_INET6, host,
-	                     &((struct sockaddr_in6 *)&l->addr)->sin6_addr) == 1) {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&l->addr;
-		a->sin6_family = AF_INET6;
-		a->sin6_port = htons((uint16_t)port);
-		l->addrlen = sizeof(*a);
-	} else {
+	if (set_listen_addr(l, host, port) != 0) {
 		snprintf(msg, msgsize,
 		         "listen '%s': '%s' is not a numeric IPv4 or IPv6 address",
 		         text, host);
 		return -1;
 	}
-
-	if (strcmp(mode, "utc") == 0) {
-		l->smear = 0;
-		snprintf(l->mode_name, sizeof(l->mode_name), "utc");
-	} else if (strncmp(mode, "smear:", 6) == 0 && mode[6] != '\0' &&
-	           strlen(mode + 6) < sizeof(l->preset)) {
-		l->smear = 1;
-		snprintf(l->preset, sizeof(l->preset), "%s", mode + 6);
-		snprintf(l->mode_name, sizeof(l->mode_name), "smear:%s",
-		         l->preset);
-	} else {
+	if (set_listen_mode(l, mode) != 0) {
 		snprintf(msg, msgsize,
 		         "listen '%s': mode '%s' is neither 'utc' nor 'smear:PRESET'",
 		         text, mode);
