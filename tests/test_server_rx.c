@@ -14,6 +14,7 @@
 
 #include "../tools/leapclockd/clock.c"
 #include "../tools/leapclockd/config.c"
+#include "../tools/leapclockd/config_listen.c"
 /* with _GNU_SOURCE (for server.c's recvmmsg), <math.h> declares C23's
  * fdiv, which ntp_packet.c's own static fdiv would clash with here, where
  * the daemon's files are one translation unit */
