@@ -23,6 +23,8 @@
 #undef fdiv
 #include "../tools/leapclockd/xleave.c"
 #include "../tools/leapclockd/server.c"
+#include "../tools/leapclockd/server_answer.c"
+#include "../tools/leapclockd/server_stats.c"
 
 #include <arpa/inet.h>
 #include <stdarg.h>
