@@ -814,64 +814,36 @@ static int check(struct ld_config *c)
 	return check_leaptable(c);
 }
 
-enum {
-	O_LEAPFILE = 256, O_PRETEND, O_STATS, O_STRATUM, O_REFID,
-	O_PRECISION, O_RDELAY, O_RDISP, O_RATELIMIT, O_COUNTER,
-	O_SYSLOG, O_TIMELINE, O_NO_TIMELINE, O_THREADS, O_METRICS, O_USER,
-	O_KEYFILE, O_NTS_CERT, O_NTS_KEY, O_NTS_LISTEN, O_NTS_KEYDIR,
-	O_NTS_NTP_PORT, O_NTS_ROTATE, O_LAST = O_NTS_ROTATE
-};
-static const struct option opts[] = {
-	{ "foreground", no_argument, NULL, 'd' },
-	{ "config", required_argument, NULL, 'c' },
-	{ "listen", required_argument, NULL, 'l' },
-	{ "leapfile", required_argument, NULL, O_LEAPFILE },
-	{ "pretend", required_argument, NULL, O_PRETEND },
-	{ "stats-file", required_argument, NULL, O_STATS },
-	{ "stratum", required_argument, NULL, O_STRATUM },
-	{ "refid", required_argument, NULL, O_REFID },
-	{ "precision", required_argument, NULL, O_PRECISION },
-	{ "root-delay", required_argument, NULL, O_RDELAY },
-	{ "root-dispersion", required_argument, NULL, O_RDISP },
-	{ "ratelimit", required_argument, NULL, O_RATELIMIT },
-	{ "counter", required_argument, NULL, O_COUNTER },
-	{ "syslog", no_argument, NULL, O_SYSLOG },
-	{ "timeline", required_argument, NULL, O_TIMELINE },
-	{ "no-timeline", no_argument, NULL, O_NO_TIMELINE },
-	{ "threads", required_argument, NULL, O_THREADS },
-	{ "metrics", required_argument, NULL, O_METRICS },
-	{ "user", required_argument, NULL, O_USER },
-	{ "keyfile", required_argument, NULL, O_KEYFILE },
-	{ "nts-cert", required_argument, NULL, O_NTS_CERT },
-	{ "nts-key", required_argument, NULL, O_NTS_KEY },
-	{ "nts-listen", required_argument, NULL, O_NTS_LISTEN },
-	{ "nts-keydir", required_argument, NULL, O_NTS_KEYDIR },
-	{ "nts-ntp-port", required_argument, NULL, O_NTS_NTP_PORT },
-	{ "nts-rotate", required_argument, NULL, O_NTS_ROTATE },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
-};
-static const char *const names[] = {
-	[O_LEAPFILE - 256] = "leapfile", [O_PRETEND - 256] = "pretend",
-	[O_STATS - 256] = "stats-file", [O_STRATUM - 256] = "stratum",
-	[O_REFID - 256] = "refid", [O_PRECISION - 256] = "precision",
-	[O_RDELAY - 256] = "root-delay", [O_RDISP - 256] = "root-dispersion",
-	[O_RATELIMIT - 256] = "ratelimit", [O_COUNTER - 256] = "counter",
-	[O_SYSLOG - 256] = "syslog", [O_TIMELINE - 256] = "timeline",
-	[O_NO_TIMELINE - 256] = "no-timeline", [O_THREADS - 256] = "threads",
-	[O_METRICS - 256] = "metrics", [O_USER - 256] = "user",
-	[O_KEYFILE - 256] = "keyfile", [O_NTS_CERT - 256] = "nts-cert",
-	[O_NTS_KEY - 256] = "nts-key", [O_NTS_LISTEN - 256] = "nts-listen",
-	[O_NTS_KEYDIR - 256] = "nts-keydir",
-	[O_NTS_NTP_PORT - 256] = "nts-ntp-port",
-	[O_NTS_ROTATE - 256] = "nts-rotate",
-};
+#define NSETTINGS (sizeof(settings) / sizeof(settings[0]))
+#define O_SETTING 256 /* getopt's value of settings[i]: O_SETTING + i */
+
+/* getopt_long's table: -c/--config, --help, --version, and every setting
+ * under its name (a setting that takes no value, or may go without one
+ * in the file, takes none on the command line). */
+static void build_opts(struct option *o)
+{
+	size_t n = 0;
+
+	o[n++] = (struct option){ "config", required_argument, NULL, 'c' };
+	o[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	o[n++] = (struct option){ "version", no_argument, NULL, 'V' };
+	for (size_t i = 0; i < NSETTINGS; i++)
+		o[n++] = (struct option){
+			settings[i].name,
+			settings[i].flags & (S_NOVAL | S_OPTVAL) ? no_argument
+			                                         : required_argument,
+			NULL, O_SETTING + (int)i
+		};
+	o[n] = (struct option){ NULL, 0, NULL, 0 };
+}
 
 static int parse_args(struct ld_config *c, int argc, char **argv,
                       const char *short_opts)
 {
+	struct option opts[NSETTINGS + 4];
 	int opt;
+
+	build_opts(opts);
 
 	/* Pass 1: getopt_long itself finds the config files (so that -cFILE,
 	 * -dc FILE, --config=FILE and --conf FILE all count, exactly the forms
@@ -917,12 +889,10 @@ static int parse_args(struct ld_config *c, int argc, char **argv,
 			if (apply(c, "listen", optarg, NULL) != 0)
 				return -1;
 			break;
-		case O_SYSLOG:
-			c->use_syslog = 1;
-			break;
 		default:
-			if (opt >= 256 && opt <= O_LAST) {
-				if (apply(c, names[opt - 256], optarg, NULL) != 0)
+			if (opt >= O_SETTING && opt < O_SETTING + (int)NSETTINGS) {
+				if (apply(c, settings[opt - O_SETTING].name, optarg,
+				          NULL) != 0)
 					return -1;
 				break;
 			}
