@@ -391,31 +391,39 @@ static int bench_args(struct bench_run *b, int argc, char **argv)
 	return 0;
 }
 
+/* A server started (argv av, its output in log) and a socket to it at
+ * addr; 0 once it answers, else 3. */
+static int start_server(char **av, const char *log, const char *addr,
+                        const char *name, pid_t *pid, int *fd)
+{
+	struct sockaddr_in sa;
+
+	*pid = spawn(av, log);
+	*fd = udp_to(addr, &sa);
+	if (*fd < 0 || wait_ready(*fd) != 0) {
+		fprintf(stderr, "bench_server: %s did not answer (log %s)\n",
+		        name, log);
+		return 3;
+	}
+	return 0;
+}
+
 /* leapclockd started on 127.0.0.1:port; 0 once it answers, else 3. */
 static int start_leapclockd(struct bench_run *b)
 {
 	char spec[64], dspec[64];
-	struct sockaddr_in sa;
 
 	snprintf(spec, sizeof(spec), "127.0.0.1:%d=utc", b->port);
 	snprintf(dspec, sizeof(dspec), "127.0.0.1:%d", b->port);
 	char *av[] = { b->dpath, "-d", "--no-timeline", "--listen", spec,
 		       "--ratelimit", "off", "--stats-file", "none", NULL };
-	b->dpid = spawn(av, b->log1);
-	b->dfd = udp_to(dspec, &sa);
-	if (b->dfd < 0 || wait_ready(b->dfd) != 0) {
-		fprintf(stderr, "bench_server: leapclockd did not answer (log %s)\n",
-		        b->log1);
-		return 3;
-	}
-	return 0;
+	return start_server(av, b->log1, dspec, "leapclockd", &b->dpid, &b->dfd);
 }
 
 /* chronyd started on 127.0.0.1:port+1; 0 once it answers, else 3. */
 static int start_chronyd(struct bench_run *b)
 {
 	char cspec[64];
-	struct sockaddr_in sa;
 	FILE *f = fopen(b->conf, "w");
 
 	if (f == NULL)
@@ -428,14 +436,7 @@ static int start_chronyd(struct bench_run *b)
 	fclose(f);
 	snprintf(cspec, sizeof(cspec), "127.0.0.1:%d", b->port + 1);
 	char *av[] = { "chronyd", "-x", "-n", "-u", "root", "-f", b->conf, NULL };
-	b->cpid = spawn(av, b->log2);
-	b->cfd = udp_to(cspec, &sa);
-	if (b->cfd < 0 || wait_ready(b->cfd) != 0) {
-		fprintf(stderr, "bench_server: chronyd did not answer (log %s)\n",
-		        b->log2);
-		return 3;
-	}
-	return 0;
+	return start_server(av, b->log2, cspec, "chronyd", &b->cpid, &b->cfd);
 }
 
 /* The rounds, servers alternated round by round so that both see the
