@@ -30,22 +30,13 @@
 #include "server_impl.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <linux/errqueue.h>
 #include <linux/net_tstamp.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/timerfd.h>
-#include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
 volatile sig_atomic_t ld_sig_term, ld_sig_hup, ld_sig_usr1;
