@@ -157,17 +157,13 @@ static FILE *open_stats_tmp(const char *tmp)
 	return f;
 }
 
-void ld__srv_write_stats(struct ld_server *s)
+/* The stats file's temporary copy tmp (of path) opened; its folder made
+ * if missing (as systemd's RuntimeDirectory). NULL, warned once. */
+static FILE *open_stats(struct ld_server *s, const char *path,
+                        const char *tmp)
 {
-	char tmp[PATH_MAX + 8];
-	const char *path = s->cfg->statsfile;
-	struct lc_leaptable_info info;
-	FILE *f;
+	FILE *f = open_stats_tmp(tmp);
 
-	if (path[0] == '\0')
-		return;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = open_stats_tmp(tmp);
 	if (f == NULL && errno == ENOENT) {
 		/* create the last directory (as systemd's RuntimeDirectory) */
 		char dir[PATH_MAX];
@@ -187,8 +183,16 @@ void ld__srv_write_stats(struct ld_server *s)
 			               ? "not a regular file"
 			               : strerror(errno));
 		s->stats_warned = 1;
-		return;
 	}
+	return f;
+}
+
+/* The stats file's text: the daemon, then each listener's counters, then
+ * (with several workers) each worker's share. */
+static void print_stats(struct ld_server *s, FILE *f)
+{
+	struct lc_leaptable_info info;
+
 	lc_leaptable_info(ld_clock_table(s->clock), &info);
 	stats_identity(s);
 	fprintf(f, "# leapclockd statistics: read with 'leapclock server-stats'\n");
@@ -235,6 +239,21 @@ void ld__srv_write_stats(struct ld_server *s)
 			        __atomic_load_n(&c->replies, __ATOMIC_RELAXED),
 			        __atomic_load_n(&c->ratelimited, __ATOMIC_RELAXED));
 		}
+}
+
+void ld__srv_write_stats(struct ld_server *s)
+{
+	char tmp[PATH_MAX + 8];
+	const char *path = s->cfg->statsfile;
+	FILE *f;
+
+	if (path[0] == '\0')
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = open_stats(s, path, tmp);
+	if (f == NULL)
+		return;
+	print_stats(s, f);
 	if (fclose(f) != 0 || rename(tmp, path) != 0) {
 		if (!s->stats_warned)
 			ld_log(LD_LOG_WARNING, "stats file %s: %s", path,
