@@ -128,33 +128,13 @@ static int run_child(const char *self, struct config *c, long n)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* The shim next to this program, unless --shim named one. 0 or 1. */
+static int find_shim(const char *shim_arg, char *self, size_t selfsize,
+                     char *shim, size_t shimsize)
 {
-	char self[PATH_MAX], shim[PATH_MAX + 32], *slash;
-	const char *faketime =
-		"/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
-	const char *shim_arg = NULL;
-	long n = 2000000;
-	ssize_t len;
+	ssize_t len = readlink("/proc/self/exe", self, selfsize - 1);
+	char *slash;
 
-	if (argc == 3 && strcmp(argv[1], CHILD_FLAG) == 0)
-		return child(atol(argv[2]));
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--calls") == 0 && i + 1 < argc)
-			n = atol(argv[++i]);
-		else if (strcmp(argv[i], "--shim") == 0 && i + 1 < argc)
-			shim_arg = argv[++i];
-		else if (strcmp(argv[i], "--faketime") == 0 && i + 1 < argc)
-			faketime = argv[++i];
-		else {
-			fprintf(stderr, "usage: bench_preload [--calls N] "
-			        "[--shim PATH] [--faketime PATH]\n");
-			return 2;
-		}
-	}
-	if (n < 1000)
-		n = 1000;
-	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (len <= 0) {
 		fprintf(stderr, "bench_preload: /proc/self/exe: %s\n",
 		        strerror(errno));
@@ -162,39 +142,18 @@ int main(int argc, char **argv)
 	}
 	self[len] = '\0';
 	if (shim_arg != NULL) {
-		snprintf(shim, sizeof(shim), "%s", shim_arg);
+		snprintf(shim, shimsize, "%s", shim_arg);
 	} else {
-		snprintf(shim, sizeof(shim), "%s", self);
+		snprintf(shim, shimsize, "%s", self);
 		slash = strrchr(shim, '/');
-		snprintf(slash + 1, sizeof(shim) - (size_t)(slash + 1 - shim),
+		snprintf(slash + 1, shimsize - (size_t)(slash + 1 - shim),
 		         "libleapclock-preload.so");
 	}
+	return 0;
+}
 
-	struct config cfgs[] = {
-		{ "bare", NULL, { NULL }, 0, 0, 0 },
-		{ "leapclock exact", shim, { "LEAPCLOCK_MODE=exact", NULL },
-		  0, 0, 0 },
-		{ "leapclock exact, pretend", shim,
-		  { "LEAPCLOCK_MODE=exact",
-		    "LEAPCLOCK_PRETEND=2016-12-31T20:00:00Z", NULL },
-		  0, 0, 0 },
-		{ "leapclock smear:google, in", shim,
-		  { "LEAPCLOCK_MODE=smear:google",
-		    "LEAPCLOCK_PRETEND=2016-12-31T20:00:00Z", NULL },
-		  0, 0, 0 },
-		{ "libfaketime +1d", faketime,
-		  { "FAKETIME=+1d", NULL },
-		  0, 0, 0 },
-	};
-	size_t ncfg = sizeof(cfgs) / sizeof(cfgs[0]);
-
-	/* Rounds interleave the configurations, so that a burst of load on
-	 * the machine hits them alike; the best of all is kept. */
-	for (int round = 0; round < ROUNDS; round++)
-		for (size_t i = 0; i < ncfg; i++)
-			if (cfgs[i].preload == NULL ||
-			    access(cfgs[i].preload, R_OK) == 0)
-				run_child(self, &cfgs[i], n);
+static void report(struct config *cfgs, size_t ncfg, long n)
+{
 	printf("clock_gettime cost in a program, ns per call (best of %d "
 	       "rounds x 7 x %ld calls)\n", ROUNDS, n);
 	printf("  %-28s %10s %7s %12s\n", "", "REALTIME", "vs bare",
@@ -225,5 +184,61 @@ int main(int argc, char **argv)
 		       ft ? " and below libfaketime" : "",
 		       pass ? "met" : "NOT met");
 	}
+}
+
+int main(int argc, char **argv)
+{
+	char self[PATH_MAX], shim[PATH_MAX + 32];
+	const char *faketime =
+		"/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
+	const char *shim_arg = NULL;
+	long n = 2000000;
+
+	if (argc == 3 && strcmp(argv[1], CHILD_FLAG) == 0)
+		return child(atol(argv[2]));
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--calls") == 0 && i + 1 < argc)
+			n = atol(argv[++i]);
+		else if (strcmp(argv[i], "--shim") == 0 && i + 1 < argc)
+			shim_arg = argv[++i];
+		else if (strcmp(argv[i], "--faketime") == 0 && i + 1 < argc)
+			faketime = argv[++i];
+		else {
+			fprintf(stderr, "usage: bench_preload [--calls N] "
+			        "[--shim PATH] [--faketime PATH]\n");
+			return 2;
+		}
+	}
+	if (n < 1000)
+		n = 1000;
+	if (find_shim(shim_arg, self, sizeof(self), shim, sizeof(shim)) != 0)
+		return 1;
+
+	struct config cfgs[] = {
+		{ "bare", NULL, { NULL }, 0, 0, 0 },
+		{ "leapclock exact", shim, { "LEAPCLOCK_MODE=exact", NULL },
+		  0, 0, 0 },
+		{ "leapclock exact, pretend", shim,
+		  { "LEAPCLOCK_MODE=exact",
+		    "LEAPCLOCK_PRETEND=2016-12-31T20:00:00Z", NULL },
+		  0, 0, 0 },
+		{ "leapclock smear:google, in", shim,
+		  { "LEAPCLOCK_MODE=smear:google",
+		    "LEAPCLOCK_PRETEND=2016-12-31T20:00:00Z", NULL },
+		  0, 0, 0 },
+		{ "libfaketime +1d", faketime,
+		  { "FAKETIME=+1d", NULL },
+		  0, 0, 0 },
+	};
+	size_t ncfg = sizeof(cfgs) / sizeof(cfgs[0]);
+
+	/* Rounds interleave the configurations, so that a burst of load on
+	 * the machine hits them alike; the best of all is kept. */
+	for (int round = 0; round < ROUNDS; round++)
+		for (size_t i = 0; i < ncfg; i++)
+			if (cfgs[i].preload == NULL ||
+			    access(cfgs[i].preload, R_OK) == 0)
+				run_child(self, &cfgs[i], n);
+	report(cfgs, ncfg, n);
 	return 0;
 }

@@ -165,29 +165,108 @@ static void run_jobs(struct job *j, int nj, int rounds)
 	}
 }
 
-int main(int argc, char **argv)
+/* --ms N, --rounds N: 0, or 2 after the usage. */
+static int parse_args(int argc, char **argv, int *ms, int *rounds)
 {
-	lc_counter *csys = NULL, *ctsc = NULL;
-	lc_timekeeper *tsys = NULL, *ttsc = NULL;
-	struct lc_error err;
-	struct job jobs[2 + 2 * LC_CLOCK_COUNT + 5];
-	int nj = 0, ms = 40, rounds = 15;
-	double vdso;
-
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--ms") == 0 && i + 1 < argc)
-			ms = atoi(argv[++i]);
+			*ms = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
-			rounds = atoi(argv[++i]);
+			*rounds = atoi(argv[++i]);
 		else {
 			fprintf(stderr, "usage: %s [--ms N] [--rounds N]\n",
 			        argv[0]);
 			return 2;
 		}
 	}
-	if (rounds < 1 || rounds > 64 || ms < 1)
-		return 2;
+	return *rounds < 1 || *rounds > 64 || *ms < 1 ? 2 : 0;
+}
 
+static void add_job(struct job *jobs, int *nj, bench_fn f,
+                    const lc_timekeeper *tk, lc_clock_id id)
+{
+	jobs[*nj].f = f;
+	jobs[*nj].tk = tk;
+	jobs[*nj].id = id;
+	(*nj)++;
+}
+
+/* The jobs in the order the report reads them: the vDSO, every clock on
+ * the system counter (and the TSC), the REALTIME read with and without
+ * the leap compare, the bare TSC read. */
+static int add_jobs(struct job *jobs, const lc_timekeeper *tsys,
+                    const lc_timekeeper *ttsc)
+{
+	int nj = 0;
+
+	add_job(jobs, &nj, b_vdso, tsys, 0);
+	for (int id = 0; id < LC_CLOCK_COUNT; id++) {
+		add_job(jobs, &nj, b_gettime, tsys, (lc_clock_id)id);
+		if (ttsc)
+			add_job(jobs, &nj, b_gettime, ttsc, (lc_clock_id)id);
+	}
+	add_job(jobs, &nj, b_rt_with, tsys, 0);
+	add_job(jobs, &nj, b_rt_without, tsys, 0);
+	if (ttsc) {
+		add_job(jobs, &nj, b_rt_with, ttsc, 0);
+		add_job(jobs, &nj, b_rt_without, ttsc, 0);
+	}
+#if defined(__x86_64__)
+	add_job(jobs, &nj, b_rdtsc, tsys, 0);
+#endif
+	return nj;
+}
+
+static void report(const struct job *jobs, int nj, int have_tsc)
+{
+	double vdso = jobs[0].median;
+	int k = 1 + LC_CLOCK_COUNT * (have_tsc ? 2 : 1);
+
+	printf("\nvDSO clock_gettime(CLOCK_REALTIME): %.2f ns/call "
+	       "(host clocksource decides its cost)\n\n",
+	       vdso);
+	printf("%-14s %12s %8s %12s %8s\n", "clock", "system ns", "x vDSO",
+	       "tsc ns", "x vDSO");
+	for (int id = 0, j = 1; id < LC_CLOCK_COUNT; id++) {
+		double s = jobs[j++].median, t = 0;
+
+		if (have_tsc)
+			t = jobs[j++].median;
+		printf("%-14s %12.2f %8.2f", lc_clock_name((lc_clock_id)id), s,
+		       s / vdso);
+		if (have_tsc)
+			printf(" %12.2f %8.2f\n", t, t / vdso);
+		else
+			printf(" %12s %8s\n", "-", "-");
+	}
+	printf("\nleap compare (REALTIME read, same code with the "
+	       "compare compiled out):\n");
+	printf("  system: with %.3f ns, without %.3f ns: %+.2f %%\n",
+	       jobs[k].median, jobs[k + 1].median,
+	       (jobs[k].median / jobs[k + 1].median - 1) * 100);
+	if (have_tsc)
+		printf("  tsc:    with %.3f ns, without %.3f ns: %+.2f %%\n",
+		       jobs[k + 2].median, jobs[k + 3].median,
+		       (jobs[k + 2].median / jobs[k + 3].median - 1) * 100);
+#if defined(__x86_64__)
+	printf("\nfloor: the ordered TSC read alone (lfence; rdtsc) %.2f ns = "
+	       "%.2f x vDSO\n",
+	       jobs[nj - 1].median, jobs[nj - 1].median / vdso);
+#else
+	(void)nj;
+#endif
+}
+
+int main(int argc, char **argv)
+{
+	lc_counter *csys = NULL, *ctsc = NULL;
+	lc_timekeeper *tsys = NULL, *ttsc = NULL;
+	struct lc_error err;
+	struct job jobs[2 + 2 * LC_CLOCK_COUNT + 5];
+	int nj, ms = 40, rounds = 15;
+
+	if (parse_args(argc, argv, &ms, &rounds) != 0)
+		return 2;
 	printf("command:");
 	for (int i = 0; i < argc; i++)
 		printf(" %s", argv[i]);
@@ -209,78 +288,13 @@ int main(int argc, char **argv)
 		lc_update(ttsc);
 
 	memset(jobs, 0, sizeof(jobs));
-	jobs[nj].f = b_vdso;
-	jobs[nj].tk = tsys;
-	nj++;
-	for (int id = 0; id < LC_CLOCK_COUNT; id++) {
-		jobs[nj].f = b_gettime;
-		jobs[nj].tk = tsys;
-		jobs[nj].id = (lc_clock_id)id;
-		nj++;
-		if (ttsc) {
-			jobs[nj].f = b_gettime;
-			jobs[nj].tk = ttsc;
-			jobs[nj].id = (lc_clock_id)id;
-			nj++;
-		}
-	}
-	jobs[nj].f = b_rt_with;
-	jobs[nj++].tk = tsys;
-	jobs[nj].f = b_rt_without;
-	jobs[nj++].tk = tsys;
-	if (ttsc) {
-		jobs[nj].f = b_rt_with;
-		jobs[nj++].tk = ttsc;
-		jobs[nj].f = b_rt_without;
-		jobs[nj++].tk = ttsc;
-	}
-#if defined(__x86_64__)
-	jobs[nj].f = b_rdtsc;
-	jobs[nj++].tk = tsys;
-#endif
+	nj = add_jobs(jobs, tsys, ttsc);
 	for (int k = 0; k < nj; k++) {
 		cur_id = jobs[k].id;
 		jobs[k].n = calibrate(jobs[k].f, jobs[k].tk, ms);
 	}
 	run_jobs(jobs, nj, rounds);
-	vdso = jobs[0].median;
-
-	printf("\nvDSO clock_gettime(CLOCK_REALTIME): %.2f ns/call "
-	       "(host clocksource decides its cost)\n\n",
-	       vdso);
-	printf("%-14s %12s %8s %12s %8s\n", "clock", "system ns", "x vDSO",
-	       "tsc ns", "x vDSO");
-	for (int id = 0, k = 1; id < LC_CLOCK_COUNT; id++) {
-		double s = jobs[k++].median, t = 0;
-
-		if (ttsc)
-			t = jobs[k++].median;
-		printf("%-14s %12.2f %8.2f", lc_clock_name((lc_clock_id)id), s,
-		       s / vdso);
-		if (ttsc)
-			printf(" %12.2f %8.2f\n", t, t / vdso);
-		else
-			printf(" %12s %8s\n", "-", "-");
-	}
-	{
-		int k = 1 + LC_CLOCK_COUNT * (ttsc ? 2 : 1);
-
-		printf("\nleap compare (REALTIME read, same code with the "
-		       "compare compiled out):\n");
-		printf("  system: with %.3f ns, without %.3f ns: %+.2f %%\n",
-		       jobs[k].median, jobs[k + 1].median,
-		       (jobs[k].median / jobs[k + 1].median - 1) * 100);
-		if (ttsc)
-			printf("  tsc:    with %.3f ns, without %.3f ns: %+.2f %%\n",
-			       jobs[k + 2].median, jobs[k + 3].median,
-			       (jobs[k + 2].median / jobs[k + 3].median - 1) *
-			               100);
-	}
-#if defined(__x86_64__)
-	printf("\nfloor: the ordered TSC read alone (lfence; rdtsc) %.2f ns = "
-	       "%.2f x vDSO\n",
-	       jobs[nj - 1].median, jobs[nj - 1].median / vdso);
-#endif
+	report(jobs, nj, ttsc != NULL);
 	lc_tk_free(tsys);
 	lc_tk_free(ttsc);
 	lc_counter_free(csys);

@@ -131,6 +131,18 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Request number seq sent in slot i (its tag: slot and number). */
+static void send_slot(int fd, uint8_t out[48], unsigned i, uint64_t seq,
+                      uint64_t *slot_seq, int64_t *sent_at, struct result *r)
+{
+	slot_seq[i] = seq;
+	put64(out + 40, (TAG_ANSWER << 56) | ((uint64_t)i << 32) |
+	                        (seq & 0xffffffff));
+	sent_at[i] = mono_ns();
+	if (send(fd, out, 48, 0) == 48)
+		r->sent++;
+}
+
 /*
  * Sends requests keeping `window` in flight (a request unanswered for
  * 200 ms counts as lost and its slot is reused), until `max_req` were sent
@@ -158,13 +170,7 @@ static void measure(int fd, int window, uint64_t max_req, double seconds,
 				continue;
 			if (slot_seq[i] == 0)
 				inflight++;
-			seq++;
-			slot_seq[i] = seq;
-			put64(out + 40, (TAG_ANSWER << 56) | ((uint64_t)i << 32) |
-			                        (seq & 0xffffffff));
-			sent_at[i] = mono_ns();
-			if (send(fd, out, sizeof(out), 0) == (ssize_t)sizeof(out))
-				r->sent++;
+			send_slot(fd, out, (unsigned)i, ++seq, slot_seq, sent_at, r);
 		}
 		if (inflight == 0 || (now >= end && seq > 0 &&
 		                      now - end > 200000000))
@@ -198,14 +204,8 @@ static void measure(int fd, int window, uint64_t max_req, double seconds,
 			if (seq >= max_req || t >= end)
 				continue;
 			/* refill this slot at once */
-			seq++;
 			inflight++;
-			slot_seq[i] = seq;
-			put64(out + 40, (TAG_ANSWER << 56) | ((uint64_t)i << 32) |
-			                        (seq & 0xffffffff));
-			sent_at[i] = mono_ns();
-			if (send(fd, out, sizeof(out), 0) == (ssize_t)sizeof(out))
-				r->sent++;
+			send_slot(fd, out, i, ++seq, slot_seq, sent_at, r);
 		}
 		if (now >= end + INT64_C(300000000))
 			break;
@@ -346,121 +346,128 @@ static void print_row(const char *name, const struct result *lat1,
 	       tput->sent - tput->replies);
 }
 
-static int bench(int argc, char **argv)
-{
-	double seconds = 2.0;
-	uint64_t max_req = 1000000;
-	int window = 32, chrony = 1, port, rc = 0, rounds = 3;
-	char dpath[PATH_MAX] = "", tmp[] = "/tmp/lc-bench-server.XXXXXX";
-	char spec[64], dspec[64], cspec[64], conf[PATH_MAX + 32],
-		log1[PATH_MAX + 32], log2[PATH_MAX + 32], pidf[PATH_MAX + 32],
-		sock[PATH_MAX + 32];
-	pid_t dpid = -1, cpid = -1;
-	struct sockaddr_in sa;
-	struct result dl[16], dt[16], cl[16], ct[16], m1, m2, m3, m4;
-	int64_t *lat = malloc(MAX_LAT * sizeof(int64_t));
-	int dfd = -1, cfd = -1;
+/* One comparison: its options, its files and the two servers. */
+struct bench_run {
+	double seconds;
+	uint64_t max_req;
+	int window, chrony, rounds, port;
+	char dpath[PATH_MAX];
+	char tmp[32];
+	char conf[PATH_MAX + 32], log1[PATH_MAX + 32], log2[PATH_MAX + 32],
+		pidf[PATH_MAX + 32], sock[PATH_MAX + 32];
+	pid_t dpid, cpid;
+	int dfd, cfd;
+};
 
+/* 0, or 2 after saying what is wrong. */
+static int bench_args(struct bench_run *b, int argc, char **argv)
+{
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
-			seconds = atof(argv[++i]);
+			b->seconds = atof(argv[++i]);
 		else if (strcmp(argv[i], "--requests") == 0 && i + 1 < argc)
-			max_req = strtoull(argv[++i], NULL, 10);
+			b->max_req = strtoull(argv[++i], NULL, 10);
 		else if (strcmp(argv[i], "--window") == 0 && i + 1 < argc)
-			window = atoi(argv[++i]);
+			b->window = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
-			rounds = atoi(argv[++i]);
+			b->rounds = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--no-chrony") == 0)
-			chrony = 0;
+			b->chrony = 0;
 		else if (strcmp(argv[i], "--leapclockd") == 0 && i + 1 < argc)
-			snprintf(dpath, sizeof(dpath), "%s", argv[++i]);
+			snprintf(b->dpath, sizeof(b->dpath), "%s", argv[++i]);
 		else {
 			fprintf(stderr, "bench_server: unknown argument '%s'\n",
 			        argv[i]);
 			return 2;
 		}
 	}
-	if (seconds <= 0 || seconds > 60 || window < 1 || window > 4096 ||
-	    max_req < 1 || max_req > 100000000 || rounds < 1 || rounds > 15 ||
-	    lat == NULL) {
+	if (b->seconds <= 0 || b->seconds > 60 || b->window < 1 ||
+	    b->window > 4096 || b->max_req < 1 || b->max_req > 100000000 ||
+	    b->rounds < 1 || b->rounds > 15) {
 		fprintf(stderr, "bench_server: --seconds 0..60, --window 1..4096, "
 		        "--rounds 1..15\n");
 		return 2;
 	}
-	if (dpath[0] == '\0' && find_exe(dpath, sizeof(dpath), "leapclockd") != 0) {
-		printf("bench_server: skipped: leapclockd is not built next to it\n");
-		return 0;
-	}
-	if (mkdtemp(tmp) == NULL)
+	return 0;
+}
+
+/* A server started (argv av, its output in log) and a socket to it at
+ * addr; 0 once it answers, else 3. */
+static int start_server(char **av, const char *log, const char *addr,
+                        const char *name, pid_t *pid, int *fd)
+{
+	struct sockaddr_in sa;
+
+	*pid = spawn(av, log);
+	*fd = udp_to(addr, &sa);
+	if (*fd < 0 || wait_ready(*fd) != 0) {
+		fprintf(stderr, "bench_server: %s did not answer (log %s)\n",
+		        name, log);
 		return 3;
-	port = 20000 + (int)(getpid() % 20000);
-	snprintf(log1, sizeof(log1), "%s/leapclockd.log", tmp);
-	snprintf(conf, sizeof(conf), "%s/chrony.conf", tmp);
-	snprintf(log2, sizeof(log2), "%s/chronyd.log", tmp);
-	snprintf(pidf, sizeof(pidf), "%s/chronyd.pid", tmp);
-	snprintf(sock, sizeof(sock), "%s/chronyd.sock", tmp);
-	snprintf(spec, sizeof(spec), "127.0.0.1:%d=utc", port);
-	snprintf(dspec, sizeof(dspec), "127.0.0.1:%d", port);
-	snprintf(cspec, sizeof(cspec), "127.0.0.1:%d", port + 1);
-	{
-		char *av[] = { dpath, "-d", "--no-timeline", "--listen", spec, "--ratelimit", "off",
-			       "--stats-file", "none", NULL };
-		dpid = spawn(av, log1);
 	}
-	dfd = udp_to(dspec, &sa);
-	if (dfd < 0 || wait_ready(dfd) != 0) {
-		fprintf(stderr, "bench_server: leapclockd did not answer (log %s)\n",
-		        log1);
-		rc = 3;
-		goto out;
-	}
-	if (chrony && have_cmd("chronyd")) {
-		FILE *f = fopen(conf, "w");
-		if (f == NULL) {
-			rc = 3;
-			goto out;
-		}
-		/* a server only: no sources, no rate limit, no command port,
-		 * and -x: it never touches the host's clock */
-		fprintf(f, "port %d\nbindaddress 127.0.0.1\nallow 127.0.0.1\n"
-		        "local stratum 1\ncmdport 0\nbindcmdaddress %s\n"
-		        "pidfile %s\n", port + 1, sock, pidf);
-		fclose(f);
-		char *av[] = { "chronyd", "-x", "-n", "-u", "root", "-f", conf, NULL };
-		cpid = spawn(av, log2);
-		cfd = udp_to(cspec, &sa);
-		if (cfd < 0 || wait_ready(cfd) != 0) {
-			fprintf(stderr, "bench_server: chronyd did not answer (log %s)\n",
-			        log2);
-			rc = 3;
-			goto out;
-		}
-	}
+	return 0;
+}
+
+/* leapclockd started on 127.0.0.1:port; 0 once it answers, else 3. */
+static int start_leapclockd(struct bench_run *b)
+{
+	char spec[64], dspec[64];
+
+	snprintf(spec, sizeof(spec), "127.0.0.1:%d=utc", b->port);
+	snprintf(dspec, sizeof(dspec), "127.0.0.1:%d", b->port);
+	char *av[] = { b->dpath, "-d", "--no-timeline", "--listen", spec,
+		       "--ratelimit", "off", "--stats-file", "none", NULL };
+	return start_server(av, b->log1, dspec, "leapclockd", &b->dpid, &b->dfd);
+}
+
+/* chronyd started on 127.0.0.1:port+1; 0 once it answers, else 3. */
+static int start_chronyd(struct bench_run *b)
+{
+	char cspec[64];
+	FILE *f = fopen(b->conf, "w");
+
+	if (f == NULL)
+		return 3;
+	/* a server only: no sources, no rate limit, no command port,
+	 * and -x: it never touches the host's clock */
+	fprintf(f, "port %d\nbindaddress 127.0.0.1\nallow 127.0.0.1\n"
+	        "local stratum 1\ncmdport 0\nbindcmdaddress %s\n"
+	        "pidfile %s\n", b->port + 1, b->sock, b->pidf);
+	fclose(f);
+	snprintf(cspec, sizeof(cspec), "127.0.0.1:%d", b->port + 1);
+	char *av[] = { "chronyd", "-x", "-n", "-u", "root", "-f", b->conf, NULL };
+	return start_server(av, b->log2, cspec, "chronyd", &b->cpid, &b->cfd);
+}
+
+/* The rounds, servers alternated round by round so that both see the
+ * same background load on a shared machine; the medians printed. */
+static void bench_measure(struct bench_run *b, int64_t *lat)
+{
+	struct result dl[16], dt[16], cl[16], ct[16], m1, m2, m3, m4;
+
 	printf("bench_server: %d rounds, %.1f s per phase (at most %" PRIu64
 	       " requests), W = %d, loopback, one client socket; medians\n",
-	       rounds, seconds, max_req, window);
-	/* Alternate the servers round by round, so that both see the same
-	 * background load on a shared machine. */
-	for (int r = 0; r < rounds; r++) {
-		measure(dfd, 1, max_req, seconds, &dl[r], lat);
-		if (cfd >= 0)
-			measure(cfd, 1, max_req, seconds, &cl[r], lat);
-		measure(dfd, window, max_req, seconds, &dt[r], lat);
-		if (cfd >= 0)
-			measure(cfd, window, max_req, seconds, &ct[r], lat);
+	       b->rounds, b->seconds, b->max_req, b->window);
+	for (int r = 0; r < b->rounds; r++) {
+		measure(b->dfd, 1, b->max_req, b->seconds, &dl[r], lat);
+		if (b->cfd >= 0)
+			measure(b->cfd, 1, b->max_req, b->seconds, &cl[r], lat);
+		measure(b->dfd, b->window, b->max_req, b->seconds, &dt[r], lat);
+		if (b->cfd >= 0)
+			measure(b->cfd, b->window, b->max_req, b->seconds, &ct[r], lat);
 	}
 	printf("%-22s %10s %9s %9s %12s %9s %9s %8s\n", "server", "req/s@1",
 	       "p50 us", "p99 us", "req/s@W", "p50 us", "p99 us", "lost");
-	median(dl, rounds, &m1);
-	median(dt, rounds, &m2);
+	median(dl, b->rounds, &m1);
+	median(dt, b->rounds, &m2);
 	print_row("leapclockd utc", &m1, &m2);
-	if (cfd < 0) {
+	if (b->cfd < 0) {
 		printf("chronyd: skipped (%s)\n",
-		       chrony ? "needs Debian package chrony" : "--no-chrony");
-		goto out;
+		       b->chrony ? "needs Debian package chrony" : "--no-chrony");
+		return;
 	}
-	median(cl, rounds, &m3);
-	median(ct, rounds, &m4);
+	median(cl, b->rounds, &m3);
+	median(ct, b->rounds, &m4);
 	print_row("chronyd -x", &m3, &m4);
 	printf("leapclockd/chronyd: throughput@1 x%.2f, throughput@W x%.2f, "
 	       "p99@1 x%.2f, p99@W x%.2f (latency: below 1 is better)\n",
@@ -468,19 +475,67 @@ static int bench(int argc, char **argv)
 	       m4.rps > 0 ? m2.rps / m4.rps : 0.0,
 	       m3.p99 > 0 ? (double)m1.p99 / (double)m3.p99 : 0.0,
 	       m4.p99 > 0 ? (double)m2.p99 / (double)m4.p99 : 0.0);
-out:
-	if (dfd >= 0)
-		close(dfd);
-	if (cfd >= 0)
-		close(cfd);
-	stop(dpid);
-	stop(cpid);
-	unlink(conf);
-	unlink(log1);
-	unlink(log2);
-	unlink(pidf);
-	unlink(sock);
-	rmdir(tmp);
+}
+
+/* The servers stopped, their files and folder removed. */
+static void bench_cleanup(struct bench_run *b)
+{
+	if (b->dfd >= 0)
+		close(b->dfd);
+	if (b->cfd >= 0)
+		close(b->cfd);
+	stop(b->dpid);
+	stop(b->cpid);
+	unlink(b->conf);
+	unlink(b->log1);
+	unlink(b->log2);
+	unlink(b->pidf);
+	unlink(b->sock);
+	rmdir(b->tmp);
+}
+
+static int bench(int argc, char **argv)
+{
+	static struct bench_run b = {
+		.seconds = 2.0, .max_req = 1000000, .window = 32, .chrony = 1,
+		.rounds = 3, .tmp = "/tmp/lc-bench-server.XXXXXX",
+		.dpid = -1, .cpid = -1, .dfd = -1, .cfd = -1,
+	};
+	int64_t *lat = malloc(MAX_LAT * sizeof(int64_t));
+	int rc;
+
+	rc = bench_args(&b, argc, argv);
+	if (rc == 0 && lat == NULL) {
+		fprintf(stderr, "bench_server: --seconds 0..60, "
+		        "--window 1..4096, --rounds 1..15\n");
+		rc = 2;
+	}
+	if (rc != 0) {
+		free(lat);
+		return rc;
+	}
+	if (b.dpath[0] == '\0' &&
+	    find_exe(b.dpath, sizeof(b.dpath), "leapclockd") != 0) {
+		printf("bench_server: skipped: leapclockd is not built next to it\n");
+		free(lat);
+		return 0;
+	}
+	if (mkdtemp(b.tmp) == NULL) {
+		free(lat);
+		return 3;
+	}
+	b.port = 20000 + (int)(getpid() % 20000);
+	snprintf(b.log1, sizeof(b.log1), "%s/leapclockd.log", b.tmp);
+	snprintf(b.conf, sizeof(b.conf), "%s/chrony.conf", b.tmp);
+	snprintf(b.log2, sizeof(b.log2), "%s/chronyd.log", b.tmp);
+	snprintf(b.pidf, sizeof(b.pidf), "%s/chronyd.pid", b.tmp);
+	snprintf(b.sock, sizeof(b.sock), "%s/chronyd.sock", b.tmp);
+	rc = start_leapclockd(&b);
+	if (rc == 0 && b.chrony && have_cmd("chronyd"))
+		rc = start_chronyd(&b);
+	if (rc == 0)
+		bench_measure(&b, lat);
+	bench_cleanup(&b);
 	free(lat);
 	return rc;
 }
@@ -498,15 +553,138 @@ static int deserves_answer(const uint8_t *b, size_t len)
 	return mode == 3 || (mode == 0 && vn == 1);
 }
 
+/* Datagram `kind` (0..7) of the flood in pkt; its length. */
+static size_t make_junk(unsigned kind, uint8_t *pkt)
+{
+	size_t len;
+
+	switch (kind) {
+	case 0: /* random bytes, random length */
+		len = (size_t)(rnd() % 600);
+		for (size_t i = 0; i < len; i++)
+			pkt[i] = (uint8_t)rnd();
+		break;
+	case 1: /* a valid request cut short */
+		make_request(pkt, 4, 3, 0);
+		len = (size_t)(rnd() % 48);
+		break;
+	case 2: /* control / private modes, answerable length */
+		make_request(pkt, (unsigned)(1 + rnd() % 4),
+		             (unsigned)(6 + rnd() % 2), 0);
+		len = 48 + 4 * (size_t)(rnd() % 20);
+		break;
+	case 3: /* bad versions */
+		make_request(pkt, rnd() % 2 ? 0 : (unsigned)(5 + rnd() % 3), 3, 0);
+		len = 48;
+		break;
+	case 4: /* not whole words */
+		make_request(pkt, 4, 3, 0);
+		len = 49 + (size_t)(rnd() % 3);
+		break;
+	case 5: /* valid, with extension fields / MAC bytes after */
+		make_request(pkt, 4, 3, 0);
+		len = 48 + 4 * (size_t)(rnd() % 150);
+		for (size_t i = 48; i < len; i++)
+			pkt[i] = (uint8_t)rnd();
+		break;
+	case 6: /* other modes (1, 2, 4, 5) */
+		make_request(pkt, 4, (unsigned)(1 + rnd() % 5), 0);
+		if ((pkt[0] & 7) == 3)
+			pkt[0] = (uint8_t)((pkt[0] & ~7) | 5);
+		len = 48;
+		break;
+	default: /* plain valid requests, versions 1..4 */
+		make_request(pkt, (unsigned)(1 + rnd() % 4), 3, 0);
+		len = 48;
+		break;
+	}
+	return len;
+}
+
+struct flood_count {
+	uint64_t sent, answered, expected, bad;
+	uint64_t kinds[8];
+};
+
+/* A reply of n bytes: an answer to a request that deserved one, or bad. */
+static void tally(struct flood_count *fc, const uint8_t *in, ssize_t n)
+{
+	if (n != 48 || (get64(in + 24) >> 56) != TAG_ANSWER)
+		fc->bad++;
+	else
+		fc->answered++;
+}
+
+/* Sends up to `count` datagrams of every kind for `seconds`, reading the
+ * replies as it goes and for 300 ms after. */
+static void flood_send(int fd, uint64_t count, int64_t end,
+                       struct flood_count *fc)
+{
+	uint8_t pkt[700], in[1024];
+	ssize_t n;
+
+	while (fc->sent < count && mono_ns() < end) {
+		unsigned kind = (unsigned)(rnd() % 8);
+		size_t len = make_junk(kind, pkt);
+
+		if (len >= 48) {
+			int want = deserves_answer(pkt, len);
+			put64(pkt + 40, ((want ? TAG_ANSWER : TAG_SILENT) << 56) |
+			                        ((uint64_t)kind << 48) | fc->sent);
+			fc->expected += (uint64_t)want;
+		}
+		if (send(fd, pkt, len, 0) >= 0) {
+			fc->sent++;
+			fc->kinds[kind]++;
+		}
+		/* drain replies as we go */
+		while ((n = recv(fd, in, sizeof(in), MSG_DONTWAIT)) >= 0)
+			tally(fc, in, n);
+	}
+	/* late replies */
+	for (;;) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		if (poll(&p, 1, 300) <= 0)
+			break;
+		n = recv(fd, in, sizeof(in), 0);
+		if (n < 0)
+			break;
+		tally(fc, in, n);
+	}
+}
+
+/* How many of 20 ordinary requests the server still answers. */
+static int ordinary_after(int fd)
+{
+	uint8_t pkt[48], in[1024];
+	int ok = 0;
+
+	for (int i = 0; i < 20; i++) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		uint64_t tx = UINT64_C(0x7700000000000000) | (uint64_t)i;
+		make_request(pkt, 4, 3, tx);
+		if (send(fd, pkt, 48, 0) != 48)
+			continue;
+		while (poll(&p, 1, 1000) > 0) {
+			ssize_t n = recv(fd, in, sizeof(in), 0);
+			if (n == 48 && (in[0] & 7) == 4 && get64(in + 24) == tx &&
+			    in[1] >= 1 && in[1] <= 15) {
+				ok++;
+				break;
+			}
+		}
+	}
+	return ok;
+}
+
 static int flood(int argc, char **argv)
 {
-	uint64_t count = 200000, sent = 0, answered = 0, expected = 0, bad = 0;
-	uint64_t kinds[8] = { 0 };
+	uint64_t count = 200000;
+	struct flood_count fc;
 	double seconds = 10;
 	struct sockaddr_in sa;
-	int64_t start, end;
-	uint8_t pkt[700], in[1024];
-	int fd, ok_after = 0;
+	int64_t start;
+	int fd, ok_after;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: bench_server flood ADDR:PORT [--count N] "
@@ -530,115 +708,23 @@ static int flood(int argc, char **argv)
 		return 2;
 	}
 	rng_state ^= (uint64_t)getpid() << 20 ^ (uint64_t)mono_ns();
+	memset(&fc, 0, sizeof(fc));
 	start = mono_ns();
-	end = start + (int64_t)(seconds * 1e9);
-	while (sent < count && mono_ns() < end) {
-		unsigned kind = (unsigned)(rnd() % 8);
-		size_t len;
-
-		switch (kind) {
-		case 0: /* random bytes, random length */
-			len = (size_t)(rnd() % 600);
-			for (size_t i = 0; i < len; i++)
-				pkt[i] = (uint8_t)rnd();
-			break;
-		case 1: /* a valid request cut short */
-			make_request(pkt, 4, 3, 0);
-			len = (size_t)(rnd() % 48);
-			break;
-		case 2: /* control / private modes, answerable length */
-			make_request(pkt, (unsigned)(1 + rnd() % 4),
-			             (unsigned)(6 + rnd() % 2), 0);
-			len = 48 + 4 * (size_t)(rnd() % 20);
-			break;
-		case 3: /* bad versions */
-			make_request(pkt, rnd() % 2 ? 0 : (unsigned)(5 + rnd() % 3), 3, 0);
-			len = 48;
-			break;
-		case 4: /* not whole words */
-			make_request(pkt, 4, 3, 0);
-			len = 49 + (size_t)(rnd() % 3);
-			break;
-		case 5: /* valid, with extension fields / MAC bytes after */
-			make_request(pkt, 4, 3, 0);
-			len = 48 + 4 * (size_t)(rnd() % 150);
-			for (size_t i = 48; i < len; i++)
-				pkt[i] = (uint8_t)rnd();
-			break;
-		case 6: /* other modes (1, 2, 4, 5) */
-			make_request(pkt, 4, (unsigned)(1 + rnd() % 5), 0);
-			if ((pkt[0] & 7) == 3)
-				pkt[0] = (uint8_t)((pkt[0] & ~7) | 5);
-			len = 48;
-			break;
-		default: /* plain valid requests, versions 1..4 */
-			make_request(pkt, (unsigned)(1 + rnd() % 4), 3, 0);
-			len = 48;
-			break;
-		}
-		if (len >= 48) {
-			int want = deserves_answer(pkt, len);
-			put64(pkt + 40, ((want ? TAG_ANSWER : TAG_SILENT) << 56) |
-			                        ((uint64_t)kind << 48) | sent);
-			expected += (uint64_t)want;
-		}
-		if (send(fd, pkt, len, 0) >= 0) {
-			sent++;
-			kinds[kind]++;
-		}
-		/* drain replies as we go */
-		for (;;) {
-			ssize_t n = recv(fd, in, sizeof(in), MSG_DONTWAIT);
-			if (n < 0)
-				break;
-			if (n != 48 || (get64(in + 24) >> 56) != TAG_ANSWER)
-				bad++;
-			else
-				answered++;
-		}
-	}
-	/* late replies */
-	for (;;) {
-		struct pollfd p = { fd, POLLIN, 0 };
-		ssize_t n;
-		if (poll(&p, 1, 300) <= 0)
-			break;
-		n = recv(fd, in, sizeof(in), 0);
-		if (n < 0)
-			break;
-		if (n != 48 || (get64(in + 24) >> 56) != TAG_ANSWER)
-			bad++;
-		else
-			answered++;
-	}
-	/* the server must still answer ordinary requests */
-	for (int i = 0; i < 20; i++) {
-		struct pollfd p = { fd, POLLIN, 0 };
-		uint64_t tx = UINT64_C(0x7700000000000000) | (uint64_t)i;
-		make_request(pkt, 4, 3, tx);
-		if (send(fd, pkt, 48, 0) != 48)
-			continue;
-		while (poll(&p, 1, 1000) > 0) {
-			ssize_t n = recv(fd, in, sizeof(in), 0);
-			if (n == 48 && (in[0] & 7) == 4 && get64(in + 24) == tx &&
-			    in[1] >= 1 && in[1] <= 15) {
-				ok_after++;
-				break;
-			}
-		}
-	}
+	flood_send(fd, count, start + (int64_t)(seconds * 1e9), &fc);
+	ok_after = ordinary_after(fd);
 	close(fd);
 	printf("flood: sent %" PRIu64 " datagrams in %.2f s (random %" PRIu64
 	       ", truncated %" PRIu64 ", mode 6/7 %" PRIu64 ", bad version %" PRIu64
 	       ", odd length %" PRIu64 ", extensions %" PRIu64 ", other modes %" PRIu64
 	       ", valid %" PRIu64 ")\n",
-	       sent, (double)(mono_ns() - start) / 1e9, kinds[0], kinds[1],
-	       kinds[2], kinds[3], kinds[4], kinds[5], kinds[6], kinds[7]);
+	       fc.sent, (double)(mono_ns() - start) / 1e9, fc.kinds[0],
+	       fc.kinds[1], fc.kinds[2], fc.kinds[3], fc.kinds[4], fc.kinds[5],
+	       fc.kinds[6], fc.kinds[7]);
 	printf("flood: %" PRIu64 " answers to the %" PRIu64
 	       " that deserved one (loss under flood is allowed), %" PRIu64
 	       " wrong answers; afterwards %d/20 ordinary requests answered\n",
-	       answered, expected, bad, ok_after);
-	return (bad == 0 && answered <= expected && ok_after == 20) ? 0 : 1;
+	       fc.answered, fc.expected, fc.bad, ok_after);
+	return (fc.bad == 0 && fc.answered <= fc.expected && ok_after == 20) ? 0 : 1;
 }
 
 int main(int argc, char **argv)

@@ -486,191 +486,219 @@ static void row(const char *label, int k, int base)
 	printf("\n");
 }
 
-int main(int argc, char **argv)
-{
-	static const lc_clock_id p1_ids[] = {LC_CLOCK_REALTIME, LC_CLOCK_UTC,
-	                                     LC_CLOCK_TAI};
-	static const char *const presets[] = {"google", "cosine"};
-	lc_counter *csys = NULL, *ctsc = NULL;
+/* ---- the run: its options, counters and job indices ---------------------------- */
+
+static const lc_clock_id p1_ids[] = {LC_CLOCK_REALTIME, LC_CLOCK_UTC,
+                                    LC_CLOCK_TAI};
+static const char *const presets[] = {"google", "cosine"};
+static const char *const cname[2] = {"system (CLOCK_MONOTONIC)", "tsc"};
+
+static struct run {
+	int ms, rounds, smear_only;
+	const char *spin;
 	lc_counter *counters[2];
-	const char *cname[2] = {"system (CLOCK_MONOTONIC)", "tsc"};
+	int nc;
 	struct lc_smear_policy pol[2];
-	struct lc_error err;
-	int ms = 20, rounds = 21, nc;
-	const char *spin = NULL;
-	int smear_only = 0;
 	/* job indices */
 	int vdso, p1[2][3][2][2];          /* counter, clock, own/page, gettime/now */
 	int p2[2][2][2][2];                /* counter, preset, own/page, UTC/UTC_SLS */
 	int ab[2][2][5], proto[2][2][3];   /* counter, preset */
 	const lc_timekeeper *smtk[2][2][2];
+} R = { .ms = 20, .rounds = 21 };
 
+/* 0, or 2 after printing the usage. */
+static int parse_args(int argc, char **argv)
+{
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--ms") == 0 && i + 1 < argc)
-			ms = atoi(argv[++i]);
+			R.ms = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
-			rounds = atoi(argv[++i]);
+			R.rounds = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--spin") == 0 && i + 1 < argc)
-			spin = argv[++i];
+			R.spin = argv[++i];
 		else if (strcmp(argv[i], "--smear-only") == 0)
-			smear_only = 1;
+			R.smear_only = 1;
 		else {
 			fprintf(stderr, "usage: %s [--ms N] [--rounds N] [--spin PRESET] [--smear-only]\n",
 			        argv[0]);
 			return 2;
 		}
 	}
-	if (rounds < 1 || rounds > 64 || ms < 1)
+	if (R.rounds < 1 || R.rounds > 64 || R.ms < 1)
 		return 2;
-	printf("command:");
-	for (int i = 0; i < argc; i++)
-		printf(" %s", argv[i]);
-	printf("\n");
+	return 0;
+}
+
+/* The system counter, the TSC when it calibrates, the two presets. */
+static void setup(void)
+{
+	lc_counter *csys = NULL, *ctsc = NULL;
+	struct lc_error err;
 
 	snprintf(dir, sizeof(dir), "/tmp/bench_timeline.XXXXXX");
 	if (mkdtemp(dir) == NULL)
 		die("mkdtemp", NULL);
 	if (lc_counter_new_system(&csys, CLOCK_MONOTONIC) < 0)
 		die("no system counter", NULL);
-	counters[0] = csys;
-	nc = 1;
+	R.counters[0] = csys;
+	R.nc = 1;
 	memset(&err, 0, sizeof(err));
 	if (lc_counter_new_tsc(&ctsc, &err) == 0) {
-		counters[nc++] = ctsc;
+		R.counters[R.nc++] = ctsc;
 		printf("tsc: %" PRIu64 " Hz (calibrated)\n", lc_counter_freq(ctsc));
 	} else {
 		printf("tsc: skipped: %s\n", err.msg);
 	}
 	for (int p = 0; p < 2; p++)
-		if (lc_smear_preset(presets[p], 0, &pol[p], &err) < 0)
+		if (lc_smear_preset(presets[p], 0, &R.pol[p], &err) < 0)
 			die("lc_smear_preset", &err);
+}
 
-	vdso = add("vdso", b_vdso, NULL, 0);
-	for (int c = 0; c < nc; c++) {
-		char leaf[32];
-		const lc_timekeeper *own = new_tk(counters[c], NULL), *pg;
+/* The ablation jobs of the smearing in-process timekeeper st. */
+static void add_ablation(int c, int p, const lc_timekeeper *st)
+{
+	struct lc__tk_snap s;
+	int64_t mono;
+	int a[5];
 
-		snprintf(leaf, sizeof(leaf), "plain%d", c);
-		pg = new_page(counters[c], NULL, leaf);
-		for (int k = 0; k < 3 && !smear_only; k++) {
-			p1[c][k][0][0] = add("own gettime", b_gettime, own, p1_ids[k]);
-			p1[c][k][1][0] = add("page gettime", b_gettime, pg, p1_ids[k]);
-			p1[c][k][0][1] = add("own now_ns", b_now, own, p1_ids[k]);
-			p1[c][k][1][1] = add("page now_ns", b_now, pg, p1_ids[k]);
-		}
-		for (int p = 0; p < 2; p++) {
-			const lc_timekeeper *st = new_tk(counters[c], &pol[p]);
-
-			snprintf(leaf, sizeof(leaf), "%s%d", presets[p], c);
-			smtk[c][p][0] = st;
-			smtk[c][p][1] = new_page(counters[c], &pol[p], leaf);
-			for (int o = 0; o < 2; o++) {
-				p2[c][p][o][0] = add("UTC", b_gettime,
-				                     smtk[c][p][o], LC_CLOCK_UTC);
-				p2[c][p][o][1] = add("UTC_SLS", b_gettime,
-				                     smtk[c][p][o],
-				                     LC_CLOCK_UTC_SLS);
-			}
-			if (!smear_only) {
-				struct lc__tk_snap s;
-				int64_t mono;
-				int a[5];
-
-				lc__tk_read_snap(st, &s, &mono);
-				a[0] = add("snapshot + UTC", b_snap_utc, st, 0);
-				a[1] = add("plan offset", b_plan_offset, st, 0);
-				a[2] = add("128-bit muldiv_ceil", b_div128, st, 0);
-				a[3] = add("sin^2 + llround", b_sin, st, 0);
-				a[4] = add("lfence loop", b_lfence, st, 0);
-				for (int i = 0; i < 5; i++) {
-					jobs[a[i]].plan = s.plan;
-					jobs[a[i]].base = mono;
-					ab[c][p][i] = a[i];
-				}
-				for (int m = 0; m < 3; m++) {
-					proto[c][p][m] =
-					    add("prototype", b_proto, st, 0);
-					jobs[proto[c][p][m]].base = m;
-				}
-				if (s.plan.start_mono == INT64_MAX ||
-				    mono <= s.plan.start_mono ||
-				    mono >= s.plan.end_mono)
-					die("the smear window is not at hand", NULL);
-			}
-		}
+	lc__tk_read_snap(st, &s, &mono);
+	a[0] = add("snapshot + UTC", b_snap_utc, st, 0);
+	a[1] = add("plan offset", b_plan_offset, st, 0);
+	a[2] = add("128-bit muldiv_ceil", b_div128, st, 0);
+	a[3] = add("sin^2 + llround", b_sin, st, 0);
+	a[4] = add("lfence loop", b_lfence, st, 0);
+	for (int i = 0; i < 5; i++) {
+		jobs[a[i]].plan = s.plan;
+		jobs[a[i]].base = mono;
+		R.ab[c][p][i] = a[i];
 	}
-
-	/* Sanity: inside the window UTC_SLS is behind UTC, the page reads
-	 * what the in-process timekeeper reads, and the prototype agrees
-	 * with the library. */
-	for (int c = 0; c < nc; c++)
-		for (int p = 0; p < 2; p++) {
-			struct timespec a, b, d;
-			int64_t off[2];
-
-			for (int o = 0; o < 2; o++) {
-				lc_gettime(smtk[c][p][o], LC_CLOCK_UTC, &a);
-				lc_gettime(smtk[c][p][o], LC_CLOCK_UTC_SLS, &b);
-				off[o] = lc__ts_to_ns(&a) - lc__ts_to_ns(&b);
-			}
-			for (proto_mode = 1; proto_mode <= 2 && !smear_only;
-			     proto_mode++) {
-				lc_gettime(smtk[c][p][0], LC_CLOCK_UTC_SLS, &a);
-				if (!proto_sls(smtk[c][p][0], &d))
-					die("prototype: no plan", NULL);
-				lc_gettime(smtk[c][p][0], LC_CLOCK_UTC_SLS, &b);
-				if (lc__ts_to_ns(&d) < lc__ts_to_ns(&a) ||
-				    lc__ts_to_ns(&d) > lc__ts_to_ns(&b))
-					die("prototype disagrees with lc_gettime",
-					    NULL);
-			}
-			if (!smear_only) {
-				/* the inline linear offset is the library's,
-				 * to the ns, across the whole window */
-				const struct lc__smear_plan *pl =
-				    &jobs[ab[c][p][0]].plan;
-				uint64_t x = 88172645463325252u;
-
-				for (long i = 0; i < 2000000; i++) {
-					int64_t m;
-
-					x ^= x << 13;
-					x ^= x >> 7;
-					x ^= x << 17;
-					m = pl->start_mono - 10 +
-					    (int64_t)(x % (uint64_t)(pl->end_mono -
-					                             pl->start_mono + 20));
-					if (i < 3)
-						m = i == 0 ? pl->start_mono + 1
-						  : i == 1 ? pl->end_mono - 1
-						           : pl->start_mono;
-					if (pl->shape == LC_SMEAR_LINEAR &&
-					    linear_fast(pl, m) !=
-					        lc__smear_plan_offset(pl, m))
-						die("linear_fast is not exact",
-						    NULL);
-				}
-			}
-			printf("%s, %s: UTC - UTC_SLS = %.6f s in process, "
-			       "%.6f s on the page (at %lld, 23:00Z)\n",
-			       cname[c], presets[p], (double)off[0] / 1e9,
-			       (double)off[1] / 1e9, (long long)a.tv_sec);
-			if (off[0] <= 0 || off[1] <= 0)
-				die("not smearing", NULL);
-		}
-
-	if (spin != NULL) {
-		int p = strcmp(spin, "cosine") == 0;
-		struct job *j = &jobs[p2[0][p][0][1]];
-		int64_t t0 = now_ns();
-
-		while (now_ns() - t0 < 3000000000)
-			j->f(j, 1000000);
-		printf("spun UTC_SLS on %s\n", presets[p]);
-		goto out;
+	for (int m = 0; m < 3; m++) {
+		R.proto[c][p][m] = add("prototype", b_proto, st, 0);
+		jobs[R.proto[c][p][m]].base = m;
 	}
+	if (s.plan.start_mono == INT64_MAX || mono <= s.plan.start_mono ||
+	    mono >= s.plan.end_mono)
+		die("the smear window is not at hand", NULL);
+}
+
+/* Counter c's jobs: plain reads in process and on a page, then per
+ * preset UTC and UTC_SLS (and the ablation). */
+static void add_jobs(int c)
+{
+	char leaf[32];
+	const lc_timekeeper *own = new_tk(R.counters[c], NULL), *pg;
+
+	snprintf(leaf, sizeof(leaf), "plain%d", c);
+	pg = new_page(R.counters[c], NULL, leaf);
+	for (int k = 0; k < 3 && !R.smear_only; k++) {
+		R.p1[c][k][0][0] = add("own gettime", b_gettime, own, p1_ids[k]);
+		R.p1[c][k][1][0] = add("page gettime", b_gettime, pg, p1_ids[k]);
+		R.p1[c][k][0][1] = add("own now_ns", b_now, own, p1_ids[k]);
+		R.p1[c][k][1][1] = add("page now_ns", b_now, pg, p1_ids[k]);
+	}
+	for (int p = 0; p < 2; p++) {
+		const lc_timekeeper *st = new_tk(R.counters[c], &R.pol[p]);
+
+		snprintf(leaf, sizeof(leaf), "%s%d", presets[p], c);
+		R.smtk[c][p][0] = st;
+		R.smtk[c][p][1] = new_page(R.counters[c], &R.pol[p], leaf);
+		for (int o = 0; o < 2; o++) {
+			R.p2[c][p][o][0] = add("UTC", b_gettime,
+			                       R.smtk[c][p][o], LC_CLOCK_UTC);
+			R.p2[c][p][o][1] = add("UTC_SLS", b_gettime,
+			                       R.smtk[c][p][o], LC_CLOCK_UTC_SLS);
+		}
+		if (!R.smear_only)
+			add_ablation(c, p, st);
+	}
+}
+
+/* The prototype agrees with the library: its UTC_SLS lies between two
+ * lc_gettime reads around it (*a: the first of the last pair). */
+static void check_prototype(const lc_timekeeper *tk, struct timespec *a)
+{
+	struct timespec b, d;
+
+	for (proto_mode = 1; proto_mode <= 2; proto_mode++) {
+		lc_gettime(tk, LC_CLOCK_UTC_SLS, a);
+		if (!proto_sls(tk, &d))
+			die("prototype: no plan", NULL);
+		lc_gettime(tk, LC_CLOCK_UTC_SLS, &b);
+		if (lc__ts_to_ns(&d) < lc__ts_to_ns(a) ||
+		    lc__ts_to_ns(&d) > lc__ts_to_ns(&b))
+			die("prototype disagrees with lc_gettime", NULL);
+	}
+}
+
+/* The inline linear offset is the library's, to the ns, across the whole
+ * window (and its ends). */
+static void check_linear_fast(const struct lc__smear_plan *pl)
+{
+	uint64_t x = 88172645463325252u;
+
+	for (long i = 0; i < 2000000; i++) {
+		int64_t m;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		m = pl->start_mono - 10 +
+		    (int64_t)(x % (uint64_t)(pl->end_mono - pl->start_mono + 20));
+		if (i < 3)
+			m = i == 0 ? pl->start_mono + 1
+			  : i == 1 ? pl->end_mono - 1
+			           : pl->start_mono;
+		if (pl->shape == LC_SMEAR_LINEAR &&
+		    linear_fast(pl, m) != lc__smear_plan_offset(pl, m))
+			die("linear_fast is not exact", NULL);
+	}
+}
+
+/* Sanity: inside the window UTC_SLS is behind UTC, the page reads what the
+ * in-process timekeeper reads, and the prototype agrees with the
+ * library. */
+static void check_smear(int c, int p)
+{
+	struct timespec a, b;
+	int64_t off[2];
+
+	for (int o = 0; o < 2; o++) {
+		lc_gettime(R.smtk[c][p][o], LC_CLOCK_UTC, &a);
+		lc_gettime(R.smtk[c][p][o], LC_CLOCK_UTC_SLS, &b);
+		off[o] = lc__ts_to_ns(&a) - lc__ts_to_ns(&b);
+	}
+	if (!R.smear_only) {
+		check_prototype(R.smtk[c][p][0], &a);
+		check_linear_fast(&jobs[R.ab[c][p][0]].plan);
+	}
+	printf("%s, %s: UTC - UTC_SLS = %.6f s in process, "
+	       "%.6f s on the page (at %lld, 23:00Z)\n",
+	       cname[c], presets[p], (double)off[0] / 1e9,
+	       (double)off[1] / 1e9, (long long)a.tv_sec);
+	if (off[0] <= 0 || off[1] <= 0)
+		die("not smearing", NULL);
+}
+
+/* --spin PRESET: UTC_SLS read for 3 s (for a profiler). */
+static void spin(void)
+{
+	int p = strcmp(R.spin, "cosine") == 0;
+	struct job *j = &jobs[R.p2[0][p][0][1]];
+	int64_t t0 = now_ns();
+
+	while (now_ns() - t0 < 3000000000)
+		j->f(j, 1000000);
+	printf("spun UTC_SLS on %s\n", presets[p]);
+}
+
+/* Every job calibrated to ~ms, then timed in interleaved rounds (the
+ * writers ticked between rounds); median and minimum kept. */
+static void measure(void)
+{
+	int rounds = R.rounds;
+
 	for (int k = 0; k < nj; k++)
-		jobs[k].n = calibrate(&jobs[k], ms);
+		jobs[k].n = calibrate(&jobs[k], R.ms);
 	nrounds = rounds;
 	for (int r = 0; r < rounds; r++) {
 		tick_all();
@@ -686,101 +714,135 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nreaders; i++)
 		if (readers[i].source != LC_TIMELINE_PAGE)
 			die("a reader fell back from its page", NULL);
+}
 
+/* Table 1: page vs in-process reads, counter c. */
+static void report_page(int c)
+{
+	printf("\n%s counter\n", cname[c]);
+	printf("  %-10s %-8s %9s %9s %8s %8s %8s %8s\n", "clock",
+	       "call", "own", "page", "page/own", "paired", "own/vdso",
+	       "page/vdso");
+	for (int k = 0; k < 3; k++)
+		for (int a = 0; a < 2; a++) {
+			double o = jobs[R.p1[c][k][0][a]].median;
+			double pg = jobs[R.p1[c][k][1][a]].median;
+			double pr = paired(R.p1[c][k][1][a], R.p1[c][k][0][a]);
+
+			printf("  %-10s %-8s %9.2f %9.2f %8.3f %8.3f "
+			       "%8.3f %8.3f%s\n",
+			       lc_clock_name(p1_ids[k]),
+			       a ? "now_ns" : "gettime", o, pg, pg / o,
+			       pr, o / jobs[R.vdso].median,
+			       pg / jobs[R.vdso].median,
+			       pr > 1.05 ? "  over" : "");
+		}
+}
+
+/* Table 2: UTC_SLS vs UTC inside the window, counter c. */
+static void report_sls(int c)
+{
+	printf("\n%s counter\n", cname[c]);
+	printf("  %-8s %-8s %9s %9s %8s %8s %8s\n", "preset", "where",
+	       "UTC", "UTC_SLS", "SLS/UTC", "paired", "min/min");
+	for (int p = 0; p < 2; p++)
+		for (int o = 0; o < 2; o++) {
+			int ju = R.p2[c][p][o][0], js = R.p2[c][p][o][1];
+			double u = jobs[ju].median;
+			double s = jobs[js].median;
+			double pr = paired(js, ju);
+
+			printf("  %-8s %-8s %9.2f %9.2f %8.3f %8.3f %8.3f%s\n",
+			       presets[p], o ? "page" : "process", u, s,
+			       s / u, pr, jobs[js].min / jobs[ju].min,
+			       pr > 1.1 ? "  over" : "");
+		}
+}
+
+/* The ablation of counter c, preset p (ratios to its UTC read). */
+static void report_ablation(int c, int p)
+{
+	int u = R.p2[c][p][0][0];
+
+	printf("\n%s counter, %s\n", cname[c], presets[p]);
+	printf("  %-44s %8s %8s   %s\n", "", "median", "min", "x UTC");
+	row("UTC (fast path)", u, u);
+	row("UTC_SLS (lc_gettime)", R.p2[c][p][0][1], u);
+	row("snapshot copy + lc__tk_clock_at(UTC)", R.ab[c][p][0], u);
+	row("lc__smear_plan_offset alone", R.ab[c][p][1], u);
+	row("  of which 128-bit muldiv_ceil (linear)", R.ab[c][p][2], u);
+	row("  of which sin^2 + llround (cosine)", R.ab[c][p][3], u);
+	row("  (the lfence loop they run in)", R.ab[c][p][4], u);
+	row("prototype: hot line + plan words, no math", R.proto[c][p][0], u);
+	row("prototype + lc__smear_plan_offset", R.proto[c][p][1], u);
+	if (R.pol[p].shape == LC_SMEAR_LINEAR)
+		row("prototype + linear without division", R.proto[c][p][2], u);
+}
+
+static void report(void)
+{
 	printf("\nns per call: median, minimum over %d interleaved rounds of "
 	       "~%d ms; \"paired\": the median of the per-round ratios\n",
-	       rounds, ms);
+	       R.rounds, R.ms);
 	printf("\nvDSO clock_gettime(CLOCK_REALTIME): %.2f (min %.2f)\n",
-	       jobs[vdso].median, jobs[vdso].min);
-
-	if (!smear_only)
+	       jobs[R.vdso].median, jobs[R.vdso].min);
+	if (!R.smear_only) {
 		printf("\n1. page vs in-process (same counter kind); target "
 		       "page <= 1.05x\n");
-	for (int c = 0; c < nc && !smear_only; c++) {
-		printf("\n%s counter\n", cname[c]);
-		printf("  %-10s %-8s %9s %9s %8s %8s %8s %8s\n", "clock",
-		       "call", "own", "page", "page/own", "paired", "own/vdso",
-		       "page/vdso");
-		for (int k = 0; k < 3; k++)
-			for (int a = 0; a < 2; a++) {
-				double o = jobs[p1[c][k][0][a]].median;
-				double pg = jobs[p1[c][k][1][a]].median;
-				double pr = paired(p1[c][k][1][a],
-				                   p1[c][k][0][a]);
-
-				printf("  %-10s %-8s %9.2f %9.2f %8.3f %8.3f "
-				       "%8.3f %8.3f%s\n",
-				       lc_clock_name(p1_ids[k]),
-				       a ? "now_ns" : "gettime", o, pg, pg / o,
-				       pr, o / jobs[vdso].median,
-				       pg / jobs[vdso].median,
-				       pr > 1.05 ? "  over" : "");
-			}
+		for (int c = 0; c < R.nc; c++)
+			report_page(c);
 	}
-
 	printf("\n2. UTC_SLS inside the window vs UTC, lc_gettime; target "
 	       "<= 1.1x\n");
-	for (int c = 0; c < nc; c++) {
-		printf("\n%s counter\n", cname[c]);
-		printf("  %-8s %-8s %9s %9s %8s %8s %8s\n", "preset", "where",
-		       "UTC", "UTC_SLS", "SLS/UTC", "paired", "min/min");
-		for (int p = 0; p < 2; p++)
-			for (int o = 0; o < 2; o++) {
-				double u = jobs[p2[c][p][o][0]].median;
-				double s = jobs[p2[c][p][o][1]].median;
-
-				double pr = paired(p2[c][p][o][1],
-				                   p2[c][p][o][0]);
-
-				printf("  %-8s %-8s %9.2f %9.2f %8.3f %8.3f %8.3f%s\n",
-				       presets[p], o ? "page" : "process", u, s,
-				       s / u, pr,
-				       jobs[p2[c][p][o][1]].min /
-				           jobs[p2[c][p][o][0]].min,
-				       pr > 1.1 ? "  over" : "");
-			}
-	}
-
-	if (!smear_only)
+	for (int c = 0; c < R.nc; c++)
+		report_sls(c);
+	if (!R.smear_only) {
 		printf("\nablation (in process; ratio to that timekeeper's "
 		       "UTC read)\n");
-	for (int c = 0; c < nc && !smear_only; c++)
-		for (int p = 0; p < 2; p++) {
-			int u = p2[c][p][0][0];
+		for (int c = 0; c < R.nc; c++)
+			for (int p = 0; p < 2; p++)
+				report_ablation(c, p);
+	}
+}
 
-			printf("\n%s counter, %s\n", cname[c], presets[p]);
-			printf("  %-44s %8s %8s   %s\n", "", "median", "min",
-			       "x UTC");
-			row("UTC (fast path)", u, u);
-			row("UTC_SLS (lc_gettime)", p2[c][p][0][1], u);
-			row("snapshot copy + lc__tk_clock_at(UTC)", ab[c][p][0], u);
-			row("lc__smear_plan_offset alone", ab[c][p][1], u);
-			row("  of which 128-bit muldiv_ceil (linear)", ab[c][p][2], u);
-			row("  of which sin^2 + llround (cosine)", ab[c][p][3], u);
-			row("  (the lfence loop they run in)", ab[c][p][4], u);
-			row("prototype: hot line + plan words, no math",
-			    proto[c][p][0], u);
-			row("prototype + lc__smear_plan_offset",
-			    proto[c][p][1], u);
-			if (pol[p].shape == LC_SMEAR_LINEAR)
-				row("prototype + linear without division",
-				    proto[c][p][2], u);
-		}
+/* The page writers closed, their pages and folder removed. */
+static void cleanup(void)
+{
+	static const char *const leaves[] = {"plain", "google", "cosine"};
+	char path[128];
 
-out:
 	for (int i = 0; i < npagew; i++)
 		lc__tl_writer_close(pagew[i]);
-	{
-		char path[128];
-		static const char *const leaves[] = {"plain", "google", "cosine"};
+	for (int c = 0; c < R.nc; c++)
+		for (int l = 0; l < 3; l++) {
+			snprintf(path, sizeof(path), "%s/%s%d", dir, leaves[l], c);
+			unlink(path);
+		}
+	rmdir(dir);
+}
 
-		for (int c = 0; c < nc; c++)
-			for (int l = 0; l < 3; l++) {
-				snprintf(path, sizeof(path), "%s/%s%d", dir,
-				         leaves[l], c);
-				unlink(path);
-			}
-		rmdir(dir);
+int main(int argc, char **argv)
+{
+	if (parse_args(argc, argv) != 0)
+		return 2;
+	printf("command:");
+	for (int i = 0; i < argc; i++)
+		printf(" %s", argv[i]);
+	printf("\n");
+
+	setup();
+	R.vdso = add("vdso", b_vdso, NULL, 0);
+	for (int c = 0; c < R.nc; c++)
+		add_jobs(c);
+	for (int c = 0; c < R.nc; c++)
+		for (int p = 0; p < 2; p++)
+			check_smear(c, p);
+	if (R.spin != NULL) {
+		spin();
+	} else {
+		measure();
+		report();
 	}
+	cleanup();
 	return 0;
 }

@@ -115,15 +115,20 @@ int lc_leaptable_get(const lc_leaptable *t, size_t i, struct lc_leap *out)
 	return 0;
 }
 
-/* Index of the last row with rows[i].when <= key(i), or -1. The key is
- * monotone in i for both uses (UTC and TAI). */
-static ptrdiff_t last_row_utc(const lc_leaptable *t, int64_t unix_sec)
+/* The last row whose start is at or before second `sec`, -1 before the
+ * first: on POSIX seconds the start is `when`; on TAI (tai != 0) it is
+ * when + tai_utc, so an inserted 23:59:60 (TAI when + tai_utc - 1)
+ * belongs to the row before its own. Both keys grow with the row. */
+ptrdiff_t lc__leap_row_at(const lc_leaptable *t, int64_t sec, int tai)
 {
 	ptrdiff_t lo = 0, hi = (ptrdiff_t)t->count - 1, ans = -1;
 
 	while (lo <= hi) {
 		ptrdiff_t mid = lo + (hi - lo) / 2;
-		if (t->rows[mid].when <= unix_sec) {
+		int64_t start = t->rows[mid].when +
+		                (tai ? (int64_t)t->rows[mid].tai_utc : 0);
+
+		if (start <= sec) {
 			ans = mid;
 			lo = mid + 1;
 		} else {
@@ -142,7 +147,7 @@ int lc_leaptable_tai_utc(const lc_leaptable *t, int64_t unix_sec,
 
 	/* The repeated POSIX second (when - 1) of an insertion already has the
 	 * new offset: Linux moves tai_offset at the start of 23:59:60. */
-	i = last_row_utc(t, unix_sec);
+	i = lc__leap_row_at(t, unix_sec, 0);
 	if (i + 1 < (ptrdiff_t)t->count && t->rows[i + 1].dir > 0 &&
 	    unix_sec == t->rows[i + 1].when - 1)
 		i++;
@@ -157,19 +162,10 @@ int lc_leaptable_tai_utc_at_tai(const lc_leaptable *t, int64_t tai_sec,
 {
 	if (t == NULL)
 		return LC_EINVAL;
-	ptrdiff_t lo = 0, hi = (ptrdiff_t)t->count - 1, ans = -1;
+	/* Row i starts at TAI when + tai_utc; that key is increasing. */
+	ptrdiff_t ans = lc__leap_row_at(t, tai_sec, 1);
 	int leap = 0;
 
-	/* Row i starts at TAI when + tai_utc; that key is increasing. */
-	while (lo <= hi) {
-		ptrdiff_t mid = lo + (hi - lo) / 2;
-		if (t->rows[mid].when + t->rows[mid].tai_utc <= tai_sec) {
-			ans = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
 	/* An inserted second belongs to the next row's offset already. */
 	if (ans + 1 < (ptrdiff_t)t->count && t->rows[ans + 1].dir > 0 &&
 	    tai_sec == t->rows[ans + 1].when + t->rows[ans + 1].tai_utc - 1) {
@@ -192,7 +188,7 @@ int lc_leaptable_leap_at(const lc_leaptable *t, int64_t unix_sec)
 
 	if (unix_sec == INT64_MAX) /* no row is at INT64_MAX + 1 */
 		return 0;
-	i = last_row_utc(t, unix_sec + 1);
+	i = lc__leap_row_at(t, unix_sec + 1, 0);
 
 	if (i >= 0 && t->rows[i].when == unix_sec + 1 && t->rows[i].dir > 0)
 		return 1;
@@ -208,7 +204,7 @@ int lc_leaptable_next(const lc_leaptable *t, int64_t unix_sec,
 {
 	if (t == NULL)
 		return LC_EINVAL;
-	for (size_t i = (size_t)(last_row_utc(t, unix_sec) + 1); i < t->count;
+	for (size_t i = (size_t)(lc__leap_row_at(t, unix_sec, 0) + 1); i < t->count;
 	     i++) {
 		if (t->rows[i].dir != 0) {
 			*out = t->rows[i];
@@ -223,7 +219,7 @@ int lc_leaptable_prev(const lc_leaptable *t, int64_t unix_sec,
 {
 	if (t == NULL)
 		return LC_EINVAL;
-	for (ptrdiff_t i = last_row_utc(t, unix_sec); i >= 0; i--) {
+	for (ptrdiff_t i = lc__leap_row_at(t, unix_sec, 0); i >= 0; i--) {
 		if (t->rows[i].dir != 0) {
 			*out = t->rows[i];
 			return 0;

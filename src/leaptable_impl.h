@@ -16,6 +16,11 @@ struct lc_leaptable {
 
 void lc__leaptable_set_builtin(struct lc_leaptable *t);
 
+/* The last row whose start is at or before second `sec`, -1 before the
+ * first; the start is `when` on POSIX seconds, when + tai_utc on TAI
+ * (tai != 0). Binary search: both keys grow with the row. */
+ptrdiff_t lc__leap_row_at(const struct lc_leaptable *t, int64_t sec, int tai);
+
 /* lc_leaptable_load_system_report with its list of system paths given (a
  * NULL-terminated list, at most LC_LEAP_CANDIDATES_MAX - 1 are tried; NULL
  * for none): $LEAPCLOCK_LEAPFILE when set and not empty (its error is

@@ -170,13 +170,12 @@ static int64_t next_delete_sec(int64_t secs)
 	return secs + SECS_PER_DAY - lc__fmod(secs + 1, SECS_PER_DAY);
 }
 
-int lc__ntp_second_overflow(struct lc__ntp *n, int64_t secs)
+/* The leap state machine, as Linux since Dec 2015 (ref 2.2): one step
+ * at the start of second `secs`; the leap applied now, -1, 0 or +1. */
+static int leap_state_step(struct lc__ntp *n, int64_t secs)
 {
 	int leap = 0;
-	int64_t delta;
 
-	/* The leap state machine, as Linux since Dec 2015 (ref 2.2). `secs`
-	 * is the second that begins now. */
 	switch (n->time_state) {
 	case LC_TIME_OK:
 		if (n->time_status & LC_STA_INS) {
@@ -241,9 +240,14 @@ int lc__ntp_second_overflow(struct lc__ntp *n, int64_t secs)
 		 * state; nothing to do. */
 		break;
 	}
-	/* The timekeeper moves offs_tai with the leap (tai -= leap): +1 at
-	 * the start of an inserted second, -1 at a deletion (ref 2.2). */
-	n->tai_offset -= leap;
+	return leap;
+}
+
+/* Each second: maxerror grows, and this second's length is set (the
+ * phase slew, adjtime()). */
+static void second_errors_and_slew(struct lc__ntp *n)
+{
+	int64_t delta;
 
 	/* maxerror grows by MAXFREQ, 500 us per second, and is pinned at
 	 * NTP_PHASE_LIMIT, which also declares the clock unsynchronised
@@ -279,6 +283,16 @@ int lc__ntp_second_overflow(struct lc__ntp *n, int64_t secs)
 		             NTP_SCALE_SHIFT);
 		n->time_adjust = 0;
 	}
+}
+
+int lc__ntp_second_overflow(struct lc__ntp *n, int64_t secs)
+{
+	int leap = leap_state_step(n, secs);
+
+	/* The timekeeper moves offs_tai with the leap (tai -= leap): +1 at
+	 * the start of an inserted second, -1 at a deletion (ref 2.2). */
+	n->tai_offset -= leap;
+	second_errors_and_slew(n);
 	return leap;
 }
 

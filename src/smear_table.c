@@ -87,29 +87,6 @@ static int64_t first_offset(const lc_leaptable *t)
 	return t->count > 0 ? (int64_t)t->rows[0].tai_utc - t->rows[0].dir : 10;
 }
 
-/* The last row whose start is at or before second `sec`, -1 before the
- * first: on POSIX seconds the start is `when`; on TAI (tai != 0) it is
- * when + tai_utc, so an inserted 23:59:60 (TAI when + tai_utc - 1)
- * belongs to the row before its own. Both keys grow with the row. */
-static ptrdiff_t row_at(const lc_leaptable *t, int64_t sec, int tai)
-{
-	ptrdiff_t lo = 0, hi = (ptrdiff_t)t->count - 1, ans = -1;
-
-	while (lo <= hi) {
-		ptrdiff_t mid = lo + (hi - lo) / 2;
-		int64_t start = t->rows[mid].when +
-		                (tai ? (int64_t)t->rows[mid].tai_utc : 0);
-
-		if (start <= sec) {
-			ans = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
-	return ans;
-}
-
 static ptrdiff_t leap_before(const lc_leaptable *t, ptrdiff_t i)
 {
 	while (i >= 0 && t->rows[i].dir == 0)
@@ -129,7 +106,7 @@ static ptrdiff_t leap_after(const lc_leaptable *t, ptrdiff_t i)
 static int sls_of_tai(const lc_leaptable *t, const struct lc_smear_policy *p,
                       int64_t x, int64_t *out)
 {
-	ptrdiff_t i = row_at(t, lc__fdiv(x, LC__NS), 1), j;
+	ptrdiff_t i = lc__leap_row_at(t, lc__fdiv(x, LC__NS), 1), j;
 	struct leap_axis a;
 	int64_t rel, T, off;
 
@@ -180,7 +157,7 @@ int lc__smear_sls_from_tai(const lc_leaptable *t,
 static int tai_of_sls(const lc_leaptable *t, const struct lc_smear_policy *p,
                       int64_t S, int64_t *out)
 {
-	ptrdiff_t i = row_at(t, lc__fdiv(S, LC__NS), 0);
+	ptrdiff_t i = lc__leap_row_at(t, lc__fdiv(S, LC__NS), 0);
 	int64_t off = i >= 0 ? (int64_t)t->rows[i].tai_utc : first_offset(t);
 	int64_t x0 = lc__sat_add(S, off * LC__NS), lo, hi, f;
 	int64_t step = 4 * LC__NS;
@@ -342,7 +319,7 @@ int lc__smear_span_at(const lc_leaptable *t, const struct lc_smear_policy *p,
 	sp->dir = 0;
 	sp->old_ns = 0;
 	lc__smear_plan_none(&sp->plan);
-	i = row_at(t, lc__fdiv(rt_ns, LC__NS), 0);
+	i = lc__leap_row_at(t, lc__fdiv(rt_ns, LC__NS), 0);
 	j = leap_before(t, i);
 	if (j >= 0) {
 		axis_of(&t->rows[j], p, &a);

@@ -396,87 +396,71 @@ static int create_page(const char *path, lc_timekeeper *tk, const char *boot,
 	return fd;
 }
 
-int lc__tl_writer_open(struct lc__tl_writer **out, const char *path,
-                       lc_timekeeper *tk, uint64_t flags, const char *smear,
-                       struct lc_error *err)
+/* The page's folder: its last component made if missing (0755, as
+ * systemd's RuntimeDirectory would), then checked. */
+static int make_folder(const char *path, struct lc_error *err)
 {
-	struct lc__tl_writer *w;
-	struct lc__tl_page *pg = NULL;
-	char boot[LC__TL_BOOT_ID];
-	int fd, resumed = 0;
+	char dir[256];
+	const char *slash = strrchr(path, '/');
 
-	if (out == NULL || path == NULL || tk == NULL || path[0] == '\0' ||
-	    strlen(path) >= 250)
-		return lc__error(err, LC_EINVAL, path ? path : "timeline", 0,
-		                 "bad timeline path");
-	if (lc_counter_kind(lc_tk_counter(tk)) == LC_COUNTER_SIM)
-		return lc__error(err, LC_EINVAL, path, 0,
-		                 "a simulated counter cannot be shared");
-	{
-		/* The folder's last component is made if missing (0755, as
-		 * systemd's RuntimeDirectory would), then checked. */
-		char dir[256];
-		const char *slash = strrchr(path, '/');
-		int rc;
-
-		if (slash != NULL && slash != path &&
-		    (size_t)(slash - path) < sizeof(dir)) {
-			memcpy(dir, path, (size_t)(slash - path));
-			dir[slash - path] = '\0';
-			if (mkdir(dir, 0755) == 0)
-				chmod(dir, 0755);
-		}
-		rc = check_folder(path, err);
-		if (rc < 0)
-			return rc;
+	if (slash != NULL && slash != path &&
+	    (size_t)(slash - path) < sizeof(dir)) {
+		memcpy(dir, path, (size_t)(slash - path));
+		dir[slash - path] = '\0';
+		if (mkdir(dir, 0755) == 0)
+			chmod(dir, 0755);
 	}
-	lc__tl_boot_id(boot);
-	fd = take_existing(path, tk, boot, err, &pg);
+	return check_folder(path, err);
+}
+
+/* An existing page of the same flags taken over (*pgp mapped), its
+ * timeline continued in place: our writer rebuilt from the page's
+ * snapshot. The fd, -1 if there is none to continue, or LC_EBUSY if
+ * another writer has it. lc__tk_resume() declines within a second of a
+ * leap; wait it out (the page's snapshot is exact there on its own). */
+static int resume_page(const char *path, lc_timekeeper *tk, const char *boot,
+                       uint64_t flags, struct lc_error *err,
+                       struct lc__tl_page **pgp)
+{
+	struct lc__tl_page *pg = NULL;
+	int fd = take_existing(path, tk, boot, err, &pg);
+	int rc = LC_EBUSY;
+
 	if (fd == -2)
 		return LC_EBUSY;
-	if (fd >= 0 && !(pg->flags == flags)) {
-		munmap(pg, sizeof(*pg));
-		close(fd);
-		fd = -1;
-	}
-	if (fd >= 0) {
-		/* Continue the timeline in place: rebuild our writer from the
-		 * page's snapshot and publish into the page from then on.
-		 * lc__tk_resume() declines within a second of a leap; wait it
-		 * out (the page's snapshot is exact there on its own). */
-		int rc = LC_EBUSY;
-
+	if (fd < 0)
+		return -1;
+	if (pg->flags == flags) {
 		for (int i = 0; i < 50 && rc == LC_EBUSY; i++) {
 			rc = lc__tk_resume(tk, &pg->latch, &pg->latch);
 			if (rc == LC_EBUSY)
 				usleep(100000);
 		}
-		if (rc < 0) {
-			munmap(pg, sizeof(*pg));
-			close(fd);
-			fd = -1;
-		} else {
-			resumed = 1;
+		if (rc >= 0) {
+			*pgp = pg;
+			return fd;
 		}
 	}
-	if (fd < 0) {
-		fd = create_page(path, tk, boot, flags, smear, err, &pg);
-		if (fd < 0)
-			return fd;
-	}
-	w = calloc(1, sizeof(*w));
-	if (w == NULL) {
-		munmap(pg, sizeof(*pg));
-		close(fd);
-		return LC_ENOMEM;
-	}
+	munmap(pg, sizeof(*pg));
+	close(fd);
+	return -1;
+}
+
+/* A new writer on page pg: a restarted writer continues the page's
+ * status, its table generation above all (readers compare generations,
+ * so a table changed while no writer ran must count as a change). */
+static struct lc__tl_writer *writer_new(lc_timekeeper *tk,
+                                        struct lc__tl_page *pg, int fd,
+                                        int resumed)
+{
+	struct lc__tl_writer *w = calloc(1, sizeof(*w));
+
+	if (w == NULL)
+		return NULL;
 	w->tk = tk;
 	w->pg = pg;
 	w->fd = fd;
 	w->resumed = resumed;
-	/* A restarted writer continues the page's status, its table
-	 * generation above all: readers compare generations, so a table
-	 * changed while no writer ran must count as a change. */
 	if (resumed) {
 		/* the page's table too: the generation moves only if ours
 		 * differs from it */
@@ -489,6 +473,44 @@ int lc__tl_writer_open(struct lc__tl_writer **out, const char *path,
 	atomic_fetch_add(&pg->writer_starts, 1);
 	atomic_store(&pg->writer_pid, (int64_t)getpid());
 	w->st.writer_start_rt = lc_now_ns(tk, LC_CLOCK_REALTIME);
+	return w;
+}
+
+int lc__tl_writer_open(struct lc__tl_writer **out, const char *path,
+                       lc_timekeeper *tk, uint64_t flags, const char *smear,
+                       struct lc_error *err)
+{
+	struct lc__tl_writer *w;
+	struct lc__tl_page *pg = NULL;
+	char boot[LC__TL_BOOT_ID];
+	int fd, rc, resumed;
+
+	if (out == NULL || path == NULL || tk == NULL || path[0] == '\0' ||
+	    strlen(path) >= 250)
+		return lc__error(err, LC_EINVAL, path ? path : "timeline", 0,
+		                 "bad timeline path");
+	if (lc_counter_kind(lc_tk_counter(tk)) == LC_COUNTER_SIM)
+		return lc__error(err, LC_EINVAL, path, 0,
+		                 "a simulated counter cannot be shared");
+	rc = make_folder(path, err);
+	if (rc < 0)
+		return rc;
+	lc__tl_boot_id(boot);
+	fd = resume_page(path, tk, boot, flags, err, &pg);
+	if (fd == LC_EBUSY)
+		return LC_EBUSY;
+	resumed = fd >= 0;
+	if (fd < 0) {
+		fd = create_page(path, tk, boot, flags, smear, err, &pg);
+		if (fd < 0)
+			return fd;
+	}
+	w = writer_new(tk, pg, fd, resumed);
+	if (w == NULL) {
+		munmap(pg, sizeof(*pg));
+		close(fd);
+		return LC_ENOMEM;
+	}
 	lc__tl_writer_tick(w, smear, "");
 	*out = w;
 	return 0;

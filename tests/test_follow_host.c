@@ -12,6 +12,7 @@
  * drift, steps) and its clock-was-set count, in every combination.
  */
 #include "lc_test.h"
+#include "lc_testdata.h"
 
 #include "leapclock.h"
 
@@ -366,45 +367,6 @@ static void test_host_rate_followed(void)
  * after it. */
 #define W30 INT64_C(1909094400)
 
-static lc_leaptable *leap_2030(int dir)
-{
-	char path[512], *buf;
-	const char *extra = dir > 0 ? "Leap\t2030\tJun\t30\t23:59:60\t+\tS\n"
-	                            : "Leap\t2030\tJun\t30\t23:59:59\t-\tS\n";
-	lc_leaptable *t;
-	FILE *f;
-	long n;
-	size_t len;
-	int rc;
-
-	snprintf(path, sizeof(path), "%s/leapseconds.tzdata2026f",
-	         LC_TEST_DATA_DIR);
-	f = fopen(path, "rb");
-	if (f == NULL)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + strlen(extra) + 1);
-	len = fread(buf, 1, (size_t)n, f);
-	fclose(f);
-	buf[len] = '\0';
-	/* drop the expiry (2027) so that the 2030 row is in force */
-	for (char *l = buf; (l = strstr(l, "Expires")) != NULL; l++)
-		if (l == buf || l[-1] == '\n')
-			l[0] = '#';
-	memcpy(buf + len, extra, strlen(extra) + 1);
-	t = lc_leaptable_new();
-	rc = lc_leaptable_load_buffer(t, "2030", buf, strlen(buf),
-	                              LC_LEAPFMT_TZDATA, NULL);
-	free(buf);
-	if (rc < 0) {
-		lc_leaptable_free(t);
-		return NULL;
-	}
-	return t;
-}
-
 enum kh_err { KE_NONE, KE_DRIFT, KE_STEP, KE_STEP_IN_LEAP };
 enum kh_kernel { KK_LATE, KK_LATE_OLD_READ, KK_NEVER };
 
@@ -617,7 +579,7 @@ static void kh_run(struct kh *h, struct verdict *v)
 {
 	struct lc_tk_config cfg;
 	lc_timekeeper *tk = NULL;
-	lc_leaptable *tab = leap_2030(h->dir);
+	lc_leaptable *tab = lc_test_table_2030(h->dir);
 	struct lc_tk_host st;
 	int64_t t, next_up, last_step_seen = -1, end = h->edge_t + 200 * NS;
 	int64_t tick = kh_tick(h);

@@ -13,6 +13,7 @@
 
 #include "../tools/leapclockd/clock.c"
 #include "../tools/leapclockd/config.c"
+#include "../tools/leapclockd/config_listen.c"
 #include "../tools/leapclockd/ntp_packet.c"
 /* `leapclock convert --to utc-sls`, for the served smear to agree with */
 #include "../tools/leapclock/smearconv.c"

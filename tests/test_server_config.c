@@ -9,6 +9,7 @@
 #include "lc_test.h"
 
 #include "../tools/leapclockd/config.c"
+#include "../tools/leapclockd/config_listen.c"
 
 #include <stdarg.h>
 

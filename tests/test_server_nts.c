@@ -29,6 +29,7 @@
 
 #define LD_NTSKE_TIMEOUT_MS 1000
 #include "../tools/leapclockd/config.c"
+#include "../tools/leapclockd/config_listen.c"
 #include "../tools/leapclockd/nts_ef.c"
 #include "../tools/leapclockd/nts_ke_records.c"
 #ifdef LD_HAVE_GNUTLS

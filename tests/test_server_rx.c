@@ -14,6 +14,7 @@
 
 #include "../tools/leapclockd/clock.c"
 #include "../tools/leapclockd/config.c"
+#include "../tools/leapclockd/config_listen.c"
 /* with _GNU_SOURCE (for server.c's recvmmsg), <math.h> declares C23's
  * fdiv, which ntp_packet.c's own static fdiv would clash with here, where
  * the daemon's files are one translation unit */
@@ -22,6 +23,8 @@
 #undef fdiv
 #include "../tools/leapclockd/xleave.c"
 #include "../tools/leapclockd/server.c"
+#include "../tools/leapclockd/server_answer.c"
+#include "../tools/leapclockd/server_stats.c"
 
 #include <arpa/inet.h>
 #include <stdarg.h>

@@ -17,6 +17,7 @@
  * rates and random update cadences.
  */
 #include "lc_test.h"
+#include "lc_testdata.h"
 
 #include "timekeeper.h"
 
@@ -260,41 +261,6 @@ static void test_chords_random(void)
 
 /* ---- the timekeeper's fast read ------------------------------------------ */
 
-static lc_leaptable *deletion_table(void)
-{
-	static const char extra[] = "Leap\t2030\tJun\t30\t23:59:59\t-\tS\n";
-	char path[512], *buf;
-	lc_leaptable *t;
-	FILE *f;
-	long n;
-	size_t len;
-
-	snprintf(path, sizeof(path), "%s/leapseconds.tzdata2026f",
-	         LC_TEST_DATA_DIR);
-	f = fopen(path, "rb");
-	if (f == NULL)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + sizeof(extra));
-	len = fread(buf, 1, (size_t)n, f);
-	fclose(f);
-	buf[len] = '\0';
-	for (char *l = buf; (l = strstr(l, "Expires")) != NULL; l++)
-		if (l == buf || l[-1] == '\n')
-			l[0] = '#';
-	memcpy(buf + len, extra, sizeof(extra));
-	t = lc_leaptable_new();
-	if (lc_leaptable_load_buffer(t, "deletion", buf, strlen(buf),
-	                             LC_LEAPFMT_TZDATA, NULL) < 0) {
-		lc_leaptable_free(t);
-		t = NULL;
-	}
-	free(buf);
-	return t;
-}
-
 static long n_fast, n_slow;
 
 static int64_t ts_ns(const struct timespec *ts)
@@ -351,7 +317,7 @@ static void walk(const char *name, int dir, uint64_t freq, int64_t ppb,
 
 	if (dir < 0) {
 		L = (DEL2030 - 1) * NS;
-		table = deletion_table();
+		table = lc_test_table_2030(-1);
 		LC_TRUE(table != NULL);
 	}
 	lc_smear_window_dir(&p, dir, &ws, &we);

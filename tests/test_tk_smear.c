@@ -5,6 +5,7 @@
  * counter against the public nominal smear lc_smear_offset().
  */
 #include "lc_test.h"
+#include "lc_testdata.h"
 
 #include "leapclock.h"
 #include "timekeeper.h" /* lc_tk_mono_at, lc_tk_cycles_at */
@@ -65,41 +66,6 @@ static void sim_free(struct sim *m)
 /* tzdata 2026f's table plus a deleted 2030-06-30T23:59:59 (its Expires
  * lines commented out): the deleted second starts at DEL2030 - 1 s. */
 #define DEL2030 INT64_C(1909094400) /* 2030-07-01T00:00:00Z */
-
-static lc_leaptable *deletion_table(void)
-{
-	static const char extra[] = "Leap\t2030\tJun\t30\t23:59:59\t-\tS\n";
-	char path[512], *buf;
-	lc_leaptable *t;
-	FILE *f;
-	long n;
-	size_t len;
-
-	snprintf(path, sizeof(path), "%s/leapseconds.tzdata2026f",
-	         LC_TEST_DATA_DIR);
-	f = fopen(path, "rb");
-	if (f == NULL)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + sizeof(extra));
-	len = fread(buf, 1, (size_t)n, f);
-	fclose(f);
-	buf[len] = '\0';
-	for (char *l = buf; (l = strstr(l, "Expires")) != NULL; l++)
-		if (l == buf || l[-1] == '\n')
-			l[0] = '#';
-	memcpy(buf + len, extra, sizeof(extra));
-	t = lc_leaptable_new();
-	if (lc_leaptable_load_buffer(t, "deletion", buf, strlen(buf),
-	                             LC_LEAPFMT_TZDATA, NULL) < 0) {
-		lc_leaptable_free(t);
-		t = NULL;
-	}
-	free(buf);
-	return t;
-}
 
 static void sim_at(struct sim *m, int64_t t)
 {
@@ -213,7 +179,7 @@ static void check_step(const char *name, int64_t window, int forward, int dir)
 	L = L2017;
 	if (dir < 0) {
 		L = (DEL2030 - 1) * NS;
-		m.table = deletion_table();
+		m.table = lc_test_table_2030(-1);
 		LC_TRUE(m.table != NULL);
 	}
 	LC_EQ_INT(sim_new(&m, &p, LC_LEAP_FROM_TABLE, L + ws - 60 * NS), 0);

@@ -257,10 +257,124 @@ static int64_t clock_tai(struct ld_clock *c, const struct tver *v)
 
 #endif
 
+/* The counter the timekeeper runs on. A timeline page is on the host's
+ * CLOCK_MONOTONIC unless a counter is named: every process then reads it
+ * alike, and the shim arms the kernel's timers in that very clock (a page
+ * on the TSC is read by programs on the library only). */
+static int open_counter(struct ld_clock *c, const struct ld_config *cfg)
+{
+	struct lc_error err;
+	int rc;
+
+	memset(&err, 0, sizeof(err));
+	if (strcmp(cfg->counter, "system") == 0 ||
+	    (cfg->timeline[0] != '\0' && strcmp(cfg->counter, "best") == 0))
+		rc = lc_counter_new_system(&c->counter, CLOCK_MONOTONIC);
+	else if (strcmp(cfg->counter, "tsc") == 0)
+		rc = lc_counter_new_tsc(&c->counter, &err);
+	else
+		rc = lc_counter_new_best(&c->counter);
+	if (rc < 0) {
+		ld_log(LD_LOG_ERR, "counter %s: %s %s", cfg->counter,
+		       lc_strerror(rc), err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* --pretend TIME or TIME@ANCHOR: TIME when the host's UTC reads ANCHOR,
+ * so that every server given the same pair serves the same instant (a
+ * fleet's rehearsal; config.c checked both parts). */
+static int set_pretend(struct ld_clock *c, const char *pretend)
+{
+	struct timespec utc;
+	struct lc_error err;
+	char msg[600], when[sizeof(((struct ld_config *)0)->pretend)], *at;
+	int rc;
+
+	snprintf(when, sizeof(when), "%s", pretend);
+	at = strchr(when, '@');
+	if (at != NULL)
+		*at++ = '\0';
+	memset(&err, 0, sizeof(err));
+	rc = lc_iso8601_parse(when, c->table, &utc, &err);
+	if (rc == 0)
+		rc = lc_tai_from_utc(c->table, &utc, &c->pretend_tai_ns);
+	if (rc == 0 && at != NULL) {
+		struct timespec anchor;
+
+		rc = lc_iso8601_parse(at, c->table, &anchor, &err);
+		if (rc == 0) {
+			int64_t a = (int64_t)anchor.tv_sec * LC__NS +
+			            (anchor.tv_nsec < LC__NS ? anchor.tv_nsec
+			                                     : LC__NS - 1);
+			int64_t rt = host_ns(CLOCK_REALTIME);
+
+			c->pretend_mono_ns = host_ns(CLOCK_MONOTONIC);
+			c->pretend_tai_ns += rt - a;
+		}
+	}
+	if (rc < 0) {
+		lc_error_format(&err, msg, sizeof(msg));
+		ld_log(LD_LOG_ERR, "--pretend '%s': %s (%s)", pretend, msg,
+		       lc_strerror(rc));
+		return -1;
+	}
+	c->pretend = 1;
+	if (at == NULL)
+		c->pretend_mono_ns = host_ns(CLOCK_MONOTONIC);
+	ld_log(LD_LOG_INFO, "pretending: the served time starts at %s", pretend);
+	return 0;
+}
+
+/* The smear the timeline declares, from LEAPCLOCK_SMEAR. */
+static int set_env_smear(struct ld_clock *c)
+{
+	const char *sm = getenv("LEAPCLOCK_SMEAR");
+	struct lc_error err;
+	char msg[400];
+
+	if (sm == NULL || *sm == '\0')
+		return 0;
+	memset(&err, 0, sizeof(err));
+	if (lc_smear_preset_from("LEAPCLOCK_SMEAR", sm, 0, &c->smear, &err) < 0) {
+		lc_error_format(&err, msg, sizeof(msg));
+		ld_log(LD_LOG_ERR, "%s", msg);
+		return -1;
+	}
+	snprintf(c->smear_name, sizeof(c->smear_name), "%s", sm);
+	return 0;
+}
+
+#if !LD_HOST_CLOCK
+/* The timeline page published (or continued from its previous writer). */
+static int open_timeline(struct ld_clock *c, const char *path)
+{
+	struct lc_error err;
+	char msg[600];
+	int rc;
+
+	memset(&err, 0, sizeof(err));
+	rc = lc__tl_writer_open(&c->tl, path, c->tk,
+	                        c->pretend ? LC__TLF_PRETEND : 0, c->smear_name, &err);
+	if (rc < 0) {
+		lc_error_format(&err, msg, sizeof(msg));
+		ld_log(LD_LOG_ERR, "timeline %s: %s", path, msg);
+		return -1;
+	}
+	lc__tl_writer_tick(c->tl, c->smear_name, "");
+	ld_log(LD_LOG_INFO, "timeline %s: %s%s", path,
+	       lc__tl_writer_resumed(c->tl)
+	               ? "continued from its previous writer"
+	               : "published",
+	       c->pretend ? " (a rehearsal)" : "");
+	return 0;
+}
+#endif
+
 int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg)
 {
 	struct ld_clock *c = calloc(1, sizeof(*c));
-	struct lc_error err;
 	int rc;
 
 	*out = NULL;
@@ -278,108 +392,20 @@ int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg)
 	c->id = __atomic_add_fetch(&clock_ids, 1, __ATOMIC_RELAXED);
 	pthread_mutex_init(&c->slow, NULL);
 
-	memset(&err, 0, sizeof(err));
-	/* A timeline page is on the host's CLOCK_MONOTONIC unless a counter
-	 * is named: every process then reads it alike, and the shim arms the
-	 * kernel's timers in that very clock (a page on the TSC is read by
-	 * programs on the library only). */
-	if (strcmp(cfg->counter, "system") == 0 ||
-	    (cfg->timeline[0] != '\0' && strcmp(cfg->counter, "best") == 0))
-		rc = lc_counter_new_system(&c->counter, CLOCK_MONOTONIC);
-	else if (strcmp(cfg->counter, "tsc") == 0)
-		rc = lc_counter_new_tsc(&c->counter, &err);
-	else
-		rc = lc_counter_new_best(&c->counter);
-	if (rc < 0) {
-		ld_log(LD_LOG_ERR, "counter %s: %s %s", cfg->counter,
-		       lc_strerror(rc), err.msg);
+	if (open_counter(c, cfg) != 0)
 		goto fail;
-	}
-
-	if (cfg->pretend[0] != '\0') {
-		struct timespec utc;
-		char msg[600];
-
-		char when[sizeof(cfg->pretend)], *at;
-
-		/* TIME@ANCHOR: TIME when the host's UTC reads ANCHOR, so that
-		 * every server given the same pair serves the same instant
-		 * (a fleet's rehearsal; config.c checked both parts) */
-		snprintf(when, sizeof(when), "%s", cfg->pretend);
-		at = strchr(when, '@');
-		if (at != NULL)
-			*at++ = '\0';
-		memset(&err, 0, sizeof(err));
-		rc = lc_iso8601_parse(when, c->table, &utc, &err);
-		if (rc == 0)
-			rc = lc_tai_from_utc(c->table, &utc, &c->pretend_tai_ns);
-		if (rc == 0 && at != NULL) {
-			struct timespec anchor;
-
-			rc = lc_iso8601_parse(at, c->table, &anchor, &err);
-			if (rc == 0) {
-				int64_t a = (int64_t)anchor.tv_sec * LC__NS +
-				            (anchor.tv_nsec < LC__NS
-				                     ? anchor.tv_nsec
-				                     : LC__NS - 1);
-				int64_t rt = host_ns(CLOCK_REALTIME);
-
-				c->pretend_mono_ns = host_ns(CLOCK_MONOTONIC);
-				c->pretend_tai_ns += rt - a;
-			}
-		}
-		if (rc < 0) {
-			lc_error_format(&err, msg, sizeof(msg));
-			ld_log(LD_LOG_ERR, "--pretend '%s': %s (%s)",
-			       cfg->pretend, msg, lc_strerror(rc));
-			goto fail;
-		}
-		c->pretend = 1;
-		if (at == NULL)
-			c->pretend_mono_ns = host_ns(CLOCK_MONOTONIC);
-		ld_log(LD_LOG_INFO, "pretending: the served time starts at %s",
-		       cfg->pretend);
-	}
-	{
-		const char *sm = getenv("LEAPCLOCK_SMEAR");
-
-		if (sm != NULL && *sm != '\0') {
-			char msg[400];
-
-			memset(&err, 0, sizeof(err));
-			if (lc_smear_preset_from("LEAPCLOCK_SMEAR", sm, 0,
-			                         &c->smear, &err) < 0) {
-				lc_error_format(&err, msg, sizeof(msg));
-				ld_log(LD_LOG_ERR, "%s", msg);
-				goto fail;
-			}
-			snprintf(c->smear_name, sizeof(c->smear_name), "%s", sm);
-		}
-	}
+	if (cfg->pretend[0] != '\0' && set_pretend(c, cfg->pretend) != 0)
+		goto fail;
+	if (set_env_smear(c) != 0)
+		goto fail;
 	rc = tk_start(c);
 	if (rc < 0) {
 		ld_log(LD_LOG_ERR, "timekeeper: %s", lc_strerror(rc));
 		goto fail;
 	}
 #if !LD_HOST_CLOCK
-	if (cfg->timeline[0] != '\0') {
-		char msg[600];
-
-		memset(&err, 0, sizeof(err));
-		rc = lc__tl_writer_open(&c->tl, cfg->timeline, c->tk,
-		                        c->pretend ? LC__TLF_PRETEND : 0, c->smear_name, &err);
-		if (rc < 0) {
-			lc_error_format(&err, msg, sizeof(msg));
-			ld_log(LD_LOG_ERR, "timeline %s: %s", cfg->timeline, msg);
-			goto fail;
-		}
-		lc__tl_writer_tick(c->tl, c->smear_name, "");
-		ld_log(LD_LOG_INFO, "timeline %s: %s%s", cfg->timeline,
-		       lc__tl_writer_resumed(c->tl)
-		               ? "continued from its previous writer"
-		               : "published",
-		       c->pretend ? " (a rehearsal)" : "");
-	}
+	if (cfg->timeline[0] != '\0' && open_timeline(c, cfg->timeline) != 0)
+		goto fail;
 #endif
 	*out = c;
 	return 0;

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,133 +42,6 @@ void ld_config_init(struct ld_config *c)
 	snprintf(c->nts_listen, sizeof(c->nts_listen), "%s", LD_DEFAULT_NTS_LISTEN);
 	snprintf(c->nts_keydir, sizeof(c->nts_keydir), "%s", LD_DEFAULT_NTS_KEYDIR);
 	c->nts_rotate_s = 86400;
-}
-
-void ld_format_addr(const struct sockaddr *sa, char *buf, size_t size)
-{
-	char host[INET6_ADDRSTRLEN] = "?";
-
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *a = (const struct sockaddr_in *)sa;
-		inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
-		snprintf(buf, size, "%s:%u", host, ntohs(a->sin_port));
-	} else if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)sa;
-		inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
-		snprintf(buf, size, "[%s]:%u", host, ntohs(a->sin6_port));
-	} else {
-		snprintf(buf, size, "?");
-	}
-}
-
-static int parse_port(const char *s, unsigned *port)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end != '\0' || v > 65535 || !isdigit((unsigned char)*s))
-		return -1;
-	*port = (unsigned)v;
-	return 0;
-}
-
-int ld_config_parse_listen(const char *text, struct ld_listen_cfg *l,
-                           char *msg, size_t msgsize)
-{
-	char buf[128], host[80];
-	char *eq, *mode, *port_s = NULL;
-	unsigned port = LD_DEFAULT_PORT;
-	size_t n;
-
-	memset(l, 0, sizeof(*l));
-	if (strlen(text) >= sizeof(buf)) {
-		snprintf(msg, msgsize, "listen '%.40s...': too long", text);
-		return -1;
-	}
-	snprintf(l->text, sizeof(l->text), "%s", text);
-	snprintf(buf, sizeof(buf), "%s", text);
-	eq = strrchr(buf, '=');
-	if (eq == NULL) {
-		snprintf(msg, msgsize,
-		         "listen '%s': expected ADDR:PORT=MODE (MODE utc or smear:PRESET)",
-		         text);
-		return -1;
-	}
-	*eq = '\0';
-	mode = eq + 1;
-
-	if (buf[0] == '[') {
-		char *close = strchr(buf, ']');
-		if (close == NULL) {
-			snprintf(msg, msgsize, "listen '%s': missing ']'", text);
-			return -1;
-		}
-		*close = '\0';
-		n = (size_t)(close - buf - 1);
-		if (n >= sizeof(host))
-			n = sizeof(host) - 1;
-		memcpy(host, buf + 1, n);
-		host[n] = '\0';
-		if (close[1] == ':')
-			port_s = close + 2;
-		else if (close[1] != '\0') {
-			snprintf(msg, msgsize, "listen '%s': junk after ']'", text);
-			return -1;
-		}
-	} else {
-		char *colon = strchr(buf, ':');
-		/* one colon: IPv4 with a port; more: a bare IPv6 address */
-		if (colon != NULL && strchr(colon + 1, ':') == NULL) {
-			*colon = '\0';
-			port_s = colon + 1;
-		}
-		if (strlen(buf) >= sizeof(host)) {
-			snprintf(msg, msgsize, "listen '%s': address too long", text);
-			return -1;
-		}
-		memcpy(host, buf, strlen(buf) + 1);
-	}
-	if (port_s != NULL && parse_port(port_s, &port) != 0) {
-		snprintf(msg, msgsize, "listen '%s': bad port '%s'", text, port_s);
-		return -1;
-	}
-
-	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)&l->addr)->sin_addr) == 1) {
-		struct sockaddr_in *a = (struct sockaddr_in *)&l->addr;
-		a->sin_family = AF_INET;
-		a->sin_port = htons((uint16_t)port);
-		l->addrlen = sizeof(*a);
-	} else if (inet_pton(AF_INET6, host,
-	                     &((struct sockaddr_in6 *)&l->addr)->sin6_addr) == 1) {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&l->addr;
-		a->sin6_family = AF_INET6;
-		a->sin6_port = htons((uint16_t)port);
-		l->addrlen = sizeof(*a);
-	} else {
-		snprintf(msg, msgsize,
-		         "listen '%s': '%s' is not a numeric IPv4 or IPv6 address",
-		         text, host);
-		return -1;
-	}
-
-	if (strcmp(mode, "utc") == 0) {
-		l->smear = 0;
-		snprintf(l->mode_name, sizeof(l->mode_name), "utc");
-	} else if (strncmp(mode, "smear:", 6) == 0 && mode[6] != '\0' &&
-	           strlen(mode + 6) < sizeof(l->preset)) {
-		l->smear = 1;
-		snprintf(l->preset, sizeof(l->preset), "%s", mode + 6);
-		snprintf(l->mode_name, sizeof(l->mode_name), "smear:%s",
-		         l->preset);
-	} else {
-		snprintf(msg, msgsize,
-		         "listen '%s': mode '%s' is neither 'utc' nor 'smear:PRESET'",
-		         text, mode);
-		return -1;
-	}
-	return 0;
 }
 
 static int parse_int(const char *s, long lo, long hi, int *out)
@@ -286,214 +160,252 @@ static void preset_list(char *list, size_t size)
 	}
 }
 
+/* ---- the settings table ----
+ * One row a setting: its name (and the config-file alias chrony users
+ * know), the setter that parses the value into the field at `off`, and the
+ * setter's data: limits, flags, the complaint about a bad value. */
+
+struct setting;
+typedef int (*setter_fn)(struct ld_config *c, const struct setting *s,
+                         const char *val, const char *where);
+
+enum {
+	S_NONE = 1,     /* "none" stores "" */
+	S_AUTO = 2,     /* "auto" stores auto_val */
+	S_OPTVAL = 4,   /* the value may be missing (a bare name) */
+	S_NOVAL = 8,    /* takes no value */
+	S_GIVEN = 16,   /* sets timeline_given */
+};
+
+struct setting {
+	const char *name, *alias;
+	setter_fn set;
+	size_t off, size;   /* the field; size for strings */
+	size_t where_off;   /* where to note "where" it was set (0: nowhere) */
+	unsigned flags;
+	int lo, hi, auto_val;
+	const char *bad;    /* printed before the bad value */
+};
+
+static int bad_value(const struct setting *s, const char *val,
+                     const char *where)
+{
+	fprintf(stderr, "leapclockd: %s: %s '%s'\n", where, s->bad, val);
+	return -1;
+}
+
+#define FIELD(c, s, type) ((type *)((char *)(c) + (s)->off))
+
+static int set_str(struct ld_config *c, const struct setting *s,
+                   const char *val, const char *where)
+{
+	if (strlen(val) >= s->size)
+		return bad_value(s, val, where);
+	snprintf(FIELD(c, s, char), s->size, "%s",
+	         (s->flags & S_NONE) && strcmp(val, "none") == 0 ? "" : val);
+	if (s->where_off != 0)
+		snprintf((char *)c + s->where_off, PATH_MAX + 48, "%s", where);
+	return 0;
+}
+
+static int set_int(struct ld_config *c, const struct setting *s,
+                   const char *val, const char *where)
+{
+	if ((s->flags & S_AUTO) && strcmp(val, "auto") == 0)
+		*FIELD(c, s, int) = s->auto_val;
+	else if (parse_int(val, s->lo, s->hi, FIELD(c, s, int)) != 0)
+		return bad_value(s, val, where);
+	return 0;
+}
+
+static int set_seconds(struct ld_config *c, const struct setting *s,
+                       const char *val, const char *where)
+{
+	if (parse_seconds(val, FIELD(c, s, int64_t)) != 0)
+		return bad_value(s, val, where);
+	return 0;
+}
+
+static int set_refid(struct ld_config *c, const struct setting *s,
+                     const char *val, const char *where)
+{
+	if (parse_refid(val, FIELD(c, s, uint32_t)) != 0)
+		return bad_value(s, val, where);
+	return 0;
+}
+
+static int set_ratelimit(struct ld_config *c, const struct setting *s,
+                         const char *val, const char *where)
+{
+	if (parse_ratelimit(c, val) != 0)
+		return bad_value(s, val, where);
+	return 0;
+}
+
+static int set_bool(struct ld_config *c, const struct setting *s,
+                    const char *val, const char *where)
+{
+	if (parse_bool(val, FIELD(c, s, int)) != 0)
+		return bad_value(s, val, where);
+	return 0;
+}
+
+static int set_counter(struct ld_config *c, const struct setting *s,
+                       const char *val, const char *where)
+{
+	if (strcmp(val, "best") != 0 && strcmp(val, "system") != 0 &&
+	    strcmp(val, "tsc") != 0)
+		return bad_value(s, val, where);
+	return set_str(c, s, val, where);
+}
+
+/* --no-timeline */
+static int set_empty(struct ld_config *c, const struct setting *s,
+                     const char *val, const char *where)
+{
+	(void)val;
+	(void)where;
+	FIELD(c, s, char)[0] = '\0';
+	return 0;
+}
+
+/* One more listen address: parsed, its smear preset known, not a
+ * duplicate of an earlier one. */
+static int set_listen(struct ld_config *c, const struct setting *s,
+                      const char *val, const char *where)
+{
+	struct ld_listen_cfg *l = &c->listen[c->nlisten];
+	char msg[256];
+
+	(void)s;
+	if (c->nlisten >= LD_MAX_LISTEN) {
+		fprintf(stderr, "leapclockd: %s: more than %d listen addresses\n",
+		        where, LD_MAX_LISTEN);
+		return -1;
+	}
+	if (ld_config_parse_listen(val, l, msg, sizeof(msg)) != 0) {
+		fprintf(stderr, "leapclockd: %s: %s\n", where, msg);
+		return -1;
+	}
+	if (l->smear) {
+		struct lc_smear_policy pol;
+		struct lc_error err;
+		char list[256];
+
+		memset(&err, 0, sizeof(err));
+		if (lc_smear_preset(l->preset, 0, &pol, &err) < 0) {
+			preset_list(list, sizeof(list));
+			fprintf(stderr,
+			        "leapclockd: %s: '%s': unknown smear preset '%s' (known:%s)\n",
+			        where, val, l->preset, list);
+			return -1;
+		}
+	}
+	for (int i = 0; i < c->nlisten; i++) {
+		if (same_listen(&c->listen[i], l)) {
+			fprintf(stderr,
+			        "leapclockd: %s: '%s': duplicate of listen '%s'\n",
+			        where, val, c->listen[i].text);
+			return -1;
+		}
+	}
+	c->nlisten++;
+	return 0;
+}
+
+#define OFF(f) offsetof(struct ld_config, f)
+#define STR(f) set_str, OFF(f), sizeof(((struct ld_config *)0)->f)
+#define PATH_BAD "path too long:"
+#define SECS_BAD "expected seconds 0..65535, not"
+#define BOOL_BAD "expected yes or no, not"
+
+static const struct setting settings[] = {
+	{ "listen", NULL, set_listen, 0, 0, 0, 0, 0, 0, 0, NULL },
+	{ "leapfile", NULL, STR(leapfile), OFF(leapfile_where), 0, 0, 0, 0, PATH_BAD },
+	{ "pretend", NULL, STR(pretend), OFF(pretend_where), 0, 0, 0, 0, "too long:" },
+	{ "timeline", NULL, STR(timeline), 0, S_NONE | S_GIVEN, 0, 0, 0, PATH_BAD },
+	{ "no-timeline", NULL, set_empty, OFF(timeline), 0, 0, S_NOVAL | S_GIVEN, 0, 0, 0, NULL },
+	{ "stats-file", "statsfile", STR(statsfile), 0, S_NONE, 0, 0, 0, PATH_BAD },
+	{ "counter", NULL, set_counter, OFF(counter), sizeof(((struct ld_config *)0)->counter),
+	  0, 0, 0, 0, 0, "expected best, system or tsc, not" },
+	{ "stratum", NULL, set_int, OFF(stratum), 0, 0, 0, 1, 15, 0, "expected 1..15, not" },
+	{ "precision", NULL, set_int, OFF(precision), 0, 0, S_AUTO, -32, 0, LD_PRECISION_AUTO,
+	  "expected auto or log2 seconds -32..0, not" },
+	{ "root-delay", "rootdelay", set_seconds, OFF(root_delay_ns), 0, 0, 0, 0, 0, 0, SECS_BAD },
+	{ "root-dispersion", "rootdispersion", set_seconds, OFF(root_dispersion_ns), 0, 0, 0,
+	  0, 0, 0, SECS_BAD },
+	{ "refid", NULL, set_refid, OFF(refid), 0, 0, 0, 0, 0, 0,
+	  "expected 1-4 printable ASCII characters or a.b.c.d, not" },
+	{ "ratelimit", NULL, set_ratelimit, 0, 0, 0, 0, 0, 0, 0,
+	  "expected off, INTERVAL (log2 s, -8..12) or INTERVAL:BURST, not" },
+	{ "threads", NULL, set_int, OFF(threads), 0, 0, S_AUTO, 1, LD_MAX_THREADS, 0,
+	  "expected auto or 1.." LD_STR(LD_MAX_THREADS) ", not" },
+	{ "metrics", NULL, STR(metrics), 0, S_NONE, 0, 0, 0, "too long:" },
+	{ "user", NULL, STR(user), 0, 0, 0, 0, 0, "too long:" },
+	{ "keyfile", NULL, STR(keyfile), 0, 0, 0, 0, 0, PATH_BAD },
+	{ "nts-cert", "ntsservercert", STR(nts_cert), 0, 0, 0, 0, 0, PATH_BAD },
+	{ "nts-key", "ntsserverkey", STR(nts_key), 0, 0, 0, 0, 0, PATH_BAD },
+	{ "nts-listen", NULL, STR(nts_listen), 0, 0, 0, 0, 0, "too long:" },
+	{ "nts-keydir", "ntsdumpdir", STR(nts_keydir), 0, 0, 0, 0, 0, PATH_BAD },
+	{ "nts-ntp-port", NULL, set_int, OFF(nts_ntp_port), 0, 0, 0, 1, 65535, 0,
+	  "expected a port 1..65535, not" },
+	{ "nts-rotate", NULL, set_int, OFF(nts_rotate_s), 0, 0, 0, 60, 30 * 86400, 0,
+	  "expected seconds 60..2592000, not" },
+	{ "syslog", NULL, set_bool, OFF(use_syslog), 0, 0, S_OPTVAL, 0, 0, 0, BOOL_BAD },
+	{ "foreground", NULL, set_bool, OFF(foreground), 0, 0, S_OPTVAL, 0, 0, 0, BOOL_BAD },
+};
+
+#undef OFF
+#undef STR
+#undef PATH_BAD
+#undef SECS_BAD
+#undef BOOL_BAD
+
+static const struct setting *find_setting(const char *name)
+{
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
+		const struct setting *s = &settings[i];
+		if (strcmp(name, s->name) == 0 ||
+		    (s->alias != NULL && strcmp(name, s->alias) == 0))
+			return s;
+	}
+	return NULL;
+}
+
 /* Applies one setting. `file` is "PATH:LINE" for a config file line, NULL
  * for the command line; errors are labelled "PATH:LINE: name" or "--name".
  * 0 or -1 (printed). */
 static int apply(struct ld_config *c, const char *name, const char *val,
                  const char *file)
 {
-	char msg[256], where[PATH_MAX + 48];
+	const struct setting *s = find_setting(name);
+	char where[PATH_MAX + 48];
 
+	if (s == NULL) {
+		fprintf(stderr, "leapclockd: %s: unknown setting '%s'\n",
+		        file != NULL ? file : "command line", name);
+		return -1;
+	}
 	if (file != NULL)
 		snprintf(where, sizeof(where), "%.*s: %s", PATH_MAX, file, name);
 	else
 		snprintf(where, sizeof(where), "--%s", name);
 
-#define NEED_VAL                                                          \
-	do {                                                              \
-		if (val == NULL || *val == '\0') {                        \
-			fprintf(stderr, "leapclockd: %s: needs a value\n", \
-			        where);                                   \
-			return -1;                                        \
-		}                                                         \
-	} while (0)
-#define NO_VAL                                                            \
-	do {                                                              \
-		if (val != NULL) {                                        \
-			fprintf(stderr, "leapclockd: %s: takes no value, not '%s'\n", \
-			        where, val);                              \
-			return -1;                                        \
-		}                                                         \
-	} while (0)
-#define BAD(what)                                                         \
-	do {                                                              \
-		fprintf(stderr, "leapclockd: %s: %s '%s'\n", where, what, \
-		        val);                                             \
-		return -1;                                                \
-	} while (0)
-
-	if (strcmp(name, "listen") == 0) {
-		struct ld_listen_cfg *l = &c->listen[c->nlisten];
-
-		NEED_VAL;
-		if (c->nlisten >= LD_MAX_LISTEN) {
-			fprintf(stderr, "leapclockd: %s: more than %d listen addresses\n",
-			        where, LD_MAX_LISTEN);
+	if (s->flags & S_NOVAL) {
+		if (val != NULL) {
+			fprintf(stderr, "leapclockd: %s: takes no value, not '%s'\n",
+			        where, val);
 			return -1;
 		}
-		if (ld_config_parse_listen(val, l, msg, sizeof(msg)) != 0) {
-			fprintf(stderr, "leapclockd: %s: %s\n", where, msg);
-			return -1;
-		}
-		if (l->smear) {
-			struct lc_smear_policy pol;
-			struct lc_error err;
-			char list[256];
-
-			memset(&err, 0, sizeof(err));
-			if (lc_smear_preset(l->preset, 0, &pol, &err) < 0) {
-				preset_list(list, sizeof(list));
-				fprintf(stderr,
-				        "leapclockd: %s: '%s': unknown smear preset '%s' (known:%s)\n",
-				        where, val, l->preset, list);
-				return -1;
-			}
-		}
-		for (int i = 0; i < c->nlisten; i++) {
-			if (same_listen(&c->listen[i], l)) {
-				fprintf(stderr,
-				        "leapclockd: %s: '%s': duplicate of listen '%s'\n",
-				        where, val, c->listen[i].text);
-				return -1;
-			}
-		}
-		c->nlisten++;
-	} else if (strcmp(name, "leapfile") == 0) {
-		NEED_VAL;
-		if (strlen(val) >= sizeof(c->leapfile))
-			BAD("path too long:");
-		snprintf(c->leapfile, sizeof(c->leapfile), "%s", val);
-		snprintf(c->leapfile_where, sizeof(c->leapfile_where), "%s", where);
-	} else if (strcmp(name, "pretend") == 0) {
-		NEED_VAL;
-		if (strlen(val) >= sizeof(c->pretend))
-			BAD("too long:");
-		snprintf(c->pretend, sizeof(c->pretend), "%s", val);
-		snprintf(c->pretend_where, sizeof(c->pretend_where), "%s", where);
-	} else if (strcmp(name, "timeline") == 0) {
-		NEED_VAL;
-		if (strlen(val) >= sizeof(c->timeline))
-			BAD("path too long:");
-		/* "none" publishes none, as --no-timeline */
-		snprintf(c->timeline, sizeof(c->timeline), "%s",
-		         strcmp(val, "none") == 0 ? "" : val);
-		c->timeline_given = 1;
-	} else if (strcmp(name, "no-timeline") == 0) {
-		NO_VAL;
-		c->timeline[0] = '\0';
-		c->timeline_given = 1;
-	} else if (strcmp(name, "stats-file") == 0 ||
-	           strcmp(name, "statsfile") == 0) {
-		NEED_VAL;
-		if (strlen(val) >= sizeof(c->statsfile))
-			BAD("path too long:");
-		/* "none" disables the file */
-		snprintf(c->statsfile, sizeof(c->statsfile), "%s",
-		         strcmp(val, "none") == 0 ? "" : val);
-	} else if (strcmp(name, "counter") == 0) {
-		NEED_VAL;
-		if (strcmp(val, "best") != 0 && strcmp(val, "system") != 0 &&
-		    strcmp(val, "tsc") != 0)
-			BAD("expected best, system or tsc, not");
-		snprintf(c->counter, sizeof(c->counter), "%s", val);
-	} else if (strcmp(name, "stratum") == 0) {
-		NEED_VAL;
-		if (parse_int(val, 1, 15, &c->stratum) != 0)
-			BAD("expected 1..15, not");
-	} else if (strcmp(name, "precision") == 0) {
-		NEED_VAL;
-		if (strcmp(val, "auto") == 0)
-			c->precision = LD_PRECISION_AUTO;
-		else if (parse_int(val, -32, 0, &c->precision) != 0)
-			BAD("expected auto or log2 seconds -32..0, not");
-	} else if (strcmp(name, "root-delay") == 0 ||
-	           strcmp(name, "rootdelay") == 0) {
-		NEED_VAL;
-		if (parse_seconds(val, &c->root_delay_ns) != 0)
-			BAD("expected seconds 0..65535, not");
-	} else if (strcmp(name, "root-dispersion") == 0 ||
-	           strcmp(name, "rootdispersion") == 0) {
-		NEED_VAL;
-		if (parse_seconds(val, &c->root_dispersion_ns) != 0)
-			BAD("expected seconds 0..65535, not");
-	} else if (strcmp(name, "refid") == 0) {
-		NEED_VAL;
-		if (parse_refid(val, &c->refid) != 0)
-			BAD("expected 1-4 printable ASCII characters or a.b.c.d, not");
-	} else if (strcmp(name, "ratelimit") == 0) {
-		NEED_VAL;
-		if (parse_ratelimit(c, val) != 0)
-			BAD("expected off, INTERVAL (log2 s, -8..12) or INTERVAL:BURST, not");
-	} else if (strcmp(name, "threads") == 0) {
-		NEED_VAL;
-		if (strcmp(val, "auto") == 0)
-			c->threads = 0;
-		else if (parse_int(val, 1, LD_MAX_THREADS, &c->threads) != 0)
-			BAD("expected auto or 1.." LD_STR(LD_MAX_THREADS) ", not");
-	} else if (strcmp(name, "metrics") == 0) {
-		NEED_VAL;
-		if (strlen(val) >= sizeof(c->metrics))
-			BAD("too long:");
-		snprintf(c->metrics, sizeof(c->metrics), "%s",
-		         strcmp(val, "none") == 0 ? "" : val);
-	} else if (strcmp(name, "user") == 0) {
-		NEED_VAL;
-		if (strlen(val) >= sizeof(c->user))
-			BAD("too long:");
-		snprintf(c->user, sizeof(c->user), "%s", val);
-	} else if (strcmp(name, "keyfile") == 0) {
-		NEED_VAL;
-		if (strlen(val) >= sizeof(c->keyfile))
-			BAD("path too long:");
-		snprintf(c->keyfile, sizeof(c->keyfile), "%s", val);
-	} else if (strcmp(name, "nts-cert") == 0 ||
-	           strcmp(name, "ntsservercert") == 0) {
-		NEED_VAL;
-		if (strlen(val) >= sizeof(c->nts_cert))
-			BAD("path too long:");
-		snprintf(c->nts_cert, sizeof(c->nts_cert), "%s", val);
-	} else if (strcmp(name, "nts-key") == 0 ||
-	           strcmp(name, "ntsserverkey") == 0) {
-		NEED_VAL;
-		if (strlen(val) >= sizeof(c->nts_key))
-			BAD("path too long:");
-		snprintf(c->nts_key, sizeof(c->nts_key), "%s", val);
-	} else if (strcmp(name, "nts-listen") == 0) {
-		NEED_VAL;
-		if (strlen(val) >= sizeof(c->nts_listen))
-			BAD("too long:");
-		snprintf(c->nts_listen, sizeof(c->nts_listen), "%s", val);
-	} else if (strcmp(name, "nts-keydir") == 0 ||
-	           strcmp(name, "ntsdumpdir") == 0) {
-		NEED_VAL;
-		if (strlen(val) >= sizeof(c->nts_keydir))
-			BAD("path too long:");
-		snprintf(c->nts_keydir, sizeof(c->nts_keydir), "%s", val);
-	} else if (strcmp(name, "nts-ntp-port") == 0) {
-		NEED_VAL;
-		if (parse_int(val, 1, 65535, &c->nts_ntp_port) != 0)
-			BAD("expected a port 1..65535, not");
-	} else if (strcmp(name, "nts-rotate") == 0) {
-		NEED_VAL;
-		if (parse_int(val, 60, 30 * 86400, &c->nts_rotate_s) != 0)
-			BAD("expected seconds 60..2592000, not");
-	} else if (strcmp(name, "syslog") == 0) {
-		int v;
-		if (parse_bool(val, &v) != 0)
-			BAD("expected yes or no, not");
-		c->use_syslog = v;
-	} else if (strcmp(name, "foreground") == 0) {
-		if (parse_bool(val, &c->foreground) != 0)
-			BAD("expected yes or no, not");
-	} else {
-		fprintf(stderr, "leapclockd: %s: unknown setting '%s'\n",
-		        file != NULL ? file : "command line", name);
+	} else if (!(s->flags & S_OPTVAL) && (val == NULL || *val == '\0')) {
+		fprintf(stderr, "leapclockd: %s: needs a value\n", where);
 		return -1;
 	}
+	if (s->set(c, s, val, where) != 0)
+		return -1;
+	if (s->flags & S_GIVEN)
+		c->timeline_given = 1;
 	return 0;
-#undef NEED_VAL
-#undef NO_VAL
-#undef BAD
 }
 
 /* The config file opened for reading: a regular file only, opened
@@ -729,10 +641,24 @@ static int is_default_timeline(const char *path)
 	return strcmp(ra, rb) == 0;
 }
 
-/* The checks that need the whole configuration. 0 or -1 (printed). */
-static int check(struct ld_config *c)
+/* A relative path made absolute in place (a PATH_MAX field), since a
+ * detached daemon works from "/" and the timeline and stats file are
+ * opened again after that; -1 if too long. "" and absolute paths stay. */
+static int make_absolute(char *path)
 {
-	/* The host's default timeline never pretends. */
+	char abs[PATH_MAX];
+
+	if (path[0] == '\0' || path[0] == '/')
+		return 0;
+	if (normalise_path(path, abs, sizeof(abs)) != 0)
+		return -1;
+	snprintf(path, PATH_MAX, "%s", abs);
+	return 0;
+}
+
+/* The timeline rule: by default the host's, which never pretends. */
+static int check_timeline(struct ld_config *c)
+{
 	if (!c->timeline_given)
 		snprintf(c->timeline, sizeof(c->timeline), "%s",
 		         c->pretend[0] != '\0' ? "" : LD_DEFAULT_TIMELINE);
@@ -745,21 +671,20 @@ static int check(struct ld_config *c)
 		        c->pretend_where, c->timeline);
 		return -1;
 	}
-	/* Absolute, since a detached daemon works from "/" and the timeline
-	 * and stats file are opened again after that. */
-	if (c->timeline[0] != '\0' && c->timeline[0] != '/') {
-		char abs[PATH_MAX];
-		if (normalise_path(c->timeline, abs, sizeof(abs)) != 0) {
-			fprintf(stderr, "leapclockd: timeline '%s': path too long\n",
-			        c->timeline);
-			return -1;
-		}
-		snprintf(c->timeline, sizeof(c->timeline), "%s", abs);
+	if (make_absolute(c->timeline) != 0) {
+		fprintf(stderr, "leapclockd: timeline '%s': path too long\n",
+		        c->timeline);
+		return -1;
 	}
-	/* A table named by LEAPCLOCK_LEAPFILE is named as --leapfile names
-	 * one (which wins): that table or an error at start, and the file
-	 * reloaded by name, so that a bad new version keeps the table in
-	 * use. Made absolute as the others, for a detached daemon. */
+	return 0;
+}
+
+/* A table named by LEAPCLOCK_LEAPFILE is named as --leapfile names one
+ * (which wins): that table or an error at start, and the file reloaded by
+ * name, so that a bad new version keeps the table in use. Made absolute
+ * as the others, for a detached daemon. */
+static int check_leapfile(struct ld_config *c)
+{
 	if (c->leapfile[0] == '\0') {
 		const char *env = getenv("LEAPCLOCK_LEAPFILE");
 
@@ -774,39 +699,28 @@ static int check(struct ld_config *c)
 			         "LEAPCLOCK_LEAPFILE");
 		}
 	}
-	if (c->leapfile[0] != '\0' && c->leapfile[0] != '/') {
-		char abs[PATH_MAX];
-		if (normalise_path(c->leapfile, abs, sizeof(abs)) != 0) {
-			fprintf(stderr, "leapclockd: %s: '%s': path too long\n",
-			        c->leapfile_where, c->leapfile);
-			return -1;
-		}
-		snprintf(c->leapfile, sizeof(c->leapfile), "%s", abs);
+	if (make_absolute(c->leapfile) != 0) {
+		fprintf(stderr, "leapclockd: %s: '%s': path too long\n",
+		        c->leapfile_where, c->leapfile);
+		return -1;
 	}
-	if (c->statsfile[0] != '\0' && c->statsfile[0] != '/') {
-		char abs[PATH_MAX];
-		if (normalise_path(c->statsfile, abs, sizeof(abs)) != 0) {
-			fprintf(stderr, "leapclockd: stats-file '%s': path too long\n",
-			        c->statsfile);
+	return 0;
+}
+
+/* The other files' paths made absolute; NTS's two files together. */
+static int check_files(struct ld_config *c)
+{
+	struct { char *path; const char *name; } p[] = {
+		{ c->statsfile, "stats-file" },
+		{ c->keyfile, "keyfile" }, { c->nts_cert, "nts-cert" },
+		{ c->nts_key, "nts-key" }, { c->nts_keydir, "nts-keydir" },
+	};
+
+	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
+		if (make_absolute(p[i].path) != 0) {
+			fprintf(stderr, "leapclockd: %s '%s': path too long\n",
+			        p[i].name, p[i].path);
 			return -1;
-		}
-		snprintf(c->statsfile, sizeof(c->statsfile), "%s", abs);
-	}
-	{
-		struct { char *path; const char *name; } p[] = {
-			{ c->keyfile, "keyfile" }, { c->nts_cert, "nts-cert" },
-			{ c->nts_key, "nts-key" }, { c->nts_keydir, "nts-keydir" },
-		};
-		for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
-			char abs[PATH_MAX];
-			if (p[i].path[0] == '\0' || p[i].path[0] == '/')
-				continue;
-			if (normalise_path(p[i].path, abs, sizeof(abs)) != 0) {
-				fprintf(stderr, "leapclockd: %s '%s': path too long\n",
-				        p[i].name, p[i].path);
-				return -1;
-			}
-			snprintf(p[i].path, PATH_MAX, "%s", abs);
 		}
 	}
 	if ((c->nts_cert[0] != '\0') != (c->nts_key[0] != '\0')) {
@@ -815,133 +729,121 @@ static int check(struct ld_config *c)
 		        c->nts_cert[0] != '\0' ? "nts-cert" : "nts-key");
 		return -1;
 	}
+	return 0;
+}
+
+/* The pretended instant, TIME or TIME@ANCHOR (the host's UTC at which
+ * the served time reads TIME), read against table t. */
+static int check_pretend(const struct ld_config *c, lc_leaptable *t)
+{
+	struct timespec utc;
+	struct lc_error err;
+	char when[sizeof(c->pretend)], *at, msg[600];
+	int64_t tai;
+	int rc;
+
+	snprintf(when, sizeof(when), "%s", c->pretend);
+	at = strchr(when, '@');
+	if (at != NULL)
+		*at++ = '\0';
+	memset(&err, 0, sizeof(err));
+	rc = lc_iso8601_parse(when, t, &utc, &err);
+	if (rc == 0)
+		rc = lc_tai_from_utc(t, &utc, &tai);
+	if (rc == 0 && at != NULL)
+		rc = lc_iso8601_parse(at, t, &utc, &err);
+	if (rc < 0) {
+		if (err.code != 0)
+			lc_error_format(&err, msg, sizeof(msg));
+		else
+			snprintf(msg, sizeof(msg), "%s", lc_strerror(rc));
+		fprintf(stderr, "leapclockd: %s: '%s': %s\n",
+		        c->pretend_where, c->pretend, msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The leap table named, and the pretended instant read against it, are
+ * checked here so that their errors say where they were set. */
+static int check_leaptable(const struct ld_config *c)
+{
+	lc_leaptable *t;
+	struct lc_error err;
+	char msg[600];
+	int rc;
+
+	if (c->leapfile[0] == '\0' && c->pretend[0] == '\0')
+		return 0;
+	t = lc_leaptable_new();
+	if (t == NULL) {
+		fprintf(stderr, "leapclockd: out of memory\n");
+		return -1;
+	}
+	memset(&err, 0, sizeof(err));
+	if (c->leapfile[0] != '\0')
+		rc = lc_leaptable_load_file(t, c->leapfile, LC_LEAPFMT_AUTO, &err);
+	else
+		rc = lc_leaptable_load_system(t, &err);
+	if (rc < 0) {
+		lc_error_format(&err, msg, sizeof(msg));
+		if (c->leapfile[0] != '\0')
+			fprintf(stderr, "leapclockd: %s: '%s': %s\n",
+			        c->leapfile_where, c->leapfile, msg);
+		else
+			fprintf(stderr, "leapclockd: leap table: %s\n", msg);
+	} else if (c->pretend[0] != '\0') {
+		rc = check_pretend(c, t);
+	}
+	lc_leaptable_free(t);
+	return rc < 0 ? -1 : 0;
+}
+
+/* The checks that need the whole configuration. 0 or -1 (printed). */
+static int check(struct ld_config *c)
+{
+	if (check_timeline(c) != 0 || check_leapfile(c) != 0 ||
+	    check_files(c) != 0)
+		return -1;
 	if (c->nlisten == 0 && c->timeline[0] == '\0') {
 		fprintf(stderr,
 		        "leapclockd: nothing to do: give --listen ADDR:PORT=MODE "
 		        "(or listen lines in the config file), or a --timeline\n");
 		return -1;
 	}
-	/* The leap table named, and the pretended instant read against it,
-	 * are checked here so that their errors say where they were set. */
-	if (c->leapfile[0] != '\0' || c->pretend[0] != '\0') {
-		lc_leaptable *t = lc_leaptable_new();
-		struct lc_error err;
-		char msg[600];
-		int rc;
-
-		if (t == NULL) {
-			fprintf(stderr, "leapclockd: out of memory\n");
-			return -1;
-		}
-		memset(&err, 0, sizeof(err));
-		if (c->leapfile[0] != '\0')
-			rc = lc_leaptable_load_file(t, c->leapfile,
-			                            LC_LEAPFMT_AUTO, &err);
-		else
-			rc = lc_leaptable_load_system(t, &err);
-		if (rc < 0) {
-			lc_error_format(&err, msg, sizeof(msg));
-			if (c->leapfile[0] != '\0')
-				fprintf(stderr, "leapclockd: %s: '%s': %s\n",
-				        c->leapfile_where, c->leapfile, msg);
-			else
-				fprintf(stderr, "leapclockd: leap table: %s\n", msg);
-			lc_leaptable_free(t);
-			return -1;
-		}
-		if (c->pretend[0] != '\0') {
-			struct timespec utc;
-			int64_t tai;
-
-			char when[sizeof(c->pretend)], *at;
-
-			/* TIME or TIME@ANCHOR (the host's UTC at which the
-			 * served time reads TIME) */
-			snprintf(when, sizeof(when), "%s", c->pretend);
-			at = strchr(when, '@');
-			if (at != NULL)
-				*at++ = '\0';
-			memset(&err, 0, sizeof(err));
-			rc = lc_iso8601_parse(when, t, &utc, &err);
-			if (rc == 0)
-				rc = lc_tai_from_utc(t, &utc, &tai);
-			if (rc == 0 && at != NULL)
-				rc = lc_iso8601_parse(at, t, &utc, &err);
-			if (rc < 0) {
-				if (err.code != 0)
-					lc_error_format(&err, msg, sizeof(msg));
-				else
-					snprintf(msg, sizeof(msg), "%s",
-					         lc_strerror(rc));
-				fprintf(stderr, "leapclockd: %s: '%s': %s\n",
-				        c->pretend_where, c->pretend, msg);
-				lc_leaptable_free(t);
-				return -1;
-			}
-		}
-		lc_leaptable_free(t);
-	}
-	return 0;
+	return check_leaptable(c);
 }
 
-enum {
-	O_LEAPFILE = 256, O_PRETEND, O_STATS, O_STRATUM, O_REFID,
-	O_PRECISION, O_RDELAY, O_RDISP, O_RATELIMIT, O_COUNTER,
-	O_SYSLOG, O_TIMELINE, O_NO_TIMELINE, O_THREADS, O_METRICS, O_USER,
-	O_KEYFILE, O_NTS_CERT, O_NTS_KEY, O_NTS_LISTEN, O_NTS_KEYDIR,
-	O_NTS_NTP_PORT, O_NTS_ROTATE, O_LAST = O_NTS_ROTATE
-};
-static const struct option opts[] = {
-	{ "foreground", no_argument, NULL, 'd' },
-	{ "config", required_argument, NULL, 'c' },
-	{ "listen", required_argument, NULL, 'l' },
-	{ "leapfile", required_argument, NULL, O_LEAPFILE },
-	{ "pretend", required_argument, NULL, O_PRETEND },
-	{ "stats-file", required_argument, NULL, O_STATS },
-	{ "stratum", required_argument, NULL, O_STRATUM },
-	{ "refid", required_argument, NULL, O_REFID },
-	{ "precision", required_argument, NULL, O_PRECISION },
-	{ "root-delay", required_argument, NULL, O_RDELAY },
-	{ "root-dispersion", required_argument, NULL, O_RDISP },
-	{ "ratelimit", required_argument, NULL, O_RATELIMIT },
-	{ "counter", required_argument, NULL, O_COUNTER },
-	{ "syslog", no_argument, NULL, O_SYSLOG },
-	{ "timeline", required_argument, NULL, O_TIMELINE },
-	{ "no-timeline", no_argument, NULL, O_NO_TIMELINE },
-	{ "threads", required_argument, NULL, O_THREADS },
-	{ "metrics", required_argument, NULL, O_METRICS },
-	{ "user", required_argument, NULL, O_USER },
-	{ "keyfile", required_argument, NULL, O_KEYFILE },
-	{ "nts-cert", required_argument, NULL, O_NTS_CERT },
-	{ "nts-key", required_argument, NULL, O_NTS_KEY },
-	{ "nts-listen", required_argument, NULL, O_NTS_LISTEN },
-	{ "nts-keydir", required_argument, NULL, O_NTS_KEYDIR },
-	{ "nts-ntp-port", required_argument, NULL, O_NTS_NTP_PORT },
-	{ "nts-rotate", required_argument, NULL, O_NTS_ROTATE },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
-};
-static const char *const names[] = {
-	[O_LEAPFILE - 256] = "leapfile", [O_PRETEND - 256] = "pretend",
-	[O_STATS - 256] = "stats-file", [O_STRATUM - 256] = "stratum",
-	[O_REFID - 256] = "refid", [O_PRECISION - 256] = "precision",
-	[O_RDELAY - 256] = "root-delay", [O_RDISP - 256] = "root-dispersion",
-	[O_RATELIMIT - 256] = "ratelimit", [O_COUNTER - 256] = "counter",
-	[O_SYSLOG - 256] = "syslog", [O_TIMELINE - 256] = "timeline",
-	[O_NO_TIMELINE - 256] = "no-timeline", [O_THREADS - 256] = "threads",
-	[O_METRICS - 256] = "metrics", [O_USER - 256] = "user",
-	[O_KEYFILE - 256] = "keyfile", [O_NTS_CERT - 256] = "nts-cert",
-	[O_NTS_KEY - 256] = "nts-key", [O_NTS_LISTEN - 256] = "nts-listen",
-	[O_NTS_KEYDIR - 256] = "nts-keydir",
-	[O_NTS_NTP_PORT - 256] = "nts-ntp-port",
-	[O_NTS_ROTATE - 256] = "nts-rotate",
-};
+#define NSETTINGS (sizeof(settings) / sizeof(settings[0]))
+#define O_SETTING 256 /* getopt's value of settings[i]: O_SETTING + i */
+
+/* getopt_long's table: -c/--config, --help, --version, and every setting
+ * under its name (a setting that takes no value, or may go without one
+ * in the file, takes none on the command line). */
+static void build_opts(struct option *o)
+{
+	size_t n = 0;
+
+	o[n++] = (struct option){ "config", required_argument, NULL, 'c' };
+	o[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	o[n++] = (struct option){ "version", no_argument, NULL, 'V' };
+	for (size_t i = 0; i < NSETTINGS; i++)
+		o[n++] = (struct option){
+			settings[i].name,
+			settings[i].flags & (S_NOVAL | S_OPTVAL) ? no_argument
+			                                         : required_argument,
+			NULL, O_SETTING + (int)i
+		};
+	o[n] = (struct option){ NULL, 0, NULL, 0 };
+}
 
 static int parse_args(struct ld_config *c, int argc, char **argv,
                       const char *short_opts)
 {
+	struct option opts[NSETTINGS + 4];
 	int opt;
+
+	build_opts(opts);
 
 	/* Pass 1: getopt_long itself finds the config files (so that -cFILE,
 	 * -dc FILE, --config=FILE and --conf FILE all count, exactly the forms
@@ -987,12 +889,10 @@ static int parse_args(struct ld_config *c, int argc, char **argv,
 			if (apply(c, "listen", optarg, NULL) != 0)
 				return -1;
 			break;
-		case O_SYSLOG:
-			c->use_syslog = 1;
-			break;
 		default:
-			if (opt >= 256 && opt <= O_LAST) {
-				if (apply(c, names[opt - 256], optarg, NULL) != 0)
+			if (opt >= O_SETTING && opt < O_SETTING + (int)NSETTINGS) {
+				if (apply(c, settings[opt - O_SETTING].name, optarg,
+				          NULL) != 0)
 					return -1;
 				break;
 			}

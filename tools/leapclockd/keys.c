@@ -239,17 +239,20 @@ static int grow(struct ld_keyset **s, size_t *cap)
 	return 0;
 }
 
-/* One line (no newline, no NUL), not blank, not a comment, into k. */
-static int parse_line(const char *name, unsigned lineno, const char *p,
-                      size_t n, struct ld_key *k, char *err, size_t errlen)
+/* A line's place, for its errors. */
+struct kline {
+	const char *name;
+	unsigned lineno;
+	char *err;
+	size_t errlen;
+};
+
+/* Up to 4 blank-separated words of p[0..n); their count. */
+static int split_words(const char *p, size_t n, const char *w[4],
+                       size_t wl[4])
 {
-	const char *w[4];
-	size_t wl[4];
-	int nw = 0, tf, kf;
 	size_t i = 0;
-	uint64_t id = 0;
-	const char *kv;
-	size_t kl;
+	int nw = 0;
 
 	while (i < n) {
 		while (i < n && is_blank(p[i]))
@@ -264,68 +267,69 @@ static int parse_line(const char *name, unsigned lineno, const char *p,
 		wl[nw] = (size_t)(p + i - w[nw]);
 		nw++;
 	}
-	if (nw < 2)
-		return perr(err, errlen, name, lineno, 0,
-		            "want ID TYPE KEY (or ID KEY for MD5), got %d field",
-		            nw);
-	if (nw > 3)
-		return perr(err, errlen, name, lineno, 4,
-		            "unexpected fourth field (want ID TYPE KEY)");
+	return nw;
+}
 
-	/* ID: decimal, 1..2^32-1 */
-	for (i = 0; i < wl[0]; i++) {
-		if (w[0][i] < '0' || w[0][i] > '9')
-			return perr(err, errlen, name, lineno, 1,
-			            "'%.*s' is not a decimal number", (int)wl[0] > 20 ? 20 : (int)wl[0],
-			            w[0]);
-		id = id * 10 + (uint64_t)(w[0][i] - '0');
+/* ID: decimal, 1..2^32-1 */
+static int parse_id(const struct kline *L, const char *w, size_t wl,
+                    struct ld_key *k)
+{
+	uint64_t id = 0;
+
+	for (size_t i = 0; i < wl; i++) {
+		if (w[i] < '0' || w[i] > '9')
+			return perr(L->err, L->errlen, L->name, L->lineno, 1,
+			            "'%.*s' is not a decimal number", (int)wl > 20 ? 20 : (int)wl,
+			            w);
+		id = id * 10 + (uint64_t)(w[i] - '0');
 		if (id > UINT32_MAX)
-			return perr(err, errlen, name, lineno, 1,
+			return perr(L->err, L->errlen, L->name, L->lineno, 1,
 			            "larger than 4294967295");
 	}
 	if (id == 0)
-		return perr(err, errlen, name, lineno, 1,
+		return perr(L->err, L->errlen, L->name, L->lineno, 1,
 		            "0 is not a key id (it marks a crypto-NAK); use 1..4294967295");
 	k->id = (uint32_t)id;
-	k->line = lineno;
+	return 0;
+}
 
-	/* TYPE: MD5 when left out, as chrony */
-	if (nw == 3) {
-		tf = 2;
-		kf = 3;
-		k->type = LD_KEY_NTYPES;
-		for (int t = 0; t < LD_KEY_NTYPES; t++)
-			if (strlen(types[t].name) == wl[1] &&
-			    strncasecmp(types[t].name, w[1], wl[1]) == 0)
-				k->type = (enum ld_key_type)t;
-		if (k->type == LD_KEY_NTYPES)
-			return perr(err, errlen, name, lineno, tf,
-			            "unknown type '%.*s' (want MD5, SHA1, SHA256, "
-			            "SHA384, SHA512, SHA3-224, SHA3-256, SHA3-384, "
-			            "SHA3-512, AES128 or AES256)",
-			            (int)wl[1] > 20 ? 20 : (int)wl[1], w[1]);
-	} else {
-		kf = 2;
-		k->type = LD_KEY_MD5;
-	}
+/* TYPE (field 2), by name, any case. */
+static int parse_type(const struct kline *L, const char *w, size_t wl,
+                      struct ld_key *k)
+{
+	k->type = LD_KEY_NTYPES;
+	for (int t = 0; t < LD_KEY_NTYPES; t++)
+		if (strlen(types[t].name) == wl &&
+		    strncasecmp(types[t].name, w, wl) == 0)
+			k->type = (enum ld_key_type)t;
+	if (k->type == LD_KEY_NTYPES)
+		return perr(L->err, L->errlen, L->name, L->lineno, 2,
+		            "unknown type '%.*s' (want MD5, SHA1, SHA256, "
+		            "SHA384, SHA512, SHA3-224, SHA3-256, SHA3-384, "
+		            "SHA3-512, AES128 or AES256)",
+		            (int)wl > 20 ? 20 : (int)wl, w);
+	return 0;
+}
 
-	/* KEY: ASCII, ASCII:text or HEX:digits. Its text is never quoted. */
-	kv = w[kf - 1];
-	kl = wl[kf - 1];
+/* KEY (field kf): ASCII, ASCII:text or HEX:digits. Its text is never
+ * quoted. Its length checked against its type. */
+static int parse_secret(const struct kline *L, int kf, const char *kv,
+                        size_t kl, struct ld_key *k)
+{
 	if (kl >= 4 && memcmp(kv, "HEX:", 4) == 0) {
 		kv += 4;
 		kl -= 4;
 		if (kl % 2 != 0)
-			return perr(err, errlen, name, lineno, kf,
+			return perr(L->err, L->errlen, L->name, L->lineno, kf,
 			            "HEX: with an odd number of digits (%zu)", kl);
 		if (kl / 2 > LD_KEY_MAX)
-			return perr(err, errlen, name, lineno, kf,
+			return perr(L->err, L->errlen, L->name, L->lineno, kf,
 			            "longer than %d bytes", LD_KEY_MAX);
-		for (i = 0; i < kl; i += 2) {
+		for (size_t i = 0; i < kl; i += 2) {
 			int hi = hexval(kv[i]), lo = hexval(kv[i + 1]);
 
 			if (hi < 0 || lo < 0)
-				return perr(err, errlen, name, lineno, kf,
+				return perr(L->err, L->errlen, L->name, L->lineno, kf,
 				            "HEX: character %zu is not a hex digit",
 				            i + (hi < 0 ? 1 : 2));
 			k->secret[i / 2] = (uint8_t)(hi << 4 | lo);
@@ -337,21 +341,52 @@ static int parse_line(const char *name, unsigned lineno, const char *p,
 			kl -= 6;
 		}
 		if (kl > LD_KEY_MAX)
-			return perr(err, errlen, name, lineno, kf,
+			return perr(L->err, L->errlen, L->name, L->lineno, kf,
 			            "longer than %d bytes", LD_KEY_MAX);
 		memcpy(k->secret, kv, kl);
 		k->len = kl;
 	}
 	if (k->len == 0)
-		return perr(err, errlen, name, lineno, kf, "empty key");
+		return perr(L->err, L->errlen, L->name, L->lineno, kf, "empty key");
 	if ((k->type == LD_KEY_AES128 && k->len != 16) ||
 	    (k->type == LD_KEY_AES256 && k->len != 32))
-		return perr(err, errlen, name, lineno, kf,
+		return perr(L->err, L->errlen, L->name, L->lineno, kf,
 		            "%s wants a %d-bit key (HEX: and %d digits), this one "
 		            "has %zu bytes",
 		            types[k->type].name, k->type == LD_KEY_AES128 ? 128 : 256,
 		            k->type == LD_KEY_AES128 ? 32 : 64, k->len);
 	return 0;
+}
+
+/* One line (no newline, no NUL), not blank, not a comment, into k:
+ * ID TYPE KEY, or ID KEY for MD5 (as chrony). */
+static int parse_line(const char *name, unsigned lineno, const char *p,
+                      size_t n, struct ld_key *k, char *err, size_t errlen)
+{
+	const struct kline L = { name, lineno, err, errlen };
+	const char *w[4];
+	size_t wl[4];
+	int nw = split_words(p, n, w, wl), kf;
+
+	if (nw < 2)
+		return perr(err, errlen, name, lineno, 0,
+		            "want ID TYPE KEY (or ID KEY for MD5), got %d field",
+		            nw);
+	if (nw > 3)
+		return perr(err, errlen, name, lineno, 4,
+		            "unexpected fourth field (want ID TYPE KEY)");
+	if (parse_id(&L, w[0], wl[0], k) != 0)
+		return -1;
+	k->line = lineno;
+	if (nw == 3) {
+		kf = 3;
+		if (parse_type(&L, w[1], wl[1], k) != 0)
+			return -1;
+	} else {
+		kf = 2;
+		k->type = LD_KEY_MD5;
+	}
+	return parse_secret(&L, kf, w[kf - 1], wl[kf - 1], k);
 }
 
 int ld_keyset_parse(const char *name, const char *text, size_t len,

@@ -117,86 +117,88 @@ static const char *const host_states[] = {
 	"not_followed", "agrees", "leap_off", "stepped", "smeared",
 };
 
-size_t ld_metrics_format(const struct ld_metrics_snapshot *s, char *buf,
-                         size_t size)
+/* The per-socket counters. */
+static void format_sockets(struct out *o, const struct ld_metrics_snapshot *s)
 {
-	struct out o = { buf, size, 0 };
 #define OFF(f) offsetof(struct ld_counters, f)
-
-	if (size > 0)
-		buf[0] = '\0';
-	family(&o, "received_total", "counter",
+	family(o, "received_total", "counter",
 	       "Datagrams received, per socket.");
-	per_socket(&o, s, "received_total", OFF(received), NULL);
-	family(&o, "requests_total", "counter",
+	per_socket(o, s, "received_total", OFF(received), NULL);
+	family(o, "requests_total", "counter",
 	       "Well-formed NTP client requests, per socket.");
-	per_socket(&o, s, "requests_total", OFF(requests), NULL);
-	family(&o, "replies_total", "counter", "Time replies sent, per socket.");
-	per_socket(&o, s, "replies_total", OFF(replies), NULL);
-	family(&o, "drops_total", "counter",
+	per_socket(o, s, "requests_total", OFF(requests), NULL);
+	family(o, "replies_total", "counter", "Time replies sent, per socket.");
+	per_socket(o, s, "replies_total", OFF(replies), NULL);
+	family(o, "drops_total", "counter",
 	       "Datagrams dropped unanswered (or answered with a kiss), by "
 	       "reason: malformed, control (mode 6/7), other_mode, "
 	       "ratelimited.");
-	per_socket(&o, s, "drops_total", OFF(malformed), "reason=\"malformed\"");
-	per_socket(&o, s, "drops_total", OFF(control), "reason=\"control\"");
-	per_socket(&o, s, "drops_total", OFF(other_mode),
+	per_socket(o, s, "drops_total", OFF(malformed), "reason=\"malformed\"");
+	per_socket(o, s, "drops_total", OFF(control), "reason=\"control\"");
+	per_socket(o, s, "drops_total", OFF(other_mode),
 	           "reason=\"other_mode\"");
-	per_socket(&o, s, "drops_total", OFF(ratelimited),
+	per_socket(o, s, "drops_total", OFF(ratelimited),
 	           "reason=\"ratelimited\"");
-	family(&o, "kod_total", "counter",
+	family(o, "kod_total", "counter",
 	       "Kiss-o'-death and crypto-NAK replies sent, per socket.");
-	per_socket(&o, s, "kod_total", OFF(kod), NULL);
-	family(&o, "send_errors_total", "counter",
+	per_socket(o, s, "kod_total", OFF(kod), NULL);
+	family(o, "send_errors_total", "counter",
 	       "Replies the kernel did not take, per socket.");
-	per_socket(&o, s, "send_errors_total", OFF(send_errors), NULL);
-	family(&o, "auth_total", "counter",
+	per_socket(o, s, "send_errors_total", OFF(send_errors), NULL);
+	family(o, "auth_total", "counter",
 	       "Authenticated requests (keys or NTS) by result, per socket.");
-	per_socket(&o, s, "auth_total", OFF(auth_ok), "result=\"ok\"");
-	per_socket(&o, s, "auth_total", OFF(auth_fail), "result=\"fail\"");
+	per_socket(o, s, "auth_total", OFF(auth_ok), "result=\"ok\"");
+	per_socket(o, s, "auth_total", OFF(auth_fail), "result=\"fail\"");
 #undef OFF
+}
 
-	if (s->have_auth) {
-		const struct ld_auth_counters *a = &s->auth;
+/* The authentication code's counters (keys and NTS). */
+static void format_auth(struct out *o, const struct ld_metrics_snapshot *s)
+{
+	const struct ld_auth_counters *a = &s->auth;
 
-		/* disjoint results: key_fail counts the unknown ids too */
-		uint64_t bad_mac = a->key_fail > a->key_unknown
-		                           ? a->key_fail - a->key_unknown
-		                           : 0;
+	/* disjoint results: key_fail counts the unknown ids too */
+	uint64_t bad_mac = a->key_fail > a->key_unknown
+	                   ? a->key_fail - a->key_unknown
+	                   : 0;
 
-		family(&o, "key_requests_total", "counter",
-		       "Requests with a symmetric-key MAC, by result: ok, "
-		       "bad_mac (a known key, a wrong MAC), unknown_key.");
-		put(&o, "leapclockd_key_requests_total{result=\"ok\"} %" PRIu64
-		        "\n", a->key_ok);
-		put(&o, "leapclockd_key_requests_total{result=\"bad_mac\"} %"
-		        PRIu64 "\n", bad_mac);
-		put(&o, "leapclockd_key_requests_total{result=\"unknown_key\"} %"
-		        PRIu64 "\n", a->key_unknown);
-		family(&o, "nts_requests_total", "counter",
-		       "NTS-protected requests, by result: ok, fail.");
-		put(&o, "leapclockd_nts_requests_total{result=\"ok\"} %" PRIu64
-		        "\n", a->nts_ok);
-		put(&o, "leapclockd_nts_requests_total{result=\"fail\"} %" PRIu64
-		        "\n", a->nts_fail);
-		family(&o, "nts_cookie_failures_total", "counter",
-		       "NTS requests whose cookie did not decrypt (of the "
-		       "failed ones).");
-		put(&o, "leapclockd_nts_cookie_failures_total %" PRIu64 "\n",
-		    a->nts_cookie_fail);
-		family(&o, "nts_naks_total", "counter",
-		       "NTSN kiss-o'-death replies sent.");
-		put(&o, "leapclockd_nts_naks_total %" PRIu64 "\n", a->nts_nak);
-		family(&o, "ntske_handshakes_total", "counter",
-		       "NTS-KE sessions that handed out cookies.");
-		put(&o, "leapclockd_ntske_handshakes_total %" PRIu64 "\n",
-		    a->ke_handshakes);
-		family(&o, "ntske_failures_total", "counter",
-		       "NTS-KE sessions that failed (TLS or protocol).");
-		put(&o, "leapclockd_ntske_failures_total %" PRIu64 "\n",
-		    a->ke_failures);
-	}
+	family(o, "key_requests_total", "counter",
+	       "Requests with a symmetric-key MAC, by result: ok, "
+	       "bad_mac (a known key, a wrong MAC), unknown_key.");
+	put(o, "leapclockd_key_requests_total{result=\"ok\"} %" PRIu64
+	        "\n", a->key_ok);
+	put(o, "leapclockd_key_requests_total{result=\"bad_mac\"} %"
+	        PRIu64 "\n", bad_mac);
+	put(o, "leapclockd_key_requests_total{result=\"unknown_key\"} %"
+	        PRIu64 "\n", a->key_unknown);
+	family(o, "nts_requests_total", "counter",
+	       "NTS-protected requests, by result: ok, fail.");
+	put(o, "leapclockd_nts_requests_total{result=\"ok\"} %" PRIu64
+	        "\n", a->nts_ok);
+	put(o, "leapclockd_nts_requests_total{result=\"fail\"} %" PRIu64
+	        "\n", a->nts_fail);
+	family(o, "nts_cookie_failures_total", "counter",
+	       "NTS requests whose cookie did not decrypt (of the "
+	       "failed ones).");
+	put(o, "leapclockd_nts_cookie_failures_total %" PRIu64 "\n",
+	    a->nts_cookie_fail);
+	family(o, "nts_naks_total", "counter",
+	       "NTSN kiss-o'-death replies sent.");
+	put(o, "leapclockd_nts_naks_total %" PRIu64 "\n", a->nts_nak);
+	family(o, "ntske_handshakes_total", "counter",
+	       "NTS-KE sessions that handed out cookies.");
+	put(o, "leapclockd_ntske_handshakes_total %" PRIu64 "\n",
+	    a->ke_handshakes);
+	family(o, "ntske_failures_total", "counter",
+	       "NTS-KE sessions that failed (TLS or protocol).");
+	put(o, "leapclockd_ntske_failures_total %" PRIu64 "\n",
+	    a->ke_failures);
+}
 
-	family(&o, "leap_indicator", "gauge",
+/* What is served now: the leap indicator per mode, the smear per socket. */
+static void format_served(struct out *o, const struct ld_metrics_snapshot *s)
+{
+	family(o, "leap_indicator", "gauge",
 	       "The leap indicator served now, per mode: 0 none, 1 a second "
 	       "inserted tonight, 2 deleted, 3 unsynchronised.");
 	for (int i = 0; i < s->n; i++) {
@@ -206,61 +208,81 @@ size_t ld_metrics_format(const struct ld_metrics_snapshot *s, char *buf,
 			seen |= strcmp(s->l[j].mode, s->l[i].mode) == 0;
 		if (seen)
 			continue;
-		put(&o, "leapclockd_leap_indicator{mode=\"");
-		put_label(&o, s->l[i].mode);
-		put(&o, "\"} %u\n", s->l[i].li);
+		put(o, "leapclockd_leap_indicator{mode=\"");
+		put_label(o, s->l[i].mode);
+		put(o, "\"} %u\n", s->l[i].li);
 	}
-	family(&o, "smear_offset_seconds", "gauge",
+	family(o, "smear_offset_seconds", "gauge",
 	       "Served time minus unsmeared UTC now, per socket (0 outside a "
 	       "smear and on utc sockets).");
 	for (int i = 0; i < s->n; i++) {
-		put(&o, "leapclockd_smear_offset_seconds");
-		sock_labels(&o, &s->l[i]);
-		put(&o, "} ");
-		put_seconds(&o, s->l[i].smear ? s->l[i].smear_ns : 0);
-		put(&o, "\n");
+		put(o, "leapclockd_smear_offset_seconds");
+		sock_labels(o, &s->l[i]);
+		put(o, "} ");
+		put_seconds(o, s->l[i].smear ? s->l[i].smear_ns : 0);
+		put(o, "\n");
 	}
+}
+
+/* The leap table's expiry, the pretend flag and the host clock's state. */
+static void format_table_host(struct out *o,
+                              const struct ld_metrics_snapshot *s)
+{
 	if (s->table_expires != INT64_MIN) {
-		family(&o, "leap_table_expiry_seconds", "gauge",
+		family(o, "leap_table_expiry_seconds", "gauge",
 		       "Seconds until the leap table expires (negative: "
 		       "expired).");
-		put(&o, "leapclockd_leap_table_expiry_seconds %" PRId64 "\n",
+		put(o, "leapclockd_leap_table_expiry_seconds %" PRId64 "\n",
 		    s->table_expires - s->now_unix);
-		family(&o, "leap_table_expires_timestamp_seconds", "gauge",
+		family(o, "leap_table_expires_timestamp_seconds", "gauge",
 		       "When the leap table expires, POSIX seconds.");
-		put(&o, "leapclockd_leap_table_expires_timestamp_seconds %" PRId64
+		put(o, "leapclockd_leap_table_expires_timestamp_seconds %" PRId64
 		        "\n", s->table_expires);
 	}
-	family(&o, "pretend", "gauge",
+	family(o, "pretend", "gauge",
 	       "1 while serving a --pretend rehearsal, not the real time.");
-	put(&o, "leapclockd_pretend %d\n", s->pretend ? 1 : 0);
-	family(&o, "host_state", "gauge",
+	put(o, "leapclockd_pretend %d\n", s->pretend ? 1 : 0);
+	family(o, "host_state", "gauge",
 	       "The timeline's verdict on the host clock: 1 for the state it "
 	       "is in (not_followed with --pretend).");
 	for (size_t k = 0; k < sizeof(host_states) / sizeof(host_states[0]);
 	     k++) {
 		int state = s->host_followed ? s->host_state : 0;
 
-		put(&o, "leapclockd_host_state{state=\"%s\"} %d\n",
+		put(o, "leapclockd_host_state{state=\"%s\"} %d\n",
 		    host_states[k], (size_t)state == k ? 1 : 0);
 	}
 	if (s->host_followed) {
-		family(&o, "host_offset_seconds", "gauge",
+		family(o, "host_offset_seconds", "gauge",
 		       "Host CLOCK_REALTIME minus the timeline's REALTIME "
 		       "(declared host smear removed) at the last update.");
-		put(&o, "leapclockd_host_offset_seconds ");
-		put_seconds(&o, s->host_offset_ns);
-		put(&o, "\n");
-		family(&o, "host_steps_total", "counter",
+		put(o, "leapclockd_host_offset_seconds ");
+		put_seconds(o, s->host_offset_ns);
+		put(o, "\n");
+		family(o, "host_steps_total", "counter",
 		       "Steps of the host clock the timeline followed.");
-		put(&o, "leapclockd_host_steps_total %" PRIu64 "\n",
+		put(o, "leapclockd_host_steps_total %" PRIu64 "\n",
 		    s->host_steps);
-		family(&o, "host_leaps_behind", "gauge",
+		family(o, "host_leaps_behind", "gauge",
 		       "Leap seconds applied by the timeline that the host "
 		       "clock has not (yet).");
-		put(&o, "leapclockd_host_leaps_behind %d\n",
+		put(o, "leapclockd_host_leaps_behind %d\n",
 		    s->host_leaps_behind);
 	}
+}
+
+size_t ld_metrics_format(const struct ld_metrics_snapshot *s, char *buf,
+                         size_t size)
+{
+	struct out o = { buf, size, 0 };
+
+	if (size > 0)
+		buf[0] = '\0';
+	format_sockets(&o, s);
+	if (s->have_auth)
+		format_auth(&o, s);
+	format_served(&o, s);
+	format_table_host(&o, s);
 	family(&o, "start_time_seconds", "gauge",
 	       "When the daemon started, POSIX seconds.");
 	put(&o, "leapclockd_start_time_seconds %" PRId64 "\n", s->started_unix);
