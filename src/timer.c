@@ -218,6 +218,8 @@ static int64_t utc_from_lin(int64_t l, struct utc_leap lp)
 
 static void ready_push(struct lc__tq *q, struct lc__timer *t)
 {
+	if (!(t->state & LC__T_INHEAP))
+		t->rskip = 0;
 	t->rnext = NULL;
 	t->rprev = q->rtail;
 	if (q->rtail)
@@ -257,6 +259,9 @@ static struct lc__timer *ready_pop(struct lc__tq *q)
 		q->rtail = NULL;
 	else /* its callback's line and its links, for the next pop */
 		lc__prefetch_timer(q->rhead);
+	/* and the one LC__RSKIP later (prefetching never faults) */
+	if (!(t->state & LC__T_INHEAP) && t->rskip != 0)
+		lc__prefetch_timer((const struct lc__timer *)t->rskip);
 	t->rnext = t->rprev = NULL;
 	t->state &= ~(LC__T_READY | LC__T_CANCELLED);
 	return t;
@@ -483,6 +488,15 @@ static int take_due(struct lc__tq *q, struct lc__timer *t, int64_t now)
 		t->idx = 0;
 	}
 	ready_push(q, t);
+	/* links t to the timer pushed LC__RSKIP before it, still on the
+	 * ready list (no callback runs during an expiry) */
+	{
+		uint32_t i = q->rpushed++ % LC__RSKIP;
+		struct lc__timer *o = q->rring[i];
+		if (q->rpushed > LC__RSKIP && !(o->state & LC__T_INHEAP))
+			o->rskip = (uintptr_t)t;
+		q->rring[i] = t;
+	}
 	return stays;
 }
 
@@ -507,6 +521,7 @@ size_t lc__tq_expire(struct lc__tq *q)
 {
 	size_t moved_n = 0;
 
+	q->rpushed = 0;
 	if (q->ncos) {
 		uint64_t seq = lc_clock_was_set_seq(q->tk);
 		if (seq != q->cos_set_seq ||

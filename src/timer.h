@@ -23,6 +23,7 @@
 
 #define LC__HEAP0 3u
 #define LC__BULK_MIN (UINT32_C(1) << 18) /* 4 MB of heap array */
+#define LC__RSKIP 8u /* ready list: prefetch this many timers ahead */
 
 /* Timer states (lc__timer.state bits) */
 #define LC__T_INHEAP 0x1u /* queued in its base */
@@ -34,7 +35,16 @@ struct lc__tq;
 struct lc__timer {
 	/* line 0: everything starting, stopping and expiring touch */
 	int64_t key;          /* deadline in the base's key space */
-	uint64_t seq;         /* start order, for ties */
+	union {
+		uint64_t seq; /* start order, for ties (while queued) */
+		/* On the ready list and not queued, where seq is unused: a
+		 * timer pushed LC__RSKIP places later in the same expiry
+		 * (uintptr_t: it may be stopped and freed before this one is
+		 * popped, and is then only prefetched, never read), 0 if
+		 * none. Popping prefetches it, so that the walk of the ready
+		 * list is not one cache miss after another. */
+		uintptr_t rskip;
+	};
 	struct lc__tq *q;     /* its queue (lc_timer_init); NULL: never set up */
 	int64_t interval;     /* ns on the timer's clock; 0: one-shot */
 	struct lc__timer *rnext, *rprev; /* ready list */
@@ -180,6 +190,8 @@ struct lc__tq {
 	int64_t offs_spread;   /* largest spread of an offset sample (ns) */
 	int cos_leap_dir;
 	uint32_t bulk_min;     /* bulk expiry from this many queued timers */
+	uint32_t rpushed;      /* timers pushed ready by this expiry */
+	struct lc__timer *rring[LC__RSKIP]; /* the last LC__RSKIP of them */
 };
 
 /* The checked arguments of a start (lc__arm_ts, lc__arm_ns). */
