@@ -472,18 +472,25 @@ static void loop_periodic(struct ld_server *s, struct main_loop *ml, int64_t now
 		ml->last_stats = now;
 	}
 	if (ml->reload_at >= 0 && now >= ml->reload_at) {
+		int old = ml->wfd;
+
 		ml->reload_at = -1;
 		ld_log(LD_LOG_INFO, "leap file changed: reloading");
-		ld_clock_reload(s->clock);
-		/* a file renamed into place is a new inode: watch it */
-		if (ml->wfd >= 0) {
-			close(ml->wfd);
+		/* A file renamed into place is a new inode: watch it, and
+		 * before reading it, so that a write after the read is seen
+		 * (watched after the reload, a write in between was lost: a
+		 * tampered file then stayed unnoticed). A change the reload
+		 * already read only costs one more reload. */
+		if (old >= 0) {
 			ml->wfd = watch_tables(s);
 			if (ml->wfd >= 0)
 				ml->pfd[ml->np - 1].fd = ml->wfd;
 			else
 				ml->np--;
 		}
+		ld_clock_reload(s->clock);
+		if (old >= 0)
+			close(old);
 	}
 }
 
