@@ -5,7 +5,8 @@
 # error; booleans take yes/no only; errors in pretend, a preset or leapfile
 # from the file name FILE:LINE and the key; usage and config errors exit 2;
 # a duplicated listen is reported as one; port 0 logs the port it got;
-# --timeline/--no-timeline/timeline, and zero listen sockets with a timeline.
+# --timeline/--no-timeline/timeline, and zero listen sockets with a timeline;
+# --rcvbuf checked and applied to every worker's socket.
 # Every daemon started here has --no-timeline or a temporary --timeline: a
 # test never publishes the host's /run/leapclock/timeline.
 set -u
@@ -122,6 +123,36 @@ expect "listen duplicated on the command line" "duplicate" \
   --listen "127.0.0.1:$P=utc" --listen "127.0.0.1:$P=utc" --no-timeline
 expect "listen: bad address" "not a numeric" --listen "localhost:$P=utc" --no-timeline
 expect "extra operand" "unexpected argument" --listen "127.0.0.1:$P=utc" --no-timeline extra
+
+printf 'listen 127.0.0.1:%s utc\nrcvbuf 1M\n' "$P" >"$T/b9"
+expect "rcvbuf 1M" "$T/b9:2: rcvbuf: expected KiB 0..1048576 .*'1M'" -c "$T/b9" --no-timeline
+expect "--rcvbuf -1" "^leapclockd: --rcvbuf: expected KiB" --listen "127.0.0.1:$P=utc" \
+  --rcvbuf -1 --no-timeline
+
+# ---- --rcvbuf sizes every worker's socket (ss reports twice the size:
+# ---- the kernel's bookkeeping); as root SO_RCVBUFFORCE passes rmem_max
+if command -v ss >/dev/null; then
+  want=$((1536 * 1024))
+  [ "$(id -u)" = 0 ] || want=$(( $(cat /proc/sys/net/core/rmem_max) < want ?
+                                  $(cat /proc/sys/net/core/rmem_max) : want ))
+  "$D" -d --no-timeline --stats-file none --threads 2 --rcvbuf 1536 \
+    --listen "127.0.0.1:$P=utc" 2>"$T/rb.log" &
+  pids+=($!)
+  if answers "127.0.0.1:$P"; then
+    rbs=$(ss -uanm "sport = :$P" | sed -n 's/.*skmem:(r[0-9]*,rb\([0-9]*\),.*/\1/p' | sort -u)
+    n=$(ss -uanm "sport = :$P" | grep -c 'skmem:')
+    if [ "$n" = 2 ] && [ "$rbs" = $((2 * want)) ]; then
+      ok "--rcvbuf 1536 --threads 2: both sockets have rb $rbs (2 x $want)"
+    else
+      bad "--rcvbuf 1536: $n sockets, rb '$rbs', want 2 sockets of $((2 * want))"
+    fi
+  else
+    bad "--rcvbuf 1536: no answer: $(cat "$T/rb.log")"
+  fi
+  stop_last
+else
+  echo "skip --rcvbuf effect: needs ss (Debian package iproute2)"
+fi
 
 # ---- the timeline options
 "$D" --help | grep -q -- "--timeline PATH" && "$D" --help | grep -q -- "--no-timeline" &&

@@ -39,6 +39,7 @@ void ld_config_init(struct ld_config *c)
 	c->rl_interval = 0;
 	c->rl_burst = 16;
 	c->threads = 0;
+	c->rcvbuf_kib = LD_DEFAULT_RCVBUF_KIB;
 	snprintf(c->nts_listen, sizeof(c->nts_listen), "%s", LD_DEFAULT_NTS_LISTEN);
 	snprintf(c->nts_keydir, sizeof(c->nts_keydir), "%s", LD_DEFAULT_NTS_KEYDIR);
 	c->nts_rotate_s = 86400;
@@ -340,6 +341,8 @@ static const struct setting settings[] = {
 	  "expected off, INTERVAL (log2 s, -8..12) or INTERVAL:BURST, not" },
 	{ "threads", NULL, set_int, OFF(threads), 0, 0, S_AUTO, 1, LD_MAX_THREADS, 0,
 	  "expected auto or 1.." LD_STR(LD_MAX_THREADS) ", not" },
+	{ "rcvbuf", NULL, set_int, OFF(rcvbuf_kib), 0, 0, 0, 0, 1 << 20, 0,
+	  "expected KiB 0..1048576 (0: the system's default), not" },
 	{ "metrics", NULL, STR(metrics), 0, S_NONE, 0, 0, 0, "too long:" },
 	{ "user", NULL, STR(user), 0, 0, 0, 0, 0, "too long:" },
 	{ "keyfile", NULL, STR(keyfile), 0, 0, 0, 0, 0, PATH_BAD },
@@ -543,6 +546,8 @@ static void usage(FILE *out)
 	        "      --counter C         best (default), system or tsc\n"
 	        "      --syslog            log to syslog even with -d\n"
 	        "      --threads N         worker threads (default auto: one per core)\n"
+	        "      --rcvbuf KIB        receive buffer per socket (default " LD_STR(LD_DEFAULT_RCVBUF_KIB) ";\n"
+	        "                          0: the system's)\n"
 	        "      --metrics A:P       serve Prometheus metrics on A:P (default off)\n"
 	        "      --user NAME         after binding, run as NAME (when started as root)\n"
 	        "      --keyfile FILE      symmetric keys, chrony's format (ID TYPE KEY)\n"

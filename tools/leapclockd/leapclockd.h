@@ -31,6 +31,12 @@
 #define LD_DEFAULT_NTS_LISTEN "0.0.0.0:4460"
 #define LD_DEFAULT_NTS_KEYDIR "/var/lib/leapclockd"
 #define LD_MAX_THREADS 64
+/* 1 MiB: ~1300 queued requests, some 10 ms at 130000/s; a
+ * worker that loses its core for a few ms (a 2-core host shared with
+ * anything) then delays requests instead of dropping them, and a delay
+ * costs no accuracy: the receive timestamp is the kernel's, taken at
+ * arrival. */
+#define LD_DEFAULT_RCVBUF_KIB 1024
 #define LD_STR_(x) #x
 #define LD_STR(x) LD_STR_(x)
 
@@ -83,6 +89,7 @@ struct ld_config {
 	int rl_burst;            /* requests allowed at once */
 	/* issue 14: fleets */
 	int threads;             /* worker threads; 0 = one per core */
+	int rcvbuf_kib;          /* receive buffer per socket; 0 = the system's */
 	char metrics[128];       /* "" = off; ADDR:PORT for Prometheus text */
 	char user[64];           /* "" = stay; drop to this user after binding */
 	char keyfile[PATH_MAX];  /* "" = none; chrony's key file format */
