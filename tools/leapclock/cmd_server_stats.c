@@ -134,11 +134,19 @@ static int parse_refid_arg(const char *s, uint32_t *out)
 
 /* ---- the stats file -------------------------------------------------------- */
 
+/* The counters that add up come first (NSUM of them: the main table's
+ * nine, then the authentication and interleaved ones of issue 14, which a
+ * file from an older leapclockd lacks: read as 0), then li and refid. */
 static const char *const counter_names[] = {
 	"received", "requests", "replies", "malformed", "control",
-	"other_mode", "ratelimited", "kod", "send_errors", "li", "refid",
+	"other_mode", "ratelimited", "kod", "send_errors",
+	"interleaved", "tx_kernel", "auth_ok", "auth_fail", "li", "refid",
 };
 #define NCOUNTERS (sizeof(counter_names) / sizeof(counter_names[0]))
+#define NSUM 13              /* the counters that add up */
+#define C_INTERLEAVED 9
+#define C_LI NSUM
+#define C_REFID (NSUM + 1)
 
 /* The start time of process `pid` (field 22 of /proc/PID/stat: clock
  * ticks after boot) into *ticks; -1 if unreadable. */
@@ -213,9 +221,6 @@ static int daemon_alive(int64_t pid, const char *pid_start, const char *boot,
 	}
 	return 1;
 }
-
-/* The counters that add up (all but li and refid). */
-#define NSUM 9
 
 static void print_sum_row(const char *label, const char *mode,
                           const uint64_t *sum)
@@ -379,11 +384,11 @@ static void stats_json(const struct stats *st)
 		printf(",\"mode\":");
 		lc_cli_json_str(stdout, r->mode);
 		/* the refid as in --query --json: "0x%08x" */
-		for (size_t k = 0; k < NCOUNTERS - 1; k++)
+		for (size_t k = 0; k < C_REFID; k++)
 			printf(",\"%s\":%" PRIu64, counter_names[k], r->v[k]);
 		printf(",\"refid\":\"0x%08" PRIx32 "\"",
-		       (uint32_t)r->v[NCOUNTERS - 1]);
-		if (ld_ntp_smear_refid_decode((uint32_t)r->v[10], &ns) == 0)
+		       (uint32_t)r->v[C_REFID]);
+		if (ld_ntp_smear_refid_decode((uint32_t)r->v[C_REFID], &ns) == 0)
 			printf(",\"smear_offset_ns\":%" PRId64, ns);
 		printf("}");
 	}
@@ -398,6 +403,27 @@ static void stats_json(const struct stats *st)
 	printf("],\"total\":{");
 	json_sums(st->total);
 	printf("}}\n");
+}
+
+/* The interleaved and authentication counters, as a second table, when
+ * any is not 0 (a server without keys, NTS or xleave clients has none). */
+static void stats_text_more(const struct stats *st)
+{
+	int any = 0;
+
+	for (size_t k = C_INTERLEAVED; k < NSUM; k++)
+		any |= st->total[k] != 0;
+	if (!any)
+		return;
+	printf("\n%-24s %-14s %11s %9s %9s %9s\n", "address", "mode",
+	       "interleaved", "tx_kernel", "auth_ok", "auth_fail");
+	for (int i = 0; i < st->nrows; i++) {
+		const uint64_t *v = st->rows[i].v + C_INTERLEAVED;
+
+		printf("%-24s %-14s %11" PRIu64 " %9" PRIu64 " %9" PRIu64
+		       " %9" PRIu64 "\n", st->rows[i].addr, st->rows[i].mode,
+		       v[0], v[1], v[2], v[3]);
+	}
 }
 
 static void stats_text(const struct stats *st)
@@ -421,12 +447,12 @@ static void stats_text(const struct stats *st)
 	for (int i = 0; i < st->nrows; i++) {
 		const struct stats_row *r = &st->rows[i];
 		char desc[128];
-		describe_refid((uint32_t)r->v[10], 1, desc, sizeof(desc));
+		describe_refid((uint32_t)r->v[C_REFID], 1, desc, sizeof(desc));
 		printf("%-24s %-14s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
 		       " %7" PRIu64 " %7" PRIu64 " %9" PRIu64 " %7" PRIu64
 		       " %6" PRIu64 " %2" PRIu64 "  %s\n",
 		       r->addr, r->mode, r->v[0], r->v[1], r->v[2], r->v[3],
-		       r->v[4], r->v[5], r->v[6], r->v[7], r->v[8], r->v[9],
+		       r->v[4], r->v[5], r->v[6], r->v[7], r->v[8], r->v[C_LI],
 		       r->v[1] ? desc : "-");
 	}
 	/* With several addresses: a subtotal for every mode (so that the
@@ -437,6 +463,7 @@ static void stats_text(const struct stats *st)
 			              st->modes[k].v);
 		print_sum_row("(total)", "all", st->total);
 	}
+	stats_text_more(st);
 }
 
 static int show_stats(const char *path, int json)

@@ -219,13 +219,14 @@ static void print_stats(struct ld_server *s, FILE *f)
 		        " control=%" PRIu64 " other_mode=%" PRIu64
 		        " ratelimited=%" PRIu64 " kod=%" PRIu64
 		        " send_errors=%" PRIu64 " li=%u refid=0x%08" PRIx32
-		        " interleaved=%" PRIu64 " tx_kernel=%" PRIu64 "\n",
+		        " interleaved=%" PRIu64 " tx_kernel=%" PRIu64
+		        " auth_ok=%" PRIu64 " auth_fail=%" PRIu64 "\n",
 		        L->name, L->cfg.mode_name, c.received, c.requests,
 		        c.replies, c.malformed, c.control, c.other_mode,
 		        c.ratelimited, c.kod, c.send_errors,
 		        __atomic_load_n(&L->last_li, __ATOMIC_RELAXED),
 		        __atomic_load_n(&L->last_refid, __ATOMIC_RELAXED),
-		        c.interleaved, c.tx_kernel);
+		        c.interleaved, c.tx_kernel, c.auth_ok, c.auth_fail);
 	}
 	/* per worker (ignored by server-stats; shows the spread) */
 	for (int k = 0; k < s->nw && s->nw > 1; k++)
