@@ -19,6 +19,13 @@
 #   tampering      through a UDP relay that flips one byte of the encrypted
 #                  field of each answer: chronyd never takes a sample; the
 #                  same relay passing answers unchanged: chronyd selects it
+#   replay         through a relay that sends leapclockd chronyd's first
+#                  request again in place of every later one (its answer
+#                  to the first dropped): leapclockd answers the replayed
+#                  cookie each time (it keeps no replay state, as RFC 8915
+#                  allows and chronyd's server does), and chronyd takes
+#                  none of those answers (their Unique Identifier and
+#                  origin are not those of the request it sent)
 #
 # Needs Debian packages chrony and gnutls-bin (certtool); skips (77)
 # without them, or when leapclockd was built without GnuTLS
@@ -186,6 +193,18 @@ else
   bad "created key directory mode '$dm', key file mode '$fm' (want 700, 600)"
 fi
 
+# server-stats shows the NTS counters of the stats file (written every second)
+sleep 1.1
+js=$("$L" server-stats --file "$T/nts1.stats" --json 2>/dev/null)
+txt=$("$L" server-stats --file "$T/nts1.stats" 2>/dev/null)
+aok=$(echo "$js" | sed -n 's/.*"listen":\[{[^}]*"auth_ok":\([0-9]*\).*/\1/p')
+if [ "${aok:-0}" -ge 1 ] && echo "$txt" | grep -q 'auth_ok' &&
+   echo "$txt" | grep -E "^127\.0\.0\.1:$PN +utc +[0-9]+ +[0-9]+ +$aok +0\$" >/dev/null; then
+  ok "server-stats shows the $aok authenticated replies, none failed"
+else
+  bad "server-stats: auth_ok '$aok'; text: $txt"
+fi
+
 # ------------------------------------------------------------- restart
 # Same key directory, NTS-KE moved away (chronyd cannot get new cookies):
 # its cookies from the first run must still open.
@@ -248,11 +267,15 @@ fi
 
 # ------------------------------------------------------------- tampering
 cat >"$T/relay.py" <<'EOF'
-# relay.py LISTEN_PORT SERVER_PORT pass|flip: a UDP relay on 127.0.0.1;
-# "flip" inverts one byte of each answer's last 16 (inside the NTS
-# authenticator's encrypted part).
+# relay.py LISTEN_PORT SERVER_PORT pass|flip|replay [COUNT_FILE]: a UDP
+# relay on 127.0.0.1; "flip" inverts one byte of each answer's last 16
+# (inside the NTS authenticator's encrypted part); "replay" forwards the
+# first request in place of every request and drops the first answer.
+# COUNT_FILE: the number of answers passed on, rewritten at each.
 import socket, sys
 lp, sp, mode = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+count_file = sys.argv[4] if len(sys.argv) > 4 else None
+first, answers, passed = None, 0, 0
 front = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 front.bind(("127.0.0.1", lp))
 back = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -263,23 +286,35 @@ while True:
     r, _, _ = select.select([front, back], [], [])
     if front in r:
         d, client = front.recvfrom(2048)
+        if mode == "replay":
+            first = first or d
+            d = first
         back.send(d)
     if back in r:
         d = bytearray(back.recv(2048))
+        answers += 1
         if mode == "flip" and len(d) > 64:
             d[-10] ^= 0xff
+        if mode == "replay" and answers == 1:
+            continue
         if client:
             front.sendto(bytes(d), client)
+            passed += 1
+            if count_file:
+                with open(count_file, "w") as cf:
+                    cf.write("%d\n" % passed)
 EOF
-PT=$(port 6); PTK=$(port 7); RP=$(port 11); RF=$(port 12)
+PT=$(port 6); PTK=$(port 7); RP=$(port 11); RF=$(port 12); RR=$(port 13)
 start_server tamper --listen "127.0.0.1:$PT=utc" --nts-cert "$CERT" --nts-key "$KEY" \
   --nts-listen "127.0.0.1:$PTK" --nts-keydir "$T/keys" ||
   bad "leapclockd without a port record starts"
 python3 "$T/relay.py" "$RP" "$PT" pass & pids+=($!)
 python3 "$T/relay.py" "$RF" "$PT" flip & pids+=($!)
+python3 "$T/relay.py" "$RR" "$PT" replay "$T/replayed" & pids+=($!)
 sleep 0.3
 chronyd_nts cpass "$RP" "$PTK"
 chronyd_nts cflip "$RF" "$PTK"
+chronyd_nts crep "$RR" "$PTK"
 if wait_selected cpass; then
   ok "through the relay passing answers unchanged, chronyd selects leapclockd: $(source_csv cpass)"
 else
@@ -293,6 +328,14 @@ if [ "$(f "$s" 6)" = 0 ] && [ "$(f "$s" 2)" != '*' ] && [ "$(f "$a" 2)" = NTS ] 
   ok "answers with one byte flipped in the encrypted field: chronyd takes none (reach $(f "$s" 6)) of the $fwd leapclockd sent to both relays"
 else
   bad "tampered answers: sources '$s', authdata '$a', leapclockd replies '$fwd' (want reach 0)"
+fi
+s=$(source_csv crep); a=$(authdata crep)
+nrep=$(cat "$T/replayed" 2>/dev/null || echo 0)
+if [ "$nrep" -ge 2 ] && [ "$(f "$s" 6)" = 0 ] && [ "$(f "$s" 2)" != '*' ] &&
+   [ "$(f "$a" 2)" = NTS ]; then
+  ok "a replayed request: leapclockd answered its cookie $nrep times, chronyd took none of those answers (reach $(f "$s" 6))"
+else
+  bad "replayed request: $nrep answers passed on, sources '$s', authdata '$a' (want 2 or more answers, reach 0)"
 fi
 
 # every daemon stopped cleanly (under a sanitizer: reported nothing)
