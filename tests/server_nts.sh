@@ -19,6 +19,9 @@
 #   tampering      through a UDP relay that flips one byte of the encrypted
 #                  field of each answer: chronyd never takes a sample; the
 #                  same relay passing answers unchanged: chronyd selects it
+#   certificate    SIGHUP loads a renewed certificate and key (gnutls-cli
+#                  checks NTS-KE against each CA); a file that does not load
+#                  is logged and the certificate in use stays
 #   replay         through a relay that sends leapclockd chronyd's first
 #                  request again in place of every later one (its answer
 #                  to the first dropped): leapclockd answers the replayed
@@ -336,6 +339,47 @@ if [ "$nrep" -ge 2 ] && [ "$(f "$s" 6)" = 0 ] && [ "$(f "$s" 2)" != '*' ] &&
   ok "a replayed request: leapclockd answered its cookie $nrep times, chronyd took none of those answers (reach $(f "$s" 6))"
 else
   bad "replayed request: $nrep answers passed on, sources '$s', authdata '$a' (want 2 or more answers, reach 0)"
+fi
+
+# ------------------------------------------------------------- certificate
+# ke_trusts CA PORT: 0 if a TLS 1.3 ntske/1 handshake with 127.0.0.1:PORT
+# verifies against CA alone
+ke_trusts() {
+  timeout 10 gnutls-cli --x509cafile "$1" --alpn ntske/1 -p "$2" 127.0.0.1 \
+    </dev/null >"$T/gnutls-cli.out" 2>&1
+}
+if command -v gnutls-cli >/dev/null; then
+  sed 's/localhost/renewed/' "$T/cert.tmpl" >"$T/cert2.tmpl"
+  certtool --generate-privkey --key-type=ecdsa --outfile "$T/key2.pem" >/dev/null 2>&1 &&
+    certtool --generate-self-signed --load-privkey "$T/key2.pem" \
+      --template "$T/cert2.tmpl" --outfile "$T/cert2.pem" >/dev/null 2>&1
+  cp "$CERT" "$T/live-cert.pem"; cp "$KEY" "$T/live-key.pem"; chmod 600 "$T/live-key.pem"
+  PC=$(port 14); PCK=$(port 15)
+  start_server certs --listen "127.0.0.1:$PC=utc" --nts-cert "$T/live-cert.pem" \
+    --nts-key "$T/live-key.pem" --nts-listen "127.0.0.1:$PCK" --nts-keydir "$T/keys" ||
+    bad "leapclockd for the certificate reload starts"
+  ke_trusts "$CERT" "$PCK" && ! ke_trusts "$T/cert2.pem" "$PCK" &&
+    ok "NTS-KE verifies against the first certificate only" ||
+    bad "before the reload: $(tail -3 "$T/gnutls-cli.out")"
+  cp "$T/cert2.pem" "$T/live-cert.pem"; cp "$T/key2.pem" "$T/live-key.pem"
+  kill -HUP "${pids[-1]}"
+  for _ in $(seq 50); do grep -q 'certificate and key reloaded' "$T/certs.log" && break; sleep 0.1; done
+  if ke_trusts "$T/cert2.pem" "$PCK" && ! ke_trusts "$CERT" "$PCK"; then
+    ok "after SIGHUP NTS-KE presents the renewed certificate"
+  else
+    bad "after SIGHUP: $(tail -3 "$T/gnutls-cli.out"); log: $(tail -3 "$T/certs.log")"
+  fi
+  echo "not a certificate" >"$T/live-cert.pem"
+  kill -HUP "${pids[-1]}"
+  for _ in $(seq 50); do grep -q 'kept the certificate in use' "$T/certs.log" && break; sleep 0.1; done
+  if grep -q "nts-cert $T/live-cert.pem, nts-key $T/live-key.pem: .*(kept the certificate in use)" "$T/certs.log" &&
+     ke_trusts "$T/cert2.pem" "$PCK"; then
+    ok "a certificate file that does not load: logged ($(grep -o 'nts-cert [^ ]*' "$T/certs.log" | tail -1) ...), the renewed one still served"
+  else
+    bad "bad certificate on SIGHUP: log $(tail -2 "$T/certs.log"); handshake: $(tail -2 "$T/gnutls-cli.out")"
+  fi
+else
+  echo "skip certificate reload: needs gnutls-cli (Debian package gnutls-bin)"
 fi
 
 # every daemon stopped cleanly (under a sanitizer: reported nothing)

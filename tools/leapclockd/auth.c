@@ -47,7 +47,13 @@ void ld_auth_free(struct ld_auth *a)
 
 int ld_auth_reload(struct ld_auth *a)
 {
-	return a == NULL ? 0 : ld_keys_reload(a->keys);
+	int rk, rn;
+
+	if (a == NULL)
+		return 0;
+	rk = ld_keys_reload(a->keys);
+	rn = ld_nts_reload(a->nts);
+	return rk != 0 || rn != 0 ? -1 : 0;
 }
 
 int ld_auth_start(struct ld_auth *a)

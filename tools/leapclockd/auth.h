@@ -74,7 +74,8 @@ struct ld_auth;
  * dropping privileges: it reads the secret files and binds. */
 int ld_auth_new(struct ld_auth **out, const struct ld_config *cfg);
 void ld_auth_free(struct ld_auth *a);
-/* Rereads the key file (SIGHUP); on error logs and keeps the old keys. */
+/* Rereads the key file and the NTS-KE certificate and key (SIGHUP); what
+ * fails to load is logged and the old stays in use. 0, or -1 if any failed. */
 int ld_auth_reload(struct ld_auth *a);
 /* Starts the threads auth needs (the NTS-KE server): call after any fork
  * (daemonising), before serving. 0 or -1 (logged). */
@@ -106,6 +107,9 @@ size_t ld_keys_finish(struct ld_keys *k, const struct ld_auth_ctx *ctx,
 int ld_nts_new(struct ld_nts **out, const struct ld_config *cfg);
 void ld_nts_free(struct ld_nts *n);
 int ld_nts_start(struct ld_nts *n);
+/* The NTS-KE certificate and key read again (SIGHUP); 0 or -1 (the old
+ * ones kept, logged). */
+int ld_nts_reload(struct ld_nts *n);
 void ld_nts_counters(const struct ld_nts *n, struct ld_auth_counters *c);
 /* LD_AUTH_PLAIN when the request carries no NTS extension fields. */
 enum ld_auth_verdict ld_nts_check(struct ld_nts *n, const uint8_t *req,

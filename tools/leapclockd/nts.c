@@ -44,6 +44,12 @@ int ld_nts_start(struct ld_nts *n)
 	return 0;
 }
 
+int ld_nts_reload(struct ld_nts *n)
+{
+	(void)n;
+	return 0;
+}
+
 enum ld_auth_verdict ld_nts_check(struct ld_nts *n, const uint8_t *req,
                                   size_t len, struct ld_auth_ctx *ctx)
 {
@@ -609,6 +615,11 @@ fail:
 int ld_nts_start(struct ld_nts *n)
 {
 	return n == NULL ? 0 : ld_ntske_start(n->ke);
+}
+
+int ld_nts_reload(struct ld_nts *n)
+{
+	return n == NULL ? 0 : ld_ntske_reload(n->ke);
 }
 
 void ld_nts_free(struct ld_nts *n)

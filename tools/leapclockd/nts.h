@@ -40,6 +40,10 @@ int ld_ntske_new(struct ld_ntske **out, const struct ld_config *cfg,
                  struct ld_nts *n);
 /* ntske.c: starts the accepting thread (after any fork). */
 int ld_ntske_start(struct ld_ntske *k);
+/* ntske.c: loads the certificate and key again from their files (SIGHUP:
+ * a renewed certificate); sessions under way finish with the old one. On
+ * an error (logged) the one in use stays. 0 or -1. */
+int ld_ntske_reload(struct ld_ntske *k);
 /* ntske.c: stops accepting, ends the sessions (they time out at worst),
  * frees. */
 void ld_ntske_free(struct ld_ntske *k);

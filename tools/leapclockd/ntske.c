@@ -27,6 +27,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,11 +39,20 @@
 #define EXPORTER_LABEL "EXPORTER-network-time-security"
 #define ALPN "ntske/1"
 
+/* A loaded certificate and key, shared by the sessions that use it: the
+ * current one holds a reference of its own, each session one more, and
+ * the last to let go frees it (a SIGHUP may swap it while sessions run). */
+struct cred {
+	gnutls_certificate_credentials_t c;
+	int refs; /* under ld_ntske.mu */
+};
+
 struct ld_ntske {
 	struct ld_nts *nts;
 	int lfd;
 	int wake[2]; /* a byte in wake[1] ends the accepting thread */
-	gnutls_certificate_credentials_t cred;
+	struct cred *cred; /* the current one, under mu */
+	char cert_path[PATH_MAX], key_path[PATH_MAX];
 	gnutls_priority_t prio;
 	uint16_t ntp_port;
 	pthread_t thread;
@@ -122,8 +132,74 @@ static int send_all(gnutls_session_t s, const uint8_t *p, size_t len,
 	return len == 0 ? 0 : -1;
 }
 
-/* One session; 0 when it answered a good request. */
-static int serve(struct ld_ntske *k, int fd)
+/* Loads cert and key into a new cred (one reference), or NULL (logged,
+ * naming the files and GnuTLS's reason). */
+static struct cred *cred_load(const char *cert, const char *key, const char *after)
+{
+	struct cred *cr = calloc(1, sizeof(*cr));
+	int r;
+
+	if (cr == NULL || gnutls_certificate_allocate_credentials(&cr->c) < 0) {
+		ld_log(LD_LOG_ERR, "NTS-KE: out of memory%s", after);
+		free(cr);
+		return NULL;
+	}
+	r = gnutls_certificate_set_x509_key_file2(cr->c, cert, key,
+	                                          GNUTLS_X509_FMT_PEM, NULL, 0);
+	if (r < 0) {
+		ld_log(LD_LOG_ERR, "nts-cert %s, nts-key %s: %s%s", cert, key,
+		       gnutls_strerror(r), after);
+		gnutls_certificate_free_credentials(cr->c);
+		free(cr);
+		return NULL;
+	}
+	cr->refs = 1;
+	return cr;
+}
+
+/* Drops one reference to cr (under k->mu). */
+static void cred_put(struct cred *cr)
+{
+	if (cr != NULL && --cr->refs == 0) {
+		gnutls_certificate_free_credentials(cr->c);
+		free(cr);
+	}
+}
+
+static struct cred *cred_get(struct ld_ntske *k)
+{
+	struct cred *cr;
+
+	pthread_mutex_lock(&k->mu);
+	cr = k->cred;
+	cr->refs++;
+	pthread_mutex_unlock(&k->mu);
+	return cr;
+}
+
+int ld_ntske_reload(struct ld_ntske *k)
+{
+	struct cred *cr, *old;
+
+	if (k == NULL)
+		return 0;
+	cr = cred_load(k->cert_path, k->key_path,
+	               " (kept the certificate in use)");
+	if (cr == NULL)
+		return -1;
+	pthread_mutex_lock(&k->mu);
+	old = k->cred;
+	k->cred = cr;
+	cred_put(old);
+	pthread_mutex_unlock(&k->mu);
+	ld_log(LD_LOG_INFO, "NTS-KE: certificate and key reloaded from %s, %s",
+	       k->cert_path, k->key_path);
+	return 0;
+}
+
+/* One session with credentials cred; 0 when it answered a good request. */
+static int serve_with(struct ld_ntske *k, int fd,
+                      gnutls_certificate_credentials_t cred)
 {
 	static const gnutls_datum_t alpn = { (unsigned char *)ALPN,
 		                             sizeof(ALPN) - 1 };
@@ -146,7 +222,7 @@ static int serve(struct ld_ntske *k, int fd)
 	if (gnutls_init(&s, GNUTLS_SERVER | GNUTLS_NO_SIGNAL) < 0)
 		return -1;
 	if (gnutls_priority_set(s, k->prio) < 0 ||
-	    gnutls_credentials_set(s, GNUTLS_CRD_CERTIFICATE, k->cred) < 0 ||
+	    gnutls_credentials_set(s, GNUTLS_CRD_CERTIFICATE, cred) < 0 ||
 	    gnutls_alpn_set_protocols(s, &alpn, 1, GNUTLS_ALPN_MANDATORY) < 0)
 		goto out;
 	gnutls_transport_set_int(s, fd);
@@ -188,6 +264,19 @@ out:
 	gnutls_deinit(s);
 	return rc;
 }
+
+/* One session; 0 when it answered a good request. */
+static int serve(struct ld_ntske *k, int fd)
+{
+	struct cred *cr = cred_get(k);
+	int rc = serve_with(k, fd, cr->c);
+
+	pthread_mutex_lock(&k->mu);
+	cred_put(cr);
+	pthread_mutex_unlock(&k->mu);
+	return rc;
+}
+
 
 static void *session_main(void *arg)
 {
@@ -356,16 +445,11 @@ int ld_ntske_new(struct ld_ntske **out, const struct ld_config *cfg,
 		k->fds[i] = -1;
 	pthread_mutex_init(&k->mu, NULL);
 	pthread_cond_init(&k->idle, NULL);
-	if (gnutls_certificate_allocate_credentials(&k->cred) < 0)
+	snprintf(k->cert_path, sizeof(k->cert_path), "%s", cfg->nts_cert);
+	snprintf(k->key_path, sizeof(k->key_path), "%s", cfg->nts_key);
+	k->cred = cred_load(k->cert_path, k->key_path, "");
+	if (k->cred == NULL)
 		goto fail;
-	r = gnutls_certificate_set_x509_key_file2(k->cred, cfg->nts_cert,
-	                                          cfg->nts_key,
-	                                          GNUTLS_X509_FMT_PEM, NULL, 0);
-	if (r < 0) {
-		ld_log(LD_LOG_ERR, "nts-cert %s, nts-key %s: %s", cfg->nts_cert,
-		       cfg->nts_key, gnutls_strerror(r));
-		goto fail;
-	}
 	/* RFC 8915 3: TLS 1.3 or later only */
 	r = gnutls_priority_init2(&k->prio, "-VERS-ALL:+VERS-TLS1.3", NULL,
 	                          GNUTLS_PRIORITY_INIT_DEF_APPEND);
@@ -431,8 +515,7 @@ void ld_ntske_free(struct ld_ntske *k)
 			close(k->wake[i]);
 	if (k->prio != NULL)
 		gnutls_priority_deinit(k->prio);
-	if (k->cred != NULL)
-		gnutls_certificate_free_credentials(k->cred);
+	cred_put(k->cred); /* the sessions have ended */
 	pthread_cond_destroy(&k->idle);
 	pthread_mutex_destroy(&k->mu);
 	free(k);

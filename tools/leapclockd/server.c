@@ -532,7 +532,7 @@ static void loop_signals(struct ld_server *s)
 {
 	if (ld_sig_hup) {
 		ld_sig_hup = 0;
-		ld_log(LD_LOG_INFO, "SIGHUP: reloading the leap table");
+		ld_log(LD_LOG_INFO, "SIGHUP: reloading the leap table (and any key file and NTS certificate)");
 		ld_clock_reload(s->clock);
 		ld_auth_reload(s->auth);
 	}
