@@ -126,6 +126,8 @@ expect "extra operand" "unexpected argument" --listen "127.0.0.1:$P=utc" --no-ti
 
 printf 'listen 127.0.0.1:%s utc\nrcvbuf 1M\n' "$P" >"$T/b9"
 expect "rcvbuf 1M" "$T/b9:2: rcvbuf: expected KiB 0..1048576 .*'1M'" -c "$T/b9" --no-timeline
+expect "--nts-ntp-server with a space" "^leapclockd: --nts-ntp-server: expected a host name" \
+  --listen "127.0.0.1:$P=utc" --nts-ntp-server "ntp .example" --no-timeline
 expect "--rcvbuf -1" "^leapclockd: --rcvbuf: expected KiB" --listen "127.0.0.1:$P=utc" \
   --rcvbuf -1 --no-timeline
 

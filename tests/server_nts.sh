@@ -8,6 +8,9 @@
 #                  one is dead), chronyd selects it (offset under 1 ms) and
 #                  `chronyc -N authdata` shows NTS, 8 cookies of 100 bytes,
 #                  no NAK; the key directory is 0700 and its file 0600
+#   server record  --nts-ntp-server 127.0.0.2 with the NTP socket there
+#                  only: chronyd, told 127.0.0.1, follows the Server
+#                  Negotiation record and selects it
 #   unknown keys   restarted on a fresh key directory: chronyd's cookies
 #                  get NTSN kisses (its NAK count rises)
 #   restart        leapclockd restarted on the same key directory with its
@@ -207,6 +210,22 @@ if [ "${aok:-0}" -ge 1 ] && echo "$txt" | grep -q 'auth_ok' &&
 else
   bad "server-stats: auth_ok '$aok'; text: $txt"
 fi
+
+# ------------------------------------------------------------- server record
+# NTS-KE on 127.0.0.1, NTP only on 127.0.0.2: chronyd reaches the NTP
+# socket only by following the Server Negotiation record
+PS=$(port 16); PSK=$(port 17)
+start_server srv --listen "127.0.0.2:$PS=utc" --nts-cert "$CERT" --nts-key "$KEY" \
+  --nts-listen "127.0.0.1:$PSK" --nts-keydir "$T/keys" --nts-ntp-server 127.0.0.2 \
+  --nts-ntp-port "$PS" || bad "leapclockd with --nts-ntp-server starts"
+chronyd_nts csrv "$DEAD" "$PSK"
+if wait_selected csrv && [ "$(f "$(authdata csrv)" 2)" = NTS ]; then
+  ok "chronyd follows the Server Negotiation record to 127.0.0.2:$PS: $(source_csv csrv)"
+else
+  bad "--nts-ntp-server: chronyd did not select: '$(source_csv csrv)' '$(authdata csrv)'"
+fi
+kill "${pids[-1]}" "${pids[-2]}" 2>/dev/null; wait "${pids[-1]}" "${pids[-2]}" 2>/dev/null
+unset 'pids[-1]' 'pids[-2]'
 
 # ------------------------------------------------------------- restart
 # Same key directory, NTS-KE moved away (chronyd cannot get new cookies):

@@ -251,6 +251,23 @@ static int set_bool(struct ld_config *c, const struct setting *s,
 	return 0;
 }
 
+/* A host name or an IP address as RFC 8915 4.1.7 carries it (ASCII): a
+ * DNS name (letters, digits, '-', '.'), a dotted IPv4 or a bare IPv6. */
+static int set_host(struct ld_config *c, const struct setting *s,
+                    const char *val, const char *where)
+{
+	size_t n = strlen(val);
+
+	if (n == 0 || n >= s->size)
+		return bad_value(s, val, where);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)val[i];
+		if (!isalnum(ch) && ch != '-' && ch != '.' && ch != ':')
+			return bad_value(s, val, where);
+	}
+	return set_str(c, s, val, where);
+}
+
 static int set_counter(struct ld_config *c, const struct setting *s,
                        const char *val, const char *where)
 {
@@ -352,6 +369,9 @@ static const struct setting settings[] = {
 	{ "nts-keydir", "ntsdumpdir", STR(nts_keydir), 0, 0, 0, 0, 0, PATH_BAD },
 	{ "nts-ntp-port", NULL, set_int, OFF(nts_ntp_port), 0, 0, 0, 1, 65535, 0,
 	  "expected a port 1..65535, not" },
+	{ "nts-ntp-server", "ntsntpserver", set_host, OFF(nts_ntp_server),
+	  sizeof(((struct ld_config *)0)->nts_ntp_server), 0, 0, 0, 0, 0,
+	  "expected a host name or an IP address (up to 255 characters), not" },
 	{ "nts-rotate", NULL, set_int, OFF(nts_rotate_s), 0, 0, 0, 60, 30 * 86400, 0,
 	  "expected seconds 60..2592000, not" },
 	{ "syslog", NULL, set_bool, OFF(use_syslog), 0, 0, S_OPTVAL, 0, 0, 0, BOOL_BAD },
@@ -557,6 +577,7 @@ static void usage(FILE *out)
 	        "      --nts-keydir DIR    NTS cookie keys kept here (default\n"
 	        "                          " LD_DEFAULT_NTS_KEYDIR ")\n"
 	        "      --nts-ntp-port N    NTP port NTS-KE tells clients (default: none)\n"
+	        "      --nts-ntp-server H  NTP server NTS-KE tells clients (default: none)\n"
 	        "      --nts-rotate S      cookie key rotation in seconds (default 86400)\n"
 	        "  -h, --help              this text\n"
 	        "  -V, --version\n"

@@ -98,6 +98,7 @@ struct ld_config {
 	char nts_listen[128];    /* NTS-KE address, default 0.0.0.0:4460 */
 	char nts_keydir[PATH_MAX]; /* server cookie keys kept here (0600) */
 	int nts_ntp_port;        /* NTP port announced by NTS-KE; 0 = none */
+	char nts_ntp_server[256]; /* NTP server announced by NTS-KE; "" = none */
 	int nts_rotate_s;        /* cookie key rotation period, seconds */
 };
 

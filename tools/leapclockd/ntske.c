@@ -55,6 +55,7 @@ struct ld_ntske {
 	char cert_path[PATH_MAX], key_path[PATH_MAX];
 	gnutls_priority_t prio;
 	uint16_t ntp_port;
+	char ntp_server[256]; /* "" = no Server Negotiation record */
 	pthread_t thread;
 	int started;
 	pthread_mutex_t mu;
@@ -205,7 +206,8 @@ static int serve_with(struct ld_ntske *k, int fd,
 		                             sizeof(ALPN) - 1 };
 	uint8_t cookies[LD_NTSKE_COOKIES][LD_NTS_COOKIE_LEN];
 	uint8_t c2s[LD_NTS_KEY_LEN], s2c[LD_NTS_KEY_LEN];
-	uint8_t out[LD_NTSKE_COOKIES * (4 + LD_NTS_COOKIE_LEN) + 64];
+	/* the records: cookies, a server name (up to 255), the rest */
+	uint8_t out[LD_NTSKE_COOKIES * (4 + LD_NTS_COOKIE_LEN) + 4 + 255 + 64];
 	struct ld_ntske_answer a;
 	struct ld_ntske_req r;
 	gnutls_datum_t sel;
@@ -252,6 +254,7 @@ static int serve_with(struct ld_ntske *k, int fd,
 		}
 		a.cookie_len = LD_NTS_COOKIE_LEN;
 		a.port = k->ntp_port;
+		a.server = k->ntp_server[0] != '\0' ? k->ntp_server : NULL;
 		gnutls_memset(c2s, 0, sizeof(c2s));
 		gnutls_memset(s2c, 0, sizeof(s2c));
 	}
@@ -441,6 +444,7 @@ int ld_ntske_new(struct ld_ntske **out, const struct ld_config *cfg,
 	k->lfd = -1;
 	k->wake[0] = k->wake[1] = -1;
 	k->ntp_port = (uint16_t)cfg->nts_ntp_port;
+	snprintf(k->ntp_server, sizeof(k->ntp_server), "%s", cfg->nts_ntp_server);
 	for (int i = 0; i < LD_NTSKE_MAX_SESSIONS; i++)
 		k->fds[i] = -1;
 	pthread_mutex_init(&k->mu, NULL);
