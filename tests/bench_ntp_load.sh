@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# bench_ntp_load.sh BUILD_DIR SOURCE_DIR - the load generator of
+# BENCHMARKS.md (bench/ntp_load.c) counts what it should, at a low rate
+# against leapclockd on 127.0.0.1, so that its numbers can be trusted:
+#
+#   basic       every request answered: max_rate is the rate offered, with
+#               latencies; --repeat N gives N steps at one rate and its
+#               REPEAT line (p99all "inf" when every request is lost)
+#   keyed       --key with the server's key: answered and signed; with a
+#               wrong key: leapclockd drops them (no reply), max_rate 0
+#   kisses      one client address and leapclockd's rate limit on: only
+#               the burst counted as answered, the RATE kiss as a refusal
+#   NTS         --nts against leapclockd's NTS-KE (the certificate checked):
+#               every request answered with our Unique Identifier; with
+#               another certificate as the CA, ntp_load refuses to run
+#
+# Needs ntp_load (cmake -DLC_BENCH=ON, the default); NTS also needs
+# ntp_load and leapclockd built with GnuTLS (Debian package
+# libgnutls28-dev) and certtool (gnutls-bin), and skips that part without.
+set -u
+B=$(cd "${1:?usage: bench_ntp_load.sh BUILD_DIR SOURCE_DIR}" && pwd)
+S=$(cd "${2:?usage: bench_ntp_load.sh BUILD_DIR SOURCE_DIR}" && pwd)
+D=$B/leapclockd
+G=$B/ntp_load
+if [ ! -x "$G" ] || [ ! -x "$D" ]; then
+  echo "skip bench_ntp_load: ntp_load or leapclockd not built (cmake -DLC_BENCH=ON)"
+  exit 77
+fi
+T=$(mktemp -d /tmp/lc-bench-load.XXXXXX)
+chmod 700 "$T"
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  rm -rf "$T"
+}
+trap cleanup EXIT
+fail=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+LF=$S/tests/data/leap-seconds.list.tzdata2026f
+P=$((20000 + RANDOM % 20000))
+KEYHEX=0123456789abcdef0123456789abcdef01234567
+echo "7 SHA1 HEX:$KEYHEX" >"$T/keys"
+chmod 600 "$T/keys"
+
+# up NAME PORT ARGS...: leapclockd on 127.0.0.1:PORT, once it answers
+up() {
+  local name=$1 port=$2
+  shift 2
+  "$D" -d --no-timeline --stats-file none --leapfile "$LF" \
+    --listen "127.0.0.1:$port=utc" "$@" 2>"$T/$name.log" &
+  pids+=($!)
+  for _ in $(seq 50); do
+    "$B/leapclock" server-stats --query "127.0.0.1:$port" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "  leapclockd $name did not come up:"; sed 's/^/  | /' "$T/$name.log"
+  return 1
+}
+# load NAME PORT ARGS...: one 0.5 s step at 2000/s; its output in $T/NAME.out
+load() {
+  local name=$1 port=$2
+  shift 2
+  timeout 60 "$G" --threads 1 --sockets 2 --clients 100 --start 2000 \
+    --max-rate 2000 --step 0.5 --drain 0.3 "$@" "127.0.0.1:$port" >"$T/$name.out" 2>&1
+}
+field() { sed -n "s/^RESULT.*$2=\([0-9.]*\).*/\1/p" "$T/$1.out"; }
+step() { grep -E '^ +2000 ' "$T/$1.out" | head -1; }
+
+up plain "$P" --ratelimit off --keyfile "$T/keys" || exit 1
+
+load basic "$P"
+rate=$(field basic max_rate); p50=$(field basic p50_us); p99=$(field basic p99_us)
+if [ "$rate" = 2000 ] && awk -v a="$p50" -v b="$p99" 'BEGIN { exit !(a > 0 && b >= a && b < 1e6) }'; then
+  ok "basic: every request answered at 2000/s, p50 $p50 us, p99 $p99 us"
+else
+  bad "basic: $(cat "$T/basic.out")"
+fi
+
+load keyed "$P" --key "7:$KEYHEX"
+if [ "$(field keyed max_rate)" = 2000 ] && ! grep -q unsigned "$T/keyed.out"; then
+  ok "keyed: every SHA1-signed request answered, signed"
+else
+  bad "keyed: $(cat "$T/keyed.out")"
+fi
+
+load wrongkey "$P" --key "7:${KEYHEX%????}ffff"
+s=$(step wrongkey)
+if [ "$(field wrongkey max_rate)" = 0 ] && [ "$(echo "$s" | awk '{ print $3 }')" = 0 ]; then
+  ok "a wrong key: no answer counted (leapclockd drops a bad MAC): $s"
+else
+  bad "wrong key: $(cat "$T/wrongkey.out")"
+fi
+
+# --repeat: latency at one rate, lost requests counted as the latest
+load rep "$P" --repeat 3 --step 0.3
+load repbad "$P" --repeat 2 --step 0.3 --key "7:${KEYHEX%????}ffff"
+r=$(grep '^REPEAT' "$T/rep.out"); rb=$(grep '^REPEAT' "$T/repbad.out")
+if echo "$r" | grep -Eq '^REPEAT rate=2000 steps=3 over=0 loss_pct=0.000 p99_med_us=[0-9.]+ p99all_med_us=[0-9.]+$' &&
+   [ "$(grep -cE '^ +2000 ' "$T/rep.out")" = 3 ] &&
+   echo "$rb" | grep -Eq '^REPEAT rate=2000 steps=2 over=2 loss_pct=100.000 .* p99all_med_us=inf$'; then
+  ok "--repeat: 3 steps at 2000/s ($r); every request lost: p99all inf"
+else
+  bad "--repeat: '$r' / '$rb'"
+fi
+
+up limited "$((P + 1))" --ratelimit 0:4 || exit 1
+load kisses "$((P + 1))" --clients 1
+kods=$(sed -n 's/^#   \([0-9]*\) refusing kiss.*/\1/p' "$T/kisses.out")
+rps=$(step kisses | awk '{ print $3 }')
+# a burst of 4 and one a second pass in 0.5 s; leapclockd kisses a client
+# at most once per burst interval, and the kiss is no answer
+if [ "$(field kisses max_rate)" = 0 ] && [ "${kods:-0}" -ge 1 ] && [ "${rps:-99}" -le 12 ]; then
+  ok "one client over the rate limit: $rps answers/s counted (the burst), $kods RATE kiss(es) counted as refusals"
+else
+  bad "kisses: $(cat "$T/kisses.out")"
+fi
+
+# ---- NTS
+if ! "$G" --help 2>&1 | grep -q -- '--nts '; then
+  echo "skip NTS: ntp_load built without GnuTLS (Debian package libgnutls28-dev)"
+elif ! command -v certtool >/dev/null; then
+  echo "skip NTS: needs certtool (Debian package gnutls-bin)"
+else
+  printf '%s\n' 'cn = "localhost"' 'ip_address = "127.0.0.1"' 'expiration_days = 2' \
+    tls_www_server signing_key encryption_key >"$T/cert.tmpl"
+  for c in a b; do
+    certtool --generate-privkey --key-type=ecdsa --outfile "$T/key$c.pem" >/dev/null 2>&1
+    certtool --generate-self-signed --load-privkey "$T/key$c.pem" \
+      --template "$T/cert.tmpl" --outfile "$T/cert$c.pem" >/dev/null 2>&1
+  done
+  chmod 600 "$T/keya.pem"
+  KP=$((P + 3))
+  if ! up nts "$((P + 2))" --ratelimit off --nts-cert "$T/certa.pem" --nts-key "$T/keya.pem" \
+       --nts-listen "127.0.0.1:$KP" --nts-keydir "$T/ntskeys"; then
+    bad "leapclockd with NTS did not start"
+  elif grep -q "without GnuTLS" "$T/nts.log"; then
+    echo "skip NTS: leapclockd built without GnuTLS"
+  else
+    load nts "$((P + 2))" --nts "127.0.0.1:$KP" --nts-ca "$T/certa.pem"
+    if [ "$(field nts max_rate)" = 2000 ] && grep -q '8 cookies of 100 bytes' "$T/nts.out" &&
+       ! grep -q unsigned "$T/nts.out"; then
+      ok "NTS: 8 cookies from NTS-KE, every sealed request answered over NTS"
+    else
+      bad "NTS: $(cat "$T/nts.out")"
+    fi
+    if load ntsca "$((P + 2))" --nts "127.0.0.1:$KP" --nts-ca "$T/certb.pem"; then
+      bad "NTS with another CA: ntp_load ran: $(cat "$T/ntsca.out")"
+    else
+      ok "NTS with another certificate as the CA: refused ($(grep -v '^#' "$T/ntsca.out" | head -1))"
+    fi
+  fi
+fi
+exit $fail
