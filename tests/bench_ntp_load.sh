@@ -26,15 +26,9 @@ if [ ! -x "$G" ] || [ ! -x "$D" ]; then
   echo "skip bench_ntp_load: ntp_load or leapclockd not built (cmake -DLC_BENCH=ON)"
   exit 77
 fi
-T=$(mktemp -d /tmp/lc-bench-load.XXXXXX)
+. "$(dirname "$0")/progs/tmp_lib.sh"
+lc_test_tmp bench-load
 chmod 700 "$T"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  rm -rf "$T"
-}
-trap cleanup EXIT
 fail=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fail=1; }

@@ -17,14 +17,8 @@ L=$B/leapclock
 if [ ! -x "$D" ] || [ ! -x "$L" ]; then
   echo "skip server_config: leapclockd or leapclock not built"; exit 77
 fi
-T=$(mktemp -d /tmp/lc-server-config.XXXXXX)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  rm -rf "$T"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/progs/tmp_lib.sh"
+lc_test_tmp server-config
 fail=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fail=1; }

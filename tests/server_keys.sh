@@ -41,14 +41,8 @@ if ! command -v python3 >/dev/null; then
   echo "skip server_keys: needs Debian package python3"; exit 77
 fi
 
-T=$(mktemp -d /tmp/lc-server-keys.XXXXXX)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-  rm -rf "$T"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/progs/tmp_lib.sh"
+lc_test_tmp server-keys
 
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < t) }'; }
 

@@ -62,15 +62,9 @@ command -v certtool >/dev/null ||
 command -v python3 >/dev/null ||
   { echo "skip server_nts: needs python3 (the tampering relay)"; exit 77; }
 
-T=$(mktemp -d /tmp/lc-server-nts.XXXXXX)
+. "$(dirname "$0")/progs/tmp_lib.sh"
+lc_test_tmp server-nts
 chmod 700 "$T"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-  rm -rf "$T"
-}
-trap cleanup EXIT
 
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < t) }'; }
 

@@ -19,14 +19,8 @@ fi
 if ! command -v python3 >/dev/null 2>&1; then
   echo "skip server_smear: needs python3 to read the answers"; exit 77
 fi
-T=$(mktemp -d /tmp/lc-server-smear.XXXXXX)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  rm -rf "$T"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/progs/tmp_lib.sh"
+lc_test_tmp server-smear
 fail=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fail=1; }

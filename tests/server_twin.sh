@@ -26,14 +26,8 @@ fi
 if ! command -v python3 >/dev/null; then
   echo "skip server_twin: needs python3 (Debian package python3)"; exit 77
 fi
-T=$(mktemp -d /tmp/lc-server-twin.XXXXXX)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  rm -rf "$T"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/progs/tmp_lib.sh"
+lc_test_tmp server-twin
 fail=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fail=1; }

@@ -30,14 +30,8 @@ LEAPFILE=$S/tests/data/leap-seconds.list.tzdata2026f
 if [ ! -x "$D" ] || [ ! -x "$L" ]; then
   echo "skip server_xleave: leapclockd or leapclock not built"; exit 77
 fi
-T=$(mktemp -d /tmp/lc-server-xleave.XXXXXX)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-  rm -rf "$T"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/progs/tmp_lib.sh"
+lc_test_tmp server-xleave
 fail=0
 ran=0
 ok() { echo "ok   $1"; ran=$((ran + 1)); }

@@ -1,0 +1,18 @@
+# tmp_lib.sh: the scratch directory and background jobs of a tests/*.sh
+# test, cleaned up however it exits. Source it, then call lc_test_tmp.
+
+# lc_test_tmp NAME: T, a new directory /tmp/lc-NAME.XXXXXX, and pids, an
+# empty array for the background jobs to end: at exit every job in pids
+# is killed and waited for, and T removed.
+lc_test_tmp() {
+  T=$(mktemp -d "/tmp/lc-$1.XXXXXX") || exit 1
+  pids=()
+  trap lc_test_cleanup EXIT
+}
+
+lc_test_cleanup() {
+  local p
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+  rm -rf "$T"
+}
