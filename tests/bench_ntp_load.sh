@@ -45,12 +45,7 @@ up() {
   "$D" -d --no-timeline --stats-file none --leapfile "$LF" \
     --listen "127.0.0.1:$port=utc" "$@" 2>"$T/$name.log" &
   pids+=($!)
-  for _ in $(seq 50); do
-    "$B/leapclock" server-stats --query "127.0.0.1:$port" >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  echo "  leapclockd $name did not come up:"; sed 's/^/  | /' "$T/$name.log"
-  return 1
+  lc_wait_answers "$B/leapclock" "127.0.0.1:$port" "$name"
 }
 # load NAME PORT ARGS...: one 0.5 s step at 2000/s; its output in $T/NAME.out
 load() {

@@ -39,14 +39,8 @@ if [ ! -x "$D" ] || [ ! -x "$L" ]; then
   exit 77
 fi
 
-T=$(mktemp -d /tmp/lc-server-clients.XXXXXX)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-  rm -rf "$T"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/progs/tmp_lib.sh"
+lc_test_tmp server-clients
 
 # |a - b| < tol, in seconds (floats)
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < t) }'; }
@@ -60,12 +54,7 @@ start_server() {
     2>"$T/$name.log" &
   pids+=($!)
   first=$(printf '%s\n' "$@" | grep -m1 '=' | sed 's/=.*//')
-  for _ in $(seq 50); do
-    "$L" server-stats --query "$first" >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  echo "  leapclockd $name did not come up:"; sed 's/^/  | /' "$T/$name.log"
-  return 1
+  lc_wait_answers "$L" "$first" "$name"
 }
 
 # chrony_q PORT: "System clock wrong by X seconds" from chronyd -Q, X printed

@@ -29,12 +29,7 @@ up() {
   shift 2
   "$D" -d --no-timeline --stats-file "$T/$name.stats" "$@" 2>"$T/$name.log" &
   pids+=($!)
-  for _ in $(seq 50); do
-    "$L" server-stats --query "$addr" >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  echo "  leapclockd $name did not answer on $addr:"; sed 's/^/  | /' "$T/$name.log"
-  return 1
+  lc_wait_answers "$L" "$addr" "$name"
 }
 down() { kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null; unset 'pids[-1]'; }
 

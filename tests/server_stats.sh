@@ -26,12 +26,7 @@ up() {
   shift 2
   "$D" -d --no-timeline --leapfile "$LF" --stats-file "$T/$name.stats" "$@" 2>"$T/$name.log" &
   pids+=($!)
-  for _ in $(seq 50); do
-    "$L" server-stats --query "$addr" >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  bad "leapclockd $name did not answer on $addr:"; sed 's/^/  | /' "$T/$name.log"
-  return 1
+  lc_wait_answers "$L" "$addr" "$name" || { bad "leapclockd $name did not answer on $addr"; return 1; }
 }
 
 # ---- subtotals for every mode, a total; the file removed at a clean stop

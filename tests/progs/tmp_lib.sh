@@ -16,3 +16,15 @@ lc_test_cleanup() {
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
   rm -rf "$T"
 }
+
+# lc_wait_answers LEAPCLOCK ADDR NAME: 0 once a server answers NTP at ADDR
+# (LEAPCLOCK server-stats --query; 5 s at most); else 1, with the log
+# $T/NAME.log of the leapclockd that did not come up printed.
+lc_wait_answers() {
+  for _ in $(seq 50); do
+    "$1" server-stats --query "$2" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "  leapclockd $3 did not answer on $2:"; sed 's/^/  | /' "$T/$3.log"
+  return 1
+}
