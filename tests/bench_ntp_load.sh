@@ -112,14 +112,8 @@ if ! "$G" --help 2>&1 | grep -q -- '--nts '; then
 elif ! command -v certtool >/dev/null; then
   echo "skip NTS: needs certtool (Debian package gnutls-bin)"
 else
-  printf '%s\n' 'cn = "localhost"' 'ip_address = "127.0.0.1"' 'expiration_days = 2' \
-    tls_www_server signing_key encryption_key >"$T/cert.tmpl"
-  for c in a b; do
-    certtool --generate-privkey --key-type=ecdsa --outfile "$T/key$c.pem" >/dev/null 2>&1
-    certtool --generate-self-signed --load-privkey "$T/key$c.pem" \
-      --template "$T/cert.tmpl" --outfile "$T/cert$c.pem" >/dev/null 2>&1
-  done
-  chmod 600 "$T/keya.pem"
+  lc_make_cert "$T/keya.pem" "$T/certa.pem"
+  lc_make_cert "$T/keyb.pem" "$T/certb.pem"
   KP=$((P + 3))
   if ! up nts "$((P + 2))" --ratelimit off --nts-cert "$T/certa.pem" --nts-key "$T/keya.pem" \
        --nts-listen "127.0.0.1:$KP" --nts-keydir "$T/ntskeys"; then

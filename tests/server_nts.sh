@@ -69,20 +69,8 @@ chmod 700 "$T"
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < t) }'; }
 
 # ---- a self-signed certificate for 127.0.0.1 and localhost
-cat >"$T/cert.tmpl" <<EOF
-cn = "localhost"
-dns_name = "localhost"
-ip_address = "127.0.0.1"
-expiration_days = 2
-tls_www_server
-signing_key
-encryption_key
-EOF
-if ! certtool --generate-privkey --key-type=ecdsa --outfile "$T/key.pem" >/dev/null 2>&1 ||
-   ! certtool --generate-self-signed --load-privkey "$T/key.pem" \
-       --template "$T/cert.tmpl" --outfile "$T/cert.pem" >/dev/null 2>&1; then
-  echo "FAIL certtool could not make a certificate"; exit 1
-fi
+lc_make_cert "$T/key.pem" "$T/cert.pem" ||
+  { echo "FAIL certtool could not make a certificate"; exit 1; }
 CERT=$T/cert.pem
 KEY=$T/key.pem
 
@@ -362,10 +350,7 @@ ke_trusts() {
     </dev/null >"$T/gnutls-cli.out" 2>&1
 }
 if command -v gnutls-cli >/dev/null; then
-  sed 's/localhost/renewed/' "$T/cert.tmpl" >"$T/cert2.tmpl"
-  certtool --generate-privkey --key-type=ecdsa --outfile "$T/key2.pem" >/dev/null 2>&1 &&
-    certtool --generate-self-signed --load-privkey "$T/key2.pem" \
-      --template "$T/cert2.tmpl" --outfile "$T/cert2.pem" >/dev/null 2>&1
+  lc_make_cert "$T/key2.pem" "$T/cert2.pem"
   cp "$CERT" "$T/live-cert.pem"; cp "$KEY" "$T/live-key.pem"; chmod 600 "$T/live-key.pem"
   PC=$(port 14); PCK=$(port 15)
   start_server certs --listen "127.0.0.1:$PC=utc" --nts-cert "$T/live-cert.pem" \

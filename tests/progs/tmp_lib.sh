@@ -28,3 +28,14 @@ lc_wait_answers() {
   echo "  leapclockd $3 did not answer on $2:"; sed 's/^/  | /' "$T/$3.log"
   return 1
 }
+
+# lc_make_cert KEY CERT: a new ECDSA key (mode 0600) and a self-signed
+# certificate for localhost and 127.0.0.1, two days long, with certtool
+# (Debian package gnutls-bin). 0, or 1 if certtool failed.
+lc_make_cert() {
+  printf '%s\n' 'cn = "localhost"' 'dns_name = "localhost"' 'ip_address = "127.0.0.1"' \
+    'expiration_days = 2' tls_www_server signing_key encryption_key >"$1.tmpl" &&
+    certtool --generate-privkey --key-type=ecdsa --outfile "$1" >/dev/null 2>&1 &&
+    certtool --generate-self-signed --load-privkey "$1" --template "$1.tmpl" \
+      --outfile "$2" >/dev/null 2>&1 && chmod 600 "$1"
+}
