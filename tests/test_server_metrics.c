@@ -6,9 +6,10 @@
  * an expired table's negative expiry), the one-hot host state, the auth
  * families only when keys or NTS are configured, label escaping, the
  * length returned when the buffer is short, and the --metrics address
- * parser. The HTTP side is tested end to end by tests/server_metrics.sh.
+ * parser. The HTTP side (libmicrohttpd's, when built with it) is tested
+ * end to end by tests/server_metrics.sh.
  */
-#define _GNU_SOURCE /* metrics.c: accept4, pipe2 */
+#define _GNU_SOURCE /* metrics.c: SOCK_NONBLOCK, SOCK_CLOEXEC */
 #include "lc_test.h"
 
 #include "../tools/leapclockd/metrics.c"
