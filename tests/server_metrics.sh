@@ -5,9 +5,13 @@
 # counters follow what is sent (requests, replies, malformed and control
 # drops), that a rehearsal (--pretend) through a leap shows LI 1 on utc and
 # a growing smear offset on a smear socket, that other paths get 404 and
-# other methods 405, that an oversized request is refused, and that the
-# connections are bounded and time out; with symmetric keys (once built),
-# that MAC results are counted apart (ok, bad_mac, unknown_key).
+# other methods 405, that an oversized request is refused, that the
+# connections are bounded (per client address too) and time out, and that
+# idle connections from a few addresses do not starve a scraper at another
+# (issue 28 item 11; python3); with symmetric keys, that MAC results are
+# counted apart (ok, bad_mac, unknown_key). The HTTP server is
+# libmicrohttpd's (Debian package libmicrohttpd-dev): without it leapclockd
+# must refuse --metrics with exit 2, and the rest is skipped.
 set -u
 B=$(cd "${1:?usage: server_metrics.sh BUILD_DIR SOURCE_DIR}" && pwd)
 S=$(cd "${2:?usage: server_metrics.sh BUILD_DIR SOURCE_DIR}" && pwd)
@@ -50,8 +54,18 @@ scrape() { curl -s -m 5 -o "$1" -w '%{http_code} %{content_type}' "$URL"; }
 pid=$!
 for _ in $(seq 50); do
   curl -s -m 1 -o /dev/null "$URL" && break
+  kill -0 "$pid" 2>/dev/null || break
   sleep 0.1
 done
+if ! kill -0 "$pid" 2>/dev/null && grep -q "libmicrohttpd" "$T/log"; then
+  wait "$pid"; rc=$?; pid=
+  if [ "$rc" = 2 ] && grep -q "libmicrohttpd-dev" "$T/log"; then
+    echo "ok   without libmicrohttpd, --metrics is refused at start (exit 2): $(sed -n 's/^leapclockd: [^ ]* //p' "$T/log" | tail -1)"
+    echo "skip server_metrics: leapclockd built without libmicrohttpd (Debian package libmicrohttpd-dev)"; exit 77
+  fi
+  bad "without libmicrohttpd: exit $rc, want 2 and a message naming libmicrohttpd-dev"
+  sed 's/^/  | /' "$T/log"; exit 1
+fi
 grep -q "metrics on http://127.0.0.1:$M/metrics" "$T/log" ||
   { bad "no 'metrics on' log line"; sed 's/^/  | /' "$T/log"; exit 1; }
 
@@ -130,7 +144,8 @@ else
 fi
 
 # ---- bounded connections, each with a deadline: 8 idle connections fill
-# every slot, a scrape is then turned away; after their 5 s it is served
+# every slot one address may hold, a scrape from it is then turned away;
+# after their 5 s of silence it is served
 fds=()
 for i in $(seq 8); do
   exec {fd}<>"/dev/tcp/127.0.0.1/$M" && fds+=("$fd")
@@ -142,9 +157,70 @@ cfree=$(curl -s -m 3 -o /dev/null -w '%{http_code}' "$URL")
 for fd in "${fds[@]}"; do exec {fd}>&-; done
 echo "  | with 8 idle connections: $cbusy; 5.5 s later: $cfree"
 if [ "${#fds[@]}" = 8 ] && [ "$cbusy" != 200 ] && [ "$cfree" = 200 ]; then
-  ok "at most 8 connections at once; idle ones closed after 5 s, then served again"
+  ok "8 idle connections from one address: another from it is turned away; idle ones closed after 5 s, then served again"
 else
   bad "connection bound or timeout"
+fi
+
+# ---- issue 28 item 11: idle connections from a few addresses must not
+# starve a scraper at another address, and are closed after the deadline
+if command -v python3 >/dev/null; then
+  python3 - "$M" >"$T/idle" 2>&1 <<'EOF'
+import socket, sys, time
+port = int(sys.argv[1])
+idle = []
+for a in ("127.0.0.2", "127.0.0.3", "127.0.0.4"):
+    for _ in range(8):
+        s = socket.socket()
+        s.settimeout(2)
+        try:
+            s.bind((a, 0)); s.connect(("127.0.0.1", port)); idle.append(s)
+        except OSError:
+            s.close()
+opened = time.monotonic()
+time.sleep(0.5)
+def scrape(src):
+    s = socket.socket(); s.settimeout(3)
+    try:
+        s.bind((src, 0)); s.connect(("127.0.0.1", port))
+        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        data = b""
+        while True:
+            d = s.recv(65536)
+            if not d:
+                break
+            data += d
+            if b"leapclockd_start_time_seconds " in data:
+                break
+        return data.split(b" ", 2)[1].decode() if data.startswith(b"HTTP/") else "none"
+    except OSError as e:
+        return type(e).__name__
+    finally:
+        s.close()
+codes = [scrape("127.0.0.%d" % (9 + i)) for i in range(3)]
+time.sleep(max(0.0, opened + 6.5 - time.monotonic()))
+closed = 0
+for s in idle:
+    s.settimeout(0.05)
+    try:
+        closed += s.recv(1) == b""
+    except (ConnectionResetError, BrokenPipeError):
+        closed += 1
+    except OSError:
+        pass
+    s.close()
+print(len(idle), " ".join(codes), closed)
+EOF
+  read -r nidle codes1 codes2 codes3 nclosed <"$T/idle"
+  echo "  | 24 idle connections from 127.0.0.2-4 ($nidle opened): scrapes from 127.0.0.9-11: $codes1 $codes2 $codes3; after 6.5 s $nclosed of them closed"
+  if [ "$nidle" = 24 ] && [ "$codes1 $codes2 $codes3" = "200 200 200" ] &&
+     [ "$nclosed" = 24 ]; then
+    ok "idle connections from 3 addresses do not starve a scraper at another; all closed by the deadline"
+  else
+    bad "idle connections starve the scrapes or stay open"; sed 's/^/  | /' "$T/idle"
+  fi
+else
+  echo "skip (part) idle connections from several addresses: needs python3 (Debian package python3)"
 fi
 if kill -0 "$pid" 2>/dev/null && "$L" server-stats --query "127.0.0.1:$P" >/dev/null 2>&1; then
   ok "still serving NTP after all that"

@@ -5,19 +5,28 @@
  * per-mode labels, the exact value forms (negative smear offsets to the ns,
  * an expired table's negative expiry), the one-hot host state, the auth
  * families only when keys or NTS are configured, label escaping, the
- * length returned when the buffer is short, and the --metrics address
- * parser. The HTTP side is tested end to end by tests/server_metrics.sh.
+ * length returned when the buffer is short, the --metrics address
+ * parser, and ld_metrics_check (refuses a bad address, and any address
+ * in a build without libmicrohttpd, naming the package). The HTTP side
+ * (libmicrohttpd's, when built with it) is tested end to end by
+ * tests/server_metrics.sh.
  */
-#define _GNU_SOURCE /* metrics.c: accept4, pipe2 */
+#define _GNU_SOURCE /* metrics.c: SOCK_NONBLOCK, SOCK_CLOEXEC */
 #include "lc_test.h"
 
 #include "../tools/leapclockd/metrics.c"
 
 /* ---- what metrics.c uses of the daemon (not called by the formatter) */
+static char last_log[512];
+
 void ld_log(int level, const char *fmt, ...)
 {
+	va_list ap;
+
 	(void)level;
-	(void)fmt;
+	va_start(ap, fmt);
+	vsnprintf(last_log, sizeof(last_log), fmt, ap);
+	va_end(ap);
 }
 int ld_server_nlisteners(struct ld_server *s)
 {
@@ -321,6 +330,30 @@ static void test_parse_addr(void)
 	printf("    --metrics takes 1.2.3.4:P and [v6]:P, refuses names, no port, bad ports\n");
 }
 
+/* ld_metrics_check: what main.c refuses with exit 2 before binding */
+static void test_check(void)
+{
+	static struct ld_config cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	LC_EQ_INT(ld_metrics_check(&cfg), 0);
+	snprintf(cfg.metrics, sizeof(cfg.metrics), "localhost:9975");
+	last_log[0] = '\0';
+	LC_EQ_INT(ld_metrics_check(&cfg), -1);
+	LC_CONTAINS(last_log, "not ADDR:PORT");
+	snprintf(cfg.metrics, sizeof(cfg.metrics), "127.0.0.1:9975");
+	last_log[0] = '\0';
+#ifdef LD_HAVE_MHD
+	LC_EQ_INT(ld_metrics_check(&cfg), 0);
+	LC_EQ_INT(last_log[0], '\0');
+	printf("    off: fine; a name refused; 127.0.0.1:9975 fine (built with libmicrohttpd)\n");
+#else
+	LC_EQ_INT(ld_metrics_check(&cfg), -1);
+	LC_CONTAINS(last_log, "libmicrohttpd-dev");
+	printf("    off: fine; a name refused; 127.0.0.1:9975 refused naming libmicrohttpd-dev (built without it)\n");
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	lc_test_init(argc, argv);
@@ -330,5 +363,6 @@ int main(int argc, char **argv)
 	LC_RUN(test_structure, "exposition format structure");
 	LC_RUN(test_escaping_and_short_buffer, "escaping, truncation");
 	LC_RUN(test_parse_addr, "the --metrics address");
+	LC_RUN(test_check, "--metrics checked at start");
 	return lc_test_done();
 }

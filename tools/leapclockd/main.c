@@ -299,6 +299,8 @@ int main(int argc, char **argv)
 	rc = ld_config_from_args(&cfg, argc, argv);
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;
+	if (ld_metrics_check(&cfg) != 0)
+		return 2; /* a bad address, or no libmicrohttpd in this build */
 	if (cfg.use_syslog == 1)
 		ld_log_use_syslog(1);
 

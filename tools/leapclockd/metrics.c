@@ -6,13 +6,16 @@
  * labels are listen="ADDR:PORT" (as bound) and mode="utc" or
  * "smear:NAME"; the leap indicator is per mode.
  *
- * The HTTP side is deliberately small: one thread, poll() over the
- * listening socket, a wake-up pipe and at most LD_METRICS_MAX_CONN
- * connections; each may send at most LD_METRICS_MAX_REQUEST bytes of
- * request head and has LD_METRICS_TIMEOUT_MS to send it and read the
- * answer, then it is closed. One request per connection (Connection:
- * close). GET (and HEAD) of /metrics gets 200, any other path 404, any
- * other method 405, a head too long 431, anything unparseable 400.
+ * The HTTP side is GNU libmicrohttpd (Debian libmicrohttpd-dev; built
+ * only when CMake finds it, LD_HAVE_MHD): its one internal thread, poll(),
+ * no TLS, on the socket bound here to the configured address only. At
+ * most LD_METRICS_MAX_CONN connections, LD_METRICS_PER_IP of them from one
+ * address; a connection silent for LD_METRICS_TIMEOUT_S is closed; a
+ * request head that does not fit LD_METRICS_CONN_MEMORY gets 431. One
+ * request per connection (Connection: close). GET (and HEAD) of /metrics
+ * gets 200, any other path 404, any other method 405, anything
+ * unparseable 400 (from MHD). Without libmicrohttpd, --metrics is refused
+ * at start with a message naming the package.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -21,9 +24,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -33,6 +34,10 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#ifdef LD_HAVE_MHD
+#include <microhttpd.h>
+#endif
 
 /* ---- the text (pure) ---------------------------------------------------- */
 
@@ -348,15 +353,6 @@ int ld_metrics_parse_addr(const char *text, struct sockaddr_storage *ss,
 
 /* ---- the snapshot ------------------------------------------------------- */
 
-struct conn {
-	int fd;
-	int64_t deadline; /* CLOCK_MONOTONIC ms */
-	size_t inlen;
-	char in[LD_METRICS_MAX_REQUEST + 1];
-	char *out;        /* the answer, once known */
-	size_t outlen, outoff;
-};
-
 struct ld_metrics {
 	const struct ld_config *cfg;
 	struct ld_server *server;
@@ -364,12 +360,11 @@ struct ld_metrics {
 	struct ld_source *src[LD_MAX_LISTEN];
 	char name[LD_MAX_LISTEN][80];
 	int64_t started_unix;
-	int lfd;
-	int wake[2];
-	pthread_t thread;
-	int running;
-	struct conn conn[LD_METRICS_MAX_CONN];
-	uint64_t scrapes;
+	int lfd;                  /* bound and listening; MHD's once started */
+#ifdef LD_HAVE_MHD
+	struct MHD_Daemon *httpd;
+#endif
+	uint64_t scrapes;         /* touched by the HTTP thread only */
 };
 
 void ld_metrics_snapshot(struct ld_metrics *m, struct ld_metrics_snapshot *s)
@@ -416,236 +411,139 @@ void ld_metrics_snapshot(struct ld_metrics *m, struct ld_metrics_snapshot *s)
 	}
 }
 
-/* ---- HTTP --------------------------------------------------------------- */
 
-static int64_t mono_ms(void)
+/* ---- the check at start --------------------------------------------------- */
+
+int ld_metrics_check(const struct ld_config *cfg)
 {
-	struct timespec ts;
+	struct sockaddr_storage ss;
+	socklen_t sl;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	if (cfg->metrics[0] == '\0')
+		return 0;
+	if (ld_metrics_parse_addr(cfg->metrics, &ss, &sl) != 0) {
+		ld_log(LD_LOG_ERR,
+		       "--metrics '%s': not ADDR:PORT (1.2.3.4:9975 or "
+		       "[::1]:9975)", cfg->metrics);
+		return -1;
+	}
+#ifndef LD_HAVE_MHD
+	ld_log(LD_LOG_ERR,
+	       "--metrics %s: this leapclockd was built without libmicrohttpd "
+	       "(Debian package libmicrohttpd-dev), which serves the metrics: "
+	       "rebuild with it, or drop --metrics", cfg->metrics);
+	return -1;
+#else
+	return 0;
+#endif
 }
 
-static void conn_close(struct conn *c)
+/* ---- HTTP (libmicrohttpd) ------------------------------------------------ */
+
+#ifdef LD_HAVE_MHD
+
+static const char body_404[] = "404 Not Found\n";
+static const char body_405[] = "405 Method Not Allowed\n";
+static const char body_500[] = "500 Internal Server Error\n";
+
+/* Queues one answer; one request per connection (Connection: close), as
+ * a scraper needs no more and an idle kept-alive socket holds a slot. */
+static enum MHD_Result answer(struct MHD_Connection *conn, unsigned code,
+                              const char *ctype, const char *body,
+                              size_t len, int copy)
 {
-	if (c->fd >= 0)
-		close(c->fd);
-	free(c->out);
-	c->fd = -1;
-	c->out = NULL;
-	c->inlen = c->outlen = c->outoff = 0;
+	struct MHD_Response *r;
+	enum MHD_Result rc;
+
+	r = MHD_create_response_from_buffer(len, (void *)body,
+	                                    copy ? MHD_RESPMEM_MUST_COPY
+	                                         : MHD_RESPMEM_PERSISTENT);
+	if (r == NULL)
+		return MHD_NO;
+	if (MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype) !=
+	            MHD_YES ||
+	    MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close") !=
+	            MHD_YES ||
+	    (code == MHD_HTTP_METHOD_NOT_ALLOWED &&
+	     MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") !=
+	             MHD_YES)) {
+		MHD_destroy_response(r);
+		return MHD_NO;
+	}
+	rc = MHD_queue_response(conn, code, r);
+	MHD_destroy_response(r);
+	return rc;
 }
 
-/* The answer: status line, headers, and (unless HEAD) the body. */
-static void respond(struct conn *c, int code, const char *reason,
-                    const char *ctype, const char *body, size_t blen,
-                    int head)
+static enum MHD_Result answer_text(struct MHD_Connection *conn, unsigned code,
+                                   const char *body, size_t len)
 {
-	char hdr[256];
-	int hl = snprintf(hdr, sizeof(hdr),
-	                  "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
-	                  "Content-Length: %zu\r\nConnection: close\r\n\r\n",
-	                  code, reason, ctype, blen);
-	size_t total = (size_t)hl + (head ? 0 : blen);
-
-	c->out = malloc(total);
-	if (c->out == NULL) {
-		conn_close(c);
-		return;
-	}
-	memcpy(c->out, hdr, (size_t)hl);
-	if (!head)
-		memcpy(c->out + hl, body, blen);
-	c->outlen = total;
-	c->outoff = 0;
+	return answer(conn, code, "text/plain; charset=utf-8", body, len, 0);
 }
 
-static void respond_text(struct conn *c, int code, const char *reason)
+/* The snapshot as text in a buffer of its own (NULL: out of memory). */
+static char *metrics_text(struct ld_metrics *m, size_t *len)
 {
-	char body[64];
-	int n = snprintf(body, sizeof(body), "%d %s\n", code, reason);
+	struct ld_metrics_snapshot *snap = malloc(sizeof(*snap));
+	size_t size = 16384;
+	char *text = NULL;
 
-	respond(c, code, reason, "text/plain; charset=utf-8", body, (size_t)n,
-	        0);
-}
-
-/* A whole request head is in c->in: answer it. */
-static void serve(struct ld_metrics *m, struct conn *c)
-{
-	char method[16], target[256], version[16];
-	struct ld_metrics_snapshot *snap;
-	char *text;
-	size_t size = 16384, len;
-	int head;
-
-	c->in[c->inlen] = '\0';
-	if (sscanf(c->in, "%15s %255s %15s", method, target, version) != 3 ||
-	    strncmp(version, "HTTP/1.", 7) != 0) {
-		respond_text(c, 400, "Bad Request");
-		return;
-	}
-	head = strcmp(method, "HEAD") == 0;
-	if (strcmp(method, "GET") != 0 && !head) {
-		respond_text(c, 405, "Method Not Allowed");
-		return;
-	}
-	target[strcspn(target, "?")] = '\0';
-	if (strcmp(target, "/metrics") != 0) {
-		respond_text(c, 404, "Not Found");
-		return;
-	}
-	snap = malloc(sizeof(*snap));
-	if (snap == NULL) {
-		respond_text(c, 500, "Internal Server Error");
-		return;
-	}
+	if (snap == NULL)
+		return NULL;
 	ld_metrics_snapshot(m, snap);
-	for (;;) {
+	for (int tries = 0; tries < 4; tries++) {
 		text = malloc(size);
 		if (text == NULL)
 			break;
-		len = ld_metrics_format(snap, text, size);
-		if (len < size)
+		*len = ld_metrics_format(snap, text, size);
+		if (*len < size)
 			break;
 		free(text);
 		text = NULL;
-		size = len + 1;
+		size = *len + 1;
 	}
 	free(snap);
-	if (text == NULL) {
-		respond_text(c, 500, "Internal Server Error");
-		return;
-	}
+	return text;
+}
+
+/* MHD's request handler, in its one thread: called once the request head
+ * is in (MHD has answered 400, 414 or 431 itself to a head it could not
+ * take). GET and HEAD of /metrics (MHD sends no body to HEAD); any other
+ * method 405, any other path 404; the query is not part of url. */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
+                                  const char *url, const char *method,
+                                  const char *version,
+                                  const char *upload_data,
+                                  size_t *upload_data_size, void **req_cls)
+{
+	struct ld_metrics *m = cls;
+	enum MHD_Result rc;
+	size_t len = 0;
+	char *text;
+
+	(void)version;
+	(void)upload_data;
+	(void)upload_data_size;
+	(void)req_cls;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+		return answer_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, body_405,
+		                   sizeof(body_405) - 1);
+	if (strcmp(url, "/metrics") != 0)
+		return answer_text(conn, MHD_HTTP_NOT_FOUND, body_404,
+		                   sizeof(body_404) - 1);
+	text = metrics_text(m, &len);
+	if (text == NULL)
+		return answer_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+		                   body_500, sizeof(body_500) - 1);
 	m->scrapes++;
-	respond(c, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", text,
-	        len, head);
+	rc = answer(conn, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8",
+	            text, len, 1);
 	free(text);
+	return rc;
 }
 
-/* 1 once the bytes read so far end a request head. */
-static int head_complete(const struct conn *c)
-{
-	for (size_t i = 0; i + 1 < c->inlen; i++) {
-		if (c->in[i] == '\n' && c->in[i + 1] == '\n')
-			return 1;
-		if (i + 3 < c->inlen && memcmp(c->in + i, "\r\n\r\n", 4) == 0)
-			return 1;
-	}
-	return 0;
-}
-
-static void on_readable(struct ld_metrics *m, struct conn *c)
-{
-	ssize_t n = recv(c->fd, c->in + c->inlen,
-	                 LD_METRICS_MAX_REQUEST - c->inlen, 0);
-
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0) {
-		conn_close(c);
-		return;
-	}
-	c->inlen += (size_t)n;
-	if (head_complete(c)) {
-		serve(m, c);
-	} else if (c->inlen >= LD_METRICS_MAX_REQUEST) {
-		respond_text(c, 431, "Request Header Fields Too Large");
-	}
-}
-
-static void on_writable(struct conn *c)
-{
-	ssize_t n = send(c->fd, c->out + c->outoff, c->outlen - c->outoff,
-	                 MSG_NOSIGNAL);
-
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0) {
-		conn_close(c);
-		return;
-	}
-	c->outoff += (size_t)n;
-	if (c->outoff == c->outlen) {
-		/* all sent: say we are done, then close */
-		shutdown(c->fd, SHUT_WR);
-		conn_close(c);
-	}
-}
-
-static void accept_all(struct ld_metrics *m)
-{
-	for (;;) {
-		struct conn *free_c = NULL;
-		int fd = accept4(m->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-		if (fd < 0)
-			return;
-		for (int i = 0; i < LD_METRICS_MAX_CONN; i++)
-			if (m->conn[i].fd < 0) {
-				free_c = &m->conn[i];
-				break;
-			}
-		if (free_c == NULL) {
-			/* full: the oldest work goes on, the newcomer waits
-			 * for nobody */
-			close(fd);
-			continue;
-		}
-		free_c->fd = fd;
-		free_c->deadline = mono_ms() + LD_METRICS_TIMEOUT_MS;
-		free_c->inlen = 0;
-	}
-}
-
-static void *metrics_thread(void *arg)
-{
-	struct ld_metrics *m = arg;
-	struct pollfd pfd[2 + LD_METRICS_MAX_CONN];
-	int idx[LD_METRICS_MAX_CONN];
-
-	for (;;) {
-		int np = 2, tmo = -1;
-		int64_t now = mono_ms();
-
-		pfd[0].fd = m->wake[0];
-		pfd[0].events = POLLIN;
-		pfd[1].fd = m->lfd;
-		pfd[1].events = POLLIN;
-		for (int i = 0; i < LD_METRICS_MAX_CONN; i++) {
-			struct conn *c = &m->conn[i];
-
-			if (c->fd < 0)
-				continue;
-			if (now >= c->deadline) {
-				conn_close(c);
-				continue;
-			}
-			if (tmo < 0 || c->deadline - now < tmo)
-				tmo = (int)(c->deadline - now);
-			pfd[np].fd = c->fd;
-			pfd[np].events = c->out != NULL ? POLLOUT : POLLIN;
-			idx[np - 2] = i;
-			np++;
-		}
-		if (poll(pfd, (nfds_t)np, tmo) < 0 && errno != EINTR)
-			break;
-		if (pfd[0].revents & POLLIN)
-			break;
-		for (int k = 2; k < np; k++) {
-			struct conn *c = &m->conn[idx[k - 2]];
-
-			if (pfd[k].revents == 0 || c->fd < 0)
-				continue;
-			if (c->out != NULL)
-				on_writable(c);
-			else
-				on_readable(m, c);
-		}
-		if (pfd[1].revents & POLLIN)
-			accept_all(m);
-	}
-	return NULL;
-}
+#endif /* LD_HAVE_MHD */
 
 int ld_metrics_new(struct ld_metrics **out, const struct ld_config *cfg,
                    struct ld_server *server, struct ld_clock *clock)
@@ -658,22 +556,16 @@ int ld_metrics_new(struct ld_metrics **out, const struct ld_config *cfg,
 	*out = NULL;
 	if (cfg->metrics[0] == '\0')
 		return 0;
-	if (ld_metrics_parse_addr(cfg->metrics, &ss, &sl) != 0) {
-		ld_log(LD_LOG_ERR,
-		       "--metrics '%s': not ADDR:PORT (1.2.3.4:9975 or "
-		       "[::1]:9975)", cfg->metrics);
+	if (ld_metrics_check(cfg) != 0 ||
+	    ld_metrics_parse_addr(cfg->metrics, &ss, &sl) != 0)
 		return -1;
-	}
 	m = calloc(1, sizeof(*m));
 	if (m == NULL)
 		return -1;
 	m->cfg = cfg;
 	m->server = server;
 	m->clock = clock;
-	m->wake[0] = m->wake[1] = -1;
 	m->started_unix = (int64_t)time(NULL);
-	for (int i = 0; i < LD_METRICS_MAX_CONN; i++)
-		m->conn[i].fd = -1;
 	for (int i = 0; i < cfg->nlisten; i++) {
 		/* Sources of the metrics' own, made now in this thread: a
 		 * source keeps a cache (the LI of the day, the smear span)
@@ -687,13 +579,14 @@ int ld_metrics_new(struct ld_metrics **out, const struct ld_config *cfg,
 		ld_format_addr((const struct sockaddr *)&cfg->listen[i].addr,
 		               m->name[i], sizeof(m->name[i]));
 	}
+	/* bound here, on this address only, so that an error is printed
+	 * before detaching; libmicrohttpd takes the socket at start */
 	m->lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 	                0);
 	if (m->lfd < 0 ||
 	    setsockopt(m->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
 	    bind(m->lfd, (struct sockaddr *)&ss, sl) != 0 ||
-	    listen(m->lfd, 16) != 0 ||
-	    pipe2(m->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+	    listen(m->lfd, LD_METRICS_MAX_CONN) != 0) {
 		ld_log(LD_LOG_ERR, "--metrics %s: %s", cfg->metrics,
 		       strerror(errno));
 		ld_metrics_free(m);
@@ -706,41 +599,57 @@ int ld_metrics_new(struct ld_metrics **out, const struct ld_config *cfg,
 
 int ld_metrics_start(struct ld_metrics *m)
 {
+#ifdef LD_HAVE_MHD
 	sigset_t all, old;
-	int rc;
+	int e;
 
 	if (m == NULL)
 		return 0;
-	/* the thread takes no signal: they are the main loop's */
+	/* Its one thread polls the listening socket and every connection;
+	 * no TLS. A connection silent for LD_METRICS_TIMEOUT_S is closed;
+	 * one address holds at most LD_METRICS_PER_IP of the
+	 * LD_METRICS_MAX_CONN (more are closed at once), so idle clients
+	 * at a few addresses leave room for the scraper (issue 28 item 11).
+	 * MHD's messages are off: one a refused connection would let a
+	 * client fill the log. The thread takes no signal: they are the
+	 * main loop's. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&m->thread, NULL, metrics_thread, m);
+	errno = 0;
+	m->httpd = MHD_start_daemon(
+		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC, 0,
+		NULL, NULL, on_request, m,
+		MHD_OPTION_LISTEN_SOCKET, (MHD_socket)m->lfd,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)LD_METRICS_MAX_CONN,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		(unsigned int)LD_METRICS_PER_IP,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)LD_METRICS_TIMEOUT_S,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+		(size_t)LD_METRICS_CONN_MEMORY, MHD_OPTION_END);
+	e = errno;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0) {
-		ld_log(LD_LOG_ERR, "metrics thread: %s", strerror(rc));
+	if (m->httpd == NULL) {
+		ld_log(LD_LOG_ERR, "--metrics %s: libmicrohttpd did not start%s%s",
+		       m->cfg->metrics, e != 0 ? ": " : "",
+		       e != 0 ? strerror(e) : "");
 		return -1;
 	}
-	m->running = 1;
+	m->lfd = -1; /* MHD's now: it closes it when stopped */
 	return 0;
+#else
+	return m == NULL ? 0 : -1;
+#endif
 }
 
 void ld_metrics_free(struct ld_metrics *m)
 {
 	if (m == NULL)
 		return;
-	if (m->running) {
-		ssize_t w = write(m->wake[1], "x", 1);
-
-		(void)w;
-		pthread_join(m->thread, NULL);
-	}
-	for (int i = 0; i < LD_METRICS_MAX_CONN; i++)
-		conn_close(&m->conn[i]);
+#ifdef LD_HAVE_MHD
+	if (m->httpd != NULL)
+		MHD_stop_daemon(m->httpd);
+#endif
 	if (m->lfd >= 0)
 		close(m->lfd);
-	if (m->wake[0] >= 0)
-		close(m->wake[0]);
-	if (m->wake[1] >= 0)
-		close(m->wake[1]);
 	free(m);
 }

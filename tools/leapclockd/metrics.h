@@ -7,9 +7,12 @@
  *   ld_metrics_new     binds the address (before detaching and before the
  *                      privilege drop, so that a failure is printed);
  *   ld_metrics_start   its thread (after detaching: a fork keeps no
- *                      thread), a small HTTP/1.0 and 1.1 server that
- *                      answers GET /metrics and nothing else, with bounded
- *                      connections, request size and time.
+ *                      thread): libmicrohttpd's HTTP/1.0 and 1.1 server,
+ *                      which answers GET /metrics and nothing else, with
+ *                      bounded connections (per client address too),
+ *                      request size and idle time.
+ * Without libmicrohttpd (Debian libmicrohttpd-dev) at build time, the
+ * text is still built and --metrics is refused by ld_metrics_check.
  */
 #ifndef LD_METRICS_H
 #define LD_METRICS_H
@@ -20,9 +23,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LD_METRICS_MAX_CONN 8         /* connections served at once */
-#define LD_METRICS_MAX_REQUEST 4096   /* bytes of request head */
-#define LD_METRICS_TIMEOUT_MS 5000    /* a connection's whole life */
+#define LD_METRICS_MAX_CONN 64        /* connections served at once */
+#define LD_METRICS_PER_IP 4           /* of them from one client address */
+#define LD_METRICS_CONN_MEMORY 5120   /* bytes a connection's head, headers
+                                         and answer head may take */
+#define LD_METRICS_TIMEOUT_S 5        /* a silent connection is closed */
 
 struct ld_metrics_listener {
 	char listen[80];         /* "127.0.0.1:123" */
@@ -61,6 +66,11 @@ int ld_metrics_parse_addr(const char *text, struct sockaddr_storage *ss,
 
 struct ld_metrics;
 struct ld_server;
+
+/* Checks cfg->metrics before anything is bound: the address, and that
+ * this build has libmicrohttpd. 0 when fine or off; -1 after logging (a
+ * configuration error: exit 2). */
+int ld_metrics_check(const struct ld_config *cfg);
 
 /* Binds cfg->metrics (NULL *out when ""). -1 after logging an error. */
 int ld_metrics_new(struct ld_metrics **out, const struct ld_config *cfg,
