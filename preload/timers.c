@@ -513,8 +513,9 @@ static int arm_same(struct lcp_arm *a, const struct lcp_arm_copy *c)
  * it are all reached at 00:00:00; a smear: every period is longer or
  * shorter by the smear's rate), the kernel's grid drifts from the true
  * one: early is forbidden (invariant 2), so the watcher re-arms it. It
- * looks LCP_LOOK_NS ahead: the kernel's next point must be at or up to
- * LCP_LATE_NS after the true one, and so the one after it; a later point
+ * looks LCP_LOOK_NS ahead (two points at least): each of the kernel's
+ * points must be at or up to
+ * LCP_LATE_NS after the true one; a later point
  * that the kernel would fire early gets a wake-up of the watcher just
  * after the point before it fires (the re-arm then has a whole kernel
  * interval to land in).
@@ -584,7 +585,7 @@ static int rearm_one(struct lcp_arm *a, int fd, timer_t t, int step,
 			j = 0;
 		k = c.k0 + j;
 		n = c.kmono + j * c.kiv;
-		look = (int)(LCP_LOOK_NS / c.iv) + 2;
+		look = (int)(LCP_LOOK_NS / c.iv) + 2; /* at least 2 */
 		if (look > LCP_LOOK_MAX)
 			look = LCP_LOOK_MAX;
 		for (int i = 0; i <= look; i++) {
@@ -597,36 +598,37 @@ static int rearm_one(struct lcp_arm *a, int fd, timer_t t, int step,
 				bad = i;
 		if (bad < 0)
 			return 0; /* right for the look-ahead */
-		if (bad >= 2 || (bad == 1 && n <= now + 2 * LCP_WAKE_AFTER_NS)) {
+		/* the arming for the kernel's next point k: merged with the
+		 * points of a deleted second that are reached at the same
+		 * instant (fired once, an overrun, as Linux fires a clock
+		 * that jumps past several), and an interval that is the
+		 * longer of the next two periods: never early for the two
+		 * points after it (a shorter period after a longer one
+		 * comes late until the re-arm after the longer one) */
+		{
+			int i0 = 0;
+
+			while (i0 < look - 1 && h[i0 + 1] <= h[i0])
+				i0++;
+			m = h[i0];
+			kiv = h[i0 + 1] - h[i0];
+			if (h[i0 + 2] - h[i0 + 1] > kiv)
+				kiv = h[i0 + 2] - h[i0 + 1];
+			if (kiv <= 0)
+				kiv = c.iv;
+			k += i0;
+		}
+		if (bad >= 1 && !(bad == 1 && n > now + 2000000 &&
+		                  (m != n || kiv != c.kiv))) {
 			/* the kernel fires point bad - 1 right: look again just
 			 * after it, with a whole kernel interval to re-arm in
-			 * (point 1 while point 0 is imminent: a re-arm racing
-			 * its expiration could fire it twice) */
+			 * (not before point 0 when it is imminent: a re-arm
+			 * racing its expiration could fire it twice) */
 			int64_t w = n + (bad - 1) * c.kiv + LCP_WAKE_AFTER_NS;
 
 			if (w < *wake)
 				*wake = w;
 			return 0;
-		}
-		/* points of a deleted second reached at one instant: the
-		 * kernel fires them once (an overrun, as Linux does for a
-		 * clock that jumps past several) */
-		{
-			int i0 = 0;
-
-			while (i0 < look && h[i0 + 1] <= h[i0])
-				i0++;
-			k += i0;
-			m = h[i0];
-			kiv = grid_kiv(c.which, c.dl, c.iv, k, m);
-			/* the same period ahead: the largest, never early */
-			for (int i = i0 + 1; i < look; i++) {
-				int64_t g = h[i + 1] - h[i];
-
-				if (g < kiv || g - kiv > LCP_LATE_NS)
-					break;
-				kiv = g;
-			}
 		}
 		v.it_value = lc__ns_to_ts(m);
 		v.it_interval = lc__ns_to_ts(kiv);
