@@ -84,6 +84,16 @@ else
 	skip_note "rehearsal page: $build/leapclockd not built"
 fi
 
+# relative clock_nanosleep on REALTIME counts the program's clock too: in
+# smear:minute's window (60 s before the leap, 16.7 ms a second) a second of
+# MONOTONIC is 983 ms of it
+out=$(run --pretend 2016-12-31T23:59:30Z --mode smear:minute -- "$prog" sleep 3 2>&1)
+if [ "$(grep -c '^ok' <<<"$out")" -eq 3 ] && ! grep -q FAIL <<<"$out"; then
+	ok "relative clock_nanosleep(CLOCK_REALTIME) under smear:minute: never short ($(tail -1 <<<"$out" | sed 's/^ok *//'))"
+else
+	bad "relative clock_nanosleep(CLOCK_REALTIME) under smear:minute" "$out"
+fi
+
 wait_cases() {
 	for n in "${names[@]}"; do
 		for _ in $(seq 300); do grep -q '^rc ' "$tmp/$n.out" && break; sleep 0.1; done

@@ -20,6 +20,11 @@
  * timerfd, each TIMER_ABSTIME and relative: six. Expirations are counted
  * with timer_getoverrun and the timerfd's read count: the k-th expiration's
  * deadline is start + 1 + (k - 1) * PERIOD. Prints "ok"/"FAIL" lines.
+ *
+ * usage: preload_periodic sleep N
+ *   N relative clock_nanosleep(CLOCK_REALTIME, 0, 1 s) calls: each must
+ *   end at or past 1 s after the program's realtime before it (relative
+ *   sleeps on REALTIME count the program's clock, as its timers do).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -130,6 +135,28 @@ int main(int argc, char **argv)
 	pthread_t th[NT];
 	int fails = 0;
 
+	if (argc == 3 && strcmp(argv[1], "sleep") == 0) {
+		int n = atoi(argv[2]);
+
+		for (int i = 0; i < n; i++) {
+			struct timespec one = { 1, 0 };
+			int64_t a = now(CLOCK_REALTIME), b;
+
+			clock_nanosleep(CLOCK_REALTIME, 0, &one, NULL);
+			b = now(CLOCK_REALTIME);
+			if (b - a < 1000000000 || b - a > 1300000000) {
+				printf("FAIL relative clock_nanosleep of 1 s: "
+				       "realtime moved %lld ns\n",
+				       (long long)(b - a));
+				fails++;
+			} else {
+				printf("ok   relative clock_nanosleep of 1 s: "
+				       "realtime moved %lld ns\n",
+				       (long long)(b - a));
+			}
+		}
+		return fails ? 1 : 0;
+	}
 	if (argc != 5) {
 		fprintf(stderr, "usage: preload_periodic ALIGN PERIOD COUNT "
 		                "LATE\n");
