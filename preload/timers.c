@@ -514,11 +514,10 @@ static int arm_same(struct lcp_arm *a, const struct lcp_arm_copy *c)
  * shorter by the smear's rate), the kernel's grid drifts from the true
  * one: early is forbidden (invariant 2), so the watcher re-arms it. It
  * looks LCP_LOOK_NS ahead (two points at least): each of the kernel's
- * points must be at or up to
- * LCP_LATE_NS after the true one; a later point
- * that the kernel would fire early gets a wake-up of the watcher just
- * after the point before it fires (the re-arm then has a whole kernel
- * interval to land in).
+ * points must be at or up to LCP_LATE_NS after the true one; a later
+ * point that the kernel would fire early gets a wake-up of the watcher
+ * just after the point before it fires (the re-arm then has a whole
+ * kernel interval to land in).
  */
 #define LCP_LOOK_NS (250 * 1000000LL)
 #define LCP_LATE_NS (20 * 1000LL)
