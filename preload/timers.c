@@ -467,8 +467,10 @@ LCP_EXPORT int timerfd_settime(int fd, int flags,
  * its page went stale). When lc_clock_was_set_seq() moved it re-arms every
  * recorded timer that is armed and not yet expired on the new mapping:
  * a one-shot at its deadline, a periodic one at the next point of its
- * grid on the program's clock (deadline + k * interval). It allocates
- * nothing and prints nothing.
+ * grid on the program's clock (deadline + k * interval). On every pass
+ * it also keeps each periodic timer's kernel grid on the program's clock
+ * (below), waking just after an expiration that comes before an irregular
+ * period. It allocates nothing and prints nothing.
  */
 #define LCP_WATCH_MS 50
 #define LCP_WATCH_FAST_NS (200 * 1000000LL)
