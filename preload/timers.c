@@ -38,16 +38,22 @@ struct lcp_arm {
 	_Atomic int64_t iv;   /* the interval, ns; 0 one-shot */
 	_Atomic int64_t mono; /* host MONOTONIC of dl as armed (periodic: of
 	                       * the grid's origin dl) */
+	/* the kernel's arming (periodic): grid point k0 at host MONOTONIC
+	 * kmono, then every kiv ns of host MONOTONIC */
+	_Atomic int64_t kmono, kiv, k0;
 };
 
 static void arm_note(struct lcp_arm *a, int which, int64_t dl, int64_t iv,
-                     int64_t mono)
+                     int64_t mono, int64_t kiv)
 {
 	atomic_fetch_add_explicit(&a->seq, 1, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
 	atomic_store_explicit(&a->dl, dl, memory_order_relaxed);
 	atomic_store_explicit(&a->iv, iv, memory_order_relaxed);
 	atomic_store_explicit(&a->mono, mono, memory_order_relaxed);
+	atomic_store_explicit(&a->kmono, mono, memory_order_relaxed);
+	atomic_store_explicit(&a->kiv, kiv, memory_order_relaxed);
+	atomic_store_explicit(&a->k0, 0, memory_order_relaxed);
 	atomic_store_explicit(&a->which, which, memory_order_relaxed);
 	atomic_fetch_add_explicit(&a->seq, 1, memory_order_release);
 }
@@ -80,11 +86,37 @@ static uint64_t cws_now(void)
  * records it in `a` (NULL: not followed). `flags` are the kernel call's
  * (TIMER_ABSTIME and TFD_TIMER_ABSTIME are both 1).
  */
+/* The host MONOTONIC instant (ns) at which the program's clock `which`
+ * first reads grid point dl + k * iv; -1 for a bad one. */
+static int64_t grid_mono(int which, int64_t dl, int64_t iv, int64_t k)
+{
+	struct timespec d = lc__ns_to_ts(dl + k * iv), m;
+
+	if (lcp_to_host_mono(which, &d, &m) < 0)
+		return -1;
+	return lc__ts_to_ns(&m);
+}
+
+/* The kernel's interval for a grid whose point k is at host MONOTONIC
+ * h0: the host MONOTONIC length of the period after it (a period is
+ * counted on the program's clock: 2 s across an inserted second, longer
+ * than 1 s of MONOTONIC under a smear that slows the clock), never 0
+ * (that would make the kernel's timer a one-shot). */
+static int64_t grid_kiv(int which, int64_t dl, int64_t iv, int64_t k,
+                        int64_t h0)
+{
+	int64_t h1 = grid_mono(which, dl, iv, k + 1);
+
+	return h1 > h0 ? h1 - h0 : iv;
+}
+
 static int arm_abs(struct lcp_arm *a, int fd, timer_t t, int which,
                    int flags, const struct itimerspec *nv,
                    struct itimerspec *ov)
 {
 	struct itimerspec v = *nv;
+	int64_t dl = lc__ts_to_ns(&nv->it_value);
+	int64_t iv = lc__ts_to_ns(&nv->it_interval), kiv = 0;
 	uint64_t seq0;
 	int rc, tries = 0;
 
@@ -94,12 +126,16 @@ static int arm_abs(struct lcp_arm *a, int fd, timer_t t, int which,
 			errno = EINVAL;
 			return -1;
 		}
+		if (iv > 0) {
+			kiv = grid_kiv(which, dl, iv, 0,
+			               lc__ts_to_ns(&v.it_value));
+			v.it_interval = lc__ns_to_ts(kiv);
+		}
 		if (v.it_value.tv_sec == 0 && v.it_value.tv_nsec == 0)
 			v.it_value.tv_nsec = 1; /* past: fire now, don't disarm */
 		if (a != NULL) {
-			arm_note(a, which, lc__ts_to_ns(&nv->it_value),
-			         lc__ts_to_ns(&nv->it_interval),
-			         lc__ts_to_ns(&v.it_value));
+			arm_note(a, which, dl, iv, lc__ts_to_ns(&v.it_value),
+			         kiv);
 			watch_start(seq0);
 		}
 		rc = fd >= 0 ? REAL(timerfd_settime)(fd, flags, &v, ov)
@@ -110,6 +146,33 @@ static int arm_abs(struct lcp_arm *a, int fd, timer_t t, int which,
 			return rc;
 		ov = NULL; /* the old value was the caller's, now ours */
 	}
+}
+
+/* A relative arming on our clock `which` as an absolute one: the value is
+ * counted on the program's own clock from now (as its periods are), not
+ * on the host's MONOTONIC, which a smear or a leap makes differ from it.
+ * 0, or -1 with errno EINVAL for a bad value. */
+static int rel_to_abs(int which, const struct itimerspec *nv,
+                      struct itimerspec *abs)
+{
+	int64_t v, now;
+
+	if (nv->it_value.tv_nsec < 0 || nv->it_value.tv_nsec >= LC__NS ||
+	    nv->it_value.tv_sec < 0 || nv->it_interval.tv_nsec < 0 ||
+	    nv->it_interval.tv_nsec >= LC__NS || nv->it_interval.tv_sec < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	now = which == 2 ? lcp_prog_tai() : lcp_prog_rt();
+	*abs = *nv;
+	if ((int64_t)nv->it_value.tv_sec >= (INT64_MAX - now) / LC__NS - 1) {
+		abs->it_value.tv_sec = (time_t)(INT64_MAX / LC__NS - 1);
+		abs->it_value.tv_nsec = 0;
+		return 0;
+	}
+	v = lc__ts_to_ns(&nv->it_value);
+	abs->it_value = lc__ns_to_ts(now + v);
+	return 0;
 }
 
 /* ---- POSIX timers and timerfds ------------------------------------------- */
@@ -280,9 +343,17 @@ LCP_EXPORT int timer_settime(timer_t id, int flags,
 	which = nv != NULL ? timer_lookup(id, &slot) : 0;
 	if (slot >= 0 && nv != NULL)
 		arm_off(&g_timer_arm[slot]); /* re-noted below if absolute */
-	if (which == 0 || !(flags & TIMER_ABSTIME) ||
+	if (which == 0 ||
 	    (nv->it_value.tv_sec == 0 && nv->it_value.tv_nsec == 0))
 		return REAL(timer_settime)(id, flags, nv, ov);
+	if (!(flags & TIMER_ABSTIME)) {
+		struct itimerspec abs;
+
+		if (rel_to_abs(which, nv, &abs) < 0)
+			return -1;
+		return arm_abs(&g_timer_arm[slot], -1, id, which,
+		               flags | TIMER_ABSTIME, &abs, ov);
+	}
 	return arm_abs(&g_timer_arm[slot], -1, id, which, flags, nv, ov);
 }
 
@@ -365,12 +436,19 @@ LCP_EXPORT int timerfd_settime(int fd, int flags,
 	 * leaps are not steps of the host clock: a MONOTONIC timerfd has no
 	 * cancel-on-set, so the flag goes. */
 	flags &= ~TFD_TIMER_CANCEL_ON_SET;
-	if (!(flags & TFD_TIMER_ABSTIME) ||
-	    (nv->it_value.tv_sec == 0 && nv->it_value.tv_nsec == 0)) {
+	if (nv->it_value.tv_sec == 0 && nv->it_value.tv_nsec == 0) {
 		a = tfd_arm(fd);
 		if (a != NULL)
 			arm_off(a);
 		return REAL(timerfd_settime)(fd, flags, nv, ov);
+	}
+	if (!(flags & TFD_TIMER_ABSTIME)) {
+		struct itimerspec abs;
+
+		if (rel_to_abs(1, nv, &abs) < 0)
+			return -1;
+		return arm_abs(tfd_arm(fd), fd, NULL, 1,
+		               flags | TFD_TIMER_ABSTIME, &abs, ov);
 	}
 	return arm_abs(tfd_arm(fd), fd, NULL, 1, flags, nv, ov);
 }
@@ -389,8 +467,10 @@ LCP_EXPORT int timerfd_settime(int fd, int flags,
  * its page went stale). When lc_clock_was_set_seq() moved it re-arms every
  * recorded timer that is armed and not yet expired on the new mapping:
  * a one-shot at its deadline, a periodic one at the next point of its
- * grid on the program's clock (deadline + k * interval). It allocates
- * nothing and prints nothing.
+ * grid on the program's clock (deadline + k * interval). On every pass
+ * it also keeps each periodic timer's kernel grid on the program's clock
+ * (below), waking just after an expiration that comes before an irregular
+ * period. It allocates nothing and prints nothing.
  */
 #define LCP_WATCH_MS 50
 #define LCP_WATCH_FAST_NS (200 * 1000000LL)
@@ -403,7 +483,7 @@ static _Atomic uint64_t g_watch_seq; /* the sequence the records are at */
 struct lcp_arm_copy {
 	uint32_t seq;
 	int which;
-	int64_t dl, iv, mono;
+	int64_t dl, iv, mono, kmono, kiv, k0;
 };
 
 /* Copies record `a`; 0 while the program writes it (try again). */
@@ -414,6 +494,9 @@ static int arm_read(struct lcp_arm *a, struct lcp_arm_copy *c)
 	c->dl = atomic_load_explicit(&a->dl, memory_order_relaxed);
 	c->iv = atomic_load_explicit(&a->iv, memory_order_relaxed);
 	c->mono = atomic_load_explicit(&a->mono, memory_order_relaxed);
+	c->kmono = atomic_load_explicit(&a->kmono, memory_order_relaxed);
+	c->kiv = atomic_load_explicit(&a->kiv, memory_order_relaxed);
+	c->k0 = atomic_load_explicit(&a->k0, memory_order_relaxed);
 	atomic_thread_fence(memory_order_acquire);
 	return (c->seq & 1) == 0;
 }
@@ -424,62 +507,54 @@ static int arm_same(struct lcp_arm *a, const struct lcp_arm_copy *c)
 	return atomic_load_explicit(&a->seq, memory_order_acquire) == c->seq;
 }
 
-/* Which point of a periodic timer's grid (deadline + k * interval) to arm
- * it at: the one nearest its next expiration `cur` (0 for a one-shot), or
- * -1 to wait: a timerfd with expirations unread (unless `force`). */
-static int64_t rearm_grid(const struct lcp_arm_copy *c, int fd,
-                          const struct itimerspec *cur, int force)
+/*
+ * A periodic timer's grid is dl + k * iv on the program's clock; the
+ * kernel runs it on host MONOTONIC as kmono + j * kiv (point k0 + j).
+ * Where the program's clock and MONOTONIC do not run alike (an inserted
+ * second: one period is 2 s of MONOTONIC; a deleted one: points inside
+ * it are all reached at 00:00:00; a smear: every period is longer or
+ * shorter by the smear's rate), the kernel's grid drifts from the true
+ * one: early is forbidden (invariant 2), so the watcher re-arms it. It
+ * looks LCP_LOOK_NS ahead (two points at least): each of the kernel's
+ * points must be at or up to LCP_LATE_NS after the true one; a later
+ * point that the kernel would fire early gets a wake-up of the watcher
+ * just after the point before it fires (the re-arm then has a whole
+ * kernel interval to land in).
+ */
+#define LCP_LOOK_NS (250 * 1000000LL)
+#define LCP_LATE_NS (20 * 1000LL)
+#define LCP_LOOK_MAX 64
+#define LCP_WAKE_AFTER_NS (50 * 1000LL)
+
+/* 1 if the kernel's point i (at kn) is right for true point h. */
+static int grid_ok(int64_t kn, int64_t h)
 {
-	int64_t next, k;
-
-	if (c->iv <= 0)
-		return 0;
-	next = lcp_host_ns(CLOCK_MONOTONIC) + lc__ts_to_ns(&cur->it_value);
-	if (fd >= 0 && !force) {
-		struct pollfd p = { fd, POLLIN, 0 };
-
-		if (poll(&p, 1, 0) > 0)
-			return -1;
-	}
-	k = (next - c->mono + c->iv / 2) / c->iv;
-	return k < 0 ? 0 : k;
-}
-
-/* The new arming `v` of grid point k on the current mapping, and its host
- * MONOTONIC in *m; 0 if there is none or the step did not move it. */
-static int rearm_value(const struct lcp_arm_copy *c, int64_t k,
-                       struct itimerspec *v, int64_t *m)
-{
-	struct timespec d = lc__ns_to_ts(c->dl + k * c->iv);
-
-	if (lcp_to_host_mono(c->which, &d, &v->it_value) < 0)
-		return 0;
-	*m = lc__ts_to_ns(&v->it_value);
-	if (*m == c->mono + k * c->iv)
-		return 0; /* this step did not move it */
-	if (*m == 0)
-		v->it_value.tv_nsec = 1;
-	v->it_interval = lc__ns_to_ts(c->iv);
-	return 1;
+	return kn >= h && kn - h <= LCP_LATE_NS;
 }
 
 /*
  * Re-arms the timer of record `a` (timerfd `fd`, else POSIX timer `t`) at
- * the current mapping. Returns 1 if it must be tried again later: a
- * periodic timerfd with expirations the program has not read yet
+ * the current mapping if it needs it; *wake: the host MONOTONIC instant
+ * the watcher must look again (lowered, never raised). `step` (the
+ * timeline stepped): one-shots too; `force`: even a timerfd with
+ * expirations unread. Returns 1 if it must be tried again soon:
+ * a timerfd with expirations the program has not read yet
  * (timerfd_settime would drop them).
  */
-static int rearm_one(struct lcp_arm *a, int fd, timer_t t, int force)
+static int rearm_one(struct lcp_arm *a, int fd, timer_t t, int step,
+                     int force, int64_t *wake)
 {
 	for (int tries = 0; tries < 4; tries++) {
 		struct lcp_arm_copy c;
 		struct itimerspec cur, v;
-		int64_t k, m;
-		int rc;
+		int64_t now, n, j, k, h[LCP_LOOK_MAX + 2], kiv, m;
+		int rc, look, bad = -1;
 
 		if (!arm_read(a, &c))
 			continue;
 		if (c.which == 0 || !arm_same(a, &c))
+			return 0;
+		if (c.iv <= 0 && !step)
 			return 0;
 		rc = fd >= 0 ? timerfd_gettime(fd, &cur)
 		             : timer_gettime(t, &cur);
@@ -492,11 +567,83 @@ static int rearm_one(struct lcp_arm *a, int fd, timer_t t, int force)
 		 * hold its expiration unread: re-arming would drop it) */
 		if (cur.it_value.tv_sec == 0 && cur.it_value.tv_nsec == 0)
 			return 0;
-		k = rearm_grid(&c, fd, &cur, force);
-		if (k < 0)
-			return 1;
-		if (!rearm_value(&c, k, &v, &m))
+		now = lcp_host_ns(CLOCK_MONOTONIC);
+		memset(&v, 0, sizeof(v));
+		if (c.iv <= 0) {
+			m = grid_mono(c.which, c.dl, 0, 0);
+			if (m < 0 || m == c.mono)
+				return 0; /* this step did not move it */
+			k = 0;
+			kiv = 0;
+			v.it_value = lc__ns_to_ts(m);
+			goto arm;
+		}
+		/* the kernel's next point, exactly (its arming is known; the
+		 * reading of the remaining time only picks which one) */
+		n = now + lc__ts_to_ns(&cur.it_value);
+		j = c.kiv > 0 ? (n - c.kmono + c.kiv / 2) / c.kiv : 0;
+		if (j < 0)
+			j = 0;
+		k = c.k0 + j;
+		n = c.kmono + j * c.kiv;
+		look = (int)(LCP_LOOK_NS / c.iv) + 2; /* at least 2 */
+		if (look > LCP_LOOK_MAX)
+			look = LCP_LOOK_MAX;
+		for (int i = 0; i <= look; i++) {
+			h[i] = grid_mono(c.which, c.dl, c.iv, k + i);
+			if (h[i] < 0)
+				return 0;
+		}
+		for (int i = 0; i <= look && bad < 0; i++)
+			if (!grid_ok(n + i * c.kiv, h[i]))
+				bad = i;
+		if (bad < 0)
+			return 0; /* right for the look-ahead */
+		/* the arming for the kernel's next point k: merged with the
+		 * points of a deleted second that are reached at the same
+		 * instant (fired once, an overrun, as Linux fires a clock
+		 * that jumps past several), and an interval that is the
+		 * longer of the next two periods: never early for the two
+		 * points after it (a shorter period after a longer one
+		 * comes late until the re-arm after the longer one) */
+		{
+			int i0 = 0;
+
+			while (i0 < look - 1 && h[i0 + 1] <= h[i0])
+				i0++;
+			m = h[i0];
+			kiv = h[i0 + 1] - h[i0];
+			if (h[i0 + 2] - h[i0 + 1] > kiv)
+				kiv = h[i0 + 2] - h[i0 + 1];
+			if (kiv <= 0)
+				kiv = c.iv;
+			k += i0;
+		}
+		if (bad >= 1 && !(bad == 1 && n > now + 2000000 &&
+		                  (m != n || kiv != c.kiv))) {
+			/* the kernel fires point bad - 1 right: look again just
+			 * after it, with a whole kernel interval to re-arm in
+			 * (not before point 0 when it is imminent: a re-arm
+			 * racing its expiration could fire it twice) */
+			int64_t w = n + (bad - 1) * c.kiv + LCP_WAKE_AFTER_NS;
+
+			if (w < *wake)
+				*wake = w;
 			return 0;
+		}
+		v.it_value = lc__ns_to_ts(m);
+		v.it_interval = lc__ns_to_ts(kiv);
+		if (m + LCP_WAKE_AFTER_NS < *wake)
+			*wake = m + LCP_WAKE_AFTER_NS;
+	arm:
+		if (fd >= 0 && !force && c.iv > 0 && m > now + 2000000) {
+			struct pollfd p = { fd, POLLIN, 0 };
+
+			if (poll(&p, 1, 0) > 0)
+				return 1; /* read first */
+		}
+		if (m == 0)
+			v.it_value.tv_nsec = 1;
 		if (!arm_same(a, &c))
 			continue; /* the program armed it meanwhile */
 		rc = fd >= 0 ? REAL(timerfd_settime)(fd, TFD_TIMER_ABSTIME, &v,
@@ -504,8 +651,11 @@ static int rearm_one(struct lcp_arm *a, int fd, timer_t t, int force)
 		             : REAL(timer_settime)(t, TIMER_ABSTIME, &v, NULL);
 		if (rc != 0)
 			return 0;
-		atomic_store_explicit(&a->mono, m - k * c.iv,
+		atomic_store_explicit(&a->mono, c.iv > 0 ? c.mono : m,
 		                      memory_order_relaxed);
+		atomic_store_explicit(&a->kmono, m, memory_order_relaxed);
+		atomic_store_explicit(&a->kiv, kiv, memory_order_relaxed);
+		atomic_store_explicit(&a->k0, k, memory_order_relaxed);
 		/* armed by the program while we did: ours may have undone
 		 * its arming, so do its record again */
 		if (arm_same(a, &c))
@@ -514,8 +664,9 @@ static int rearm_one(struct lcp_arm *a, int fd, timer_t t, int force)
 	return 0;
 }
 
-/* Re-arms every recorded timer; the number that must be tried again. */
-static int rearm_all(int force)
+/* Re-arms every recorded timer that needs it; the number that must be
+ * tried again; *wake as rearm_one's. */
+static int rearm_all(int step, int force, int64_t *wake)
 {
 	int later = 0;
 
@@ -526,13 +677,15 @@ static int rearm_all(int force)
 		if (k != 0 && atomic_load_explicit(&g_timer_arm[i].which,
 		                                   memory_order_relaxed))
 			later += rearm_one(&g_timer_arm[i], -1,
-			                   (timer_t)(k - 1), force);
+			                   (timer_t)(k - 1), step, force,
+			                   wake);
 	}
 	for (int fd = 0; fd < LCP_TFD_ARMS; fd++) {
 		if (atomic_load_explicit(&g_tfd_arm[fd].which,
 		                         memory_order_relaxed) &&
 		    tfd_is_rt(fd))
-			later += rearm_one(&g_tfd_arm[fd], fd, NULL, force);
+			later += rearm_one(&g_tfd_arm[fd], fd, NULL, step,
+			                   force, wake);
 	}
 	return later;
 }
@@ -562,17 +715,25 @@ static int host_set_fd(void)
 
 static void *watch_main(void *arg)
 {
-	int fd = host_set_fd(), later = 0;
-	int64_t fast_until = 0, defer_until = 0;
+	int fd = host_set_fd(), later = 0, step = 0;
+	int64_t fast_until = 0, defer_until = 0, wake = 0;
 
 	(void)arg;
 	for (;;) {
 		struct pollfd p = { fd, POLLIN, 0 };
 		int64_t now = lcp_host_ns(CLOCK_MONOTONIC);
+		int64_t to = LCP_WATCH_MS * 1000000LL;
+		struct timespec tts;
 		uint64_t seq;
 
-		if (poll(&p, fd >= 0 ? 1 : 0,
-		         now < fast_until || later ? 1 : LCP_WATCH_MS) > 0) {
+		if (now < fast_until || later)
+			to = 1000000;
+		if (wake > now && wake - now < to)
+			to = wake - now;
+		else if (wake != 0 && wake <= now)
+			to = 0;
+		tts = lc__ns_to_ts(to);
+		if (ppoll(&p, fd >= 0 ? 1 : 0, &tts, NULL) > 0) {
 			uint64_t n;
 
 			/* ECANCELED: the host's REALTIME was set */
@@ -590,12 +751,18 @@ static void *watch_main(void *arg)
 		seq = cws_now();
 		if (seq != atomic_load(&g_watch_seq)) {
 			atomic_store(&g_watch_seq, seq);
-			later = rearm_all(0);
+			step = 1;
 			defer_until = now + LCP_WATCH_DEFER_NS;
 			fast_until = 0;
-		} else if (later) {
-			later = rearm_all(now >= defer_until);
 		}
+		/* every pass: periodic grids drift from the kernel's where
+		 * the program's clock and MONOTONIC differ in rate or leap */
+		wake = INT64_MAX;
+		later = rearm_all(step, step && now >= defer_until, &wake);
+		if (!later)
+			step = 0;
+		if (wake == INT64_MAX)
+			wake = 0;
 	}
 	return NULL;
 }

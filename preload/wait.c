@@ -19,24 +19,47 @@ LCP_EXPORT int clock_nanosleep(clockid_t clk, int flags,
 {
 	__typeof__(clock_nanosleep) *f = REAL(clock_nanosleep);
 	int which = lcp_ours(clk);
-	struct timespec m;
+	struct timespec m, abs;
 	int rc;
 
 	if (clk == CLOCK_REALTIME_COARSE)
 		which = 0; /* not a valid sleep clock: let the host say so */
-	if (f == NULL || which == 0 || !(flags & TIMER_ABSTIME) || !lcp_ready())
+	if (f == NULL || which == 0 || !lcp_ready())
 		return f ? f(clk, flags, req, rem)
 		         : (syscall(SYS_clock_nanosleep, clk, flags, req,
 		                    rem) == 0 ? 0 : errno);
 	if (req == NULL)
 		return EFAULT;
+	if (req->tv_nsec < 0 || req->tv_nsec >= LC__NS || req->tv_sec < 0)
+		return EINVAL;
+	abs = *req;
+	if (!(flags & TIMER_ABSTIME)) {
+		/* a relative sleep on our clock counts that clock from now,
+		 * as its timers' relative values do (a smear makes it differ
+		 * from the host's MONOTONIC, a leap by a second); plain
+		 * nanosleep() and sleep() are not this call and count
+		 * elapsed time */
+		int64_t now = which == 2 ? lcp_prog_tai() : lcp_prog_rt();
+
+		if ((int64_t)req->tv_sec < (INT64_MAX - now) / LC__NS - 1)
+			abs = lc__ns_to_ts(now + lc__ts_to_ns(req));
+		else
+			abs.tv_sec = (time_t)(INT64_MAX / LC__NS - 1);
+	}
 	for (;;) {
-		if (lcp_to_host_mono(which, req, &m) < 0)
+		if (lcp_to_host_mono(which, &abs, &m) < 0)
 			return EINVAL;
 		rc = f(CLOCK_MONOTONIC, TIMER_ABSTIME, &m, NULL);
+		if (rc == EINTR && !(flags & TIMER_ABSTIME) && rem != NULL) {
+			int64_t left = lc__ts_to_ns(&abs) -
+			               (which == 2 ? lcp_prog_tai()
+			                           : lcp_prog_rt());
+
+			*rem = lc__ns_to_ts(left > 0 ? left : 0);
+		}
 		if (rc != 0)
 			return rc; /* EINTR: no remainder when absolute */
-		if (lcp_reached(which, req))
+		if (lcp_reached(which, &abs))
 			return 0;
 	}
 }
