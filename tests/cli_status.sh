@@ -229,6 +229,35 @@ else
 	bad "leapclockd --pretend publishes a rehearsal page"
 fi
 
+# ---- 23:59:60 in `now` (issue 27): a rehearsal that reads 23:59:60 two
+# host seconds from now; `now` reads it 2.3 s from now, 0.3 s into the leap
+# second. Before: utc printed 1483228799.1300000000 (reads as .13 s).
+L60=$T/leap60
+at=$(date -u -d "@$(($(date +%s) + 2))" +%Y-%m-%dT%H:%M:%SZ)
+at_s=$(date -u -d "$at" +%s)
+if up leap60 "$L60" --pretend "2016-12-31T23:59:60Z@$at"; then
+	while [ "$(date +%s%N)" -lt "$((at_s * 1000000000 + 200000000))" ]; do sleep 0.02; done
+	out=$(LEAPCLOCK_TIMELINE=$L60 "$L" now 2>"$T/err")
+	LEAPCLOCK_TIMELINE=$L60 "$L" now --json >"$T/n60.json" 2>>"$T/err"
+	expect_line "now: 23:59:60 as SEC+1.FRAC beside its ISO :60" \
+		'^utc +1483228799\+1\.[0-9]{9}  2016-12-31T23:59:60\.[0-9]{9}Z$' "$out"
+	no_line "now: no SEC.1FRAC (reads as a fraction of SEC)" \
+		'^utc +1483228799\.1[0-9]{9} ' "$out"
+	if python3 - "$T/n60.json" 2>"$T/py.err" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["leap_second"] is True, d
+assert d["utc"]["sec"] == 1483228799 and 10**9 <= d["utc"]["nsec"] < 2 * 10**9, d["utc"]
+assert d["utc_iso"].startswith("2016-12-31T23:59:60."), d["utc_iso"]
+assert d["realtime"]["sec"] == 1483228799 and d["realtime"]["nsec"] < 10**9, d
+EOF2
+	then ok "now --json: leap_second true, utc_iso :60, utc sec/nsec as before"; else
+		bad "now --json in 23:59:60"; sed 's/^/    /' "$T/py.err"; sed 's/^/    | /' "$T/n60.json"; fi
+	down TERM
+else
+	bad "leapclockd --pretend 23:59:60@AT publishes a page"
+fi
+
 # ---- usage
 "$L" status --nosuch >/dev/null 2>&1
 expect_rc "status with an unknown argument" 2 $?
