@@ -258,6 +258,74 @@ else
 	bad "leapclockd --pretend 23:59:60@AT publishes a page"
 fi
 
+# ---- the live view (issue 27): status --watch / top
+W=$T/watchpage
+if up watch "$W" --stats-file "$T/stats"; then
+	for _ in $(seq 50); do grep -q '^listen ' "$T/stats" 2>/dev/null && break; sleep 0.1; done
+	addr=$(awk '/^listen /{print $2; exit}' "$T/stats")
+	LEAPCLOCK_TIMELINE=$W timeout 20 "$L" status --watch --count 4 --interval 0.8 \
+		--stats-file "$T/stats" >"$T/w.out" 2>"$T/w.err" &
+	wpid=$!
+	sleep 0.2
+	"$L" server-stats --query "$addr" --count 4 --interval 0.05 >/dev/null 2>&1
+	wait "$wpid"
+	expect_rc "status --watch --count 4, not a terminal" 0 $?
+	out=$(cat "$T/w.out")
+	n=$(grep -c '^leapclock status --watch ' "$T/w.out")
+	[ "$n" -eq 4 ] && ok "--count 4: four blocks" || bad "--count 4: $n blocks"
+	if grep -q $'\033' "$T/w.out"; then bad "not a terminal: no escape sequences"; else ok "not a terminal: no escape sequences"; fi
+	expect_line "watch: the page" "^timeline +page $W\$" "$out"
+	expect_line "watch: the smear offset, its sign named" '^smear now +[-+]0\.[0-9]{6} s \(smear offset = UTC_SLS - UTC\)$' "$out"
+	expect_line "watch: the served socket from the stats file" "^ +$addr +utc +[0-9]+ " "$out"
+	expect_line "watch: a request rate once requests came" "^ +$addr +utc +4 +[0-9.]+ +[0-9.]+ " "$out"
+	LEAPCLOCK_TIMELINE=$W timeout 10 "$L" top --count 1 --stats-file none >"$T/t.out" 2>&1
+	expect_rc "top --count 1" 0 $?
+	expect_line "top is status --watch" '^leapclock status --watch .*refresh 1 of 1' "$(cat "$T/t.out")"
+	# in a terminal: python3's pty; SIGINT ends it, the cursor restored
+	if LEAPCLOCK_TIMELINE=$W python3 - "$L" "$T/stats" >"$T/pty.out" 2>&1 <<'EOF2'
+import os, pty, signal, sys, time, select
+lc, stats = sys.argv[1], sys.argv[2]
+def run(args, stop_after=None):
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(lc, [lc] + args)
+    out, t0, sent = b"", time.time(), False
+    while time.time() - t0 < 15:
+        if stop_after is not None and not sent and time.time() - t0 > stop_after:
+            os.kill(pid, signal.SIGINT); sent = True
+        r, _, _ = select.select([fd], [], [], 0.1)
+        if r:
+            try:
+                b = os.read(fd, 65536)
+            except OSError:
+                break
+            if not b:
+                break
+            out += b
+    _, st = os.waitpid(pid, 0)
+    return out, st
+out, st = run(["status", "--watch", "--count", "2", "--interval", "0.2", "--stats-file", stats])
+assert os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0, st
+assert out.count(b"\033[H\033[2J") == 2, out
+assert out.startswith(b"\033[?25l") and out.rstrip().endswith(b"\033[?25h"), out[-40:]
+assert out.count(b"leapclock status --watch") == 2 and b"served" in out, out
+print("ok   pty: two refreshes, each home+clear, the cursor hidden then restored")
+out, st = run(["top", "--interval", "0.2", "--stats-file", stats], stop_after=1.0)
+assert os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0, st
+assert out.rstrip().endswith(b"\033[?25h"), out[-40:]
+assert out.count(b"\033[H\033[2J") >= 2, out
+print("ok   pty: SIGINT ends top (exit 0), the cursor restored")
+EOF2
+	then cat "$T/pty.out"; else bad "in a pty:"; sed 's/^/    /' "$T/pty.out"; fi
+	down TERM
+else
+	bad "leapclockd publishes the watch page"
+fi
+"$L" status --count 2 >/dev/null 2>&1
+expect_rc "--count without --watch" 2 $?
+"$L" status --watch --json >/dev/null 2>&1
+expect_rc "--watch with --json" 2 $?
+
 # ---- usage
 "$L" status --nosuch >/dev/null 2>&1
 expect_rc "status with an unknown argument" 2 $?

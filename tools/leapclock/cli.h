@@ -59,4 +59,23 @@ int lc_cli_warn_expired(const char *cmd, const lc_leaptable *t,
 int lc_cli_check_system_table(const char *cmd,
                               struct lc_leaptable_search *out);
 
+/* leapclockd's stats file as `leapclock server-stats` reads it, for
+ * `status --watch`: its rows' cumulative counters (tools/leapclock/
+ * cmd_server_stats.c). 0, or -1 with why set (nothing printed). */
+#define LC_CLI_SERVED_MAX 64
+struct lc_cli_served {
+	int n, alive;
+	int64_t pid, updated;
+	char why[200];
+	struct lc_cli_served_row {
+		char addr[80], mode[64];
+		uint64_t requests, replies, ratelimited;
+		unsigned li;
+		uint32_t refid;
+	} rows[LC_CLI_SERVED_MAX];
+};
+int lc_cli_served_read(const char *path, struct lc_cli_served *out);
+/* A reference id as server-stats --refid describes it. */
+void lc_cli_refid_text(uint32_t refid, char *buf, size_t size);
+
 #endif

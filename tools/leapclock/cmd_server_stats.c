@@ -287,7 +287,9 @@ static void stats_listen(struct stats *st, char *rest)
 	st->nrows++;
 }
 
-/* Reads the file; 0, or the exit status (message printed). */
+/* Reads the file; 0, or the exit status (message printed unless
+ * stats_quiet: status --watch says it in its block). */
+static int stats_quiet;
 static int stats_read(const char *path, struct stats *st)
 {
 	FILE *f = fopen(path, "r");
@@ -296,6 +298,8 @@ static int stats_read(const char *path, struct stats *st)
 
 	snprintf(st->leaptable, sizeof(st->leaptable), "?");
 	snprintf(st->pretend, sizeof(st->pretend), "-");
+	if (f == NULL && stats_quiet)
+		return LC_EXIT_RUNTIME;
 	if (f == NULL) {
 		fprintf(stderr, "leapclock %s: %s: %s (is leapclockd running? "
 		        "see its --stats-file)\n", CMD, path, strerror(errno));
@@ -328,6 +332,8 @@ static int stats_read(const char *path, struct stats *st)
 			stats_listen(st, line + 7);
 	}
 	fclose(f);
+	if (!ok && stats_quiet)
+		return LC_EXIT_RUNTIME;
 	if (!ok) {
 		fprintf(stderr, "leapclock %s: %s is not a leapclockd stats file\n",
 		        CMD, path);
@@ -487,6 +493,50 @@ static int show_stats(const char *path, int json)
 	else
 		stats_text(&st);
 	return st.alive ? LC_EXIT_OK : LC_EXIT_FAIL;
+}
+
+int lc_cli_served_read(const char *path, struct lc_cli_served *out)
+{
+	static struct stats st;
+	int rc;
+
+	memset(&st, 0, sizeof(st));
+	memset(out, 0, sizeof(*out));
+	stats_quiet = 1;
+	rc = stats_read(path, &st);
+	stats_quiet = 0;
+	if (rc != 0) {
+		FILE *f = fopen(path, "r");
+
+		snprintf(out->why, sizeof(out->why), "%s: %s", path,
+		         f == NULL ? strerror(errno)
+		                   : "not a leapclockd stats file");
+		if (f != NULL)
+			fclose(f);
+		return -1;
+	}
+	out->alive = daemon_alive(st.pid, st.pid_start, st.boot, out->why,
+	                          sizeof(out->why));
+	out->pid = st.pid;
+	out->updated = st.updated;
+	for (int i = 0; i < st.nrows && i < LC_CLI_SERVED_MAX; i++) {
+		struct lc_cli_served_row *r = &out->rows[i];
+
+		snprintf(r->addr, sizeof(r->addr), "%s", st.rows[i].addr);
+		snprintf(r->mode, sizeof(r->mode), "%s", st.rows[i].mode);
+		r->requests = st.rows[i].v[1];
+		r->replies = st.rows[i].v[2];
+		r->ratelimited = st.rows[i].v[6];
+		r->li = (unsigned)st.rows[i].v[C_LI];
+		r->refid = (uint32_t)st.rows[i].v[C_REFID];
+		out->n++;
+	}
+	return 0;
+}
+
+void lc_cli_refid_text(uint32_t refid, char *buf, size_t size)
+{
+	describe_refid(refid, 1, buf, size);
 }
 
 /* ---- querying a server ----------------------------------------------------- */
