@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 
+#include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -166,18 +167,30 @@ static void print_text(const struct now_state *n)
 
 int lc_cmd_now(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct now_state n;
 	lc_timekeeper *tk;
-	int json = 0, rc;
+	int json = 0, rc, c;
 
 	memset(&n, 0, sizeof(n));
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
-			json = 1;
-		else
-			return lc_cli_usage_error(CMD, "unknown argument '%s'",
-			                          argv[i]);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = 1; break;
+		case 'h': lc_cmd_now_usage(stdout); return LC_EXIT_OK;
+		default:
+			return lc_cli_usage_error(CMD, "unknown option '%s'",
+			                          argv[optind - 1]);
+		}
 	}
+	if (optind < argc)
+		return lc_cli_usage_error(CMD, "unexpected argument '%s'",
+		                          argv[optind]);
 	rc = lc_cli_check_system_table(CMD, NULL);
 	if (rc != 0)
 		return rc;

@@ -752,13 +752,8 @@ int lc_cmd_status(int argc, char **argv)
 	read_leapclock(tk, &l);
 	get_view(tk, &tv);
 	/* what the search took and skipped, when it is the table in use */
-	if (!tv.from_page) {
-		char m[2048];
-
-		if (lc_leaptable_search_format(&search, 0, "leapclock " CMD ": ",
-		                               m, sizeof(m)) > 0)
-			fputs(m, stderr);
-	}
+	if (!tv.from_page)
+		lc_cli_say_search(CMD, &search);
 	if (json) {
 		printf("{");
 		print_json("host", &k);
