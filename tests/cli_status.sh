@@ -193,6 +193,7 @@ assert t["state_from"] == "process" and f["from"] == "process", (t, f)
 EOF
 out=$(LEAPCLOCK_TIMELINE=$T/stale "$L" status 2>"$T/err")
 expect_line "text: fallback and why" "^timeline +in-process, on from the page $T/stale: .*stopped updating" "$out"
+expect_line "text: the one wording, no 'the writer (pid N)' of the library" "^timeline +in-process, on from the page $T/stale: its writer \\(pid $first, gone\\) stopped updating it [0-9.]+ s ago\$" "$out"
 
 # ---- a restart continues the page: two writer starts
 if up second "$P"; then
@@ -224,6 +225,17 @@ assert t["source"] == "page" and t["rehearsal"] is True, t
 EOF
 	out=$(LEAPCLOCK_TIMELINE=$R "$L" status 2>"$T/err")
 	expect_line "text: a rehearsal" "heartbeat .* ago, a rehearsal \\(--pretend\\)\$" "$out"
+	# issue 27: no offset beside "not following"; a step, steps; what the
+	# page does not carry is unknown, not TIME_OK/0 us (before: "+0.000000
+	# s from leapclock's", "0 host steps", "tick ... 0 us")
+	expect_line "text: not following, no offset shown" '^host +not following the host \(as the writer sees it\), 0 host steps followed$' "$out"
+	expect_line "text: tick unknown on a page" '^tick +[0-9]+ us +unknown \(not on the page\)$' "$out"
+	expect_line "text: maxerror unknown on a page" '^maxerror +[0-9]+ us +unknown \(not on the page\)$' "$out"
+	check "json: what the page lacks is null" "$T/p.json" <<'EOF'
+l = d["leapclock"]
+assert l["maxerror_us"] is None and l["tick_us"] is None and l["freq"] is None, l
+assert isinstance(l["tai"], int) and l["state"].startswith("TIME_"), l
+EOF
 	down TERM
 else
 	bad "leapclockd --pretend publishes a rehearsal page"
@@ -256,6 +268,34 @@ EOF2
 	down TERM
 else
 	bad "leapclockd --pretend 23:59:60@AT publishes a page"
+fi
+
+# ---- the table note, cut at a word (issue 27; before: cut at 159 bytes,
+# mid-hash): a long path, a bad hash, SIGHUP
+N=$T/notepage
+ND=$T/a-rather-long-folder-name-for-the-leap-table-so-that-the-note-runs-past-the-page/x
+mkdir -p "$ND"
+cp "$S/tests/data/leap-seconds.list.tzdata2026f" "$ND/leap-seconds.list"
+if up note "$N" --leapfile "$ND/leap-seconds.list"; then
+	sed -i 's/^#h.*/#h 0 0 0 0 0/' "$ND/leap-seconds.list"
+	kill -HUP "$dpid"
+	for _ in $(seq 50); do
+		LEAPCLOCK_TIMELINE=$N "$L" status >"$T/note.out" 2>/dev/null
+		grep -q '^table note' "$T/note.out" && break; sleep 0.1
+	done
+	note=$(sed -n 's/^table note  *//p' "$T/note.out")
+	LEAPCLOCK_TIMELINE=$N "$L" status --json >"$T/note.json" 2>/dev/null
+	check "text and json: the note ends ' ...' after a whole word of the daemon's message" "$T/note.json" "$note" "$T/note.log" <<'EOF'
+full = open(sys.argv[3]).read()
+for n in (t["table"]["note"], sys.argv[2]):
+    assert n.endswith(" ...") and "hash mismatch" in n, n
+    head = n[:-4]
+    i = full.find(head)
+    assert i >= 0 and full[i + len(head)] == " ", (n, full)
+EOF
+	down TERM
+else
+	bad "leapclockd publishes the note page"
 fi
 
 # ---- the live view (issue 27): status --watch / top

@@ -92,8 +92,25 @@ static void print_bits(FILE *out, int status, int json)
 		fprintf(out, "0");
 }
 
-static void print_json(const char *name, const struct view *v)
+/* `partial`: the page carries the state, status and TAI offset only; the
+ * other fields are unknown (null), not the 0 lc_adjtimex left. */
+static void print_json(const char *name, const struct view *v, int partial)
 {
+	if (partial) {
+		printf("\"%s\":{\"state\":\"%s\",\"return\":%d,\"status\":%d,"
+		       "\"status_bits\":[",
+		       name, v->rc >= 0 ? state_name(v->rc) : "error", v->rc,
+		       v->status);
+		print_bits(stdout, v->status, 1);
+		printf("],\"offset\":null,\"freq\":null,\"freq_ppm\":null,"
+		       "\"maxerror_us\":null,\"esterror_us\":null,"
+		       "\"constant\":null,\"tick_us\":null,\"tai\":%d,"
+		       "\"time\":{\"sec\":%" PRId64 ",\"frac\":%" PRId64
+		       ",\"frac_unit\":\"%s\"}}",
+		       v->tai, v->sec, v->frac,
+		       (v->status & LC_STA_NANO) ? "ns" : "us");
+		return;
+	}
 	printf("\"%s\":{\"state\":\"%s\",\"return\":%d,\"status\":%d,"
 	       "\"status_bits\":[",
 	       name, v->rc >= 0 ? state_name(v->rc) : "error", v->rc, v->status);
@@ -154,7 +171,7 @@ struct tl_view {
 	char table_source[256];
 	int table_hash;
 	int64_t table_expires;    /* INT64_MIN unknown */
-	char table_note[160];
+	char table_note[168];     /* cut at a word, " ..." (note_copy) */
 	char smear[48];           /* "" none */
 	int have_host;            /* host state known */
 	int host_state;
@@ -182,6 +199,26 @@ static void env_smear(char *out, size_t n)
 		snprintf(out, n, "%s", sm);
 }
 
+/* The page's note, which the page cuts at its 159 bytes: a note that
+ * fills them is cut back to its last space with " ..." (not mid-word or
+ * mid-hash). */
+static void note_copy(char *out, size_t n, const char *note)
+{
+	size_t len = strlen(note);
+	const char *sp;
+
+	snprintf(out, n, "%s", note);
+	if (len + 1 < sizeof(((struct lc_timeline_info *)0)->table_note))
+		return;
+	sp = strrchr(out, ' ');
+	while (sp != NULL && sp > out && (size_t)(sp - out) + 5 > n - 1) {
+		out[sp - out] = '\0';
+		sp = strrchr(out, ' ');
+	}
+	if (sp != NULL && sp > out)
+		snprintf(out + (sp - out), n - (size_t)(sp - out), " ...");
+}
+
 static void get_view(lc_timekeeper *tk, struct tl_view *v)
 {
 	memset(v, 0, sizeof(*v));
@@ -193,8 +230,8 @@ static void get_view(lc_timekeeper *tk, struct tl_view *v)
 		         v->ti.table_source);
 		v->table_hash = v->ti.table_hash;
 		v->table_expires = v->ti.table_expires;
-		snprintf(v->table_note, sizeof(v->table_note), "%s",
-		         v->ti.table_note);
+		note_copy(v->table_note, sizeof(v->table_note),
+		          v->ti.table_note);
 		snprintf(v->smear, sizeof(v->smear), "%s", v->ti.smear);
 		v->have_host = 1;
 		v->host_state = v->ti.host_state;
@@ -214,8 +251,8 @@ static void get_view(lc_timekeeper *tk, struct tl_view *v)
 	}
 	if (v->ti.source == LC_TIMELINE_FALLBACK) {
 		/* On from the page: its table and smear, its last note. */
-		snprintf(v->table_note, sizeof(v->table_note), "%s",
-		         v->ti.table_note);
+		note_copy(v->table_note, sizeof(v->table_note),
+		          v->ti.table_note);
 		snprintf(v->smear, sizeof(v->smear), "%s", v->ti.smear);
 	} else {
 		env_smear(v->smear, sizeof(v->smear));
@@ -247,8 +284,29 @@ static void json_str_or_null(const char *s)
 		lc_cli_json_str(stdout, s);
 }
 
+/* Why a page is no longer followed, in status's one wording, from the
+ * fields (lc_timeline_info's why names the pid as 0 for a writer that
+ * closed the page); other reasons as the library gives them. */
+static const char *fallback_why(const struct lc_timeline_info *t, char *buf,
+                                size_t n)
+{
+	if (t->source != LC_TIMELINE_FALLBACK ||
+	    strncmp(t->why, "the writer ", 11) != 0)
+		return t->why;
+	if (t->writer_pid > 0)
+		snprintf(buf, n, "its writer (pid %ld, %s) stopped updating it "
+		         "%.1f s ago", t->writer_pid,
+		         t->writer_alive ? "alive" : "gone",
+		         (double)t->age_ns / 1e9);
+	else
+		snprintf(buf, n, "its writer closed the page %.1f s ago",
+		         (double)t->age_ns / 1e9);
+	return buf;
+}
+
 static void print_timeline_json(const struct tl_view *v)
 {
+	char why[300];
 	const struct lc_timeline_info *t = &v->ti;
 	int page = t->source == LC_TIMELINE_PAGE ||
 	           t->source == LC_TIMELINE_FALLBACK;
@@ -258,7 +316,9 @@ static void print_timeline_json(const struct tl_view *v)
 	       source_name(t->source));
 	json_str_or_null(t->path);
 	printf(",\"why\":");
-	json_str_or_null(t->source == LC_TIMELINE_PAGE ? "" : t->why);
+	json_str_or_null(t->source == LC_TIMELINE_PAGE
+	                     ? ""
+	                     : fallback_why(t, why, sizeof(why)));
 	if (page) {
 		printf(",\"writer_pid\":");
 		if (t->writer_pid > 0)
@@ -337,7 +397,7 @@ static void print_following_json(const struct tl_view *v)
 static void print_timeline_text(const struct tl_view *v)
 {
 	const struct lc_timeline_info *t = &v->ti;
-	char buf[64];
+	char buf[64], why[300];
 
 	printf("\n");
 	switch (t->source) {
@@ -346,7 +406,7 @@ static void print_timeline_text(const struct tl_view *v)
 		break;
 	case LC_TIMELINE_FALLBACK:
 		printf("%-12s in-process, on from the page %s: %s\n",
-		       "timeline", t->path, t->why);
+		       "timeline", t->path, fallback_why(t, why, sizeof(why)));
 		break;
 	case LC_TIMELINE_IN_PROCESS:
 		printf("%-12s in-process: %s\n", "timeline",
@@ -380,14 +440,20 @@ static void print_timeline_text(const struct tl_view *v)
 		printf("%-12s not followed\n", "host");
 		return;
 	}
-	printf("%-12s %s%s: host CLOCK_REALTIME %+.6f s from leapclock's",
-	       "host", host_state_text(v->host_state),
-	       v->from_page ? " (as the writer sees it)" : "",
-	       lc_cli_json_num((double)v->host_offset_ns / 1e9, 6));
-	if (v->have_steer)
-		printf(", steering %+.3f ppm",
-		       lc_cli_json_num((double)v->host_steer_ppb / 1e3, 3));
-	printf(", %" PRIu64 " host steps followed\n", v->host_steps);
+	printf("%-12s %s%s", "host", host_state_text(v->host_state),
+	       v->from_page ? " (as the writer sees it)" : "");
+	/* Not following (a rehearsal, the host unreadable): no offset is
+	 * measured, so none is shown. */
+	if (v->host_state != LC_HOST_NOT_FOLLOWED) {
+		printf(": host CLOCK_REALTIME %+.6f s from leapclock's",
+		       lc_cli_json_num((double)v->host_offset_ns / 1e9, 6));
+		if (v->have_steer)
+			printf(", steering %+.3f ppm",
+			       lc_cli_json_num((double)v->host_steer_ppb / 1e3,
+			                       3));
+	}
+	printf(", %" PRIu64 " host step%s followed\n", v->host_steps,
+	       v->host_steps == 1 ? "" : "s");
 	if (v->have_kernel) {
 		printf("%-12s %s rule; kernel TAI %d s, %s, status ", "",
 		       v->h.kernel_rule ? "kernel" : "threshold",
@@ -448,6 +514,17 @@ static void print_text(const struct view *k, const struct view *l,
 {
 	char a[64], b[64], buf[200];
 	FILE *m;
+	/* a page carries the state, status and TAI offset, not the rest */
+	int partial = tv->from_page;
+#define ROW_L(what, fmt_a, fmt_b)                                        \
+	do {                                                             \
+		fmt_a;                                                   \
+		if (partial)                                             \
+			snprintf(b, sizeof(b), "unknown (not on the page)"); \
+		else                                                     \
+			fmt_b;                                           \
+		row(what, a, b);                                         \
+	} while (0)
 
 	row("", "host kernel", "leapclock");
 	row("state", k->rc >= 0 ? state_name(k->rc) : "error",
@@ -461,26 +538,23 @@ static void print_text(const struct view *k, const struct view *l,
 	}
 	print_bits(stdout, l->status, 0);
 	printf("\n");
-	snprintf(a, sizeof(a), "%.3f ppm", (double)k->freq / 65536.0);
-	snprintf(b, sizeof(b), "%.3f ppm", (double)l->freq / 65536.0);
-	row("frequency", a, b);
-	snprintf(a, sizeof(a), "%" PRId64 " %s", k->offset,
-	         (k->status & LC_STA_NANO) ? "ns" : "us");
-	snprintf(b, sizeof(b), "%" PRId64 " %s", l->offset,
-	         (l->status & LC_STA_NANO) ? "ns" : "us");
-	row("offset", a, b);
-	snprintf(a, sizeof(a), "%" PRId64 " us", k->maxerror);
-	snprintf(b, sizeof(b), "%" PRId64 " us", l->maxerror);
-	row("maxerror", a, b);
-	snprintf(a, sizeof(a), "%" PRId64 " us", k->esterror);
-	snprintf(b, sizeof(b), "%" PRId64 " us", l->esterror);
-	row("esterror", a, b);
-	snprintf(a, sizeof(a), "%" PRId64, k->constant);
-	snprintf(b, sizeof(b), "%" PRId64, l->constant);
-	row("constant", a, b);
-	snprintf(a, sizeof(a), "%" PRId64 " us", k->tick);
-	snprintf(b, sizeof(b), "%" PRId64 " us", l->tick);
-	row("tick", a, b);
+	ROW_L("frequency",
+	      snprintf(a, sizeof(a), "%.3f ppm", (double)k->freq / 65536.0),
+	      snprintf(b, sizeof(b), "%.3f ppm", (double)l->freq / 65536.0));
+	ROW_L("offset",
+	      snprintf(a, sizeof(a), "%" PRId64 " %s", k->offset,
+	               (k->status & LC_STA_NANO) ? "ns" : "us"),
+	      snprintf(b, sizeof(b), "%" PRId64 " %s", l->offset,
+	               (l->status & LC_STA_NANO) ? "ns" : "us"));
+	ROW_L("maxerror", snprintf(a, sizeof(a), "%" PRId64 " us", k->maxerror),
+	      snprintf(b, sizeof(b), "%" PRId64 " us", l->maxerror));
+	ROW_L("esterror", snprintf(a, sizeof(a), "%" PRId64 " us", k->esterror),
+	      snprintf(b, sizeof(b), "%" PRId64 " us", l->esterror));
+	ROW_L("constant", snprintf(a, sizeof(a), "%" PRId64, k->constant),
+	      snprintf(b, sizeof(b), "%" PRId64, l->constant));
+	ROW_L("tick", snprintf(a, sizeof(a), "%" PRId64 " us", k->tick),
+	      snprintf(b, sizeof(b), "%" PRId64 " us", l->tick));
+#undef ROW_L
 	snprintf(a, sizeof(a), "%d s%s", k->tai,
 	         k->tai == 0 ? " (not set)" : "");
 	snprintf(b, sizeof(b), "%d s", l->tai);
@@ -756,9 +830,9 @@ int lc_cmd_status(int argc, char **argv)
 		lc_cli_say_search(CMD, &search);
 	if (json) {
 		printf("{");
-		print_json("host", &k);
+		print_json("host", &k, 0);
 		printf(",");
-		print_json("leapclock", &l);
+		print_json("leapclock", &l, tv.from_page);
 		print_timeline_json(&tv);
 		print_following_json(&tv);
 		printf("}\n");
