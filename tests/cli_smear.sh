@@ -171,5 +171,12 @@ expect2 "--svg - --json" "--svg - and --json both write to standard output" --sv
 expect2 "--csv F --svg F" "--csv and --svg both write to '$T/x'" --csv "$T/x" --svg "$T/x"
 "$LC" smear --csv - >"$T/o.csv" && head -1 "$T/o.csv" | grep -q "^t_rel_s,utc," &&
 	ok "--csv - alone writes the CSV to stdout" || bad "--csv - alone"
+# issue 27: the error says what it was writing (before: only
+# "leapclock smear: /nonexistent/x.svg: No such file or directory")
+"$LC" smear --svg /nonexistent/x.svg >/dev/null 2>"$T/svg.err"
+rc=$?
+if [ "$rc" -eq 3 ] && grep -q "^leapclock smear: writing the chart (--svg) to /nonexistent/x.svg: No such file or directory$" "$T/svg.err"; then
+	ok "--svg to a missing folder: says it was writing the chart (exit 3)"
+else bad "--svg to a missing folder: exit $rc, $(cat "$T/svg.err")"; fi
 
 exit $fail

@@ -307,8 +307,19 @@ if up watch "$W" --stats-file "$T/stats"; then
 		--stats-file "$T/stats" >"$T/w.out" 2>"$T/w.err" &
 	wpid=$!
 	sleep 0.2
-	"$L" server-stats --query "$addr" --count 4 --interval 0.05 >/dev/null 2>&1
+	# issue 27: a host name (before: "expected ADDR[:PORT]", exit 2)
+	"$L" server-stats --query "localhost:${addr##*:}" --count 2 --interval 0.05 >"$T/q.out" 2>&1
+	qrc=$?
+	"$L" server-stats --query "127.0.0.1:${addr##*:}" --count 2 --interval 0.05 >/dev/null 2>&1
 	wait "$wpid"
+	if [ "$qrc" -eq 0 ] && grep -q "stratum" "$T/q.out"; then
+		ok "server-stats --query localhost:PORT: a host name, answered"
+	else bad "server-stats --query localhost:PORT: exit $qrc: $(cat "$T/q.out")"; fi
+	"$L" server-stats --query "no-such-host.invalid" >/dev/null 2>"$T/q.err"
+	qrc=$?
+	if [ "$qrc" -eq 3 ] && grep -q "^leapclock server-stats: --query 'no-such-host.invalid': " "$T/q.err"; then
+		ok "server-stats --query NAME that does not resolve: said, exit 3"
+	else bad "server-stats --query no-such-host.invalid: exit $qrc: $(cat "$T/q.err")"; fi
 	expect_rc "status --watch --count 4, not a terminal" 0 $?
 	out=$(cat "$T/w.out")
 	n=$(grep -c '^leapclock status --watch ' "$T/w.out")

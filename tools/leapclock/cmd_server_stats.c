@@ -20,6 +20,7 @@
 #include "../leapclockd/ntp_packet.c"
 
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
@@ -42,7 +43,7 @@ void lc_cmd_server_stats_usage(FILE *out)
 	fprintf(out,
 	        "usage: leapclock server-stats [--file PATH] [--json]\n"
 	        "       leapclock server-stats --refid ID\n"
-	        "       leapclock server-stats --query ADDR[:PORT] [--count N] [--interval S] [--json]\n"
+	        "       leapclock server-stats --query HOST[:PORT] [--count N] [--interval S] [--json]\n"
 	        "\n"
 	        "Without --refid or --query, prints the counters leapclockd writes to its\n"
 	        "stats file (default " DEFAULT_STATS "; leapclockd --stats-file), one row\n"
@@ -57,7 +58,7 @@ void lc_cmd_server_stats_usage(FILE *out)
 	        "signed fixed-point offset with 22 fraction bits, served time minus\n"
 	        "unsmeared time); 127.127.1.255 is chrony smoothing its time.\n"
 	        "\n"
-	        "--query sends N (default 1) NTPv4 client requests to ADDR (IPv4, or IPv6\n"
+	        "--query sends N (default 1) NTPv4 client requests to HOST (a name, IPv4, or IPv6\n"
 	        "in brackets; port 123 by default), S seconds apart (default 1; 0: back\n"
 	        "to back), and prints each answer with its offset and delay against this\n"
 	        "host's CLOCK_REALTIME. A kiss-o'-death carries no time: RATE makes it\n"
@@ -588,6 +589,30 @@ static int parse_server(const char *s, struct sockaddr_storage *ss,
 		*len = sizeof(struct sockaddr_in6);
 		return 0;
 	}
+	/* A host name, as ntpdig and chronyc take: its first address. */
+	if (host[0] != '\0') {
+		struct addrinfo hints, *res = NULL;
+		char port_txt[8];
+		int rc;
+
+		memset(&hints, 0, sizeof(hints));
+		hints.ai_family = AF_UNSPEC;
+		hints.ai_socktype = SOCK_DGRAM;
+		snprintf(port_txt, sizeof(port_txt), "%lu", port);
+		rc = getaddrinfo(host, port_txt, &hints, &res);
+		if (rc != 0 || res == NULL ||
+		    res->ai_addrlen > sizeof(*ss)) {
+			fprintf(stderr, "leapclock %s: --query '%s': %s\n", CMD,
+			        s, rc != 0 ? gai_strerror(rc) : "no address");
+			if (res != NULL)
+				freeaddrinfo(res);
+			return -2;
+		}
+		memcpy(ss, res->ai_addr, res->ai_addrlen);
+		*len = (socklen_t)res->ai_addrlen;
+		freeaddrinfo(res);
+		return 0;
+	}
 	return -1;
 }
 
@@ -655,9 +680,14 @@ static int query_open(const char *server, int *fdp)
 	socklen_t sl;
 	int fd;
 
-	if (parse_server(server, &ss, &sl) != 0)
-		return lc_cli_usage_error(CMD, "--query '%s': expected ADDR[:PORT] "
-		                          "(IPv6 as [ADDR]:PORT)", server);
+	int rc = parse_server(server, &ss, &sl);
+
+	if (rc == -2)
+		return LC_EXIT_RUNTIME; /* the name did not resolve: said */
+	if (rc != 0)
+		return lc_cli_usage_error(CMD, "--query '%s': expected HOST[:PORT] "
+		                          "(a name or address; IPv6 as "
+		                          "[ADDR]:PORT)", server);
 	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, sl) != 0) {
 		fprintf(stderr, "leapclock %s: %s: %s\n", CMD, server,

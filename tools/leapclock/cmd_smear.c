@@ -728,13 +728,14 @@ static int smear_output(const struct smear_opts *so, const struct ctx *x)
 	if (svg != NULL) {
 		FILE *f = open_out(svg);
 		if (f == NULL) {
-			fprintf(stderr, "leapclock %s: %s: %s\n", CMD, svg,
-			        strerror(errno));
+			fprintf(stderr,
+			        "leapclock %s: writing the chart (--svg) to %s: "
+			        "%s\n", CMD, svg, strerror(errno));
 			return LC_EXIT_RUNTIME;
 		}
 		if (lc_cli_smear_svg(f, x) < 0 || close_out(f) != 0) {
-			fprintf(stderr, "leapclock %s: %s: write failed\n", CMD,
-			        svg);
+			fprintf(stderr, "leapclock %s: writing the chart (--svg) "
+			        "to %s: write failed\n", CMD, svg);
 			return LC_EXIT_RUNTIME;
 		}
 	}
