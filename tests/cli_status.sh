@@ -76,6 +76,11 @@ if ! up first "$P"; then
 fi
 ok "leapclockd -d --timeline $P --listen 127.0.0.1:0=utc publishes the page"
 first=$dpid
+# issue 27: the daemon's host line names the kernel state and status bits
+# as status does (before: "kernel state 5 status 0x40")
+for _ in $(seq 30); do grep -q "host clock: " "$T/first.log" && break; sleep 0.1; done
+expect_line "leapclockd's host line: state and status by name" \
+	'host clock: .* kernel state TIME_[A-Z]+ status ([A-Z]+(\|[A-Z]+)*|0) TAI' "$(cat "$T/first.log")"
 
 # ---- the page, JSON
 LEAPCLOCK_TIMELINE=$P "$L" status --json >"$T/s.json" 2>"$T/err"

@@ -8,6 +8,7 @@
  * leap table, smear, and how it follows the host.
  */
 #include "cli.h"
+#include "kernel_names.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -53,18 +54,8 @@ void lc_cmd_status_usage(FILE *out)
 
 static const char *state_name(int st)
 {
-	static const char *const n[] = { "TIME_OK",  "TIME_INS",  "TIME_DEL",
-	                                 "TIME_OOP", "TIME_WAIT", "TIME_ERROR" };
-
-	return st >= 0 && st <= 5 ? n[st] : "?";
+	return lc__time_state_name(st);
 }
-
-static const char *const status_bits[16] = {
-	"PLL",       "PPSFREQ",   "PPSTIME",   "FLL",
-	"INS",       "DEL",       "UNSYNC",    "FREQHOLD",
-	"PPSSIGNAL", "PPSJITTER", "PPSWANDER", "PPSERROR",
-	"CLOCKERR",  "NANO",      "MODE",      "CLK",
-};
 
 /* The fields both report, in leapclock's types. */
 struct view {
@@ -83,9 +74,9 @@ static void print_bits(FILE *out, int status, int json)
 		if (!(status & (1 << b)))
 			continue;
 		if (json)
-			fprintf(out, "%s\"%s\"", first ? "" : ",", status_bits[b]);
+			fprintf(out, "%s\"%s\"", first ? "" : ",", lc__sta_bit_name(b));
 		else
-			fprintf(out, "%s%s", first ? "" : "|", status_bits[b]);
+			fprintf(out, "%s%s", first ? "" : "|", lc__sta_bit_name(b));
 		first = 0;
 	}
 	if (first && !json)
