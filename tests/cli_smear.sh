@@ -178,5 +178,16 @@ rc=$?
 if [ "$rc" -eq 3 ] && grep -q "^leapclock smear: writing the chart (--svg) to /nonexistent/x.svg: No such file or directory$" "$T/svg.err"; then
 	ok "--svg to a missing folder: says it was writing the chart (exit 3)"
 else bad "--svg to a missing folder: exit $rc, $(cat "$T/svg.err")"; fi
+# issue 27: each offset shown names its sign (docs/smearing.md: smear
+# offset = UTC_SLS - UTC); before, the column read "offset (ms)" (positive)
+# beside "SLS-UTC (ms)" (negative) and the refid said only "offset"
+out=$("$LC" smear --preset google 2>/dev/null)
+if grep -qE '^UTC +t-leap \(s\) +T-SLS \(ms\) +SLS-UTC \(ms\) +rate \(ppm\)$' <<<"$out" &&
+	awk '$1 ~ /^2016-12-31T1[3-9]/ { if ($3 + $4 != 0 || $3 <= 0) bad = 1; n++ } END { exit bad || !n }' <<<"$out"; then
+	ok "smear: T-SLS and SLS-UTC named, opposite signs, SLS-UTC negative in an insertion"
+else bad "smear columns: $(sed -n 3,5p <<<"$out")"; fi
+r=$("$LC" server-stats --refid 254.255.204.205 2>&1)
+grep -q "offset -0\.[0-9]* s (UTC_SLS - UTC)$" <<<"$r" && ok "refid: the offset's sign named (UTC_SLS - UTC)" ||
+	bad "refid: $r"
 
 exit $fail

@@ -79,7 +79,7 @@ static void describe_refid(uint32_t refid, unsigned stratum, char *buf,
 	if (ld_ntp_smear_refid_decode(refid, &ns) == 0) {
 		snprintf(buf, size,
 		         "254.%u.%u.%u: leap smear in progress, offset %s%" PRId64
-		         ".%09" PRId64 " s",
+		         ".%09" PRId64 " s (UTC_SLS - UTC)",
 		         (refid >> 16) & 255, (refid >> 8) & 255, refid & 255,
 		         ns < 0 ? "-" : "+", (ns < 0 ? -ns : ns) / 1000000000,
 		         (ns < 0 ? -ns : ns) % 1000000000);

@@ -234,7 +234,10 @@ static void print_table(FILE *out, const struct ctx *x)
 	fprintf(out, "\n%-25s %14s", "UTC", "t-leap (s)");
 	for (int i = 0; i < x->n; i++)
 		if (x->n == 1)
-			fprintf(out, " %12s %14s %12s", "offset (ms)",
+			/* T-SLS: the curve's offset, how far UTC_SLS is
+			 * behind T; SLS-UTC: the smear offset as status
+			 * and the refid show it (docs/smearing.md) */
+			fprintf(out, " %12s %14s %12s", "T-SLS (ms)",
 			        "SLS-UTC (ms)", "rate (ppm)");
 		else
 			fprintf(out, " %9.9s(ms) %9.9s(ppm)", x->c[i].p.name,
