@@ -189,5 +189,14 @@ else bad "smear columns: $(sed -n 3,5p <<<"$out")"; fi
 r=$("$LC" server-stats --refid 254.255.204.205 2>&1)
 grep -q "offset -0\.[0-9]* s (UTC_SLS - UTC)$" <<<"$r" && ok "refid: the offset's sign named (UTC_SLS - UTC)" ||
 	bad "refid: $r"
+# issue 27: --width scales the chart (before: fixed 960 px, --width unknown)
+h=$("$LC" smear --preset google --svg - --width 480 2>&1 | grep -m1 '^<svg ')
+if grep -qE 'width="480" height="[0-9]+" viewBox="0 0 960 [0-9]+"' <<<"$h" &&
+	awk -v s="$h" 'BEGIN { match(s, /height="[0-9]+"/); h = substr(s, RSTART + 8, RLENGTH - 9);
+		match(s, /viewBox="0 0 960 [0-9]+"/); v = substr(s, RSTART + 17, RLENGTH - 18); exit !(h * 2 == v) }'; then
+	ok "--width 480: width 480, height in proportion, viewBox kept"
+else bad "--width 480: $h"; fi
+"$LC" smear --svg - --width 5 >/dev/null 2>&1
+[ $? -eq 2 ] && ok "--width 5: refused (exit 2)" || bad "--width 5 accepted"
 
 exit $fail

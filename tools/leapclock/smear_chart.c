@@ -302,6 +302,10 @@ static void panels(const struct ctx *x, struct panel *po, struct panel *pr)
 	}
 }
 
+/* --width: the chart's displayed width in px (its height in proportion);
+ * the drawing keeps its 960-unit viewBox and scales. */
+double lc_cli_svg_width = SVG_W;
+
 /* The document's head, the title and the subtitle. */
 static void svg_head(FILE *o, const struct ctx *x, double H)
 {
@@ -317,7 +321,7 @@ static void svg_head(FILE *o, const struct ctx *x, double H)
 	        "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
 	        "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
 	        "<title>",
-	        SVG_W, H, SVG_W, H);
+	        lc_cli_svg_width, H * lc_cli_svg_width / SVG_W, SVG_W, H);
 	xml_text(o, title);
 	fprintf(o, "</title>\n<rect width=\"100%%\" height=\"100%%\" "
 	           "fill=\"#fafafa\"/>\n");
