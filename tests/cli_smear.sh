@@ -198,5 +198,19 @@ if grep -qE 'width="480" height="[0-9]+" viewBox="0 0 960 [0-9]+"' <<<"$h" &&
 else bad "--width 480: $h"; fi
 "$LC" smear --svg - --width 5 >/dev/null 2>&1
 [ $? -eq 2 ] && ok "--width 5: refused (exit 2)" || bad "--width 5 accepted"
+# issue 27: in --compare all no curve hides another where they coincide
+# (the plateau): each offset line has its own width and dash pattern, the
+# ones drawn first wider (before: all stroke-width 2, solid)
+"$LC" smear --compare all --svg "$T/all.svg" 2>/dev/null
+if python3 - "$T/all.svg" <<'PYCHK'
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+ls = [e for e in ET.parse(sys.argv[1]).getroot().iter(ns + "polyline") if e.get("class") == "offset"]
+keys = [(e.get("stroke-width"), e.get("stroke-dasharray")) for e in ls]
+w = [float(k[0]) for k in keys]
+assert len(ls) > 2 and len(set(keys)) == len(keys), keys
+assert all(a > b for a, b in zip(w, w[1:])), w
+PYCHK
+then ok "--compare all: each curve its own width and dashes, wider first"; else bad "--compare all: curves alike"; fi
 
 exit $fail

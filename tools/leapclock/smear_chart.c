@@ -346,11 +346,22 @@ static void svg_curve(FILE *o, const struct ctx *x, int i,
 {
 	const struct curve *c = &x->c[i];
 	const char *col = colours[i % NCOLOURS];
+	/* Curves that coincide (at the plateau, or presets alike) must not
+	 * hide each other: the ones drawn first are wider, each later one
+	 * dashed its own way, so every colour shows beside the others. */
+	static const char *const dashes[] = { "none", "10 4", "3 3",
+		                              "14 3 3 3", "6 6", "2 6",
+		                              "18 4", "8 3 2 3 2 3" };
+	double w = 2.0 + 0.6 * (double)(x->n - 1 - i);
+	const char *dash = dashes[i % (int)(sizeof(dashes) / sizeof(dashes[0]))];
 
+	if (x->n == 1)
+		w = 2.0;
 	fprintf(o,
 	        "<polyline class=\"offset\" fill=\"none\" "
-	        "stroke=\"%s\" stroke-width=\"2\" points=\"",
-	        col);
+	        "stroke=\"%s\" stroke-width=\"%.1f\" "
+	        "stroke-dasharray=\"%s\" points=\"",
+	        col, w, dash);
 	for (size_t k = 0; k < n; k++)
 		fprintf(o, "%.2f,%.2f ", px_ns(po, ts[k]),
 		        py(po, off_ms(c, x->L + ts[k])));
@@ -360,8 +371,8 @@ static void svg_curve(FILE *o, const struct ctx *x, int i,
 	 * (issue 16): the path is cut there instead */
 	fprintf(o,
 	        "<path class=\"rate\" fill=\"none\" stroke=\"%s\" "
-	        "stroke-width=\"2\" d=\"",
-	        col);
+	        "stroke-width=\"%.1f\" stroke-dasharray=\"%s\" d=\"",
+	        col, w, dash);
 	for (size_t k = 0, pen = 0; k < n; k++) {
 		double r = rate_ppm(c, x->L + ts[k]);
 		if (pr->logy && !(fabs(r) >= pow(10, pr->vmin))) {
