@@ -46,4 +46,24 @@ for c in convert now simulate status table server-stats; do
 	[ -n "$hint" ] && { "$B"/$hint >/dev/null 2>&1; expect_rc "$c: hint '$hint' works" 0 $?; }
 done
 
+# ---- issue 27: the docs a first try reads
+S=$(cd "$(dirname "$0")/.." && pwd)
+see=$(sed -n '/^\.SH SEE ALSO/,$p' "$S/docs/leapclock.1")
+for p in 'leapclock-server-stats \(1\)' 'leapclockd.conf \(5\)' 'leapclock \(3\)' 'leapclock-status \(1\)'; do
+	expect_line "leapclock(1) SEE ALSO: $p" "^\.BR $p" "$see"
+done
+# README's first leapclockd block takes no host page: each leapclockd line
+# says --no-timeline, --timeline or --pretend (which publishes none)
+first=$(awk '/^## Serving a fleet/ { sec = 1 } sec && /^```sh$/ { c = 1; next }
+	c && /^```$/ { exit } c { print }' "$S/README.md" | sed -e ':a' -e '/\\$/N; s/\\\n//; ta')
+n=$(grep -c '^leapclockd ' <<<"$first")
+m=$(grep '^leapclockd ' <<<"$first" | grep -c -e '--no-timeline\|--timeline \|--pretend')
+[ "$n" -gt 0 ] && [ "$n" -eq "$m" ] && ok "README's first daemon example: no host page ($m of $n lines)" ||
+	bad "README's first daemon example: $m of $n leapclockd lines avoid the host's page: $first"
+no_line "README: no --user ntp (Debian 12 has no ntp user)" '--user ntp\b' "$(cat "$S/README.md")"
+# -v: the search in full; usage names it
+expect_line "leapclock --help names -v" 'leapclock -v COMMAND' "$("$L" --help)"
+LEAPCLOCK_TIMELINE=none LEAPCLOCK_LEAPFILE=$S/tests/data/leap-seconds.list.tzdata2026f "$L" -v now >/dev/null 2>"$tmp/v.err"
+expect_rc "leapclock -v now" 0 $?
+
 [ $fails -eq 0 ]

@@ -124,8 +124,19 @@ if [ "$src_line" = "$best" ]; then ok "now: the newest table is used ($best)"; e
 	bad "now: leap source '$src_line', want the newest, $best"; fi
 if [ "$best" != "$first" ]; then
 	# Debian 12 in 2026: its files expired 2026-06-28, the built-in runs on
-	expect_line "now: stderr says which table it took" "^leapclock now: leap table: using $best \\(expires " "$err"
-	expect_line "now: ... and why it skipped $first" "^leapclock now: leap table: skipped $first \\(expires [0-9-]+\\): $best expires later" "$err"
+	# Issue 27: one line, and a plain sentence when the system's file
+	# expired (before: three "leap table: using/skipped" lines)
+	fexp=$(if [ "$first" = "$list" ]; then exp_of_list "$first"; else exp_of_tz "$first"; fi)
+	if [ "$fexp" -le "$(date +%s)" ]; then
+		expect_line "now: stderr says plainly the system's file expired" \
+			"^leapclock now: the system's ${first##*/}( and [a-z.-]+)? expired on $(date -u -d "@$fexp" +%F): update tzdata \\(using " "$err"
+	fi
+	n=$(grep -c . <<<"$err")
+	[ "$n" -le 1 ] && ok "now: the table selection in one line at most ($n)" ||
+		bad "now: $n lines on stderr: $err"
+	err=$("$lc" -v now 2>&1 >/dev/null)
+	expect_line "now -v: stderr says which table it took" "^leapclock now: leap table: using $best \\(expires " "$err"
+	expect_line "now -v: ... and why it skipped $first" "^leapclock now: leap table: skipped $first \\(expires [0-9-]+\\): $best expires later" "$err"
 else
 	no_line "now: the first table is the newest: nothing said" 'leap table:' "$err"
 fi
@@ -232,7 +243,7 @@ for args in "now --bogus" "now --json extra" "status --bad" "status --json --nop
 	out=$("$lc" $args 2>"$tmp/err")
 	rc=$?
 	expect_rc "leapclock $args is a usage error" 2 $rc
-	expect_line "leapclock $args: says what is wrong" "unknown argument" "$(cat "$tmp/err")"
+	expect_line "leapclock $args: says what is wrong" "unknown option|unexpected argument" "$(cat "$tmp/err")"
 	[ -z "$out" ] && ok "leapclock $args: nothing on stdout" || bad "leapclock $args: stdout '$out'"
 done
 

@@ -171,5 +171,46 @@ expect2 "--svg - --json" "--svg - and --json both write to standard output" --sv
 expect2 "--csv F --svg F" "--csv and --svg both write to '$T/x'" --csv "$T/x" --svg "$T/x"
 "$LC" smear --csv - >"$T/o.csv" && head -1 "$T/o.csv" | grep -q "^t_rel_s,utc," &&
 	ok "--csv - alone writes the CSV to stdout" || bad "--csv - alone"
+# issue 27: the error says what it was writing (before: only
+# "leapclock smear: /nonexistent/x.svg: No such file or directory")
+"$LC" smear --svg /nonexistent/x.svg >/dev/null 2>"$T/svg.err"
+rc=$?
+if [ "$rc" -eq 3 ] && grep -q "^leapclock smear: writing the chart (--svg) to /nonexistent/x.svg: No such file or directory$" "$T/svg.err"; then
+	ok "--svg to a missing folder: says it was writing the chart (exit 3)"
+else bad "--svg to a missing folder: exit $rc, $(cat "$T/svg.err")"; fi
+# issue 27: each offset shown names its sign (docs/smearing.md: smear
+# offset = UTC_SLS - UTC); before, the column read "offset (ms)" (positive)
+# beside "SLS-UTC (ms)" (negative) and the refid said only "offset"
+out=$("$LC" smear --preset google 2>/dev/null)
+if grep -qE '^UTC +t-leap \(s\) +T-SLS \(ms\) +SLS-UTC \(ms\) +rate \(ppm\)$' <<<"$out" &&
+	awk '$1 ~ /^2016-12-31T1[3-9]/ { if ($3 + $4 != 0 || $3 <= 0) bad = 1; n++ } END { exit bad || !n }' <<<"$out"; then
+	ok "smear: T-SLS and SLS-UTC named, opposite signs, SLS-UTC negative in an insertion"
+else bad "smear columns: $(sed -n 3,5p <<<"$out")"; fi
+r=$("$LC" server-stats --refid 254.255.204.205 2>&1)
+grep -q "offset -0\.[0-9]* s (UTC_SLS - UTC)$" <<<"$r" && ok "refid: the offset's sign named (UTC_SLS - UTC)" ||
+	bad "refid: $r"
+# issue 27: --width scales the chart (before: fixed 960 px, --width unknown)
+h=$("$LC" smear --preset google --svg - --width 480 2>&1 | grep -m1 '^<svg ')
+if grep -qE 'width="480" height="[0-9]+" viewBox="0 0 960 [0-9]+"' <<<"$h" &&
+	awk -v s="$h" 'BEGIN { match(s, /height="[0-9]+"/); h = substr(s, RSTART + 8, RLENGTH - 9);
+		match(s, /viewBox="0 0 960 [0-9]+"/); v = substr(s, RSTART + 17, RLENGTH - 18); exit !(h * 2 == v) }'; then
+	ok "--width 480: width 480, height in proportion, viewBox kept"
+else bad "--width 480: $h"; fi
+"$LC" smear --svg - --width 5 >/dev/null 2>&1
+[ $? -eq 2 ] && ok "--width 5: refused (exit 2)" || bad "--width 5 accepted"
+# issue 27: in --compare all no curve hides another where they coincide
+# (the plateau): each offset line has its own width and dash pattern, the
+# ones drawn first wider (before: all stroke-width 2, solid)
+"$LC" smear --compare all --svg "$T/all.svg" 2>/dev/null
+if python3 - "$T/all.svg" <<'PYCHK'
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+ls = [e for e in ET.parse(sys.argv[1]).getroot().iter(ns + "polyline") if e.get("class") == "offset"]
+keys = [(e.get("stroke-width"), e.get("stroke-dasharray")) for e in ls]
+w = [float(k[0]) for k in keys]
+assert len(ls) > 2 and len(set(keys)) == len(keys), keys
+assert all(a > b for a, b in zip(w, w[1:])), w
+PYCHK
+then ok "--compare all: each curve its own width and dashes, wider first"; else bad "--compare all: curves alike"; fi
 
 exit $fail

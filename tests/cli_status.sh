@@ -76,6 +76,11 @@ if ! up first "$P"; then
 fi
 ok "leapclockd -d --timeline $P --listen 127.0.0.1:0=utc publishes the page"
 first=$dpid
+# issue 27: the daemon's host line names the kernel state and status bits
+# as status does (before: "kernel state 5 status 0x40")
+for _ in $(seq 30); do grep -q "host clock: " "$T/first.log" && break; sleep 0.1; done
+expect_line "leapclockd's host line: state and status by name" \
+	'host clock: .* kernel state TIME_[A-Z]+ status ([A-Z]+(\|[A-Z]+)*|0) TAI' "$(cat "$T/first.log")"
 
 # ---- the page, JSON
 LEAPCLOCK_TIMELINE=$P "$L" status --json >"$T/s.json" 2>"$T/err"
@@ -193,6 +198,7 @@ assert t["state_from"] == "process" and f["from"] == "process", (t, f)
 EOF
 out=$(LEAPCLOCK_TIMELINE=$T/stale "$L" status 2>"$T/err")
 expect_line "text: fallback and why" "^timeline +in-process, on from the page $T/stale: .*stopped updating" "$out"
+expect_line "text: the one wording, no 'the writer (pid N)' of the library" "^timeline +in-process, on from the page $T/stale: its writer \\(pid $first, gone\\) stopped updating it [0-9.]+ s ago\$" "$out"
 
 # ---- a restart continues the page: two writer starts
 if up second "$P"; then
@@ -224,10 +230,157 @@ assert t["source"] == "page" and t["rehearsal"] is True, t
 EOF
 	out=$(LEAPCLOCK_TIMELINE=$R "$L" status 2>"$T/err")
 	expect_line "text: a rehearsal" "heartbeat .* ago, a rehearsal \\(--pretend\\)\$" "$out"
+	# issue 27: no offset beside "not following"; a step, steps; what the
+	# page does not carry is unknown, not TIME_OK/0 us (before: "+0.000000
+	# s from leapclock's", "0 host steps", "tick ... 0 us")
+	expect_line "text: not following, no offset shown" '^host +not following the host \(as the writer sees it\), 0 host steps followed$' "$out"
+	expect_line "text: tick unknown on a page" '^tick +[0-9]+ us +unknown \(not on the page\)$' "$out"
+	expect_line "text: maxerror unknown on a page" '^maxerror +[0-9]+ us +unknown \(not on the page\)$' "$out"
+	check "json: what the page lacks is null" "$T/p.json" <<'EOF'
+l = d["leapclock"]
+assert l["maxerror_us"] is None and l["tick_us"] is None and l["freq"] is None, l
+assert isinstance(l["tai"], int) and l["state"].startswith("TIME_"), l
+EOF
 	down TERM
 else
 	bad "leapclockd --pretend publishes a rehearsal page"
 fi
+
+# ---- 23:59:60 in `now` (issue 27): a rehearsal that reads 23:59:60 two
+# host seconds from now; `now` reads it 2.3 s from now, 0.3 s into the leap
+# second. Before: utc printed 1483228799.1300000000 (reads as .13 s).
+L60=$T/leap60
+at=$(date -u -d "@$(($(date +%s) + 2))" +%Y-%m-%dT%H:%M:%SZ)
+at_s=$(date -u -d "$at" +%s)
+if up leap60 "$L60" --pretend "2016-12-31T23:59:60Z@$at"; then
+	while [ "$(date +%s%N)" -lt "$((at_s * 1000000000 + 200000000))" ]; do sleep 0.02; done
+	out=$(LEAPCLOCK_TIMELINE=$L60 "$L" now 2>"$T/err")
+	LEAPCLOCK_TIMELINE=$L60 "$L" now --json >"$T/n60.json" 2>>"$T/err"
+	expect_line "now: 23:59:60 as SEC+1.FRAC beside its ISO :60" \
+		'^utc +1483228799\+1\.[0-9]{9}  2016-12-31T23:59:60\.[0-9]{9}Z$' "$out"
+	no_line "now: no SEC.1FRAC (reads as a fraction of SEC)" \
+		'^utc +1483228799\.1[0-9]{9} ' "$out"
+	if python3 - "$T/n60.json" 2>"$T/py.err" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["leap_second"] is True, d
+assert d["utc"]["sec"] == 1483228799 and 10**9 <= d["utc"]["nsec"] < 2 * 10**9, d["utc"]
+assert d["utc_iso"].startswith("2016-12-31T23:59:60."), d["utc_iso"]
+assert d["realtime"]["sec"] == 1483228799 and d["realtime"]["nsec"] < 10**9, d
+EOF2
+	then ok "now --json: leap_second true, utc_iso :60, utc sec/nsec as before"; else
+		bad "now --json in 23:59:60"; sed 's/^/    /' "$T/py.err"; sed 's/^/    | /' "$T/n60.json"; fi
+	down TERM
+else
+	bad "leapclockd --pretend 23:59:60@AT publishes a page"
+fi
+
+# ---- the table note, cut at a word (issue 27; before: cut at 159 bytes,
+# mid-hash): a long path, a bad hash, SIGHUP
+N=$T/notepage
+ND=$T/a-rather-long-folder-name-for-the-leap-table-so-that-the-note-runs-past-the-page/x
+mkdir -p "$ND"
+cp "$S/tests/data/leap-seconds.list.tzdata2026f" "$ND/leap-seconds.list"
+if up note "$N" --leapfile "$ND/leap-seconds.list"; then
+	sed -i 's/^#h.*/#h 0 0 0 0 0/' "$ND/leap-seconds.list"
+	kill -HUP "$dpid"
+	for _ in $(seq 50); do
+		LEAPCLOCK_TIMELINE=$N "$L" status >"$T/note.out" 2>/dev/null
+		grep -q '^table note' "$T/note.out" && break; sleep 0.1
+	done
+	note=$(sed -n 's/^table note  *//p' "$T/note.out")
+	LEAPCLOCK_TIMELINE=$N "$L" status --json >"$T/note.json" 2>/dev/null
+	check "text and json: the note ends ' ...' after a whole word of the daemon's message" "$T/note.json" "$note" "$T/note.log" <<'EOF'
+full = open(sys.argv[3]).read()
+for n in (t["table"]["note"], sys.argv[2]):
+    assert n.endswith(" ...") and "hash mismatch" in n, n
+    head = n[:-4]
+    i = full.find(head)
+    assert i >= 0 and full[i + len(head)] == " ", (n, full)
+EOF
+	down TERM
+else
+	bad "leapclockd publishes the note page"
+fi
+
+# ---- the live view (issue 27): status --watch / top
+W=$T/watchpage
+if up watch "$W" --stats-file "$T/stats"; then
+	for _ in $(seq 50); do grep -q '^listen ' "$T/stats" 2>/dev/null && break; sleep 0.1; done
+	addr=$(awk '/^listen /{print $2; exit}' "$T/stats")
+	LEAPCLOCK_TIMELINE=$W timeout 20 "$L" status --watch --count 4 --interval 0.8 \
+		--stats-file "$T/stats" >"$T/w.out" 2>"$T/w.err" &
+	wpid=$!
+	sleep 0.2
+	# issue 27: a host name (before: "expected ADDR[:PORT]", exit 2)
+	"$L" server-stats --query "localhost:${addr##*:}" --count 2 --interval 0.05 >"$T/q.out" 2>&1
+	qrc=$?
+	"$L" server-stats --query "127.0.0.1:${addr##*:}" --count 2 --interval 0.05 >/dev/null 2>&1
+	wait "$wpid"
+	if [ "$qrc" -eq 0 ] && grep -q "stratum" "$T/q.out"; then
+		ok "server-stats --query localhost:PORT: a host name, answered"
+	else bad "server-stats --query localhost:PORT: exit $qrc: $(cat "$T/q.out")"; fi
+	"$L" server-stats --query "no-such-host.invalid" >/dev/null 2>"$T/q.err"
+	qrc=$?
+	if [ "$qrc" -eq 3 ] && grep -q "^leapclock server-stats: --query 'no-such-host.invalid': " "$T/q.err"; then
+		ok "server-stats --query NAME that does not resolve: said, exit 3"
+	else bad "server-stats --query no-such-host.invalid: exit $qrc: $(cat "$T/q.err")"; fi
+	expect_rc "status --watch --count 4, not a terminal" 0 $?
+	out=$(cat "$T/w.out")
+	n=$(grep -c '^leapclock status --watch ' "$T/w.out")
+	[ "$n" -eq 4 ] && ok "--count 4: four blocks" || bad "--count 4: $n blocks"
+	if grep -q $'\033' "$T/w.out"; then bad "not a terminal: no escape sequences"; else ok "not a terminal: no escape sequences"; fi
+	expect_line "watch: the page" "^timeline +page $W\$" "$out"
+	expect_line "watch: the smear offset, its sign named" '^smear now +[-+]0\.[0-9]{6} s \(smear offset = UTC_SLS - UTC\)$' "$out"
+	expect_line "watch: the served socket from the stats file" "^ +$addr +utc +[0-9]+ " "$out"
+	expect_line "watch: a request rate once requests came" "^ +$addr +utc +4 +[0-9.]+ +[0-9.]+ " "$out"
+	LEAPCLOCK_TIMELINE=$W timeout 10 "$L" top --count 1 --stats-file none >"$T/t.out" 2>&1
+	expect_rc "top --count 1" 0 $?
+	expect_line "top is status --watch" '^leapclock status --watch .*refresh 1 of 1' "$(cat "$T/t.out")"
+	# in a terminal: python3's pty; SIGINT ends it, the cursor restored
+	if LEAPCLOCK_TIMELINE=$W python3 - "$L" "$T/stats" >"$T/pty.out" 2>&1 <<'EOF2'
+import os, pty, signal, sys, time, select
+lc, stats = sys.argv[1], sys.argv[2]
+def run(args, stop_after=None):
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(lc, [lc] + args)
+    out, t0, sent = b"", time.time(), False
+    while time.time() - t0 < 15:
+        if stop_after is not None and not sent and time.time() - t0 > stop_after:
+            os.kill(pid, signal.SIGINT); sent = True
+        r, _, _ = select.select([fd], [], [], 0.1)
+        if r:
+            try:
+                b = os.read(fd, 65536)
+            except OSError:
+                break
+            if not b:
+                break
+            out += b
+    _, st = os.waitpid(pid, 0)
+    return out, st
+out, st = run(["status", "--watch", "--count", "2", "--interval", "0.2", "--stats-file", stats])
+assert os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0, st
+assert out.count(b"\033[H\033[2J") == 2, out
+assert out.startswith(b"\033[?25l") and out.rstrip().endswith(b"\033[?25h"), out[-40:]
+assert out.count(b"leapclock status --watch") == 2 and b"served" in out, out
+print("ok   pty: two refreshes, each home+clear, the cursor hidden then restored")
+out, st = run(["top", "--interval", "0.2", "--stats-file", stats], stop_after=1.0)
+assert os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0, st
+assert out.rstrip().endswith(b"\033[?25h"), out[-40:]
+assert out.count(b"\033[H\033[2J") >= 2, out
+print("ok   pty: SIGINT ends top (exit 0), the cursor restored")
+EOF2
+	then cat "$T/pty.out"; else bad "in a pty:"; sed 's/^/    /' "$T/pty.out"; fi
+	down TERM
+else
+	bad "leapclockd publishes the watch page"
+fi
+"$L" status --count 2 >/dev/null 2>&1
+expect_rc "--count without --watch" 2 $?
+"$L" status --watch --json >/dev/null 2>&1
+expect_rc "--watch with --json" 2 $?
 
 # ---- usage
 "$L" status --nosuch >/dev/null 2>&1

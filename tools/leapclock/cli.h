@@ -51,6 +51,14 @@ lc_leaptable *lc_cli_load_table(const char *cmd, const char *file);
  * table's own) and returns 1; else 0. */
 int lc_cli_warn_expired(const char *cmd, const lc_leaptable *t,
                         const char *source, int64_t now);
+/* 1 with `leapclock -v COMMAND`: the leap table search said in full. */
+extern int lc_cli_verbose;
+/* Says what the system search took, in one line on stderr or none: a file
+ * that could not be used (its file, line and error, and what was taken),
+ * or "the system's leap-seconds.list expired on DATE: update tzdata"
+ * when an expired system file lost to a later one; nothing else. With
+ * lc_cli_verbose the full report (lc_leaptable_search_format, all). */
+void lc_cli_say_search(const char *cmd, const struct lc_leaptable_search *s);
 /* Runs the system search as lc_default() will: 0, or the exit status
  * with the message printed when $LEAPCLOCK_LEAPFILE names a table that
  * cannot be used (LC_EXIT_USAGE). What the search took and skipped is
@@ -58,5 +66,24 @@ int lc_cli_warn_expired(const char *cmd, const lc_leaptable *t,
  * the caller to say. */
 int lc_cli_check_system_table(const char *cmd,
                               struct lc_leaptable_search *out);
+
+/* leapclockd's stats file as `leapclock server-stats` reads it, for
+ * `status --watch`: its rows' cumulative counters (tools/leapclock/
+ * cmd_server_stats.c). 0, or -1 with why set (nothing printed). */
+#define LC_CLI_SERVED_MAX 64
+struct lc_cli_served {
+	int n, alive;
+	int64_t pid, updated;
+	char why[200];
+	struct lc_cli_served_row {
+		char addr[80], mode[64];
+		uint64_t requests, replies, ratelimited;
+		unsigned li;
+		uint32_t refid;
+	} rows[LC_CLI_SERVED_MAX];
+};
+int lc_cli_served_read(const char *path, struct lc_cli_served *out);
+/* A reference id as server-stats --refid describes it. */
+void lc_cli_refid_text(uint32_t refid, char *buf, size_t size);
 
 #endif

@@ -661,10 +661,8 @@ static lc_leaptable *load_table(const char *file)
 		lc_leaptable_free(t);
 		return NULL;
 	}
-	if (file == NULL &&
-	    lc_leaptable_search_format(&search, 0, "leapclock " CMD ": ", m,
-	                               sizeof(m)) > 0)
-		fputs(m, stderr);
+	if (file == NULL)
+		lc_cli_say_search(CMD, &search);
 	return t;
 }
 

@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 
+#include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -25,8 +26,12 @@ void lc_cmd_now_usage(FILE *out)
 	        "$LEAPCLOCK_LEAPFILE when set (exit 2 if it cannot be used), "
 	        "else the one that\nexpires last of the zoneinfo files and "
 	        "the built-in table (see\nleapclock-table(1)).\n\n"
-	        "  --json   one object: a member per clock id {sec, nsec}, plus\n"
-	        "           counter, leap_source, leap_table_expired and next_leap\n\n"
+	        "In 23:59:60, utc (and utc_sls when not smeared) read SEC+1.FRAC:\n"
+	        "the second after POSIX second SEC, FRAC into it.\n\n"
+	        "  --json   one object: a member per clock id {sec, nsec} (nsec\n"
+	        "           >= 1e9 in 23:59:60), utc_iso and utc_sls_iso (ISO\n"
+	        "           8601, :60 shown), leap_second, counter, leap_source,\n"
+	        "           leap_table_expired and next_leap\n\n"
 	        "A leap table past its expiry is warned about on stderr.\n\n"
 	        "See leapclock-now(1).\n");
 }
@@ -47,8 +52,14 @@ static void print_ts_text(const char *name, lc_clock_id id,
 {
 	char iso[64];
 
-	printf("%-14s %" PRId64 ".%09ld", name, (int64_t)ts->tv_sec,
-	       (long)ts->tv_nsec);
+	/* In 23:59:60 tv_nsec runs past 1e9: SEC+1.FRAC says "the second
+	 * after SEC", where SEC.1FRAC would read as a fraction of SEC. */
+	if (ts->tv_nsec >= LC_NSEC_PER_SEC)
+		printf("%-14s %" PRId64 "+1.%09ld", name, (int64_t)ts->tv_sec,
+		       (long)(ts->tv_nsec - LC_NSEC_PER_SEC));
+	else
+		printf("%-14s %" PRId64 ".%09ld", name, (int64_t)ts->tv_sec,
+		       (long)ts->tv_nsec);
 	if (id == LC_CLOCK_UTC || id == LC_CLOCK_UTC_SLS) {
 		if (lc_iso8601_format(ts, 9, iso, sizeof(iso)) > 0)
 			printf("  %s", iso);
@@ -84,6 +95,20 @@ static void print_json(const struct now_state *n)
 		printf("\"%s\":{\"sec\":%" PRId64 ",\"nsec\":%ld},",
 		       lc_clock_name((lc_clock_id)id),
 		       (int64_t)n->ts[id].tv_sec, (long)n->ts[id].tv_nsec);
+	/* UTC as text, 23:59:60 shown; leap_second true in it (the utc and
+	 * utc_sls members then carry nsec >= 1e9) */
+	for (int id = LC_CLOCK_UTC; id <= LC_CLOCK_UTC_SLS; id++) {
+		char iso[64];
+
+		if (lc_iso8601_format(&n->ts[id], 9, iso, sizeof(iso)) < 0)
+			iso[0] = '\0';
+		printf("\"%s_iso\":", lc_clock_name((lc_clock_id)id));
+		lc_cli_json_str(stdout, iso);
+		printf(",");
+	}
+	printf("\"leap_second\":%s,",
+	       n->ts[LC_CLOCK_UTC].tv_nsec >= LC_NSEC_PER_SEC ? "true"
+	                                                      : "false");
 	printf("\"counter\":");
 	lc_cli_json_str(stdout, lc_counter_name(n->c));
 	printf(",\"counter_hz\":%" PRIu64 ",\"leap_source\":",
@@ -142,18 +167,30 @@ static void print_text(const struct now_state *n)
 
 int lc_cmd_now(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct now_state n;
 	lc_timekeeper *tk;
-	int json = 0, rc;
+	int json = 0, rc, c;
 
 	memset(&n, 0, sizeof(n));
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
-			json = 1;
-		else
-			return lc_cli_usage_error(CMD, "unknown argument '%s'",
-			                          argv[i]);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = 1; break;
+		case 'h': lc_cmd_now_usage(stdout); return LC_EXIT_OK;
+		default:
+			return lc_cli_usage_error(CMD, "unknown option '%s'",
+			                          argv[optind - 1]);
+		}
 	}
+	if (optind < argc)
+		return lc_cli_usage_error(CMD, "unexpected argument '%s'",
+		                          argv[optind]);
 	rc = lc_cli_check_system_table(CMD, NULL);
 	if (rc != 0)
 		return rc;

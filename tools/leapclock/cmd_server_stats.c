@@ -20,6 +20,7 @@
 #include "../leapclockd/ntp_packet.c"
 
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
@@ -42,7 +43,7 @@ void lc_cmd_server_stats_usage(FILE *out)
 	fprintf(out,
 	        "usage: leapclock server-stats [--file PATH] [--json]\n"
 	        "       leapclock server-stats --refid ID\n"
-	        "       leapclock server-stats --query ADDR[:PORT] [--count N] [--interval S] [--json]\n"
+	        "       leapclock server-stats --query HOST[:PORT] [--count N] [--interval S] [--json]\n"
 	        "\n"
 	        "Without --refid or --query, prints the counters leapclockd writes to its\n"
 	        "stats file (default " DEFAULT_STATS "; leapclockd --stats-file), one row\n"
@@ -57,7 +58,7 @@ void lc_cmd_server_stats_usage(FILE *out)
 	        "signed fixed-point offset with 22 fraction bits, served time minus\n"
 	        "unsmeared time); 127.127.1.255 is chrony smoothing its time.\n"
 	        "\n"
-	        "--query sends N (default 1) NTPv4 client requests to ADDR (IPv4, or IPv6\n"
+	        "--query sends N (default 1) NTPv4 client requests to HOST (a name, IPv4, or IPv6\n"
 	        "in brackets; port 123 by default), S seconds apart (default 1; 0: back\n"
 	        "to back), and prints each answer with its offset and delay against this\n"
 	        "host's CLOCK_REALTIME. A kiss-o'-death carries no time: RATE makes it\n"
@@ -78,7 +79,7 @@ static void describe_refid(uint32_t refid, unsigned stratum, char *buf,
 	if (ld_ntp_smear_refid_decode(refid, &ns) == 0) {
 		snprintf(buf, size,
 		         "254.%u.%u.%u: leap smear in progress, offset %s%" PRId64
-		         ".%09" PRId64 " s",
+		         ".%09" PRId64 " s (UTC_SLS - UTC)",
 		         (refid >> 16) & 255, (refid >> 8) & 255, refid & 255,
 		         ns < 0 ? "-" : "+", (ns < 0 ? -ns : ns) / 1000000000,
 		         (ns < 0 ? -ns : ns) % 1000000000);
@@ -287,7 +288,9 @@ static void stats_listen(struct stats *st, char *rest)
 	st->nrows++;
 }
 
-/* Reads the file; 0, or the exit status (message printed). */
+/* Reads the file; 0, or the exit status (message printed unless
+ * stats_quiet: status --watch says it in its block). */
+static int stats_quiet;
 static int stats_read(const char *path, struct stats *st)
 {
 	FILE *f = fopen(path, "r");
@@ -296,6 +299,8 @@ static int stats_read(const char *path, struct stats *st)
 
 	snprintf(st->leaptable, sizeof(st->leaptable), "?");
 	snprintf(st->pretend, sizeof(st->pretend), "-");
+	if (f == NULL && stats_quiet)
+		return LC_EXIT_RUNTIME;
 	if (f == NULL) {
 		fprintf(stderr, "leapclock %s: %s: %s (is leapclockd running? "
 		        "see its --stats-file)\n", CMD, path, strerror(errno));
@@ -328,6 +333,8 @@ static int stats_read(const char *path, struct stats *st)
 			stats_listen(st, line + 7);
 	}
 	fclose(f);
+	if (!ok && stats_quiet)
+		return LC_EXIT_RUNTIME;
 	if (!ok) {
 		fprintf(stderr, "leapclock %s: %s is not a leapclockd stats file\n",
 		        CMD, path);
@@ -489,6 +496,50 @@ static int show_stats(const char *path, int json)
 	return st.alive ? LC_EXIT_OK : LC_EXIT_FAIL;
 }
 
+int lc_cli_served_read(const char *path, struct lc_cli_served *out)
+{
+	static struct stats st;
+	int rc;
+
+	memset(&st, 0, sizeof(st));
+	memset(out, 0, sizeof(*out));
+	stats_quiet = 1;
+	rc = stats_read(path, &st);
+	stats_quiet = 0;
+	if (rc != 0) {
+		FILE *f = fopen(path, "r");
+
+		snprintf(out->why, sizeof(out->why), "%s: %s", path,
+		         f == NULL ? strerror(errno)
+		                   : "not a leapclockd stats file");
+		if (f != NULL)
+			fclose(f);
+		return -1;
+	}
+	out->alive = daemon_alive(st.pid, st.pid_start, st.boot, out->why,
+	                          sizeof(out->why));
+	out->pid = st.pid;
+	out->updated = st.updated;
+	for (int i = 0; i < st.nrows && i < LC_CLI_SERVED_MAX; i++) {
+		struct lc_cli_served_row *r = &out->rows[i];
+
+		snprintf(r->addr, sizeof(r->addr), "%s", st.rows[i].addr);
+		snprintf(r->mode, sizeof(r->mode), "%s", st.rows[i].mode);
+		r->requests = st.rows[i].v[1];
+		r->replies = st.rows[i].v[2];
+		r->ratelimited = st.rows[i].v[6];
+		r->li = (unsigned)st.rows[i].v[C_LI];
+		r->refid = (uint32_t)st.rows[i].v[C_REFID];
+		out->n++;
+	}
+	return 0;
+}
+
+void lc_cli_refid_text(uint32_t refid, char *buf, size_t size)
+{
+	describe_refid(refid, 1, buf, size);
+}
+
 /* ---- querying a server ----------------------------------------------------- */
 
 static int parse_server(const char *s, struct sockaddr_storage *ss,
@@ -536,6 +587,30 @@ static int parse_server(const char *s, struct sockaddr_storage *ss,
 		((struct sockaddr_in6 *)ss)->sin6_family = AF_INET6;
 		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
 		*len = sizeof(struct sockaddr_in6);
+		return 0;
+	}
+	/* A host name, as ntpdig and chronyc take: its first address. */
+	if (host[0] != '\0') {
+		struct addrinfo hints, *res = NULL;
+		char port_txt[8];
+		int rc;
+
+		memset(&hints, 0, sizeof(hints));
+		hints.ai_family = AF_UNSPEC;
+		hints.ai_socktype = SOCK_DGRAM;
+		snprintf(port_txt, sizeof(port_txt), "%lu", port);
+		rc = getaddrinfo(host, port_txt, &hints, &res);
+		if (rc != 0 || res == NULL ||
+		    res->ai_addrlen > sizeof(*ss)) {
+			fprintf(stderr, "leapclock %s: --query '%s': %s\n", CMD,
+			        s, rc != 0 ? gai_strerror(rc) : "no address");
+			if (res != NULL)
+				freeaddrinfo(res);
+			return -2;
+		}
+		memcpy(ss, res->ai_addr, res->ai_addrlen);
+		*len = (socklen_t)res->ai_addrlen;
+		freeaddrinfo(res);
 		return 0;
 	}
 	return -1;
@@ -605,9 +680,14 @@ static int query_open(const char *server, int *fdp)
 	socklen_t sl;
 	int fd;
 
-	if (parse_server(server, &ss, &sl) != 0)
-		return lc_cli_usage_error(CMD, "--query '%s': expected ADDR[:PORT] "
-		                          "(IPv6 as [ADDR]:PORT)", server);
+	int rc = parse_server(server, &ss, &sl);
+
+	if (rc == -2)
+		return LC_EXIT_RUNTIME; /* the name did not resolve: said */
+	if (rc != 0)
+		return lc_cli_usage_error(CMD, "--query '%s': expected HOST[:PORT] "
+		                          "(a name or address; IPv6 as "
+		                          "[ADDR]:PORT)", server);
 	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, sl) != 0) {
 		fprintf(stderr, "leapclock %s: %s: %s\n", CMD, server,

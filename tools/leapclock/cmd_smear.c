@@ -76,6 +76,8 @@ void lc_cmd_smear_usage(FILE *out)
 	    "  --csv FILE       write the samples as CSV ('-': stdout)\n"
 	    "  --svg FILE       write a chart of offset and rate against "
 	    "time ('-': stdout)\n"
+	    "  --width PX       the chart's width (default 960; the height in\n"
+	    "                   proportion, the drawing scaled by its viewBox)\n"
 	    "  --compare LIST   several presets (comma-separated, or "
 	    "'all') on one chart\n"
 	    "  --json           print JSON instead of the table\n"
@@ -234,7 +236,10 @@ static void print_table(FILE *out, const struct ctx *x)
 	fprintf(out, "\n%-25s %14s", "UTC", "t-leap (s)");
 	for (int i = 0; i < x->n; i++)
 		if (x->n == 1)
-			fprintf(out, " %12s %14s %12s", "offset (ms)",
+			/* T-SLS: the curve's offset, how far UTC_SLS is
+			 * behind T; SLS-UTC: the smear offset as status
+			 * and the refid show it (docs/smearing.md) */
+			fprintf(out, " %12s %14s %12s", "T-SLS (ms)",
 			        "SLS-UTC (ms)", "rate (ppm)");
 		else
 			fprintf(out, " %9.9s(ms) %9.9s(ppm)", x->c[i].p.name,
@@ -356,6 +361,7 @@ enum {
 	OPT_RANGE,
 	OPT_CSV,
 	OPT_SVG,
+	OPT_WIDTH,
 	OPT_COMPARE,
 	OPT_JSON
 };
@@ -441,6 +447,19 @@ static int smear_option(struct smear_opts *so, struct ctx *x, int o,
 	case OPT_SVG:
 		so->svg = optarg;
 		break;
+	case OPT_WIDTH: {
+		char *wend;
+		long w;
+
+		errno = 0;
+		w = strtol(optarg, &wend, 10);
+		if (errno || wend == optarg || *wend != '\0' || w < 100 ||
+		    w > 20000)
+			return lc_cli_usage_error(CMD, "--width '%s': pixels, "
+			                          "100..20000", optarg);
+		lc_cli_svg_width = (double)w;
+		break;
+	}
 	case OPT_COMPARE:
 		so->compare = optarg;
 		break;
@@ -473,6 +492,7 @@ static int smear_parse(struct smear_opts *so, struct ctx *x, int argc,
 	    {"range", required_argument, NULL, OPT_RANGE},
 	    {"csv", required_argument, NULL, OPT_CSV},
 	    {"svg", required_argument, NULL, OPT_SVG},
+	    {"width", required_argument, NULL, OPT_WIDTH},
 	    {"compare", required_argument, NULL, OPT_COMPARE},
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"help", no_argument, NULL, 'h'},
@@ -728,13 +748,14 @@ static int smear_output(const struct smear_opts *so, const struct ctx *x)
 	if (svg != NULL) {
 		FILE *f = open_out(svg);
 		if (f == NULL) {
-			fprintf(stderr, "leapclock %s: %s: %s\n", CMD, svg,
-			        strerror(errno));
+			fprintf(stderr,
+			        "leapclock %s: writing the chart (--svg) to %s: "
+			        "%s\n", CMD, svg, strerror(errno));
 			return LC_EXIT_RUNTIME;
 		}
 		if (lc_cli_smear_svg(f, x) < 0 || close_out(f) != 0) {
-			fprintf(stderr, "leapclock %s: %s: write failed\n", CMD,
-			        svg);
+			fprintf(stderr, "leapclock %s: writing the chart (--svg) "
+			        "to %s: write failed\n", CMD, svg);
 			return LC_EXIT_RUNTIME;
 		}
 	}

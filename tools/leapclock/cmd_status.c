@@ -8,11 +8,17 @@
  * leap table, smear, and how it follows the host.
  */
 #include "cli.h"
+#include "kernel_names.h"
 
+#include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/timex.h>
+#include <time.h>
+#include <unistd.h>
 
 #define CMD "status"
 
@@ -22,31 +28,34 @@ const char lc_cmd_status_summary[] =
 void lc_cmd_status_usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: leapclock status [--json]\n\n"
+	        "usage: leapclock status [--json]\n"
+	        "       leapclock status --watch [--interval S] [--count N]\n"
+	        "                        [--stats-file PATH|none]\n\n"
 	        "Prints the host kernel's NTP state from a read-only adjtimex()\n"
 	        "(modes = 0: nothing is changed) next to leapclock's own\n"
 	        "adjtimex state; then which timeline leapclock reads (the host's\n"
 	        "page published by leapclockd, or in-process, and why) and its\n"
 	        "leap table, smear and host following.\n\n"
 	        "  --json   one object with members host, leapclock, timeline and\n"
-	        "           following\n\n"
+	        "           following\n"
+	        "  --watch  a live view (also 'leapclock top'): the timeline, host\n"
+	        "           following, the next leap and the smear offset now\n"
+	        "           (UTC_SLS - UTC), and the requests and replies per second\n"
+	        "           of each socket leapclockd serves (its stats file, as\n"
+	        "           'leapclock server-stats' reads it), refreshed in place\n"
+	        "           on a terminal, one block per refresh otherwise; until\n"
+	        "           SIGINT or SIGTERM, or N refreshes\n"
+	        "  --interval S  seconds between refreshes (default 1; 0.1..3600)\n"
+	        "  --count N     stop after N refreshes\n"
+	        "  --stats-file PATH  leapclockd's stats file (default\n"
+	        "           /run/leapclockd/stats; none: no served rates)\n\n"
 	        "See leapclock-status(1).\n");
 }
 
 static const char *state_name(int st)
 {
-	static const char *const n[] = { "TIME_OK",  "TIME_INS",  "TIME_DEL",
-	                                 "TIME_OOP", "TIME_WAIT", "TIME_ERROR" };
-
-	return st >= 0 && st <= 5 ? n[st] : "?";
+	return lc__time_state_name(st);
 }
-
-static const char *const status_bits[16] = {
-	"PLL",       "PPSFREQ",   "PPSTIME",   "FLL",
-	"INS",       "DEL",       "UNSYNC",    "FREQHOLD",
-	"PPSSIGNAL", "PPSJITTER", "PPSWANDER", "PPSERROR",
-	"CLOCKERR",  "NANO",      "MODE",      "CLK",
-};
 
 /* The fields both report, in leapclock's types. */
 struct view {
@@ -65,17 +74,34 @@ static void print_bits(FILE *out, int status, int json)
 		if (!(status & (1 << b)))
 			continue;
 		if (json)
-			fprintf(out, "%s\"%s\"", first ? "" : ",", status_bits[b]);
+			fprintf(out, "%s\"%s\"", first ? "" : ",", lc__sta_bit_name(b));
 		else
-			fprintf(out, "%s%s", first ? "" : "|", status_bits[b]);
+			fprintf(out, "%s%s", first ? "" : "|", lc__sta_bit_name(b));
 		first = 0;
 	}
 	if (first && !json)
 		fprintf(out, "0");
 }
 
-static void print_json(const char *name, const struct view *v)
+/* `partial`: the page carries the state, status and TAI offset only; the
+ * other fields are unknown (null), not the 0 lc_adjtimex left. */
+static void print_json(const char *name, const struct view *v, int partial)
 {
+	if (partial) {
+		printf("\"%s\":{\"state\":\"%s\",\"return\":%d,\"status\":%d,"
+		       "\"status_bits\":[",
+		       name, v->rc >= 0 ? state_name(v->rc) : "error", v->rc,
+		       v->status);
+		print_bits(stdout, v->status, 1);
+		printf("],\"offset\":null,\"freq\":null,\"freq_ppm\":null,"
+		       "\"maxerror_us\":null,\"esterror_us\":null,"
+		       "\"constant\":null,\"tick_us\":null,\"tai\":%d,"
+		       "\"time\":{\"sec\":%" PRId64 ",\"frac\":%" PRId64
+		       ",\"frac_unit\":\"%s\"}}",
+		       v->tai, v->sec, v->frac,
+		       (v->status & LC_STA_NANO) ? "ns" : "us");
+		return;
+	}
 	printf("\"%s\":{\"state\":\"%s\",\"return\":%d,\"status\":%d,"
 	       "\"status_bits\":[",
 	       name, v->rc >= 0 ? state_name(v->rc) : "error", v->rc, v->status);
@@ -136,7 +162,7 @@ struct tl_view {
 	char table_source[256];
 	int table_hash;
 	int64_t table_expires;    /* INT64_MIN unknown */
-	char table_note[160];
+	char table_note[168];     /* cut at a word, " ..." (note_copy) */
 	char smear[48];           /* "" none */
 	int have_host;            /* host state known */
 	int host_state;
@@ -164,6 +190,26 @@ static void env_smear(char *out, size_t n)
 		snprintf(out, n, "%s", sm);
 }
 
+/* The page's note, which the page cuts at its 159 bytes: a note that
+ * fills them is cut back to its last space with " ..." (not mid-word or
+ * mid-hash). */
+static void note_copy(char *out, size_t n, const char *note)
+{
+	size_t len = strlen(note);
+	const char *sp;
+
+	snprintf(out, n, "%s", note);
+	if (len + 1 < sizeof(((struct lc_timeline_info *)0)->table_note))
+		return;
+	sp = strrchr(out, ' ');
+	while (sp != NULL && sp > out && (size_t)(sp - out) + 5 > n - 1) {
+		out[sp - out] = '\0';
+		sp = strrchr(out, ' ');
+	}
+	if (sp != NULL && sp > out)
+		snprintf(out + (sp - out), n - (size_t)(sp - out), " ...");
+}
+
 static void get_view(lc_timekeeper *tk, struct tl_view *v)
 {
 	memset(v, 0, sizeof(*v));
@@ -175,8 +221,8 @@ static void get_view(lc_timekeeper *tk, struct tl_view *v)
 		         v->ti.table_source);
 		v->table_hash = v->ti.table_hash;
 		v->table_expires = v->ti.table_expires;
-		snprintf(v->table_note, sizeof(v->table_note), "%s",
-		         v->ti.table_note);
+		note_copy(v->table_note, sizeof(v->table_note),
+		          v->ti.table_note);
 		snprintf(v->smear, sizeof(v->smear), "%s", v->ti.smear);
 		v->have_host = 1;
 		v->host_state = v->ti.host_state;
@@ -196,8 +242,8 @@ static void get_view(lc_timekeeper *tk, struct tl_view *v)
 	}
 	if (v->ti.source == LC_TIMELINE_FALLBACK) {
 		/* On from the page: its table and smear, its last note. */
-		snprintf(v->table_note, sizeof(v->table_note), "%s",
-		         v->ti.table_note);
+		note_copy(v->table_note, sizeof(v->table_note),
+		          v->ti.table_note);
 		snprintf(v->smear, sizeof(v->smear), "%s", v->ti.smear);
 	} else {
 		env_smear(v->smear, sizeof(v->smear));
@@ -229,8 +275,29 @@ static void json_str_or_null(const char *s)
 		lc_cli_json_str(stdout, s);
 }
 
+/* Why a page is no longer followed, in status's one wording, from the
+ * fields (lc_timeline_info's why names the pid as 0 for a writer that
+ * closed the page); other reasons as the library gives them. */
+static const char *fallback_why(const struct lc_timeline_info *t, char *buf,
+                                size_t n)
+{
+	if (t->source != LC_TIMELINE_FALLBACK ||
+	    strncmp(t->why, "the writer ", 11) != 0)
+		return t->why;
+	if (t->writer_pid > 0)
+		snprintf(buf, n, "its writer (pid %ld, %s) stopped updating it "
+		         "%.1f s ago", t->writer_pid,
+		         t->writer_alive ? "alive" : "gone",
+		         (double)t->age_ns / 1e9);
+	else
+		snprintf(buf, n, "its writer closed the page %.1f s ago",
+		         (double)t->age_ns / 1e9);
+	return buf;
+}
+
 static void print_timeline_json(const struct tl_view *v)
 {
+	char why[300];
 	const struct lc_timeline_info *t = &v->ti;
 	int page = t->source == LC_TIMELINE_PAGE ||
 	           t->source == LC_TIMELINE_FALLBACK;
@@ -240,7 +307,9 @@ static void print_timeline_json(const struct tl_view *v)
 	       source_name(t->source));
 	json_str_or_null(t->path);
 	printf(",\"why\":");
-	json_str_or_null(t->source == LC_TIMELINE_PAGE ? "" : t->why);
+	json_str_or_null(t->source == LC_TIMELINE_PAGE
+	                     ? ""
+	                     : fallback_why(t, why, sizeof(why)));
 	if (page) {
 		printf(",\"writer_pid\":");
 		if (t->writer_pid > 0)
@@ -319,7 +388,7 @@ static void print_following_json(const struct tl_view *v)
 static void print_timeline_text(const struct tl_view *v)
 {
 	const struct lc_timeline_info *t = &v->ti;
-	char buf[64];
+	char buf[64], why[300];
 
 	printf("\n");
 	switch (t->source) {
@@ -328,7 +397,7 @@ static void print_timeline_text(const struct tl_view *v)
 		break;
 	case LC_TIMELINE_FALLBACK:
 		printf("%-12s in-process, on from the page %s: %s\n",
-		       "timeline", t->path, t->why);
+		       "timeline", t->path, fallback_why(t, why, sizeof(why)));
 		break;
 	case LC_TIMELINE_IN_PROCESS:
 		printf("%-12s in-process: %s\n", "timeline",
@@ -362,14 +431,20 @@ static void print_timeline_text(const struct tl_view *v)
 		printf("%-12s not followed\n", "host");
 		return;
 	}
-	printf("%-12s %s%s: host CLOCK_REALTIME %+.6f s from leapclock's",
-	       "host", host_state_text(v->host_state),
-	       v->from_page ? " (as the writer sees it)" : "",
-	       lc_cli_json_num((double)v->host_offset_ns / 1e9, 6));
-	if (v->have_steer)
-		printf(", steering %+.3f ppm",
-		       lc_cli_json_num((double)v->host_steer_ppb / 1e3, 3));
-	printf(", %" PRIu64 " host steps followed\n", v->host_steps);
+	printf("%-12s %s%s", "host", host_state_text(v->host_state),
+	       v->from_page ? " (as the writer sees it)" : "");
+	/* Not following (a rehearsal, the host unreadable): no offset is
+	 * measured, so none is shown. */
+	if (v->host_state != LC_HOST_NOT_FOLLOWED) {
+		printf(": host CLOCK_REALTIME %+.6f s from leapclock's",
+		       lc_cli_json_num((double)v->host_offset_ns / 1e9, 6));
+		if (v->have_steer)
+			printf(", steering %+.3f ppm",
+			       lc_cli_json_num((double)v->host_steer_ppb / 1e3,
+			                       3));
+	}
+	printf(", %" PRIu64 " host step%s followed\n", v->host_steps,
+	       v->host_steps == 1 ? "" : "s");
 	if (v->have_kernel) {
 		printf("%-12s %s rule; kernel TAI %d s, %s, status ", "",
 		       v->h.kernel_rule ? "kernel" : "threshold",
@@ -430,6 +505,17 @@ static void print_text(const struct view *k, const struct view *l,
 {
 	char a[64], b[64], buf[200];
 	FILE *m;
+	/* a page carries the state, status and TAI offset, not the rest */
+	int partial = tv->from_page;
+#define ROW_L(what, fmt_a, fmt_b)                                        \
+	do {                                                             \
+		fmt_a;                                                   \
+		if (partial)                                             \
+			snprintf(b, sizeof(b), "unknown (not on the page)"); \
+		else                                                     \
+			fmt_b;                                           \
+		row(what, a, b);                                         \
+	} while (0)
 
 	row("", "host kernel", "leapclock");
 	row("state", k->rc >= 0 ? state_name(k->rc) : "error",
@@ -443,26 +529,23 @@ static void print_text(const struct view *k, const struct view *l,
 	}
 	print_bits(stdout, l->status, 0);
 	printf("\n");
-	snprintf(a, sizeof(a), "%.3f ppm", (double)k->freq / 65536.0);
-	snprintf(b, sizeof(b), "%.3f ppm", (double)l->freq / 65536.0);
-	row("frequency", a, b);
-	snprintf(a, sizeof(a), "%" PRId64 " %s", k->offset,
-	         (k->status & LC_STA_NANO) ? "ns" : "us");
-	snprintf(b, sizeof(b), "%" PRId64 " %s", l->offset,
-	         (l->status & LC_STA_NANO) ? "ns" : "us");
-	row("offset", a, b);
-	snprintf(a, sizeof(a), "%" PRId64 " us", k->maxerror);
-	snprintf(b, sizeof(b), "%" PRId64 " us", l->maxerror);
-	row("maxerror", a, b);
-	snprintf(a, sizeof(a), "%" PRId64 " us", k->esterror);
-	snprintf(b, sizeof(b), "%" PRId64 " us", l->esterror);
-	row("esterror", a, b);
-	snprintf(a, sizeof(a), "%" PRId64, k->constant);
-	snprintf(b, sizeof(b), "%" PRId64, l->constant);
-	row("constant", a, b);
-	snprintf(a, sizeof(a), "%" PRId64 " us", k->tick);
-	snprintf(b, sizeof(b), "%" PRId64 " us", l->tick);
-	row("tick", a, b);
+	ROW_L("frequency",
+	      snprintf(a, sizeof(a), "%.3f ppm", (double)k->freq / 65536.0),
+	      snprintf(b, sizeof(b), "%.3f ppm", (double)l->freq / 65536.0));
+	ROW_L("offset",
+	      snprintf(a, sizeof(a), "%" PRId64 " %s", k->offset,
+	               (k->status & LC_STA_NANO) ? "ns" : "us"),
+	      snprintf(b, sizeof(b), "%" PRId64 " %s", l->offset,
+	               (l->status & LC_STA_NANO) ? "ns" : "us"));
+	ROW_L("maxerror", snprintf(a, sizeof(a), "%" PRId64 " us", k->maxerror),
+	      snprintf(b, sizeof(b), "%" PRId64 " us", l->maxerror));
+	ROW_L("esterror", snprintf(a, sizeof(a), "%" PRId64 " us", k->esterror),
+	      snprintf(b, sizeof(b), "%" PRId64 " us", l->esterror));
+	ROW_L("constant", snprintf(a, sizeof(a), "%" PRId64, k->constant),
+	      snprintf(b, sizeof(b), "%" PRId64, l->constant));
+	ROW_L("tick", snprintf(a, sizeof(a), "%" PRId64 " us", k->tick),
+	      snprintf(b, sizeof(b), "%" PRId64 " us", l->tick));
+#undef ROW_L
 	snprintf(a, sizeof(a), "%d s%s", k->tai,
 	         k->tai == 0 ? " (not set)" : "");
 	snprintf(b, sizeof(b), "%d s", l->tai);
@@ -470,27 +553,260 @@ static void print_text(const struct view *k, const struct view *l,
 	print_timeline_text(tv);
 }
 
+/* ---- the live view (--watch) ---------------------------------------------- */
+
+static volatile sig_atomic_t watch_stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	watch_stop = 1;
+}
+
+/* "3 d 04:05:06" from seconds */
+static void fmt_span(int64_t s, char *buf, size_t n)
+{
+	if (s < 0)
+		s = 0;
+	if (s >= 86400)
+		snprintf(buf, n, "%" PRId64 " d %02d:%02d:%02d", s / 86400,
+		         (int)(s / 3600 % 24), (int)(s / 60 % 60), (int)(s % 60));
+	else
+		snprintf(buf, n, "%02d:%02d:%02d", (int)(s / 3600),
+		         (int)(s / 60 % 60), (int)(s % 60));
+}
+
+struct served_prev {
+	int have;
+	int64_t mono_ns;
+	struct lc_cli_served s;
+};
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void print_served(const char *path, struct served_prev *prev)
+{
+	static struct lc_cli_served now;
+	int64_t t = mono_ns();
+	double dt;
+
+	if (path == NULL)
+		return;
+	if (lc_cli_served_read(path, &now) != 0) {
+		printf("%-12s no stats: %s\n", "served", now.why);
+		prev->have = 0;
+		return;
+	}
+	dt = prev->have ? (double)(t - prev->mono_ns) / 1e9 : 0;
+	printf("%-12s leapclockd pid %" PRId64 "%s%s, counters from %" PRId64
+	       " s ago\n",
+	       "served", now.pid, now.alive ? "" : ", stale: ",
+	       now.alive ? "" : now.why, (int64_t)time(NULL) - now.updated);
+	printf("%-12s %-24s %-14s %10s %9s %9s %9s  %s\n", "", "address",
+	       "mode", "requests", "req/s", "replies/s", "limited", "refid");
+	for (int i = 0; i < now.n; i++) {
+		const struct lc_cli_served_row *r = &now.rows[i], *p = NULL;
+		char rq[32] = "-", rp[32] = "-", refid[128];
+
+		for (int k = 0; prev->have && k < prev->s.n; k++)
+			if (strcmp(prev->s.rows[k].addr, r->addr) == 0)
+				p = &prev->s.rows[k];
+		if (p != NULL && dt > 0 && r->requests >= p->requests) {
+			snprintf(rq, sizeof(rq), "%.1f",
+			         (double)(r->requests - p->requests) / dt);
+			snprintf(rp, sizeof(rp), "%.1f",
+			         (double)(r->replies - p->replies) / dt);
+		}
+		lc_cli_refid_text(r->refid, refid, sizeof(refid));
+		printf("%-12s %-24s %-14s %10" PRIu64 " %9s %9s %9" PRIu64
+		       "  %s\n",
+		       "", r->addr, r->mode, r->requests, rq, rp,
+		       r->ratelimited, r->refid != 0 ? refid : "-");
+	}
+	prev->s = now;
+	prev->mono_ns = t;
+	prev->have = 1;
+}
+
+/* One refresh: the time, the timeline, the next leap and smear, served. */
+static void print_watch_block(lc_timekeeper *tk, const char *stats,
+                              struct served_prev *prev, int i, int count,
+                              double interval)
+{
+	struct tl_view tv;
+	struct timespec u, sls, u2;
+	char iso[64], span[40];
+	double off;
+	int64_t when;
+	int dir;
+
+	lc_update(tk);
+	get_view(tk, &tv);
+	/* UTC_SLS between two UTC readings, against their middle */
+	lc_gettime(tk, LC_CLOCK_UTC, &u);
+	lc_gettime(tk, LC_CLOCK_UTC_SLS, &sls);
+	lc_gettime(tk, LC_CLOCK_UTC, &u2);
+	off = ((double)(sls.tv_sec - u.tv_sec) * 1e9 +
+	       (double)(sls.tv_nsec - u.tv_nsec)) -
+	      ((double)(u2.tv_sec - u.tv_sec) * 1e9 +
+	       (double)(u2.tv_nsec - u.tv_nsec)) / 2;
+	if (lc_iso8601_format(&u, 3, iso, sizeof(iso)) < 0)
+		iso[0] = '\0';
+	printf("leapclock status --watch  UTC %s  refresh %d", iso, i + 1);
+	if (count > 0)
+		printf(" of %d", count);
+	printf(", every %g s\n", interval);
+	print_timeline_text(&tv);
+	if (lc_tk_next_leap(tk, &when, &dir) == 0) {
+		struct timespec w = { (time_t)(when - 1),
+		                      dir > 0 ? 1000000000L : 0 };
+
+		if (lc_iso8601_format(&w, 0, iso, sizeof(iso)) < 0)
+			iso[0] = '\0';
+		fmt_span(when - 1 - (int64_t)u.tv_sec, span, sizeof(span));
+		printf("%-12s %s second %s, in %s\n", "next leap",
+		       dir > 0 ? "inserted" : "deleted", iso, span);
+	} else {
+		printf("%-12s none scheduled\n", "next leap");
+	}
+	printf("%-12s %+.6f s (smear offset = UTC_SLS - UTC)\n",
+	       "smear now", lc_cli_json_num(off / 1e9, 6));
+	print_served(stats, prev);
+}
+
+/* Sleeps `s` seconds or until SIGINT/SIGTERM. */
+static void watch_sleep(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	while (!watch_stop && nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static int watch(const char *stats, double interval, int count)
+{
+	static struct served_prev prev;
+	struct sigaction sa;
+	lc_timekeeper *tk = lc_default();
+	int tty = isatty(STDOUT_FILENO);
+
+	if (tk == NULL) {
+		fprintf(stderr, "leapclock %s: cannot start the timekeeper\n",
+		        CMD);
+		return LC_EXIT_RUNTIME;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop; /* no SA_RESTART: the sleep ends */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (tty)
+		printf("\033[?25l"); /* the cursor hidden while we draw */
+	for (int i = 0; !watch_stop && (count == 0 || i < count); i++) {
+		if (i > 0)
+			watch_sleep(interval);
+		if (watch_stop)
+			break;
+		if (tty)
+			printf("\033[H\033[2J"); /* home, clear */
+		else if (i > 0)
+			printf("\n");
+		print_watch_block(tk, stats, &prev, i, count, interval);
+		fflush(stdout);
+	}
+	if (tty)
+		printf("\033[?25h"); /* the cursor back */
+	fflush(stdout);
+	return LC_EXIT_OK;
+}
+
 int lc_cmd_status(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "watch", no_argument, NULL, 'w' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "stats-file", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct view k, l;
 	struct tl_view tv;
 	struct lc_leaptable_search search;
 	lc_timekeeper *tk;
-	int json = 0, rc;
+	const char *stats = "/run/leapclockd/stats", *watch_opt = NULL;
+	int json = 0, watching = 0, count = 0, rc, c;
+	double interval = 1.0;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
-			json = 1;
-		else
-			return lc_cli_usage_error(CMD, "unknown argument '%s'",
-			                          argv[i]);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:jwi:n:s:h", opts, NULL)) != -1) {
+		char *end;
+
+		switch (c) {
+		case 'j': json = 1; break;
+		case 'w': watching = 1; break;
+		case 'i':
+			errno = 0;
+			interval = strtod(optarg, &end);
+			if (errno || end == optarg || *end != '\0' ||
+			    !(interval >= 0.1 && interval <= 3600))
+				return lc_cli_usage_error(
+				    CMD, "--interval '%s': seconds, 0.1..3600",
+				    optarg);
+			watch_opt = "--interval";
+			break;
+		case 'n': {
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end != '\0' || v < 1 ||
+			    v > 1000000)
+				return lc_cli_usage_error(
+				    CMD, "--count '%s': 1..1000000", optarg);
+			count = (int)v;
+			watch_opt = "--count";
+			break;
+		}
+		case 's':
+			stats = strcmp(optarg, "none") == 0 ? NULL : optarg;
+			watch_opt = "--stats-file";
+			break;
+		case 'h': lc_cmd_status_usage(stdout); return LC_EXIT_OK;
+		case ':':
+			return lc_cli_usage_error(CMD, "%s needs a value",
+			                          argv[optind - 1]);
+		default:
+			return lc_cli_usage_error(CMD, "unknown option '%s'",
+			                          argv[optind - 1]);
+		}
 	}
+	if (optind < argc)
+		return lc_cli_usage_error(CMD, "unexpected argument '%s'",
+		                          argv[optind]);
+	if (watching && json)
+		return lc_cli_usage_error(CMD, "--watch is for reading: "
+		                          "--json prints one object (run it "
+		                          "again to refresh)");
+	if (!watching && watch_opt != NULL)
+		return lc_cli_usage_error(CMD, "%s applies to --watch only",
+		                          watch_opt);
 	read_host(&k);
 	/* A table named by $LEAPCLOCK_LEAPFILE that cannot be used is an
 	 * error here too (lc_default() would keep the built-in one). */
 	rc = lc_cli_check_system_table(CMD, &search);
 	if (rc != 0)
 		return rc;
+	if (watching)
+		return watch(stats, interval, count);
 	tk = lc_default();
 	if (tk == NULL) {
 		fprintf(stderr, "leapclock %s: cannot start the timekeeper\n",
@@ -501,18 +817,13 @@ int lc_cmd_status(int argc, char **argv)
 	read_leapclock(tk, &l);
 	get_view(tk, &tv);
 	/* what the search took and skipped, when it is the table in use */
-	if (!tv.from_page) {
-		char m[2048];
-
-		if (lc_leaptable_search_format(&search, 0, "leapclock " CMD ": ",
-		                               m, sizeof(m)) > 0)
-			fputs(m, stderr);
-	}
+	if (!tv.from_page)
+		lc_cli_say_search(CMD, &search);
 	if (json) {
 		printf("{");
-		print_json("host", &k);
+		print_json("host", &k, 0);
 		printf(",");
-		print_json("leapclock", &l);
+		print_json("leapclock", &l, tv.from_page);
 		print_timeline_json(&tv);
 		print_following_json(&tv);
 		printf("}\n");

@@ -331,7 +331,7 @@ static int table_parse(struct table_opts *o, int argc, char **argv)
  * reports it; any other failure is the exit status (message printed). */
 static int table_load(struct table_opts *o, lc_leaptable *t)
 {
-	char m[2048], b[48];
+	char m[2048];
 	int rc;
 
 	memset(&o->err, 0, sizeof(o->err));
@@ -359,9 +359,7 @@ static int table_load(struct table_opts *o, lc_leaptable *t)
 	}
 	if (rc < 0)
 		o->file = o->search.c[0].source; /* --verify reports it */
-	snprintf(b, sizeof(b), "leapclock %s: ", CMD);
-	if (lc_leaptable_search_format(&o->search, 0, b, m, sizeof(m)) > 0)
-		fputs(m, stderr);
+	lc_cli_say_search(CMD, &o->search);
 	o->load_rc = rc;
 	return 0;
 }

@@ -23,12 +23,15 @@ static const struct command commands[] = {
 
 static void print_name(FILE *out, const char *name);
 
+int lc_cli_verbose;
+
 static void usage(FILE *out)
 {
 	fprintf(out,
 	        "usage: leapclock COMMAND [ARGS...]\n"
 	        "       leapclock help COMMAND | COMMAND --help\n"
-	        "       leapclock -V | --version\n\n"
+	        "       leapclock -V | --version\n"
+	        "       leapclock -v COMMAND ...  (the leap table search in full)\n\n"
 	        "Clocks, timers and tables that keep time across leap seconds.\n\n"
 	        "commands:\n");
 	for (const struct command *c = commands; c->name; c++) {
@@ -73,6 +76,13 @@ int main(int argc, char **argv)
 {
 	const struct command *c;
 
+	while (argc >= 2 && (strcmp(argv[1], "-v") == 0 ||
+	                     strcmp(argv[1], "--verbose") == 0)) {
+		lc_cli_verbose = 1;
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return LC_EXIT_USAGE;
@@ -176,6 +186,66 @@ void lc_cli_json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* "2026-06-28" */
+static const char *date_text(int64_t sec, char *buf, size_t n)
+{
+	struct timespec e = { (time_t)sec, 0 };
+
+	if (sec == INT64_MIN || lc_iso8601_format(&e, 0, buf, n) < 10)
+		snprintf(buf, n, "?");
+	else
+		buf[10] = '\0';
+	return buf;
+}
+
+void lc_cli_say_search(const char *cmd,
+                       const struct lc_leaptable_search *s)
+{
+	const struct lc_leap_candidate *tk =
+	    s->taken < s->count ? &s->c[s->taken] : NULL;
+	char m[2048], prefix[64], d1[32], d2[32], names[600] = "";
+	int64_t now = (int64_t)time(NULL), expired_on = INT64_MIN;
+	int bad = -1;
+
+	snprintf(prefix, sizeof(prefix), "leapclock %s: ", cmd);
+	if (lc_cli_verbose) {
+		if (lc_leaptable_search_format(s, 1, prefix, m, sizeof(m)) > 0)
+			fputs(m, stderr);
+		return;
+	}
+	for (size_t i = 0; i < s->count; i++) {
+		const struct lc_leap_candidate *c = &s->c[i];
+
+		if (c->status == LC_CAND_BAD && bad < 0)
+			bad = (int)i;
+		if (c->status == LC_CAND_OLDER && c->expires != INT64_MIN &&
+		    c->expires <= now && strcmp(c->source, "built-in") != 0) {
+			const char *b = strrchr(c->source, '/');
+			size_t l = strlen(names);
+
+			snprintf(names + l, sizeof(names) - l, "%s%s",
+			         l > 0 ? " and " : "", b != NULL ? b + 1 : c->source);
+			if (expired_on == INT64_MIN)
+				expired_on = c->expires;
+		}
+	}
+	if (bad >= 0) {
+		/* one line: the file, its line and what was wrong */
+		lc_error_format(&s->c[bad].err, m, sizeof(m));
+		fprintf(stderr, "%sleap table %s skipped; using %s (expires %s)\n",
+		        prefix, m, tk != NULL ? tk->source : "none",
+		        tk != NULL ? date_text(tk->expires, d1, sizeof(d1)) : "?");
+	} else if (expired_on != INT64_MIN && tk != NULL) {
+		fprintf(stderr,
+		        "%sthe system's %s expired on %s: update tzdata (using "
+		        "%s, expires %s)\n",
+		        prefix, names, date_text(expired_on, d1, sizeof(d1)),
+		        strcmp(tk->source, "built-in") == 0 ? "the built-in table"
+		                                            : tk->source,
+		        date_text(tk->expires, d2, sizeof(d2)));
+	}
+}
+
 /*
  * The default timekeeper loads the system's table itself and, if
  * $LEAPCLOCK_LEAPFILE cannot be used, keeps the built-in one: search first
@@ -188,7 +258,7 @@ int lc_cli_check_system_table(const char *cmd,
 	struct lc_leaptable_search search;
 	struct lc_error err = {0};
 	lc_leaptable *t = lc_leaptable_new();
-	char m[2048], prefix[64];
+	char m[2048];
 	int rc;
 
 	if (t == NULL) {
@@ -210,9 +280,7 @@ int lc_cli_check_system_table(const char *cmd,
 		*out = search;
 		return 0;
 	}
-	snprintf(prefix, sizeof(prefix), "leapclock %s: ", cmd);
-	if (lc_leaptable_search_format(&search, 0, prefix, m, sizeof(m)) > 0)
-		fputs(m, stderr);
+	lc_cli_say_search(cmd, &search);
 	return 0;
 }
 
@@ -235,7 +303,6 @@ lc_leaptable *lc_cli_load_table(const char *cmd, const char *file)
 		}
 	} else {
 		struct lc_leaptable_search search;
-		char m[2048], prefix[64];
 
 		rc = lc_leaptable_load_system_report(t, &search, &err);
 		if (rc < 0) {
@@ -243,18 +310,9 @@ lc_leaptable *lc_cli_load_table(const char *cmd, const char *file)
 			lc_leaptable_free(t);
 			return NULL;
 		}
-		/* A file that could not be used is said (with what was
-		 * taken instead); a file that merely lost to one expiring
-		 * later is not: run's stderr is its program's. */
-		for (size_t i = 0; i < search.count; i++) {
-			if (search.c[i].status != LC_CAND_BAD)
-				continue;
-			snprintf(prefix, sizeof(prefix), "leapclock %s: ", cmd);
-			if (lc_leaptable_search_format(&search, 0, prefix, m,
-			                               sizeof(m)) > 0)
-				fputs(m, stderr);
-			break;
-		}
+		/* One line at most: a file that could not be used, or the
+		 * system's expired (run's stderr is its program's). */
+		lc_cli_say_search(cmd, &search);
 	}
 	return t;
 }

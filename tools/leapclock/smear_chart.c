@@ -302,6 +302,10 @@ static void panels(const struct ctx *x, struct panel *po, struct panel *pr)
 	}
 }
 
+/* --width: the chart's displayed width in px (its height in proportion);
+ * the drawing keeps its 960-unit viewBox and scales. */
+double lc_cli_svg_width = SVG_W;
+
 /* The document's head, the title and the subtitle. */
 static void svg_head(FILE *o, const struct ctx *x, double H)
 {
@@ -317,7 +321,7 @@ static void svg_head(FILE *o, const struct ctx *x, double H)
 	        "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
 	        "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
 	        "<title>",
-	        SVG_W, H, SVG_W, H);
+	        lc_cli_svg_width, H * lc_cli_svg_width / SVG_W, SVG_W, H);
 	xml_text(o, title);
 	fprintf(o, "</title>\n<rect width=\"100%%\" height=\"100%%\" "
 	           "fill=\"#fafafa\"/>\n");
@@ -342,11 +346,22 @@ static void svg_curve(FILE *o, const struct ctx *x, int i,
 {
 	const struct curve *c = &x->c[i];
 	const char *col = colours[i % NCOLOURS];
+	/* Curves that coincide (at the plateau, or presets alike) must not
+	 * hide each other: the ones drawn first are wider, each later one
+	 * dashed its own way, so every colour shows beside the others. */
+	static const char *const dashes[] = { "none", "10 4", "3 3",
+		                              "14 3 3 3", "6 6", "2 6",
+		                              "18 4", "8 3 2 3 2 3" };
+	double w = 2.0 + 0.6 * (double)(x->n - 1 - i);
+	const char *dash = dashes[i % (int)(sizeof(dashes) / sizeof(dashes[0]))];
 
+	if (x->n == 1)
+		w = 2.0;
 	fprintf(o,
 	        "<polyline class=\"offset\" fill=\"none\" "
-	        "stroke=\"%s\" stroke-width=\"2\" points=\"",
-	        col);
+	        "stroke=\"%s\" stroke-width=\"%.1f\" "
+	        "stroke-dasharray=\"%s\" points=\"",
+	        col, w, dash);
 	for (size_t k = 0; k < n; k++)
 		fprintf(o, "%.2f,%.2f ", px_ns(po, ts[k]),
 		        py(po, off_ms(c, x->L + ts[k])));
@@ -356,8 +371,8 @@ static void svg_curve(FILE *o, const struct ctx *x, int i,
 	 * (issue 16): the path is cut there instead */
 	fprintf(o,
 	        "<path class=\"rate\" fill=\"none\" stroke=\"%s\" "
-	        "stroke-width=\"2\" d=\"",
-	        col);
+	        "stroke-width=\"%.1f\" stroke-dasharray=\"%s\" d=\"",
+	        col, w, dash);
 	for (size_t k = 0, pen = 0; k < n; k++) {
 		double r = rate_ppm(c, x->L + ts[k]);
 		if (pr->logy && !(fabs(r) >= pow(10, pr->vmin))) {

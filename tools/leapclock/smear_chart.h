@@ -54,5 +54,7 @@ double lc_cli_smear_nice_step(double span, int want);
 /* The chart of x's curves: offset and rate over x->lo..x->hi, a legend.
  * 0, or -1 if memory is short or writing failed. */
 int lc_cli_smear_svg(FILE *o, const struct ctx *x);
+/* The chart's displayed width in px (smear --width; default 960). */
+extern double lc_cli_svg_width;
 
 #endif /* LC_SMEAR_CHART_H */

@@ -53,6 +53,7 @@
 #include "leapclockd.h"
 
 #include "internal.h"
+#include "kernel_names.h"
 #include "leaptable_impl.h"
 #include "smear.h"
 #include "timeline.h"
@@ -650,16 +651,19 @@ static const char *host_state_name(int s)
 static void log_host(struct ld_clock *c)
 {
 	struct lc_tk_host h;
+	char bits[200];
 
 	if (lc_tk_host_status(c->tk, &h) != 0 ||
 	    (h.state == c->host_state && h.steps == c->host_steps))
 		return;
 	ld_log(LD_LOG_INFO,
 	       "host clock: %s, offset %+.6f ms, steps followed %" PRIu64
-	       ", %s rule, kernel state %d status 0x%x TAI %d",
+	       ", %s rule, kernel state %s status %s TAI %d",
 	       host_state_name(h.state), (double)h.offset_ns / 1e6, h.steps,
-	       h.kernel_rule ? "kernel" : "threshold", h.kernel_state,
-	       (unsigned)h.kernel_status, (int)h.kernel_tai);
+	       h.kernel_rule ? "kernel" : "threshold",
+	       lc__time_state_name(h.kernel_state),
+	       lc__sta_format(h.kernel_status, bits, sizeof(bits)),
+	       (int)h.kernel_tai);
 	c->host_state = h.state;
 	c->host_steps = h.steps;
 }
