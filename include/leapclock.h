@@ -636,7 +636,9 @@ LC_API double lc_smear_rate_ppm(const struct lc_smear_policy *p, int dir, int64_
 /* Window start/end relative to the leap instant, in ns, for direction
  * `dir` (+1 insertion, -1 deletion; both 0 for an invalid policy).
  * Placement: ENDING ends at UTC midnight (leap + 1 s for an insertion, + 0
- * for a deletion) and STARTING starts there, window_ns counted in SI
+ * for a deletion) and STARTING starts at the leap instant (the start of
+ * 23:59:60, as chrony and fbclock; midnight for a deletion), window_ns
+ * counted in SI
  * seconds; CENTRED runs from midnight - window/2 to midnight + window/2 as
  * read on a UTC clock, so that noon to noon is 86,400 s and spans 86,401 SI
  * s around an insertion. */

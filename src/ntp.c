@@ -309,9 +309,20 @@ int lc__ntp_pending_leap(const struct lc__ntp *n, int64_t next_boundary_sec,
                          int64_t *when_sec)
 {
 	int64_t when = INT64_MAX;
+	int state = n->time_state;
 	int dir = 0;
 
-	switch (n->time_state) {
+	/* INS (DEL) whose flag was cleared: the next boundary cancels it
+	 * (-> OK), and the one after arms whatever flag is set then, the
+	 * other direction's if it took the cleared one's place (ref 2.2).
+	 * Readers must see that leap now, not at the next writer call. */
+	if ((state == LC_TIME_INS && !(n->time_status & LC_STA_INS)) ||
+	    (state == LC_TIME_DEL && !(n->time_status & LC_STA_DEL))) {
+		state = LC_TIME_OK;
+		if (next_boundary_sec < INT64_MAX)
+			next_boundary_sec++;
+	}
+	switch (state) {
 	case LC_TIME_OK:
 		/* Not yet transitioned: the boundary `next_boundary_sec` will
 		 * move OK -> INS/DEL and compute `next` from that second,

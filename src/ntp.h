@@ -79,7 +79,10 @@ int64_t lc__ntp_rate(const struct lc__ntp *n);
  * clock then reads when_sec - 1 again), -1 (deletion: when the deleted
  * second *when_sec would begin, the clock jumps to *when_sec + 1), or 0.
  * Covers the case where STA_INS/DEL is set but the state machine has not yet
- * moved to TIME_INS/DEL (it moves at that next boundary). */
+ * moved to TIME_INS/DEL (it moves at that next boundary), and a flag swapped
+ * for the other one in TIME_INS/DEL (the next boundary cancels, the one after
+ * arms the other direction): the answer is the leap that comes if nothing
+ * changes the state again, so that the readers have it at once. */
 int lc__ntp_pending_leap(const struct lc__ntp *n, int64_t next_boundary_sec,
                          int64_t *when_sec);
 /* Optional: the adjtimex read path of Linux >= 4.2 (reference 2.3), for a

@@ -29,9 +29,13 @@ static const struct preset presets[] = {
      * leap */
     {"ntpd", LC_SMEAR_LINEAR, LC_SMEAR_ENDING, 86400, 0, 7200, 86400},
     /* chrony smoothtime 400 0.001024 leaponly: quadratic spline from the
-     * leap, 62,500 s, peak 32 ppm */
+     * leap instant (its leap timeout fires at true 23:59:60.000: chrony
+     * reference.c set_leap_timeout, local.c LCL_NotifyLeap, smooth.c),
+     * 62,500 s, peak 32 ppm */
     {"chrony", LC_SMEAR_QUADRATIC, LC_SMEAR_STARTING, 62500, 0, 0, 0},
-    /* Meta fbclock (facebook/time): linear 62,500 s from the leap, 16 ppm */
+    /* Meta fbclock (facebook/time fbclock/daemon/daemon.go
+     * leapSecondSmearing): linear over leapDurationS = 62,500 s from the
+     * leap second event time (the start of 23:59:60), 16 ppm */
     {"fbclock", LC_SMEAR_LINEAR, LC_SMEAR_STARTING, 62500, 0, 0, 0},
     /* Kuhn's UTC-SLS: the last 1000 UTC seconds before midnight */
     {"utc-sls", LC_SMEAR_LINEAR, LC_SMEAR_ENDING, 1000, 0, 0, 0},

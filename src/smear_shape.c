@@ -13,7 +13,8 @@
  * Windows (docs/smearing.md has the reasons):
  *
  *     ENDING    [m - W, m]           W counted in SI seconds (Kuhn, ntpd)
- *     STARTING  [m, m + W]           W in SI seconds (chrony, fbclock)
+ *     STARTING  [0, W]               W in SI seconds, from the leap instant
+ *                                    (chrony, fbclock)
  *     CENTRED   [P - W/2, m + W/2]   W in civil seconds, the leap second not
  *                                    counted: noon to noon is W = 86,400 and
  *                                    spans 86,401 SI s for an insertion
@@ -130,8 +131,15 @@ void lc__smear_window_dir(const struct lc_smear_policy *p, int dir, int64_t *s,
 
 	switch (p->placement) {
 	case LC_SMEAR_STARTING:
-		*s = m;
-		*e = m + W;
+		/* From the leap instant itself: where chronyd's leap timeout
+		 * fires (its clock reads 00:00:00, true 23:59:60.000) and
+		 * fbclock's daemon starts (its leap second event time), the
+		 * smeared clock then reading 00:00:00.000 and already slow
+		 * (docs/smearing.md). For a deletion that is UTC's midnight
+		 * too. */
+		*s = 0;
+		*e = W;
+		(void)m;
 		break;
 	case LC_SMEAR_CENTRED:
 		/* W/2 civil seconds either side of midnight; rounding the

@@ -254,6 +254,30 @@ static void plan_pending_leap(struct lc__tk_sched *st, struct lc__tk_snap *s,
 	}
 }
 
+/* The plan smears a leap that was not applied (offs_sls == offs_real: the
+ * base is still pre-leap) and that is no longer the pending one: cleared
+ * (cancelled), or replaced by another leap, the other direction's in its
+ * place (STA_DEL for STA_INS, or back), or another day's. Such a plan must
+ * go: left as it was, UTC_SLS would go on smearing the old direction's
+ * second while UTC takes the new one, and end 2 s from UTC for ever. The
+ * leap is told by its POSIX second and direction, not by leap_mono (which
+ * moves with offs_real). */
+static int plan_is_stale(const struct lc__tk_sched *st,
+                         const struct lc__tk_snap *s)
+{
+	int pending = s->leap_dir != 0 && !s->leap_folded;
+	int64_t pdir = s->plan.to_ns > 0 ? 1 : -1;
+
+	if (!lc__smear_plan_active(&s->plan) ||
+	    (s->plan.flags & LC__SMEAR_UNWIND) ||
+	    st->plan_leap_mono == INT64_MAX || s->offs_sls != s->offs_real)
+		return 0;
+	if (s->leap_folded && s->leap_mono == st->plan_leap_mono)
+		return 0; /* applied: its second lasts */
+	return !pending || s->leap_sec != st->plan_leap_sec ||
+	       s->leap_dir != pdir;
+}
+
 void lc__tk_sched_rearm(struct lc__tk_sched *st, struct lc__tk_snap *s,
                         int64_t mono_now)
 {
@@ -263,21 +287,20 @@ void lc__tk_sched_rearm(struct lc__tk_sched *st, struct lc__tk_snap *s,
 		smear_after_step(st, s, mono_now);
 	fold_plans(st, s, mono_now);
 	plan_next_leap(st, s, mono_now);
-	if (s->leap_dir != 0 && !s->leap_folded) {
-		if (st->plan_leap_mono != s->leap_mono &&
-		    (!lc__smear_plan_active(&s->plan) ||
-		     (s->plan.flags & LC__SMEAR_UNWIND)))
-			plan_pending_leap(st, s, mono_now);
-	} else if (lc__smear_plan_active(&s->plan) &&
-	           !(s->plan.flags & LC__SMEAR_UNWIND) &&
-	           st->plan_leap_mono != INT64_MAX &&
-	           !(s->leap_folded && s->leap_mono == st->plan_leap_mono) &&
-	           s->offs_sls == s->offs_real) {
-		/* The leap the plan was for is no longer pending and was not
-		 * applied: cancelled. Unwind smoothly. */
+	if (plan_is_stale(st, s)) {
+		/* Unwind smoothly from where it is; a leap pending in its
+		 * place is then planned from the unwind (plan_leap_from():
+		 * over by that leap's instant if the offset has the other
+		 * sign). */
 		lc__smear_plan_cancel(&s->plan, st->policy, mono_now);
 		st->plan_leap_mono = INT64_MAX;
+		st->plan_leap_sec = INT64_MAX;
 	}
+	if (s->leap_dir != 0 && !s->leap_folded &&
+	    st->plan_leap_mono != s->leap_mono &&
+	    (!lc__smear_plan_active(&s->plan) ||
+	     (s->plan.flags & LC__SMEAR_UNWIND)))
+		plan_pending_leap(st, s, mono_now);
 }
 
 void lc__tk_sched_init(struct lc__tk_sched *st, struct lc__tk_snap *s,

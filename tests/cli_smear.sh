@@ -53,7 +53,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 p = d["policies"][0]
 assert p["name"] == "chrony" and abs(p["window_si_s"] - 62500) < 1e-9
-assert abs(p["peak_ppm"] - 32) < 1e-9 and p["start_rel_s"] == 1.0
+assert abs(p["peak_ppm"] - 32) < 1e-9 and p["start_rel_s"] == 0.0
 assert len(d["samples"]) > 40
 PY
 

@@ -354,6 +354,57 @@ static void test_pending_leap(void)
 	LC_EQ_INT(lc__ntp_pending_leap(&n, E, &when), 0);
 }
 
+/* Issue 28.18: a flag swapped for the other (STA_DEL in STA_INS's place, or
+ * back) in TIME_INS/DEL. The machine cancels at the next boundary and arms
+ * the other direction at the one after; lc__ntp_pending_leap() must say so
+ * at once (it answered 0 until the next writer call ran those boundaries,
+ * and readers showed no 23:59:60). Checked against the machine itself: from
+ * every armed state, at boundaries around both leap instants, with every
+ * new status, the prediction is the first leap second_overflow() applies
+ * within two days (or none). */
+static void test_pending_after_swap(void)
+{
+	static const int64_t starts[] = {E - 86400 + 15, E - 3600, E - 3, E - 2,
+	                                 E - 1, E};
+	static const int statuses[] = {0, LC_STA_INS, LC_STA_DEL,
+	                               LC_STA_INS | LC_STA_DEL};
+	int checked = 0;
+
+	for (int arm = 0; arm < 2; arm++)
+		for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++)
+			for (size_t k = 0; k < 4; k++) {
+				struct lc__ntp n;
+				int64_t b = starts[i] - 10, when = 0;
+				int64_t got = INT64_MAX;
+				int dir, gdir = 0;
+
+				lc__ntp_init(&n);
+				set_status(&n, arm ? LC_STA_DEL : LC_STA_INS);
+				/* armed at b - 1; boundaries up to starts[i] */
+				lc__ntp_second_overflow(&n, b - 1);
+				for (; b < starts[i]; b++)
+					lc__ntp_second_overflow(&n, b);
+				if (n.time_state !=
+				    (arm ? LC_TIME_DEL : LC_TIME_INS))
+					continue; /* the leap already happened */
+				set_status(&n, statuses[k]);
+				dir = lc__ntp_pending_leap(&n, b, &when);
+				for (int64_t t = b; t < b + 2 * 86400; t++) {
+					int r = lc__ntp_second_overflow(&n, t);
+					if (r != 0) {
+						got = t;
+						gdir = -r;
+						break;
+					}
+				}
+				LC_EQ_INT(dir, gdir);
+				LC_EQ_I64(when, got);
+				checked++;
+			}
+	LC_TRUE(checked >= 40);
+	printf("#   %d swaps predicted as the machine runs them\n", checked);
+}
+
 /* ref 1.3 step 1: PLL on -> off resets the state machine (state OK, next
  * cleared), whatever was armed. */
 static void test_pll_off_resets(void)
@@ -1417,6 +1468,8 @@ int main(int argc, char **argv)
 	                               "secs of the reference");
 	LC_RUN(test_pending_leap, "pending_leap agrees with second_overflow "
 	                          "in every state");
+	LC_RUN(test_pending_after_swap, "a flag swapped in INS/DEL: the other "
+	                                "direction is predicted at once");
 	LC_RUN(test_pll_off_resets, "PLL on->off resets the leap machine");
 	LC_RUN(test_leap_a_day_clear, "leap-a-day's clear_time_state then "
 	                              "STA_INS reads back exactly STA_INS");

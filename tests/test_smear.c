@@ -120,11 +120,13 @@ static void test_chrony(void)
 	struct lc_smear_policy p = preset("chrony");
 	int64_t s, e;
 
-	/* smoothtime 400 0.001024 leaponly: starts at 00:00:00, lasts
+	/* smoothtime 400 0.001024 leaponly: starts when chronyd's leap
+	 * timeout fires, its clock reading 00:00:00 at true 23:59:60.000
+	 * (issue 28.16: it started a second late), lasts
 	 * sqrt(4 / 0.001024e-6) = 62,500 s, frequency ramps 0.001024 ppm/s
 	 * to 32 ppm at 31,250 s, then back */
 	lc_smear_window_dir(&p, 1, &s, &e);
-	LC_EQ_I64(s, NS);
+	LC_EQ_I64(s, 0);
 	LC_EQ_I64(e - s, 62500 * NS);
 	LC_EQ_DBL(sqrt(4 / 0.001024e-6), 62500.0, 1e-6);
 	LC_EQ_DBL(lc_smear_rate_ppm(&p, 1, s + 31250 * NS), -32.0, 1e-9);
@@ -144,10 +146,10 @@ static void test_fixed_presets(void)
 	struct lc_smear_policy p;
 	int64_t s, e;
 
-	p = preset("fbclock"); /* linear 62,500 s from midnight: 16 ppm */
+	p = preset("fbclock"); /* linear 62,500 s from 23:59:60.0: 16 ppm */
 	lc_smear_window_dir(&p, 1, &s, &e);
-	LC_EQ_I64(s, NS);
-	LC_EQ_I64(e, 62501 * NS);
+	LC_EQ_I64(s, 0);
+	LC_EQ_I64(e, 62500 * NS);
 	LC_EQ_DBL(lc_smear_rate_ppm(&p, 1, 2 * NS), -16.0, 1e-9);
 
 	p = preset("minute"); /* the last minute before midnight */
@@ -1316,41 +1318,100 @@ static void test_span(void)
 	lc_leaptable_free(tabs[1]);
 }
 
-/* The regression of issue 11: presets whose window starts at midnight
- * (chrony, fbclock) read 00:00:00.x during 23:59:60.x, not the repeated
- * 23:59:59.x, and go on from there; before 1972 UTC_SLS is UTC. */
+/* chrony's smoothing of a leap (smoothtime MAXFREQ WANDER leaponly), the
+ * model written from its documented stages (chrony.conf(5) smoothtime;
+ * smooth.c: the frequency moves at `wander` ppm/s towards the peak, holds
+ * it, and comes back, so that the offset is removed with zero frequency
+ * at both ends): the part of 1 s removed `x` s after the leap timeout. */
+static double chrony_removed(double x, double max_ppm, double wander_ppm_s)
+{
+	double w = wander_ppm_s * 1e-6, fmax = max_ppm * 1e-6;
+	double tr = sqrt(1.0 / w), hold = 0, T; /* ramp up to the peak */
+
+	if (w * tr > fmax) { /* the peak is capped: a plateau */
+		tr = fmax / w;
+		hold = (1.0 - w * tr * tr) / fmax;
+	}
+	T = 2 * tr + hold;
+	if (x <= 0)
+		return 0;
+	if (x >= T)
+		return 1;
+	if (x <= tr)
+		return w * x * x / 2;
+	if (x <= tr + hold)
+		return w * tr * tr / 2 + fmax * (x - tr);
+	return 1 - w * (T - x) * (T - x) / 2;
+}
+
+/* Issue 28.16 (and 11): chrony and fbclock start at the leap instant, the
+ * start of 23:59:60, where their smeared clock reads 00:00:00.000 and
+ * already runs slow. fbclock: the vectors of facebook/time
+ * fbclock/cpp_test/test.cpp test_fbclock_apply_smear_over_daemon_window
+ * (commit f81aedc1): the daemon's window (fbclock/daemon/daemon.go,
+ * leapSecondSmearing: from the leap second event time, TAI 1483228836 s,
+ * leapDurationS = 62,500 s) reads TAI - 36 s at its start, TAI - 37 s at
+ * its end, TAI - 36.5 s halfway, linear between. chrony: the model above.
+ * Both within 1 us at every sampled instant of the window. Before the fix
+ * UTC_SLS ran 16 us (32 us) from them and read 00:00:01.000 at true
+ * 00:00:00. */
 static void test_starting_presets(void)
 {
 	lc_leaptable *t = lc_leaptable_new();
-	const char *n[] = {"chrony", "fbclock"};
 	/* 23:59:60.0 of 2016-12-31 is TAI 1483228836 s */
 	const int64_t t60 = INT64_C(1483228836) * NS;
+	const int64_t end = t60 + 62500 * NS;
+	struct lc_smear_policy p = preset("fbclock");
+	int64_t s, s1, worst = 0, worst_c = 0;
+	long n = 0;
 
-	for (int i = 0; i < 2; i++) {
-		struct lc_smear_policy p = preset(n[i]);
-		int64_t s;
+	LC_EQ_INT(lc__smear_sls_from_tai(t, &p, t60 - 500 * MS, &s), 0);
+	LC_EQ_I64(s, L2017 - 500 * MS);
+	LC_EQ_INT(lc__smear_sls_from_tai(t, &p, t60, &s), 0);
+	LC_EQ_I64(s, t60 - 36 * NS); /* 00:00:00.000 */
+	LC_EQ_INT(lc__smear_sls_from_tai(t, &p, end, &s), 0);
+	LC_EQ_I64(s, end - 37 * NS);
+	LC_EQ_INT(lc__smear_sls_from_tai(t, &p, end + 1, &s1), 0);
+	LC_EQ_I64(s1, s + 1);
+	LC_EQ_INT(lc__smear_sls_from_tai(t, &p, t60 + 31250 * NS, &s), 0);
+	LC_EQ_I64(s, t60 + 31250 * NS - 36 * NS - NS / 2);
+	/* 23:59:60.5 reads 00:00:00.5 minus 8 us */
+	LC_EQ_INT(lc__smear_sls_from_tai(t, &p, t60 + 500 * MS, &s), 0);
+	LC_EQ_I64(s, L2017 + 500 * MS - 8000);
+	for (int64_t x = t60 - 10 * NS; x <= end + 10 * NS;
+	     x += 37 * NS + 123457) {
+		struct lc_smear_policy c = preset("chrony");
+		int64_t d = x < t60 ? 0 : x > end ? NS : 0, want, diff;
 
-		LC_EQ_INT(lc__smear_sls_from_tai(t, &p, t60 - 500 * MS, &s), 0);
-		LC_EQ_I64(s, L2017 - 500 * MS);
-		LC_EQ_INT(lc__smear_sls_from_tai(t, &p, t60 + 500 * MS, &s), 0);
-		LC_EQ_I64(s, L2017 + 500 * MS);
-		LC_EQ_INT(lc__smear_sls_from_tai(t, &p, t60 + NS, &s), 0);
-		LC_EQ_I64(s, L2017 + NS);
-		LC_EQ_INT(lc__smear_sls_from_tai(t, &p, t60 + 2 * NS, &s), 0);
-		LC_GT_I64(s, L2017 + NS + 999 * MS);
-		LC_LT_I64(s, L2017 + 2 * NS);
+		if (x >= t60 && x <= end) /* fbclock's own arithmetic */
+			d = (int64_t)(((__int128)(x - t60) * NS) / (62500 * NS));
+		want = x - 36 * NS - d;
+		LC_EQ_INT(lc__smear_sls_from_tai(t, &p, x, &s), 0);
+		diff = s > want ? s - want : want - s;
+		worst = diff > worst ? diff : worst;
+		want = x - 36 * NS -
+		       llround(1e9 * chrony_removed((double)(x - t60) / 1e9,
+		                                    400, 0.001024));
+		LC_EQ_INT(lc__smear_sls_from_tai(t, &c, x, &s), 0);
+		diff = s > want ? s - want : want - s;
+		worst_c = diff > worst_c ? diff : worst_c;
+		n++;
 	}
+	LC_LE_I64(worst, 1000);
+	LC_LE_I64(worst_c, 1000);
+	printf("#   %ld instants: fbclock within %lld ns of its vectors, "
+	       "chrony within %lld ns of its stages\n",
+	       n, (long long)worst, (long long)worst_c);
 	{
-		struct lc_smear_policy p = preset("google");
+		struct lc_smear_policy g = preset("google");
 		struct timespec u = {(time_t)-14182940, 0}, o;
-		int64_t s;
 
-		LC_EQ_INT(lc__smear_utc_to_sls(t, &p, &u, &o), 0);
+		LC_EQ_INT(lc__smear_utc_to_sls(t, &g, &u, &o), 0);
 		LC_EQ_I64((int64_t)o.tv_sec, -14182940);
-		LC_EQ_INT(lc__smear_sls_to_utc(t, &p, &o, &u), 0);
+		LC_EQ_INT(lc__smear_sls_to_utc(t, &g, &o, &u), 0);
 		LC_EQ_I64((int64_t)u.tv_sec, -14182940);
 		LC_EQ_I64((int64_t)u.tv_nsec, 0);
-		LC_EQ_INT(lc__smear_sls_from_tai(t, &p, 0, &s), 0);
+		LC_EQ_INT(lc__smear_sls_from_tai(t, &g, 0, &s), 0);
 		LC_EQ_I64(s, -10 * NS);
 	}
 	lc_leaptable_free(t);
@@ -1394,7 +1455,8 @@ int main(int argc, char **argv)
 	       "random late arms finish on time or are refused for a reason");
 	LC_RUN(test_conv, "UTC <-> UTC-SLS converter on the built-in table");
 	LC_RUN(test_starting_presets,
-	       "chrony, fbclock: 23:59:60.x reads 00:00:00.x, then smears");
+	       "chrony, fbclock from 23:59:60.000: within 1 us of fbclock's "
+	       "vectors and chrony's stages (28.16)");
 	LC_RUN(test_table_sweep,
 	       "every preset, both directions: the table's UTC_SLS never goes "
 	       "back, is within 1 s of UTC, equals the definition, convert "
