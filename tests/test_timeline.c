@@ -1253,6 +1253,88 @@ static void test_restart_new_table(void)
 	unlink(path);
 }
 
+/* The file's rows (no comments) with "#expires `exp`". */
+static char *rows_expiring(int64_t exp)
+{
+	char *all = tz_text(""), *out, *o;
+	const char *l;
+
+	if (all == NULL)
+		return NULL;
+	out = calloc(1, strlen(all) + 64);
+	if (out == NULL) {
+		free(all);
+		return NULL;
+	}
+	o = out;
+	for (l = all; *l != '\0';) {
+		const char *e = strchr(l, '\n');
+		size_t n = e != NULL ? (size_t)(e - l) + 1 : strlen(l);
+
+		if (l[0] != '#') {
+			memcpy(o, l, n);
+			o += n;
+		}
+		l += n;
+	}
+	sprintf(o, "#expires %lld\n", (long long)exp);
+	free(all);
+	return out;
+}
+
+/* Issue 28 item 8: a renewed leap file (the same rows, a later expiry)
+ * reached the writer but not running readers, whose table stayed expired
+ * (the writer moved the table generation only for new rows). */
+static void test_table_renewal(void)
+{
+	char path[256];
+	struct lc__tl_writer *w = NULL;
+	struct lc__tl_reader r;
+	struct lc_error err;
+	lc_timekeeper *tk = new_writer_tk(1735689600);
+	int64_t now = INT64_C(1900000000); /* 2030 */
+	char *text;
+	lc_leaptable *first;
+
+	LC_TRUE(tk != NULL);
+	text = rows_expiring(INT64_C(1800000000));
+	LC_TRUE(text != NULL);
+	memset(&err, 0, sizeof(err));
+	LC_EQ_INT(lc_leaptable_load_buffer(wtable, "old", text, strlen(text),
+	                                   LC_LEAPFMT_TZDATA, &err), 0);
+	free(text);
+	lc_update(tk);
+	pathof(path, sizeof(path), "page");
+	unlink(path);
+	LC_EQ_INT(lc__tl_writer_open(&w, path, tk, 0, "", &err), 0);
+	LC_EQ_INT(lc__tl_reader_open(&r, path, 0, &err), 0);
+	first = r.table;
+	LC_EQ_INT(lc_leaptable_expired(lc_tk_table(r.tk), now), 1);
+	text = rows_expiring(INT64_C(2000000000));
+	LC_TRUE(text != NULL);
+	LC_EQ_INT(lc_leaptable_load_buffer(wtable, "old", text, strlen(text),
+	                                   LC_LEAPFMT_TZDATA, &err), 0);
+	free(text);
+	LC_EQ_INT(lc_leaptable_expired(wtable, now), 0);
+	lc_update(tk);
+	lc__tl_writer_tick(w, "", NULL);
+	lc_update(r.tk);
+	printf("  renewed: the reader's table expired at 2030: %d (the "
+	       "writer's %d)\n", lc_leaptable_expired(lc_tk_table(r.tk), now),
+	       lc_leaptable_expired(wtable, now));
+	LC_EQ_INT(lc_leaptable_expired(lc_tk_table(r.tk), now), 0);
+	reader_close_tables(&r, first);
+	lc__tl_writer_close(w);
+	free_writer_tk(tk);
+	unlink(path);
+	/* the base table back for the tests after */
+	text = tz_text("");
+	LC_TRUE(text != NULL);
+	LC_EQ_INT(lc_leaptable_load_buffer(wtable, "base", text, strlen(text),
+	                                   LC_LEAPFMT_TZDATA, &err), 0);
+	free(text);
+}
+
 int main(int argc, char **argv)
 {
 	char *text;
@@ -1288,6 +1370,7 @@ int main(int argc, char **argv)
 	       "a stale page: the reader carries on in-process, no step");
 	LC_RUN(test_stale_fallback_rehearsal,
 	       "a stale rehearsal page: the reader carries on from its time, not the host's");
+	LC_RUN(test_table_renewal, "a renewed leap file (same rows, later expiry) reaches running readers");
 	LC_RUN(test_table_propagation,
 	       "a table change of the writer reaches the reader at lc_update");
 	{
