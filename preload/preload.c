@@ -265,6 +265,7 @@ static int open_page(void)
 	                        named, &err);
 	if (rc == 0 && (g_rd.map.pg->counter_kind != LC_COUNTER_SYSTEM ||
 	                g_rd.map.pg->counter_clk != CLOCK_MONOTONIC)) {
+		snprintf(err.where, sizeof(err.where), "%s", g_rd.map.path);
 		snprintf(err.msg, sizeof(err.msg),
 		         "its counter is not the host's CLOCK_MONOTONIC "
 		         "(leapclockd --counter system)");

@@ -4,6 +4,7 @@
  * fall back), and lc_default(), which chooses between the page and an
  * in-process writer. See timeline.h and DESIGN.md section 8.
  */
+#define _GNU_SOURCE
 #include "timeline.h"
 
 #include "leaptable_impl.h"
@@ -18,7 +19,10 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
+#include <sys/un.h>
 #include <poll.h>
 #include <unistd.h>
 
@@ -216,12 +220,18 @@ static int pid_alive(int64_t pid)
 
 struct lc__tl_writer {
 	lc_timekeeper *tk;
-	struct lc__tl_page *pg;
-	int fd;
+	struct lc__tl_page *pg; /* the memfd, mapped writable */
+	int fd;                 /* the discovery file at path, locked */
+	int mfd;                /* the page's memfd, sealed */
+	int lsock;              /* PATH.sock */
 	int resumed;
-	int64_t table_gen;
+	int srv_running;
+	pid_t srv_pid;          /* the process the server thread runs in */
+	pthread_t thread;
+	_Atomic int stop;
 	struct lc__tl_status st;
 	struct lc__tl_table tab; /* the last published */
+	char path[256];
 };
 
 static void fill_table(const lc_leaptable *t, struct lc__tl_table *out)
@@ -250,12 +260,23 @@ static void write_status(struct lc__tl_writer *w, const char *smear,
 	struct lc__tl_table tab;
 
 	fill_table(t, &tab);
-	if (memcmp(&tab, &w->tab, sizeof(tab)) != 0) {
-		w->tab = tab;
-		wl_write(&w->pg->tab_seq, &w->pg->tab[0][0], TAB_N, &tab);
+	lc_leaptable_info(t, &info);
+	/* A new generation for new rows, and for the same rows renewed (a
+	 * later expiry: the twice-yearly update), which readers must see
+	 * too (lc_leaptable_expired). */
+	if (memcmp(&tab, &w->tab, sizeof(tab)) != 0 ||
+	    info.expires != w->st.table_expires ||
+	    info.updated != w->st.table_updated ||
+	    (int64_t)info.hash != w->st.table_hash ||
+	    strncmp(info.source, w->st.table_source,
+	            sizeof(w->st.table_source) - 1) != 0) {
+		if (memcmp(&tab, &w->tab, sizeof(tab)) != 0) {
+			w->tab = tab;
+			wl_write(&w->pg->tab_seq, &w->pg->tab[0][0], TAB_N,
+			         &tab);
+		}
 		w->st.table_gen++;
 	}
-	lc_leaptable_info(t, &info);
 	w->st.table_format = info.format;
 	w->st.table_hash = info.hash;
 	w->st.table_updated = info.updated;
@@ -278,7 +299,7 @@ static void write_status(struct lc__tl_writer *w, const char *smear,
 	wl_write(&w->pg->st_seq, &w->pg->st[0][0], ST_N, &w->st);
 }
 
-/* Maps a page fd writable. */
+/* Maps the page memfd writable. */
 static struct lc__tl_page *map_rw(int fd)
 {
 	void *p = mmap(NULL, sizeof(struct lc__tl_page), PROT_READ | PROT_WRITE,
@@ -287,83 +308,122 @@ static struct lc__tl_page *map_rw(int fd)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* The existing page, if its writer is gone and it can be continued: the
- * same boot, ABI and counter as ours. Returns the fd (locked) or -1. */
+/* The socket beside the page: PATH.sock. */
+static int sock_path(const char *path, struct sockaddr_un *sa,
+                     socklen_t *len)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if ((size_t)snprintf(sa->sun_path, sizeof(sa->sun_path), "%s.sock",
+	                     path) >= sizeof(sa->sun_path))
+		return -1;
+	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+	                   strlen(sa->sun_path) + 1);
+	return 0;
+}
+
+/* Writes the whole page image to the discovery file with pwrite (never a
+ * mapping: a file shrunk or a full filesystem is an error here, not a
+ * SIGBUS). */
+static int write_copy(int fd, const struct lc__tl_page *pg)
+{
+	const char *p = (const char *)pg;
+	size_t done = 0;
+
+	while (done < sizeof(*pg)) {
+		ssize_t n = pwrite(fd, p + done, sizeof(*pg) - done,
+		                   (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* The discovery file at path, if one is there: opened and locked (the
+ * lock is how a restarting writer knows the previous one is gone), and a
+ * copy of its page read with pread into *copy if it is one this writer can
+ * continue (same boot, ABI, counter). Returns the fd, -1 if there is no
+ * file to take, or -2 (LC_EBUSY in *err) if another writer holds it. */
 static int take_existing(const char *path, lc_timekeeper *tk,
                          const char *boot, struct lc_error *err,
-                         struct lc__tl_page **pgp)
+                         struct lc__tl_page *copy, int *valid)
 {
 	const lc_counter *c = lc_tk_counter(tk);
-	struct lc__tl_page *pg;
 	struct stat st;
+	ssize_t n;
 	int fd;
 
-	*pgp = NULL;
+	*valid = 0;
 	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		const struct lc__tl_page *ro = NULL;
 		long pid = 0;
 
-		if (fstat(fd, &st) == 0 && st.st_size == (off_t)sizeof(*pg))
-			ro = map_rw(fd);
-		if (ro != NULL) {
-			pid = (long)atomic_load(&ro->writer_pid);
-			munmap((void *)(uintptr_t)ro, sizeof(*pg));
-		}
+		if (pread(fd, copy, sizeof(*copy), 0) == (ssize_t)sizeof(*copy))
+			pid = (long)atomic_load(&copy->writer_pid);
 		close(fd);
 		lc__error(err, LC_EBUSY, path, 0,
 		          "another writer (pid %ld) holds the timeline", pid);
 		return -2;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size != (off_t)sizeof(*pg) ||
-	    check_owner(&st, "the page", path, NULL) < 0)
-		goto no;
-	pg = map_rw(fd);
-	if (pg == NULL)
-		goto no;
-	if (lc__tl_validate(pg, sizeof(*pg), boot, NULL) < 0 ||
-	    pg->counter_kind != (uint32_t)lc_counter_kind(c) ||
-	    pg->counter_freq != c->freq ||
-	    (pg->counter_kind == LC_COUNTER_SYSTEM &&
-	     pg->counter_clk != (int32_t)c->clk)) {
-		munmap(pg, sizeof(*pg));
-		goto no;
+	    check_owner(&st, "the page", path, NULL) < 0) {
+		close(fd);
+		return -1;
 	}
-	*pgp = pg;
+	n = pread(fd, copy, sizeof(*copy), 0);
+	if (n == (ssize_t)sizeof(*copy) &&
+	    lc__tl_validate(copy, sizeof(*copy), boot, NULL) == 0 &&
+	    copy->counter_kind == (uint32_t)lc_counter_kind(c) &&
+	    copy->counter_freq == c->freq &&
+	    (copy->counter_kind != LC_COUNTER_SYSTEM ||
+	     copy->counter_clk == (int32_t)c->clk))
+		*valid = 1;
 	return fd;
-no:
-	close(fd);
-	return -1;
 }
 
-static int create_page(const char *path, lc_timekeeper *tk, const char *boot,
-                       uint64_t flags, const char *smear,
-                       struct lc_error *err, struct lc__tl_page **pgp)
+/* The page itself: a memfd, its space reserved, mapped writable by us,
+ * then sealed against shrinking, growing and any new writable mapping
+ * (F_SEAL_FUTURE_WRITE), so that nothing done to a file can take it from
+ * under a reader. Returns the memfd or -1 (errno). */
+static int page_memfd(struct lc__tl_page **pgp)
 {
-	struct lc__tl_writer tw;
-	const lc_counter *c = lc_tk_counter(tk);
-	char tmp[300];
-	struct lc__tl_page *pg;
-	int fd;
+	int fd = (int)syscall(SYS_memfd_create, "leapclock-timeline",
+	                      MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	int e;
 
-	snprintf(tmp, sizeof(tmp), "%s.new.%ld", path, (long)getpid());
-	unlink(tmp);
-	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	*pgp = NULL;
 	if (fd < 0)
-		return lc__error(err, LC_EIO, tmp, 0, "cannot create: %s",
-		                 strerror(errno));
-	if (fchmod(fd, 0644) < 0 || ftruncate(fd, sizeof(*pg)) < 0 ||
-	    flock(fd, LOCK_EX | LOCK_NB) < 0 || (pg = map_rw(fd)) == NULL) {
-		int e = errno;
-
+		return -1;
+	if (ftruncate(fd, sizeof(struct lc__tl_page)) < 0 ||
+	    (e = posix_fallocate(fd, 0, sizeof(struct lc__tl_page))) != 0 ||
+	    (*pgp = map_rw(fd)) == NULL) {
+		e = errno;
 		close(fd);
-		unlink(tmp);
-		return lc__error(err, LC_EIO, tmp, 0, "cannot set up: %s",
-		                 strerror(e));
+		errno = e;
+		return -1;
 	}
+	return fd;
+}
+
+static int page_seal(int fd)
+{
+	return fcntl(fd, F_ADD_SEALS,
+	             F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE |
+	                     F_SEAL_SEAL);
+}
+
+/* The page's head, as a new page has it. */
+static void page_head(struct lc__tl_page *pg, lc_timekeeper *tk,
+                      const char *boot, uint64_t flags)
+{
+	const lc_counter *c = lc_tk_counter(tk);
+
 	pg->magic = LC__TL_MAGIC;
 	pg->abi = LC__TL_ABI;
 	pg->size = sizeof(*pg);
@@ -373,27 +433,136 @@ static int create_page(const char *path, lc_timekeeper *tk, const char *boot,
 	snprintf(pg->boot_id, sizeof(pg->boot_id), "%s", boot);
 	pg->flags = flags;
 	atomic_store(&pg->heartbeat, host_ns(CLOCK_MONOTONIC));
-	/* The snapshot first, then the name: a reader never maps a page
-	 * without one. */
-	lc__tk_publish_to(tk, &pg->latch);
-	/* ... and the table and the status too: a reader that maps the page
-	 * the instant it appears gets the writer's table and smear. */
-	memset(&tw, 0, sizeof(tw));
-	tw.tk = tk;
-	tw.pg = pg;
-	tw.tab.count = -1;
-	write_status(&tw, smear, "");
-	if (rename(tmp, path) < 0) {
-		int e = errno;
+}
 
-		munmap(pg, sizeof(*pg));
+/* The discovery file, written whole under a temporary name (its space
+ * reserved first) and renamed into place. Returns the fd (locked) or an
+ * error naming the path; nothing is left behind on failure. */
+static int create_file(const char *path, const struct lc__tl_page *pg,
+                       struct lc_error *err)
+{
+	char tmp[300];
+	int fd, e;
+
+	snprintf(tmp, sizeof(tmp), "%s.new.%ld", path, (long)getpid());
+	unlink(tmp);
+	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return lc__error(err, LC_EIO, path, 0, "cannot create %s: %s",
+		                 tmp, strerror(errno));
+	e = posix_fallocate(fd, 0, sizeof(*pg));
+	if (e == 0 && (fchmod(fd, 0644) < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 ||
+	               write_copy(fd, pg) < 0))
+		e = errno;
+	if (e == 0 && rename(tmp, path) < 0)
+		e = errno;
+	if (e != 0) {
 		close(fd);
 		unlink(tmp);
-		return lc__error(err, LC_EIO, path, 0, "cannot rename %s: %s",
-		                 tmp, strerror(e));
+		return lc__error(err, LC_EIO, path, 0, "cannot write the page: %s",
+		                 strerror(e));
 	}
-	*pgp = pg;
 	return fd;
+}
+
+/* Hands the memfd to each reader that connects (SCM_RIGHTS), until the
+ * writer closes. */
+static void *serve(void *arg)
+{
+	struct lc__tl_writer *w = arg;
+
+	for (;;) {
+		char one = 'T';
+		struct iovec iov = { &one, 1 };
+		union {
+			struct cmsghdr h;
+			char b[CMSG_SPACE(sizeof(int))];
+		} u;
+		struct msghdr mh;
+		struct cmsghdr *cm;
+		int c = accept4(w->lsock, NULL, NULL, SOCK_CLOEXEC);
+
+		if (c < 0) {
+			if (atomic_load(&w->stop))
+				break;
+			if (errno == EINTR || errno == ECONNABORTED ||
+			    errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM) {
+				struct timespec d = { 0, 10000000 };
+
+				nanosleep(&d, NULL);
+				continue;
+			}
+			break;
+		}
+		memset(&mh, 0, sizeof(mh));
+		memset(&u, 0, sizeof(u));
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = u.b;
+		mh.msg_controllen = sizeof(u.b);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &w->mfd, sizeof(int));
+		(void)sendmsg(c, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		close(c);
+	}
+	return NULL;
+}
+
+static int start_server(struct lc__tl_writer *w)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&w->thread, NULL, serve, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	w->srv_pid = getpid();
+	w->srv_running = rc == 0;
+	return rc == 0 ? 0 : -1;
+}
+
+/* The listening socket beside the page, bound under a temporary name and
+ * renamed into place; connectable by every user (they read the host's
+ * time), the folder being writable only by the writer. */
+static int open_socket(const char *path, struct lc_error *err)
+{
+	struct sockaddr_un sa, tmp;
+	socklen_t len, tlen;
+	int s;
+
+	if (sock_path(path, &sa, &len) < 0)
+		return lc__error(err, LC_EINVAL, path, 0,
+		                 "too long for its socket (%s.sock)", path);
+	memcpy(&tmp, &sa, sizeof(tmp));
+	if ((size_t)snprintf(tmp.sun_path, sizeof(tmp.sun_path), "%s.%ld",
+	                     sa.sun_path, (long)getpid()) >=
+	    sizeof(tmp.sun_path))
+		return lc__error(err, LC_EINVAL, path, 0,
+		                 "too long for its socket (%s.sock)", path);
+	tlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+	                   strlen(tmp.sun_path) + 1);
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return lc__error(err, LC_EIO, path, 0, "socket: %s",
+		                 strerror(errno));
+	unlink(tmp.sun_path);
+	if (bind(s, (struct sockaddr *)&tmp, tlen) < 0 ||
+	    chmod(tmp.sun_path, 0666) < 0 || listen(s, 64) < 0 ||
+	    rename(tmp.sun_path, sa.sun_path) < 0) {
+		int e = errno;
+
+		close(s);
+		unlink(tmp.sun_path);
+		return lc__error(err, LC_EIO, path, 0, "socket %s: %s",
+		                 sa.sun_path, strerror(e));
+	}
+	(void)len;
+	return s;
 }
 
 /* The page's folder: its last component made if missing (0755, as
@@ -413,45 +582,11 @@ static int make_folder(const char *path, struct lc_error *err)
 	return check_folder(path, err);
 }
 
-/* An existing page of the same flags taken over (*pgp mapped), its
- * timeline continued in place: our writer rebuilt from the page's
- * snapshot. The fd, -1 if there is none to continue, or LC_EBUSY if
- * another writer has it. lc__tk_resume() declines within a second of a
- * leap; wait it out (the page's snapshot is exact there on its own). */
-static int resume_page(const char *path, lc_timekeeper *tk, const char *boot,
-                       uint64_t flags, struct lc_error *err,
-                       struct lc__tl_page **pgp)
-{
-	struct lc__tl_page *pg = NULL;
-	int fd = take_existing(path, tk, boot, err, &pg);
-	int rc = LC_EBUSY;
-
-	if (fd == -2)
-		return LC_EBUSY;
-	if (fd < 0)
-		return -1;
-	if (pg->flags == flags) {
-		for (int i = 0; i < 50 && rc == LC_EBUSY; i++) {
-			rc = lc__tk_resume(tk, &pg->latch, &pg->latch);
-			if (rc == LC_EBUSY)
-				usleep(100000);
-		}
-		if (rc >= 0) {
-			*pgp = pg;
-			return fd;
-		}
-	}
-	munmap(pg, sizeof(*pg));
-	close(fd);
-	return -1;
-}
-
 /* A new writer on page pg: a restarted writer continues the page's
  * status, its table generation above all (readers compare generations,
  * so a table changed while no writer ran must count as a change). */
 static struct lc__tl_writer *writer_new(lc_timekeeper *tk,
-                                        struct lc__tl_page *pg, int fd,
-                                        int resumed)
+                                        struct lc__tl_page *pg, int resumed)
 {
 	struct lc__tl_writer *w = calloc(1, sizeof(*w));
 
@@ -459,7 +594,9 @@ static struct lc__tl_writer *writer_new(lc_timekeeper *tk,
 		return NULL;
 	w->tk = tk;
 	w->pg = pg;
-	w->fd = fd;
+	w->fd = -1;
+	w->mfd = -1;
+	w->lsock = -1;
 	w->resumed = resumed;
 	if (resumed) {
 		/* the page's table too: the generation moves only if ours
@@ -467,8 +604,8 @@ static struct lc__tl_writer *writer_new(lc_timekeeper *tk,
 		lc__tl_read_status(pg, &w->st);
 		lc__tl_read_table(pg, &w->tab);
 	} else {
-		w->st.table_gen = 1; /* what create_page() published */
-		fill_table(lc_tk_table(tk), &w->tab);
+		w->st.table_gen = 1; /* what the first write_status publishes */
+		w->tab.count = -1;
 	}
 	atomic_fetch_add(&pg->writer_starts, 1);
 	atomic_store(&pg->writer_pid, (int64_t)getpid());
@@ -476,14 +613,39 @@ static struct lc__tl_writer *writer_new(lc_timekeeper *tk,
 	return w;
 }
 
+static void writer_free(struct lc__tl_writer *w, const char *path)
+{
+	if (w->srv_running && w->srv_pid == getpid()) {
+		atomic_store(&w->stop, 1);
+		shutdown(w->lsock, SHUT_RDWR); /* wakes accept() */
+		pthread_join(w->thread, NULL);
+	}
+	if (w->lsock >= 0)
+		close(w->lsock);
+	if (path != NULL) {
+		struct sockaddr_un sa;
+		socklen_t len;
+
+		if (sock_path(path, &sa, &len) == 0)
+			unlink(sa.sun_path);
+	}
+	if (w->pg != NULL)
+		munmap(w->pg, sizeof(*w->pg));
+	if (w->mfd >= 0)
+		close(w->mfd);
+	if (w->fd >= 0)
+		close(w->fd); /* releases the flock */
+	free(w);
+}
+
 int lc__tl_writer_open(struct lc__tl_writer **out, const char *path,
                        lc_timekeeper *tk, uint64_t flags, const char *smear,
                        struct lc_error *err)
 {
 	struct lc__tl_writer *w;
-	struct lc__tl_page *pg = NULL;
+	struct lc__tl_page *pg = NULL, *copy;
 	char boot[LC__TL_BOOT_ID];
-	int fd, rc, resumed;
+	int fd, mfd, rc, valid = 0, resumed = 0;
 
 	if (out == NULL || path == NULL || tk == NULL || path[0] == '\0' ||
 	    strlen(path) >= 250)
@@ -495,25 +657,101 @@ int lc__tl_writer_open(struct lc__tl_writer **out, const char *path,
 	rc = make_folder(path, err);
 	if (rc < 0)
 		return rc;
+	copy = calloc(1, sizeof(*copy));
+	if (copy == NULL)
+		return LC_ENOMEM;
 	lc__tl_boot_id(boot);
-	fd = resume_page(path, tk, boot, flags, err, &pg);
-	if (fd == LC_EBUSY)
+	fd = take_existing(path, tk, boot, err, copy, &valid);
+	if (fd == -2) {
+		free(copy);
 		return LC_EBUSY;
-	resumed = fd >= 0;
-	if (fd < 0) {
-		fd = create_page(path, tk, boot, flags, smear, err, &pg);
-		if (fd < 0)
-			return fd;
 	}
-	w = writer_new(tk, pg, fd, resumed);
+	mfd = page_memfd(&pg);
+	if (mfd < 0) {
+		rc = lc__error(err, LC_EIO, path, 0, "cannot make the page "
+		               "(memfd): %s", strerror(errno));
+		goto fail_copy;
+	}
+	/* Continue the previous writer's timeline from its copy (the same
+	 * flags only): lc__tk_resume() declines within a second of a leap;
+	 * wait it out (the old snapshot is exact there on its own). */
+	if (valid && copy->flags == flags) {
+		rc = LC_EBUSY;
+		memcpy(pg, copy, sizeof(*pg));
+		for (int i = 0; i < 50 && rc == LC_EBUSY; i++) {
+			rc = lc__tk_resume(tk, &copy->latch, &pg->latch);
+			if (rc == LC_EBUSY)
+				usleep(100000);
+		}
+		resumed = rc >= 0;
+	}
+	if (!resumed) {
+		memset(pg, 0, sizeof(*pg));
+		page_head(pg, tk, boot, flags);
+		/* The snapshot, the table and the status before any reader
+		 * can have the page. */
+		lc__tk_publish_to(tk, &pg->latch);
+	}
+	atomic_store(&pg->heartbeat, host_ns(CLOCK_MONOTONIC));
+	w = writer_new(tk, pg, resumed);
 	if (w == NULL) {
 		munmap(pg, sizeof(*pg));
-		close(fd);
-		return LC_ENOMEM;
+		close(mfd);
+		rc = LC_ENOMEM;
+		goto fail_copy;
 	}
-	lc__tl_writer_tick(w, smear, "");
+	w->mfd = mfd;
+	snprintf(w->path, sizeof(w->path), "%s", path);
+	write_status(w, smear, "");
+	if (page_seal(mfd) < 0) {
+		rc = lc__error(err, LC_EIO, path, 0, "cannot seal the page: %s",
+		               strerror(errno));
+		goto fail_w;
+	}
+	/* The socket before the file: a reader that finds the file finds
+	 * its writer answering. */
+	w->lsock = open_socket(path, err);
+	if (w->lsock < 0) {
+		rc = w->lsock;
+		w->lsock = -1;
+		goto fail_w;
+	}
+	if (start_server(w) < 0) {
+		rc = lc__error(err, LC_EIO, path, 0, "cannot start its server");
+		goto fail_sock;
+	}
+	if (fd >= 0 && write_copy(fd, pg) == 0) {
+		w->fd = fd;
+		fd = -1;
+	} else {
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+		w->fd = create_file(path, pg, err);
+		if (w->fd < 0) {
+			rc = w->fd;
+			w->fd = -1;
+			goto fail_sock;
+		}
+	}
+	free(copy);
 	*out = w;
 	return 0;
+fail_sock:
+	writer_free(w, path);
+	goto fail_copy_only;
+fail_w:
+	writer_free(w, NULL);
+fail_copy_only:
+	if (fd >= 0)
+		close(fd);
+	free(copy);
+	return rc;
+fail_copy:
+	if (fd >= 0)
+		close(fd);
+	free(copy);
+	return rc;
 }
 
 void lc__tl_writer_tick(struct lc__tl_writer *w, const char *smear,
@@ -521,9 +759,24 @@ void lc__tl_writer_tick(struct lc__tl_writer *w, const char *smear,
 {
 	if (w == NULL)
 		return;
+	/* A writer that forked (daemonised) after taking the page: its
+	 * server thread stayed in the parent, and the page names the
+	 * parent. */
+	if (w->srv_pid != getpid()) {
+		atomic_store(&w->pg->writer_pid, (int64_t)getpid());
+		start_server(w);
+	}
 	write_status(w, smear, note);
 	atomic_store_explicit(&w->pg->heartbeat, host_ns(CLOCK_MONOTONIC),
 	                      memory_order_release);
+	/* The discovery file's copy: a failure (a full filesystem, a file
+	 * shrunk) costs only that copy, never the page. */
+	(void)write_copy(w->fd, w->pg);
+}
+
+struct lc__tl_page *lc__tl_writer_page(struct lc__tl_writer *w)
+{
+	return w->pg;
 }
 
 int lc__tl_writer_resumed(const struct lc__tl_writer *w)
@@ -536,42 +789,120 @@ void lc__tl_writer_close(struct lc__tl_writer *w)
 	if (w == NULL)
 		return;
 	atomic_store(&w->pg->writer_pid, 0);
-	munmap(w->pg, sizeof(*w->pg));
-	close(w->fd); /* releases the flock */
-	free(w);
+	(void)write_copy(w->fd, w->pg);
+	writer_free(w, w->path);
 }
 
 /* ---- readers ------------------------------------------------------------------- */
 
+/* Asks the writer at PATH.sock for the page: its memfd, from a peer that
+ * is root or us. */
+static int get_page_fd(const char *path, struct lc_error *err)
+{
+	struct sockaddr_un sa;
+	socklen_t len;
+	struct timeval tv = { 2, 0 };
+	struct ucred cr;
+	socklen_t crl = sizeof(cr);
+	char one;
+	struct iovec iov = { &one, 1 };
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr mh;
+	struct cmsghdr *cm;
+	struct stat st;
+	ssize_t n;
+	int s, fd = -1;
+
+	if (sock_path(path, &sa, &len) < 0)
+		return lc__error(err, LC_EINVAL, path, 0,
+		                 "too long for its socket (%s.sock)", path);
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return lc__error(err, LC_EIO, path, 0, "socket: %s",
+		                 strerror(errno));
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (connect(s, (struct sockaddr *)&sa, len) < 0) {
+		int e = errno;
+
+		close(s);
+		if (e == ENOENT && lstat(path, &st) < 0 && errno == ENOENT)
+			return lc__error(err, LC_ENOENT, path, 0, "%s",
+			                 strerror(ENOENT));
+		if (e == ENOENT || e == ECONNREFUSED)
+			return lc__error(err, LC__TL_EGONE, path, 0,
+			                 "its writer is gone (nobody answers on "
+			                 "%s): a page left behind",
+			                 sa.sun_path);
+		return lc__error(err, LC_EIO, path, 0, "connect %s: %s",
+		                 sa.sun_path, strerror(e));
+	}
+	if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cr, &crl) < 0 ||
+	    (cr.uid != 0 && cr.uid != geteuid())) {
+		close(s);
+		return lc__error(err, LC_EPERM, path, 0,
+		                 "%s is served by uid %ld, neither root nor us",
+		                 sa.sun_path, (long)cr.uid);
+	}
+	memset(&mh, 0, sizeof(mh));
+	memset(&u, 0, sizeof(u));
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = u.b;
+	mh.msg_controllen = sizeof(u.b);
+	do
+		n = recvmsg(s, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	close(s);
+	cm = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
+	if (cm != NULL && cm->cmsg_level == SOL_SOCKET &&
+	    cm->cmsg_type == SCM_RIGHTS &&
+	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	if (fd < 0 || (mh.msg_flags & MSG_CTRUNC)) {
+		if (fd >= 0)
+			close(fd);
+		return lc__error(err, LC__TL_EGONE, path, 0,
+		                 "its writer did not hand over the page on %s",
+		                 sa.sun_path);
+	}
+	return fd;
+}
+
 int lc__tl_map_open(struct lc__tl_map *m, const char *path, int allow_pretend,
                     struct lc_error *err)
 {
+	const int need = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE;
 	char boot[LC__TL_BOOT_ID];
 	struct stat st;
 	void *p;
-	int fd, rc;
+	int fd, rc, seals;
 
 	memset(m, 0, sizeof(*m));
 	m->fd = -1;
 	if (path == NULL || strlen(path) >= sizeof(m->path))
 		return lc__error(err, LC_EINVAL, "timeline", 0, "bad path");
 	snprintf(m->path, sizeof(m->path), "%s", path);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0)
-		return lc__error(err, errno == ENOENT ? LC_ENOENT : LC_EIO, path,
-		                 0, "%s", strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return lc__error(err, LC_EINVAL, path, 0, "not a regular file");
-	}
-	rc = check_owner(&st, "the page", path, err);
-	if (rc == 0)
-		rc = check_folder(path, err);
-	if (rc < 0) {
-		close(fd);
+	rc = check_folder(path, err);
+	if (rc < 0)
 		return rc;
+	fd = get_page_fd(path, err);
+	if (fd < 0)
+		return fd;
+	/* Only a page nobody can shrink, grow or map writable: never a
+	 * file that anyone could truncate under our mapping. */
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || (seals & need) != need) {
+		close(fd);
+		return lc__error(err, LC_EPERM, path, 0,
+		                 "its writer handed over a page that is not "
+		                 "sealed (seals %#x)", seals < 0 ? 0 : seals);
 	}
-	if (st.st_size != (off_t)sizeof(struct lc__tl_page)) {
+	if (fstat(fd, &st) < 0 ||
+	    st.st_size != (off_t)sizeof(struct lc__tl_page)) {
 		close(fd);
 		return lc__error(err, LC_EINVAL, path, 0,
 		                 "%lld bytes, a page of this version has %zu",
@@ -602,6 +933,7 @@ int lc__tl_map_open(struct lc__tl_map *m, const char *path, int allow_pretend,
 	m->fd = fd;
 	return 0;
 }
+
 
 void lc__tl_map_close(struct lc__tl_map *m)
 {
@@ -653,15 +985,57 @@ int lc__tl_table_into(const struct lc__tl_page *pg, lc_leaptable *t)
 
 /* ---- a page reader ----------------------------------------------------------- */
 
-/* lc_update() of a page reader: the table if the writer changed it, and
- * the fall back in-process once the page is stale. */
+/* lc_update() of a page reader: the table if the writer changed it, a
+ * restarted writer's page, and the fall back in-process once the page is
+ * stale. */
+static void reader_check(lc_timekeeper *tk, void *arg);
+
+/* A page whose writer stopped (closed, or no heartbeat for 2 s): a writer
+ * restarted on the path publishes a new page that continues this one's
+ * timeline (lc__tk_resume), and readers move onto it, tried at most once a
+ * second. The old mapping stays (a reader in another thread may be inside
+ * its latch); it is one page per writer restart. */
+static void reader_rejoin(lc_timekeeper *tk, struct lc__tl_reader *r,
+                          int64_t age)
+{
+	const struct lc__tl_page *old = r->map.pg;
+	int64_t now = host_ns(CLOCK_MONOTONIC);
+	struct lc__tl_map m;
+	struct stat a, b;
+
+	if (age < 2 * LC__NS && atomic_load(&old->writer_pid) != 0)
+		return;
+	if (r->rejoin_mono != 0 && now - r->rejoin_mono < LC__NS)
+		return;
+	r->rejoin_mono = now;
+	if (lc__tl_map_open(&m, r->map.path, 1, NULL) < 0)
+		return;
+	if (fstat(m.fd, &a) < 0 || fstat(r->map.fd, &b) < 0 ||
+	    (a.st_ino == b.st_ino && a.st_dev == b.st_dev) ||
+	    m.pg->flags != old->flags ||
+	    m.pg->counter_kind != old->counter_kind ||
+	    m.pg->counter_clk != old->counter_clk ||
+	    m.pg->counter_freq != old->counter_freq ||
+	    lc__tl_age(m.pg) > 2 * LC__NS) {
+		lc__tl_map_close(&m);
+		return;
+	}
+	lc__tk_read_from(tk, &m.pg->latch, reader_check, r);
+	close(r->map.fd); /* the old mapping stays */
+	r->map = m;
+	r->table_gen = INT64_MIN; /* the new page's table, at once */
+}
+
 static void reader_check(lc_timekeeper *tk, void *arg)
 {
 	struct lc__tl_reader *r = arg;
-	const struct lc__tl_page *pg = r->map.pg;
+	const struct lc__tl_page *pg;
 	struct lc__tl_status st;
-	int64_t age = lc__tl_age(pg);
+	int64_t age;
 
+	reader_rejoin(tk, r, lc__tl_age(r->map.pg));
+	pg = r->map.pg;
+	age = lc__tl_age(pg);
 	lc__tl_read_status(pg, &st);
 	if (st.table_gen != r->table_gen) {
 		/* A new table object: the old one may be in use by a caller

@@ -41,6 +41,9 @@
 #define LC__TL_MAX_LEAPS 256
 #define LC__TL_BOOT_ID 40
 
+/* lc__tl_map_open(): a page is there, but its writer is gone. */
+#define LC__TL_EGONE (-116)
+
 #define LC__TLF_PRETEND 0x1 /* a rehearsal: never at the default path */
 
 /* What `leapclock status` shows; words so that it can be latched. */
@@ -127,6 +130,8 @@ void lc__tl_writer_tick(struct lc__tl_writer *w, const char *smear,
                         const char *note);
 /* 1 if the writer continued an existing page (a restart). */
 int lc__tl_writer_resumed(const struct lc__tl_writer *w);
+/* For tests: the writer's own (writable) mapping of its page. */
+struct lc__tl_page *lc__tl_writer_page(struct lc__tl_writer *w);
 /* Stops writing; the page stays (readers read its snapshot on the
  * counter, and after the staleness limit go on in-process from it). */
 void lc__tl_writer_close(struct lc__tl_writer *w);
@@ -169,6 +174,7 @@ struct lc__tl_reader {
 	struct lc_smear_policy smear;
 	struct lc__tl_map map;
 	int64_t table_gen;
+	int64_t rejoin_mono;   /* the last try for a restarted writer's page */
 	int source;            /* LC_TIMELINE_PAGE, then _FALLBACK */
 	char why[256];         /* why it fell back */
 };

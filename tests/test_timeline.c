@@ -17,11 +17,16 @@
 #include "timekeeper.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define US INT64_C(1000)
@@ -180,8 +185,74 @@ static void *read_image(const char *path)
 	return img;
 }
 
+/* A child serving a page image at PATH.sock as a writer would (a memfd
+ * over SCM_RIGHTS), sealed or not. */
+static pid_t image_server = -1;
+static int image_seals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE;
+
+static void stop_image_server(void)
+{
+	if (image_server > 0) {
+		kill(image_server, SIGKILL);
+		waitpid(image_server, NULL, 0);
+	}
+	image_server = -1;
+}
+
+static void serve_image(const char *path, const void *img, size_t len)
+{
+	struct sockaddr_un sa;
+	int s, mfd;
+	pid_t pid;
+
+	stop_image_server();
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s.sock", path);
+	unlink(sa.sun_path);
+	s = socket(AF_UNIX, SOCK_STREAM, 0);
+	mfd = (int)syscall(SYS_memfd_create, "image", MFD_ALLOW_SEALING);
+	if (s < 0 || mfd < 0 || write(mfd, img, len) != (ssize_t)len ||
+	    (image_seals != 0 && fcntl(mfd, F_ADD_SEALS, image_seals) < 0) ||
+	    bind(s, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(s, 8) < 0) {
+		LC_T_FAIL_("cannot serve %s", sa.sun_path);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		for (;;) {
+			char one = 'T';
+			struct iovec iov = { &one, 1 };
+			char cb[CMSG_SPACE(sizeof(int))];
+			struct msghdr mh;
+			struct cmsghdr *cm;
+			int c = accept(s, NULL, NULL);
+
+			if (c < 0)
+				_exit(0);
+			memset(&mh, 0, sizeof(mh));
+			memset(cb, 0, sizeof(cb));
+			mh.msg_iov = &iov;
+			mh.msg_iovlen = 1;
+			mh.msg_control = cb;
+			mh.msg_controllen = sizeof(cb);
+			cm = CMSG_FIRSTHDR(&mh);
+			cm->cmsg_level = SOL_SOCKET;
+			cm->cmsg_type = SCM_RIGHTS;
+			cm->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(cm), &mfd, sizeof(int));
+			(void)sendmsg(c, &mh, MSG_NOSIGNAL);
+			close(c);
+		}
+	}
+	close(s);
+	close(mfd);
+	image_server = pid;
+}
+
 /* Writes an image (len bytes) at dir/name with `mode`, the heartbeat set
- * to now so that a reader does not find it stale. */
+ * to now so that a reader does not find it stale, and serves it as its
+ * writer would. */
 static int put_image(const char *name, const void *img, size_t len,
                      mode_t mode, char *path, size_t pathn)
 {
@@ -200,6 +271,7 @@ static int put_image(const char *name, const void *img, size_t len,
 			rc = 0;
 		close(fd);
 	}
+	serve_image(path, pg, len);
 	free(pg);
 	return rc;
 }
@@ -416,16 +488,20 @@ static void test_refused(void)
 	LC_EQ_INT(lc__tl_reader_open(&r, good, 0, &err), 0);
 	reader_close(&r);
 
-	/* Permissions of the file. */
-	LC_EQ_INT(put_image("p", img, PAGE_SZ, 0664, p2, sizeof(p2)), 0);
-	LC_TRUE(expect_refused("group-writable (0664)", p2, 1, LC_EPERM,
-	                       "writable by group or others (mode 664)"));
-	LC_EQ_INT(chmod(p2, 0666), 0);
-	LC_TRUE(expect_refused("world-writable (0666)", p2, 1, LC_EPERM,
-	                       "writable by group or others (mode 666)"));
-	LC_EQ_INT(chmod(p2, 0646), 0);
-	LC_TRUE(expect_refused("other-writable (0646)", p2, 1, LC_EPERM,
-	                       "writable by group or others"));
+	/* A page file whose writer is gone (nobody answers on its socket):
+	 * not a source for a new reader. */
+	LC_EQ_INT(put_image("p", img, PAGE_SZ, 0644, p2, sizeof(p2)), 0);
+	stop_image_server();
+	LC_TRUE(expect_refused("a page left by a writer gone", p2, 1,
+	                       LC__TL_EGONE, "its writer is gone"));
+	/* A page handed over unsealed (anyone holding it could shrink it
+	 * under our mapping): never mapped. */
+	image_seals = F_SEAL_GROW;
+	LC_EQ_INT(put_image("p", img, PAGE_SZ, 0644, p2, sizeof(p2)), 0);
+	LC_TRUE(expect_refused("an unsealed page", p2, 1, LC_EPERM,
+	                       "not sealed"));
+	image_seals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE;
+	stop_image_server();
 	unlink(p2);
 
 	/* The folder writable by others (the folder is ours, mode 0700). */
@@ -441,10 +517,17 @@ static void test_refused(void)
 	LC_EQ_INT(put_image("short", img, PAGE_SZ - 8, 0644, p2, sizeof(p2)), 0);
 	LC_TRUE(expect_refused("truncated by 8 bytes", p2, 1, LC_EINVAL,
 	                       "a page of this version has"));
-	LC_EQ_INT(truncate(p2, 0), 0);
+	LC_EQ_INT(put_image("short", img, 0, 0644, p2, sizeof(p2)), 0);
 	LC_TRUE(expect_refused("truncated to 0", p2, 1, LC_EINVAL,
 	                       "0 bytes"));
-	LC_EQ_INT(truncate(p2, (off_t)PAGE_SZ * 2), 0);
+	{
+		char *big = calloc(2, PAGE_SZ);
+
+		LC_TRUE(big != NULL);
+		memcpy(big, img, PAGE_SZ);
+		serve_image(p2, big, PAGE_SZ * 2);
+		free(big);
+	}
 	LC_TRUE(expect_refused("twice the size", p2, 1, LC_EINVAL,
 	                       "a page of this version has"));
 	unlink(p2);
@@ -480,23 +563,13 @@ static void test_refused(void)
 	LC_TRUE(expect_refused("counter on REALTIME", p2, 1, LC_EINVAL,
 	                       "not a monotonic clock"));
 
-	/* Another boot: a page written, then its boot id patched in the
-	 * file itself. */
+	/* Another boot: a page served with another boot id. */
 	if (boot[0] == '\0') {
 		LC_SKIP("another boot", "no /proc/sys/kernel/random/boot_id");
 	} else {
-		int fd;
-		char other[LC__TL_BOOT_ID];
-
-		LC_EQ_INT(put_image("boot", img, PAGE_SZ, 0644, p2, sizeof(p2)), 0);
-		snprintf(other, sizeof(other), "%s", boot);
-		other[0] = other[0] == '0' ? '1' : '0';
-		fd = open(p2, O_WRONLY);
-		LC_TRUE(fd >= 0);
-		LC_EQ_I64(pwrite(fd, other, sizeof(other),
-		                 offsetof(struct lc__tl_page, boot_id)),
-		          (int64_t)sizeof(other));
-		close(fd);
+		memcpy(m, img, PAGE_SZ);
+		m->boot_id[0] = m->boot_id[0] == '0' ? '1' : '0';
+		LC_EQ_INT(put_image("boot", m, PAGE_SZ, 0644, p2, sizeof(p2)), 0);
 		LC_TRUE(expect_refused("another boot id", p2, 1, LC_EINVAL,
 		                       "from another boot"));
 		/* An unterminated boot id. */
@@ -528,22 +601,23 @@ static void test_refused(void)
 		unlink(p2);
 	}
 
-	/* Not a regular file. */
+	/* Whatever is at the path, with nobody answering on its socket,
+	 * is a page left behind: never opened (a FIFO does not block). */
 	pathof(p2, sizeof(p2), "fifo");
 	LC_EQ_INT(mkfifo(p2, 0644), 0);
-	LC_TRUE(expect_refused("a FIFO", p2, 1, LC_EINVAL,
-	                       "not a regular file"));
+	LC_TRUE(expect_refused("a FIFO", p2, 1, LC__TL_EGONE,
+	                       "writer is gone"));
 	unlink(p2);
 	pathof(p2, sizeof(p2), "sub");
 	LC_EQ_INT(mkdir(p2, 0700), 0);
-	LC_TRUE(expect_refused("a directory", p2, 1, LC_EINVAL,
-	                       "not a regular file"));
+	LC_TRUE(expect_refused("a directory", p2, 1, LC__TL_EGONE,
+	                       "writer is gone"));
 	rmdir(p2);
 	/* A symlink to the good page: O_NOFOLLOW. */
 	pathof(p2, sizeof(p2), "link");
 	LC_EQ_INT(symlink(good, p2), 0);
-	LC_TRUE(expect_refused("a symlink to a good page", p2, 1, LC_EIO,
-	                       strerror(ELOOP)));
+	LC_TRUE(expect_refused("a symlink to a good page", p2, 1,
+	                       LC__TL_EGONE, "writer is gone"));
 	unlink(p2);
 	pathof(p2, sizeof(p2), "missing");
 	LC_TRUE(expect_refused("a missing file", p2, 1, LC_ENOENT,
@@ -558,11 +632,9 @@ static void test_refused(void)
 	} else {
 		LC_EQ_INT(put_image("owner", img, PAGE_SZ, 0644, p2, sizeof(p2)),
 		          0);
-		LC_EQ_INT(chown(p2, 65534, 65534), 0);
-		LC_TRUE(expect_refused("owned by uid 65534", p2, 1, LC_EPERM,
-		                       "owned by uid 65534"));
-		/* The folder owned by another user. */
-		LC_EQ_INT(chown(p2, 0, 0), 0);
+		/* The file's owner no longer matters (readers never open
+		 * it; the socket's peer is checked, SO_PEERCRED); the
+		 * folder owned by another user does. */
 		LC_EQ_INT(chown(dir, 65534, 65534), 0);
 		LC_TRUE(expect_refused("folder owned by uid 65534", p2, 1,
 		                       LC_EPERM, "its folder is owned by uid"));
@@ -576,14 +648,16 @@ static void test_refused(void)
 		int64_t old = host_ns(CLOCK_MONOTONIC) - LC__TL_STALE_NS -
 		              1000000000;
 
+		struct lc__tl_page *st = aligned_alloc(64, (PAGE_SZ + 63) / 64 * 64);
+
+		LC_TRUE(st != NULL);
 		LC_EQ_INT(put_image("stale", img, PAGE_SZ, 0644, p2, sizeof(p2)),
 		          0);
-		fd = open(p2, O_WRONLY);
-		LC_TRUE(fd >= 0);
-		LC_EQ_I64(pwrite(fd, &old, sizeof(old),
-		                 offsetof(struct lc__tl_page, heartbeat)),
-		          8);
-		close(fd);
+		memcpy(st, img, PAGE_SZ);
+		atomic_store(&st->heartbeat, old);
+		serve_image(p2, st, PAGE_SZ);
+		free(st);
+		(void)fd;
 		/* Not refused: still this boot's timeline; the reader
 		 * carries on from its last snapshot at once. */
 		memset(&err, 0, sizeof(err));
@@ -600,6 +674,7 @@ static void test_refused(void)
 	}
 	unlink(good);
 	free(img);
+	stop_image_server();
 }
 
 /* ---- lc__tl_validate on random mutations ---------------------------------------- */
@@ -851,6 +926,10 @@ static void test_second_writer_and_restart(void)
 	usleep(30000);
 	memset(&err, 0, sizeof(err));
 	LC_EQ_INT(lc__tl_writer_open(&w2, path, t2, 0, "", &err), 0);
+	/* The reader's next update moves it onto the new writer's page,
+	 * which continues the old one's timeline. */
+	lc_update(r.tk);
+	LC_TRUE(lc__tk_is_reader(r.tk));
 	h1a = host_ns(CLOCK_MONOTONIC);
 	mono1 = rd(r.tk, LC_CLOCK_MONOTONIC);
 	h1b = host_ns(CLOCK_MONOTONIC);
@@ -943,17 +1022,10 @@ static int stale_case(int64_t rt_s, uint64_t flags, int64_t *step)
 	lc_update(r.tk);
 	LC_EXPECT_TRUE(r.source == LC_TIMELINE_PAGE && lc__tk_is_reader(r.tk));
 
-	/* The writer stops ticking: age the heartbeat in the file. */
-	fd = open(path, O_RDWR);
-	pg = fd >= 0 ? mmap(NULL, PAGE_SZ, PROT_READ | PROT_WRITE, MAP_SHARED,
-	                    fd, 0)
-	             : MAP_FAILED;
-	if (fd >= 0)
-		close(fd);
-	if (pg == MAP_FAILED) {
-		LC_T_FAIL_("mmap %s", path);
-		goto out;
-	}
+	/* The writer stops ticking: age the heartbeat in its page (the
+	 * writer's own mapping: nobody else can map the page writable). */
+	pg = lc__tl_writer_page(w);
+	(void)fd;
 	atomic_store(&pg->heartbeat, host_ns(CLOCK_MONOTONIC) -
 	                                     LC__TL_STALE_NS - 500000000);
 	LC_EXPECT_TRUE(lc__tl_age(r.map.pg) > LC__TL_STALE_NS);
@@ -1006,8 +1078,6 @@ static int stale_case(int64_t rt_s, uint64_t flags, int64_t *step)
 	    (rt_s != 0 &&
 	     llabs(wrt - rt_s * 1000000000) > INT64_C(60) * 1000000000))
 		LC_T_FAIL_("the writer's clock moved: %" PRId64, wrt);
-	munmap(pg, PAGE_SZ);
-out:
 	reader_close(&r);
 	lc__tl_writer_close(w);
 	free_writer_tk(tk);
@@ -1165,8 +1235,8 @@ static void test_restart_new_table(void)
 	LC_EQ_INT(lc__tl_writer_resumed(w2), 1);
 	lc_update(tk2);
 	lc__tl_writer_tick(w2, "", NULL);
-	lc__tl_read_status(r.map.pg, &st);
 	lc_update(r.tk);
+	lc__tl_read_status(r.map.pg, &st);
 	n1 = lc_leaptable_count(lc_tk_table(r.tk));
 	printf("  the page's table generation after the restart: %" PRId64
 	       " (the reader had %" PRId64 "); reader rows %zu -> %zu, the "
@@ -1181,6 +1251,88 @@ static void test_restart_new_table(void)
 	lc_leaptable_free(t2);
 	free_writer_tk(tk1);
 	unlink(path);
+}
+
+/* The file's rows (no comments) with "#expires `exp`". */
+static char *rows_expiring(int64_t exp)
+{
+	char *all = tz_text(""), *out, *o;
+	const char *l;
+
+	if (all == NULL)
+		return NULL;
+	out = calloc(1, strlen(all) + 64);
+	if (out == NULL) {
+		free(all);
+		return NULL;
+	}
+	o = out;
+	for (l = all; *l != '\0';) {
+		const char *e = strchr(l, '\n');
+		size_t n = e != NULL ? (size_t)(e - l) + 1 : strlen(l);
+
+		if (l[0] != '#') {
+			memcpy(o, l, n);
+			o += n;
+		}
+		l += n;
+	}
+	sprintf(o, "#expires %lld\n", (long long)exp);
+	free(all);
+	return out;
+}
+
+/* Issue 28 item 8: a renewed leap file (the same rows, a later expiry)
+ * reached the writer but not running readers, whose table stayed expired
+ * (the writer moved the table generation only for new rows). */
+static void test_table_renewal(void)
+{
+	char path[256];
+	struct lc__tl_writer *w = NULL;
+	struct lc__tl_reader r;
+	struct lc_error err;
+	lc_timekeeper *tk = new_writer_tk(1735689600);
+	int64_t now = INT64_C(1900000000); /* 2030 */
+	char *text;
+	lc_leaptable *first;
+
+	LC_TRUE(tk != NULL);
+	text = rows_expiring(INT64_C(1800000000));
+	LC_TRUE(text != NULL);
+	memset(&err, 0, sizeof(err));
+	LC_EQ_INT(lc_leaptable_load_buffer(wtable, "old", text, strlen(text),
+	                                   LC_LEAPFMT_TZDATA, &err), 0);
+	free(text);
+	lc_update(tk);
+	pathof(path, sizeof(path), "page");
+	unlink(path);
+	LC_EQ_INT(lc__tl_writer_open(&w, path, tk, 0, "", &err), 0);
+	LC_EQ_INT(lc__tl_reader_open(&r, path, 0, &err), 0);
+	first = r.table;
+	LC_EQ_INT(lc_leaptable_expired(lc_tk_table(r.tk), now), 1);
+	text = rows_expiring(INT64_C(2000000000));
+	LC_TRUE(text != NULL);
+	LC_EQ_INT(lc_leaptable_load_buffer(wtable, "old", text, strlen(text),
+	                                   LC_LEAPFMT_TZDATA, &err), 0);
+	free(text);
+	LC_EQ_INT(lc_leaptable_expired(wtable, now), 0);
+	lc_update(tk);
+	lc__tl_writer_tick(w, "", NULL);
+	lc_update(r.tk);
+	printf("  renewed: the reader's table expired at 2030: %d (the "
+	       "writer's %d)\n", lc_leaptable_expired(lc_tk_table(r.tk), now),
+	       lc_leaptable_expired(wtable, now));
+	LC_EQ_INT(lc_leaptable_expired(lc_tk_table(r.tk), now), 0);
+	reader_close_tables(&r, first);
+	lc__tl_writer_close(w);
+	free_writer_tk(tk);
+	unlink(path);
+	/* the base table back for the tests after */
+	text = tz_text("");
+	LC_TRUE(text != NULL);
+	LC_EQ_INT(lc_leaptable_load_buffer(wtable, "base", text, strlen(text),
+	                                   LC_LEAPFMT_TZDATA, &err), 0);
+	free(text);
 }
 
 int main(int argc, char **argv)
@@ -1218,6 +1370,7 @@ int main(int argc, char **argv)
 	       "a stale page: the reader carries on in-process, no step");
 	LC_RUN(test_stale_fallback_rehearsal,
 	       "a stale rehearsal page: the reader carries on from its time, not the host's");
+	LC_RUN(test_table_renewal, "a renewed leap file (same rows, later expiry) reaches running readers");
 	LC_RUN(test_table_propagation,
 	       "a table change of the writer reaches the reader at lc_update");
 	{

@@ -6,6 +6,9 @@
  *	                                for REALTIME, UTC (ns, 23:59:60 as
  *	                                1e9..2e9-1), UTC_SLS and TAI, each
  *	                                bracketed by CLOCK_MONOTONIC
+ *	timeline_reader threads N MS    N threads reading UTC_SLS and TAI
+ *	                                for MS ms; "threads ok READS" if no
+ *	                                reading went back, else exit 1
  *	timeline_reader timer ISO       an absolute REALTIME timer (lc timers
  *	                                are not needed: clock_nanosleep on
  *	                                the host's MONOTONIC to the instant
@@ -16,6 +19,7 @@
 #include "leapclock.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +37,31 @@ static int64_t host_mono(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ns_of(&ts);
+}
+
+static long run_ms;
+static _Atomic long total_reads, went_back;
+
+static void *reader_thread(void *arg)
+{
+	lc_timekeeper *tk = arg;
+	int64_t end = host_mono() + (int64_t)run_ms * 1000000;
+	int64_t last_sls = INT64_MIN, last_tai = INT64_MIN;
+	long n = 0;
+
+	while (host_mono() < end) {
+		struct timespec a, b;
+
+		lc_gettime(tk, LC_CLOCK_UTC_SLS, &a);
+		lc_gettime(tk, LC_CLOCK_TAI, &b);
+		if (ns_of(&a) < last_sls || ns_of(&b) < last_tai)
+			went_back++;
+		last_sls = ns_of(&a);
+		last_tai = ns_of(&b);
+		n++;
+	}
+	total_reads += n;
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -67,6 +96,22 @@ int main(int argc, char **argv)
 			       ti.table_note);
 		}
 		return 0;
+	}
+	if (argc >= 4 && strcmp(argv[1], "threads") == 0) {
+		long nt = strtol(argv[2], NULL, 10);
+		pthread_t t[64];
+
+		run_ms = strtol(argv[3], NULL, 10);
+		if (nt < 1 || nt > 64)
+			return 2;
+		for (long i = 0; i < nt; i++)
+			pthread_create(&t[i], NULL, reader_thread, tk);
+		for (long i = 0; i < nt; i++)
+			pthread_join(t[i], NULL);
+		lc_timeline_info(tk, &ti);
+		printf("threads %s %ld reads, source %d\n",
+		       went_back ? "BACK" : "ok", (long)total_reads, ti.source);
+		return went_back ? 1 : 0;
 	}
 	if (argc >= 4 && strcmp(argv[1], "read") == 0) {
 		long n = strtol(argv[2], NULL, 10);

@@ -10,6 +10,7 @@
 #include "cli.h"
 
 #include "../../preload/env.h"
+#include "timeline.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -658,6 +659,35 @@ static void run_env(const struct run_opts *o, const char *lib, int expired)
 	}
 }
 
+/* A page named with --timeline must be one the shim will read: a typo,
+ * another boot's page, a page whose writer is gone or one not on the
+ * host's CLOCK_MONOTONIC would run the program on real time instead of
+ * the rehearsal it asked for. Said with the path and why; -1. */
+static int check_timeline(const char *path)
+{
+	struct lc__tl_map m;
+	struct lc_error err;
+	char msg[400];
+
+	memset(&err, 0, sizeof(err));
+	if (lc__tl_map_open(&m, path, 1, &err) == 0) {
+		int sys = m.pg->counter_kind == LC_COUNTER_SYSTEM &&
+		          m.pg->counter_clk == CLOCK_MONOTONIC;
+
+		lc__tl_map_close(&m);
+		if (sys)
+			return 0;
+		fprintf(stderr, "leapclock run: --timeline %s: its counter is "
+		                "not the host's CLOCK_MONOTONIC (leapclockd "
+		                "--counter system)\n", path);
+		return -1;
+	}
+	lc_error_format(&err, msg, sizeof(msg));
+	fprintf(stderr, "leapclock run: --timeline %s: cannot read it: %s\n",
+	        path, msg);
+	return -1;
+}
+
 int lc_cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
@@ -674,6 +704,9 @@ int lc_cmd_run(int argc, char **argv)
 		rc = run_check(&o);
 	if (rc == 0)
 		rc = run_table(&o, &expired);
+	if (rc == 0 && o.timeline != NULL && strcmp(o.timeline, "none") != 0 &&
+	    check_timeline(o.timeline) < 0)
+		rc = 2;
 	if (rc == 0)
 		rc = check_program(argv[optind], 0);
 	if (rc != 0)
