@@ -18,6 +18,7 @@
 #define _GNU_SOURCE /* setgroups */
 #include "leapclockd.h"
 #include "metrics.h"
+#include "sdnotify.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -334,6 +335,7 @@ int main(int argc, char **argv)
 	start_stop_signals();
 	ld_log(LD_LOG_INFO, "leapclockd " LC_VERSION_STRING " running (pid %ld)",
 	       (long)getpid());
+	ld_sd_ready(); /* page published, every socket bound (systemd) */
 	rc = ld_server_run(server);
 	ld_log(LD_LOG_INFO, "stopping");
 	ld_metrics_free(metrics);

@@ -28,6 +28,7 @@
 #define _GNU_SOURCE /* recvmmsg, ppoll, struct in6_pktinfo */
 
 #include "server_impl.h"
+#include "sdnotify.h"
 
 #include <errno.h>
 #include <linux/net_tstamp.h>
@@ -501,6 +502,7 @@ static void loop_periodic(struct ld_server *s, struct main_loop *ml, int64_t now
 {
 	if (now - ml->last_update >= 250000000) {
 		ld_clock_update(s->clock);
+		ld_sd_watchdog(); /* fed by the tick that updates the page */
 		ml->last_update = now;
 	}
 	if (now - ml->last_stats >= LC__NS) {
