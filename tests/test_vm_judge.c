@@ -38,6 +38,7 @@ struct fault {
 	int64_t ignore_step;  /* 1: the host's step is not followed */
 	int64_t repeat_again; /* 1: the second is repeated a second time */
 	int64_t timer_early;  /* the timer wakes this early */
+	int64_t ahead;        /* the face's clock this far ahead of truth */
 };
 
 /* A face reading REALTIME and TAI every 1 ms with a 10 us bracket from the
@@ -56,8 +57,8 @@ static int judge(int dir, int64_t offset, const struct fault *f)
 		if (m >= f->gap_from && m < f->gap_to)
 			continue;
 		rt = f->ignore_step ? vj_host_rt(&j, mid) - c.offset
-		                    : vj_host_rt(&j, mid);
-		tai = vj_host_tai(&j, mid);
+		                    : vj_host_rt(&j, mid + f->ahead);
+		tai = vj_host_tai(&j, mid) + f->ahead;
 		if (f->late_leap > 0 && mid >= j.t_host &&
 		    mid < j.t_host + f->late_leap)
 			rt += dir * VJ_NS; /* the leap not applied yet */
@@ -65,8 +66,11 @@ static int judge(int dir, int64_t offset, const struct fault *f)
 			rt -= VJ_NS;
 		vj_reading(&j, m, rt, tai, INT64_MIN, 0, m + 10000);
 	}
-	t = vj_timer_add(&j, "rt", midnight * VJ_NS);
+	t = vj_timer_add(&j, "rt", VJ_RT, midnight * VJ_NS);
+	/* on its own clock 1 ms late (less timer_early); a clock `ahead`
+	 * gets there that much sooner by truth */
 	t->woke = midnight * VJ_NS + MS - f->timer_early;
+	t->woke_mono = t->true_mono + MS - f->timer_early - f->ahead;
 	return vj_report(&j, "face", 1, NULL);
 }
 
@@ -122,6 +126,58 @@ static void test_wrong(void)
 		f = none;
 		f.timer_early = 2 * MS; /* woke 1 ms before its deadline */
 		LC_EQ_INT(judge(dir, 0, &f), 1);
+		/* issue 28 item 2: a clock ahead of kernel truth whose timer
+		 * is 1 ms late by its own clock fires before truth reaches
+		 * the deadline: 1.8 ms ahead (its readings beyond VJ_TOL too) */
+		f = none;
+		f.ahead = 1800 * 1000;
+		LC_EQ_INT(judge(dir, 1500000, &f), 1);
+		/* 0.9 ms ahead, its timer 0.1 ms late by its own clock: the
+		 * readings are within VJ_TOL, only truth's column fails it
+		 * (what the issue saw: early by 0.5-1.0 ms, never by its own
+		 * clock) */
+		f.ahead = 900 * 1000;
+		f.timer_early = 900 * 1000;
+		LC_EQ_INT(judge(dir, 1500000, &f), 1);
+		f.timer_early = 0; /* 0.1 ms late by truth: passes */
+		LC_EQ_INT(judge(dir, 1500000, &f), 0);
+	}
+}
+
+/* Truth's instants: REALTIME, TAI and UTC deadlines at and after the leap,
+ * on a host stepped by 1.5 ms. */
+static void test_truth(void)
+{
+	for (int dir = -1; dir <= 1; dir += 2) {
+		struct vj_cfg c = cfg(dir, 1500000);
+		struct vj j;
+		int64_t midnight = c.boundary_s + (dir > 0 ? 0 : 1);
+
+		vj_init(&j, &c);
+		/* 00:00:00: after the repeat (insertion) or at the leap
+		 * (deletion) */
+		LC_EQ_I64(vj_true_mono(&j, VJ_RT, midnight * VJ_NS),
+		          j.t_host + (dir > 0 ? VJ_NS : 0));
+		LC_EQ_I64(vj_true_mono(&j, VJ_TAI,
+		                       (midnight + c.tai_before + dir) * VJ_NS),
+		          j.t_host + (dir > 0 ? VJ_NS : 0));
+		/* 1 s before the boundary: no leap yet */
+		LC_EQ_I64(vj_true_mono(&j, VJ_RT, (c.boundary_s - 1) * VJ_NS),
+		          j.t_host - VJ_NS);
+		/* the stepped host's truth is 1.5 ms before the unstepped */
+		LC_EQ_I64(j.t_host, j.t_true - 1500000);
+	}
+	{
+		struct vj_cfg c = cfg(1, 0);
+		struct vj j;
+
+		vj_init(&j, &c);
+		/* UTC 23:59:60.5 and 00:00:00 */
+		LC_EQ_I64(vj_true_mono(&j, VJ_UTC, (c.boundary_s - 1) * 2 * VJ_NS +
+		                                       VJ_NS + VJ_NS / 2),
+		          j.t_host + VJ_NS / 2);
+		LC_EQ_I64(vj_true_mono(&j, VJ_UTC, c.boundary_s * 2 * VJ_NS),
+		          j.t_host + VJ_NS);
 	}
 }
 
@@ -130,6 +186,7 @@ int main(int argc, char **argv)
 	lc_test_init(argc, argv);
 	LC_RUN(test_right, "a face that follows the host and leaps at its boundary passes (both directions, offsets 0, +-1.5 ms, 300 ms)");
 	LC_RUN(test_descheduled, "a reader descheduled for 0.6-1.3 s, across the leap or not, is neither a missed nor an extra step");
-	LC_RUN(test_wrong, "a late leap (stale 00:00:00.x), an unfollowed host step, a second leap, an early timer each fail");
+	LC_RUN(test_wrong, "a late leap (stale 00:00:00.x), an unfollowed host step, a second leap, an early timer, a timer on time by its own clock but early by kernel truth (issue 28 item 2) each fail");
+	LC_RUN(test_truth, "kernel truth's instant for REALTIME, TAI and UTC deadlines around an insertion and a deletion, host stepped 1.5 ms");
 	return lc_test_done();
 }

@@ -264,16 +264,16 @@ static int cmd_face(int argc, char **argv)
 	vj_init(&g_j, &c);
 	midnight = c.boundary_s + (c.dir > 0 ? 0 : 1);
 	tai_after = c.tai_before + c.dir;
-	ft[0] = (struct ftimer){vj_timer_add(&g_j, "rt-nanosleep",
+	ft[0] = (struct ftimer){vj_timer_add(&g_j, "rt-nanosleep", VJ_RT,
 	                                     midnight * VJ_NS),
 	                        CLOCK_REALTIME, 0};
-	ft[1] = (struct ftimer){vj_timer_add(&g_j, "rt-timerfd",
+	ft[1] = (struct ftimer){vj_timer_add(&g_j, "rt-timerfd", VJ_RT,
 	                                     midnight * VJ_NS),
 	                        CLOCK_REALTIME, 1};
-	ft[2] = (struct ftimer){vj_timer_add(&g_j, "rt-timer_create",
+	ft[2] = (struct ftimer){vj_timer_add(&g_j, "rt-timer_create", VJ_RT,
 	                                     midnight * VJ_NS),
 	                        CLOCK_REALTIME, 2};
-	ft[3] = (struct ftimer){vj_timer_add(&g_j, "tai-nanosleep",
+	ft[3] = (struct ftimer){vj_timer_add(&g_j, "tai-nanosleep", VJ_TAI,
 	                                     (midnight + tai_after) * VJ_NS),
 	                        CLOCK_TAI, 0};
 	for (int k = 0; k < 4; k++) {

@@ -26,7 +26,17 @@
  *  - every reading within TOL of the host's ideal time (REALTIME and TAI),
  *    except those whose bracket holds the leap instant;
  *  - after the leap, within TOL + |offset| of true UTC;
- *  - no timer fires before its own clock reads its deadline, and each fires.
+ *  - no timer fires before its own clock reads its deadline, and each fires;
+ *  - no timer fires before kernel truth reaches its deadline (a separate
+ *    column, `vs_true`: the earliest firing's MONOTONIC minus the instant
+ *    truth reaches the deadline). Kernel truth is the kernel's MONOTONIC
+ *    plus the REALTIME-MONOTONIC offset the orchestrator set and stepped
+ *    (constant between them: the bare kernel's TAI, which has no leap, is
+ *    checked against it and a run it left by over 1 ms is void), with the
+ *    leap applied at the instant that clock reaches its boundary, not at
+ *    the kernel's tick. A face's clock that is right by its own reading
+ *    but ahead of truth (issue 28 item 2) fails here; its readings' worst
+ *    distance from the same truth is err_host (VJ_TOL).
  * Readings whose bracket is wider than the face's bracket_max (BRACKET_MAX
  * unless the face says otherwise: the reader was preempted between its
  * reads, common under emulation) are not judged. A face with no TAI (the
@@ -66,7 +76,11 @@ struct vj_timer {
 	int64_t deadline; /* on its own clock, ns (UTC: s*1e9 + nsec) */
 	int64_t woke;     /* its clock at wake-up, INT64_MIN if not */
 	int64_t woke_mono;
+	int64_t true_mono; /* MONOTONIC at which kernel truth reaches it */
 };
+
+/* A timer's clock, for its true instant. */
+enum { VJ_RT, VJ_TAI, VJ_UTC };
 
 struct vj {
 	struct vj_cfg c;
@@ -273,14 +287,40 @@ keep:
 	j->putc_ns = utc_ns;
 }
 
+/* The MONOTONIC instant at which kernel truth (the host's ideal clock,
+ * see above) reaches `deadline` on clock `clk` (VJ_UTC: the (sec, nsec)
+ * key, nsec >= 1e9 inside 23:59:60). */
+static inline int64_t vj_true_mono(const struct vj *j, int clk,
+                                   int64_t deadline)
+{
+	/* MONOTONIC minus POSIX time on the pre-leap timeline */
+	int64_t base = j->c.set_mono - j->c.set_rt - j->c.offset;
+	int64_t m;
+
+	if (clk == VJ_TAI)
+		return deadline - (int64_t)j->c.tai_before * VJ_NS + base;
+	if (clk == VJ_UTC) {
+		int64_t s = deadline / (2 * VJ_NS), ns = deadline % (2 * VJ_NS);
+
+		if (ns >= VJ_NS)
+			return j->t_host + (ns - VJ_NS);
+		deadline = s * VJ_NS + ns;
+	}
+	m = deadline + base;
+	/* at or after the leap: an insertion reaches it a second later, a
+	 * deletion a second sooner */
+	return m >= j->t_host ? m + j->c.dir * VJ_NS : m;
+}
+
 static inline struct vj_timer *vj_timer_add(struct vj *j, const char *name,
-                                            int64_t deadline)
+                                            int clk, int64_t deadline)
 {
 	struct vj_timer *t = &j->timers[j->ntimers++];
 
 	t->name = name;
 	t->deadline = deadline;
 	t->woke = INT64_MIN;
+	t->true_mono = vj_true_mono(j, clk, deadline);
 	return t;
 }
 
@@ -291,8 +331,8 @@ static inline int vj_report(const struct vj *j, const char *face, int judged,
 {
 	char why[512] = "";
 	size_t n = 0;
-	int early = 0, unfired = 0;
-	int64_t late = 0;
+	int early = 0, unfired = 0, early_true = 0;
+	int64_t late = 0, vs_true = INT64_MAX;
 
 #define VJ_WHY(...)                                                         \
 	n += (size_t)snprintf(why + n, n < sizeof(why) ? sizeof(why) - n : 0, \
@@ -309,6 +349,15 @@ static inline int vj_report(const struct vj *j, const char *face, int judged,
 			       (double)(t->deadline - t->woke) / 1e6);
 		} else if (t->woke - t->deadline > late) {
 			late = t->woke - t->deadline;
+		}
+		if (t->woke == INT64_MIN)
+			continue;
+		if (t->woke_mono - t->true_mono < vs_true)
+			vs_true = t->woke_mono - t->true_mono;
+		if (t->woke_mono < t->true_mono) {
+			early_true++;
+			VJ_WHY(" %s-early-vs-truth-%.3fms", t->name,
+			       (double)(t->true_mono - t->woke_mono) / 1e6);
 		}
 	}
 	if (j->fail_note != NULL)
@@ -337,13 +386,16 @@ static inline int vj_report(const struct vj *j, const char *face, int judged,
 	       " split=%" PRId64 " gap=%.3fms stale=%" PRId64
 	       " steps=%" PRId64 " utc60=%" PRId64 " taijumps=%" PRId64
 	       " err_host=%.3fms err_tai=%.3fms err_true=%.3fms timers=%d"
-	       " early=%d late=%.3fms follow=%.3fms%s%s%s\n",
+	       " early=%d late=%.3fms early_true=%d vs_true=%.3fms"
+	       " follow=%.3fms%s%s%s\n",
 	       face, !judged ? "INFO" : n ? "FAIL" : "PASS", j->reads,
 	       j->judged, j->split, (double)j->max_gap / 1e6, j->stale,
 	       j->steps, j->utc60, j->tai_jumps,
 	       (double)j->max_err_host / 1e6, (double)j->max_err_tai / 1e6,
 	       (double)j->max_err_true / 1e6, j->ntimers - unfired, early,
-	       (double)late / 1e6, (double)j->follow_ns / 1e6,
+	       (double)late / 1e6, early_true,
+	       vs_true == INT64_MAX ? 0.0 : (double)vs_true / 1e6,
+	       (double)j->follow_ns / 1e6,
 	       extra ? " " : "", extra ? extra : "",
 	       n && judged ? " why:" : "");
 	if (n && judged)

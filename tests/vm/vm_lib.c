@@ -111,7 +111,7 @@ int main(int argc, char **argv)
 			    .tv_sec = (time_t)(k == 2 ? midnight + tai_after
 			                              : midnight)};
 			struct vj_timer *vt = vj_timer_add(
-			    &g_j, names[k],
+			    &g_j, names[k], k == 2 ? VJ_TAI : k == 1 ? VJ_UTC : VJ_RT,
 			    k == 1 ? utc_key(&d) : vj_ts_ns(&d));
 
 			lc_timer_init(loop, &tm[k], ids[k], fired, vt);
