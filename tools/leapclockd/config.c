@@ -1104,12 +1104,16 @@ static void print_value(const struct ld_config *c, const struct setting *s,
 	if (s->set == set_str || s->set == set_host || s->set == set_counter) {
 		const char *v = FIELD(c, s, const char);
 
-		fprintf(out, "%s %s\n", s->name,
-		        v[0] != '\0' ? v : (s->flags & S_NONE) ? "none" : "\"\"");
+		if (v[0] != '\0' || (s->flags & S_NONE))
+			fprintf(out, "%s %s\n", s->name, v[0] != '\0' ? v : "none");
+		else
+			fprintf(out, "# %s (not set)\n", s->name);
 	} else if (s->set == set_int) {
 		int v = *FIELD(c, s, const int);
 
-		if ((s->flags & S_AUTO) && v == s->auto_val)
+		if (v < s->lo && !(s->flags & S_AUTO))
+			fprintf(out, "# %s (not set)\n", s->name);
+		else if ((s->flags & S_AUTO) && v == s->auto_val)
 			fprintf(out, "%s auto\n", s->name);
 		else
 			fprintf(out, "%s %d\n", s->name, v);
@@ -1117,8 +1121,12 @@ static void print_value(const struct ld_config *c, const struct setting *s,
 		fprintf(out, "%s %.9f\n", s->name,
 		        (double)*FIELD(c, s, const int64_t) / 1e9);
 	} else if (s->set == set_bool) {
-		fprintf(out, "%s %s\n", s->name,
-		        *FIELD(c, s, const int) > 0 ? "yes" : "no");
+		int v = *FIELD(c, s, const int);
+
+		if (v < 0)
+			fprintf(out, "# %s (default: yes unless -d)\n", s->name);
+		else
+			fprintf(out, "%s %s\n", s->name, v > 0 ? "yes" : "no");
 	} else if (s->set == set_refid) {
 		uint32_t r = *FIELD(c, s, const uint32_t);
 		char t[5];
