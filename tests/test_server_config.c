@@ -11,6 +11,7 @@
 #include "../tools/leapclockd/config.c"
 #include "../tools/leapclockd/config_listen.c"
 
+#include <arpa/inet.h>
 #include <stdarg.h>
 
 static struct ld_config cfg;
@@ -132,6 +133,67 @@ static void test_config_forms(void)
 	unlink(path);
 }
 
+/* 1 if the parsed rules let in ADDR (IPv4 or IPv6 text) */
+static int allowed(const char *addr)
+{
+	struct sockaddr_storage ss;
+
+	memset(&ss, 0, sizeof(ss));
+	if (strchr(addr, ':') == NULL) {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+		a->sin_family = AF_INET;
+		inet_pton(AF_INET, addr, &a->sin_addr);
+	} else {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+		a->sin6_family = AF_INET6;
+		inet_pton(AF_INET6, addr, &a->sin6_addr);
+	}
+	return ld_acl_allowed(&cfg, (struct sockaddr *)&ss);
+}
+
+/* issue 27 item 3: chrony's allow/deny rules */
+static void test_acl(void)
+{
+	/* no rule: everyone */
+	LC_EQ_INT(parse("--listen", "127.0.0.1:1=utc", "--no-timeline", NULL), 0);
+	LC_EQ_INT(allowed("192.0.2.1"), 1);
+	LC_EQ_INT(allowed("2001:db8::1"), 1);
+	/* the most specific range decides; outside every range: denied */
+	LC_EQ_INT(parse("--listen", "127.0.0.1:1=utc", "--no-timeline",
+	                "--allow", "10.0.0.0/8", "--deny", "10.1.0.0/16",
+	                "--allow", "10.1.2.3", "--allow", "2001:db8::/32", NULL), 0);
+	LC_EQ_INT(allowed("10.9.9.9"), 1);
+	LC_EQ_INT(allowed("10.1.9.9"), 0);
+	LC_EQ_INT(allowed("10.1.2.3"), 1);
+	LC_EQ_INT(allowed("11.0.0.1"), 0);
+	LC_EQ_INT(allowed("2001:db8:5::1"), 1);
+	LC_EQ_INT(allowed("2001:db9::1"), 0);
+	/* the later of two lines for one range; "all" overrides inside */
+	LC_EQ_INT(parse("--listen", "127.0.0.1:1=utc", "--no-timeline",
+	                "--allow", "10.0.0.0/8", "--deny", "10.0.0.0/8", NULL), 0);
+	LC_EQ_INT(allowed("10.0.0.1"), 0);
+	LC_EQ_INT(parse("--listen", "127.0.0.1:1=utc", "--no-timeline",
+	                "--deny", "10.1.2.3", "--allow", "all 10.0.0.0/8", NULL), 0);
+	LC_EQ_INT(allowed("10.1.2.3"), 1);
+	LC_EQ_INT(parse("--listen", "127.0.0.1:1=utc", "--no-timeline",
+	                "--deny", "10.1.2.3", "--allow", "10.0.0.0/8", NULL), 0);
+	LC_EQ_INT(allowed("10.1.2.3"), 0);
+	/* a bare "all": every address, IPv4 and IPv6 */
+	LC_EQ_INT(parse("--listen", "127.0.0.1:1=utc", "--no-timeline",
+	                "--allow", "all", NULL), 0);
+	LC_EQ_INT(allowed("203.0.113.7") && allowed("::1"), 1);
+	/* bits past the prefix do not count; bad ranges are errors */
+	LC_EQ_INT(parse("--listen", "127.0.0.1:1=utc", "--no-timeline",
+	                "--allow", "10.1.2.3/8", NULL), 0);
+	LC_EQ_INT(allowed("10.200.0.1"), 1);
+	LC_EQ_INT(parse("--no-timeline", "--listen", "127.0.0.1:1=utc",
+	                "--allow", "10.0.0.0/33", NULL), -1);
+	LC_EQ_INT(parse("--no-timeline", "--listen", "127.0.0.1:1=utc",
+	                "--deny", "::/129", NULL), -1);
+	LC_EQ_INT(parse("--no-timeline", "--listen", "127.0.0.1:1=utc",
+	                "--deny", "example.org", NULL), -1);
+}
+
 int main(int argc, char **argv)
 {
 	lc_test_init(argc, argv);
@@ -144,6 +206,7 @@ int main(int argc, char **argv)
 	LC_RUN(test_listen_optional, "--listen optional with a timeline, an error without");
 	LC_RUN(test_relative_made_absolute, "relative timeline and stats paths made absolute");
 	LC_RUN(test_config_forms, "-c FILE, --config, --conf, --con, -cFILE, -dc FILE, --conf=FILE");
+	LC_RUN(test_acl, "allow/deny: most specific range, later line, all, default deny");
 	rmdir(tmpdir);
 	return lc_test_done();
 }

@@ -36,6 +36,19 @@ int ld_auth_new(struct ld_auth **out, const struct ld_config *cfg)
 	return 0;
 }
 
+int ld_auth_check_config(const struct ld_config *cfg)
+{
+	struct ld_keys *k = NULL;
+	int rc = 0;
+
+	if (ld_keys_new(&k, cfg) != 0)
+		rc = -1;
+	ld_keys_free(k);
+	if (ld_nts_check_config(cfg) != 0)
+		rc = -1;
+	return rc;
+}
+
 void ld_auth_free(struct ld_auth *a)
 {
 	if (a == NULL)

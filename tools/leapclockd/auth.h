@@ -74,6 +74,10 @@ struct ld_auth;
  * dropping privileges: it reads the secret files and binds. */
 int ld_auth_new(struct ld_auth **out, const struct ld_config *cfg);
 void ld_auth_free(struct ld_auth *a);
+/* What ld_auth_new would refuse in cfg (the key file, the NTS files and
+ * addresses), found without binding or writing anything. 0 or -1
+ * (logged). */
+int ld_auth_check_config(const struct ld_config *cfg);
 /* Rereads the key file and the NTS-KE certificate and key (SIGHUP); what
  * fails to load is logged and the old stays in use. 0, or -1 if any failed. */
 int ld_auth_reload(struct ld_auth *a);
@@ -106,6 +110,9 @@ size_t ld_keys_finish(struct ld_keys *k, const struct ld_auth_ctx *ctx,
 /* nts.c: NULL *out when cfg gives no NTS certificate. */
 int ld_nts_new(struct ld_nts **out, const struct ld_config *cfg);
 void ld_nts_free(struct ld_nts *n);
+/* nts.c: what ld_nts_new would refuse in cfg, found without creating,
+ * writing or binding anything. 0 or -1 (logged). */
+int ld_nts_check_config(const struct ld_config *cfg);
 int ld_nts_start(struct ld_nts *n);
 /* The NTS-KE certificate and key read again (SIGHUP); 0 or -1 (the old
  * ones kept, logged). */

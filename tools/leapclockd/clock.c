@@ -213,8 +213,8 @@ static int tk_start(struct ld_clock *c)
 	tc.table = c->table;
 	tc.leap_source = LC_LEAP_FROM_TABLE;
 	tc.initial_tai_offset = -1;
-	/* The timeline's own UTC_SLS policy ($LEAPCLOCK_SMEAR, as for
-	 * lc_default()): what lc_gettime(UTC_SLS) reads on the page. The
+	/* The timeline's own UTC_SLS policy (smear, or $LEAPCLOCK_SMEAR as
+	 * for lc_default()): what lc_gettime(UTC_SLS) reads on the page. The
 	 * smear:PRESET sockets compute their own presets from the exact
 	 * timeline, so they need none. */
 	tc.smear = c->smear_name[0] != '\0' ? &c->smear : NULL;
@@ -328,22 +328,24 @@ static int set_pretend(struct ld_clock *c, const char *pretend)
 	return 0;
 }
 
-/* The smear the timeline declares, from LEAPCLOCK_SMEAR. */
-static int set_env_smear(struct ld_clock *c)
+/* The smear the timeline declares: cfg->smear (smear, --smear, or
+ * LEAPCLOCK_SMEAR; config.c checked it and says where it came from). */
+static int set_smear(struct ld_clock *c, const struct ld_config *cfg)
 {
-	const char *sm = getenv("LEAPCLOCK_SMEAR");
 	struct lc_error err;
 	char msg[400];
 
-	if (sm == NULL || *sm == '\0')
+	if (cfg->smear[0] == '\0')
 		return 0;
 	memset(&err, 0, sizeof(err));
-	if (lc_smear_preset_from("LEAPCLOCK_SMEAR", sm, 0, &c->smear, &err) < 0) {
+	if (lc_smear_preset_from(cfg->smear_where[0] != '\0' ? cfg->smear_where
+	                                                     : "smear",
+	                         cfg->smear, 0, &c->smear, &err) < 0) {
 		lc_error_format(&err, msg, sizeof(msg));
 		ld_log(LD_LOG_ERR, "%s", msg);
 		return -1;
 	}
-	snprintf(c->smear_name, sizeof(c->smear_name), "%s", sm);
+	snprintf(c->smear_name, sizeof(c->smear_name), "%s", cfg->smear);
 	return 0;
 }
 
@@ -397,7 +399,7 @@ int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg)
 		goto fail;
 	if (cfg->pretend[0] != '\0' && set_pretend(c, cfg->pretend) != 0)
 		goto fail;
-	if (set_env_smear(c) != 0)
+	if (set_smear(c, cfg) != 0)
 		goto fail;
 	rc = tk_start(c);
 	if (rc < 0) {

@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <glob.h>
+#include <pwd.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,6 +178,8 @@ enum {
 	S_OPTVAL = 4,   /* the value may be missing (a bare name) */
 	S_NOVAL = 8,    /* takes no value */
 	S_GIVEN = 16,   /* sets timeline_given */
+	S_CLIONLY = 32, /* command line only (not in a file) */
+	S_REQARG = 64,  /* a value on the command line, optional in a file */
 };
 
 struct setting {
@@ -331,6 +335,36 @@ static int set_listen(struct ld_config *c, const struct setting *s,
 	return 0;
 }
 
+/* One more allow or deny line. */
+static int set_acl(struct ld_config *c, const struct setting *s,
+                   const char *val, const char *where)
+{
+	char msg[256];
+
+	if (c->nacl >= LD_MAX_ACL) {
+		fprintf(stderr, "leapclockd: %s: more than %d allow and deny lines\n",
+		        where, LD_MAX_ACL);
+		return -1;
+	}
+	if (ld_acl_parse(val, strcmp(s->name, "allow") == 0, &c->acl[c->nacl],
+	                 msg, sizeof(msg)) != 0) {
+		fprintf(stderr, "leapclockd: %s: %s\n", where, msg);
+		return -1;
+	}
+	c->nacl++;
+	return 0;
+}
+
+/* --check-config */
+static int set_flag(struct ld_config *c, const struct setting *s,
+                    const char *val, const char *where)
+{
+	(void)val;
+	(void)where;
+	*FIELD(c, s, int) = 1;
+	return 0;
+}
+
 #define OFF(f) offsetof(struct ld_config, f)
 #define STR(f) set_str, OFF(f), sizeof(((struct ld_config *)0)->f)
 #define PATH_BAD "path too long:"
@@ -361,7 +395,7 @@ static const struct setting settings[] = {
 	{ "rcvbuf", NULL, set_int, OFF(rcvbuf_kib), 0, 0, 0, 0, 1 << 20, 0,
 	  "expected KiB 0..1048576 (0: the system's default), not" },
 	{ "metrics", NULL, STR(metrics), 0, S_NONE, 0, 0, 0, "too long:" },
-	{ "user", NULL, STR(user), 0, 0, 0, 0, 0, "too long:" },
+	{ "user", NULL, STR(user), OFF(user_where), S_NONE, 0, 0, 0, "too long:" },
 	{ "keyfile", NULL, STR(keyfile), 0, 0, 0, 0, 0, PATH_BAD },
 	{ "nts-cert", "ntsservercert", STR(nts_cert), 0, 0, 0, 0, 0, PATH_BAD },
 	{ "nts-key", "ntsserverkey", STR(nts_key), 0, 0, 0, 0, 0, PATH_BAD },
@@ -374,6 +408,12 @@ static const struct setting settings[] = {
 	  "expected a host name or an IP address (up to 255 characters), not" },
 	{ "nts-rotate", NULL, set_int, OFF(nts_rotate_s), 0, 0, 0, 60, 30 * 86400, 0,
 	  "expected seconds 60..2592000, not" },
+	{ "smear", NULL, STR(smear), OFF(smear_where), S_NONE, 0, 0, 0, "too long:" },
+	{ "allow", NULL, set_acl, 0, 0, 0, S_OPTVAL | S_REQARG, 0, 0, 0, NULL },
+	{ "deny", NULL, set_acl, 0, 0, 0, S_OPTVAL | S_REQARG, 0, 0, 0, NULL },
+	{ "pidfile", "pid-file", STR(pidfile), 0, S_NONE, 0, 0, 0, PATH_BAD },
+	{ "check-config", NULL, set_flag, OFF(check_config), 0, 0, S_NOVAL | S_CLIONLY,
+	  0, 0, 0, NULL },
 	{ "syslog", NULL, set_bool, OFF(use_syslog), 0, 0, S_OPTVAL, 0, 0, 0, BOOL_BAD },
 	{ "foreground", NULL, set_bool, OFF(foreground), 0, 0, S_OPTVAL, 0, 0, 0, BOOL_BAD },
 };
@@ -413,6 +453,11 @@ static int apply(struct ld_config *c, const char *name, const char *val,
 		snprintf(where, sizeof(where), "%.*s: %s", PATH_MAX, file, name);
 	else
 		snprintf(where, sizeof(where), "--%s", name);
+	if (file != NULL && (s->flags & S_CLIONLY)) {
+		fprintf(stderr, "leapclockd: %s: a command-line option only\n",
+		        where);
+		return -1;
+	}
 
 	if (s->flags & S_NOVAL) {
 		if (val != NULL) {
@@ -465,12 +510,130 @@ static FILE *open_config(const char *path)
 	return f;
 }
 
+#define MAX_INCLUDE_DEPTH 8
+
+static int read_file(struct ld_config *c, const char *path, int depth);
+
+/* `name` against the folder of the file that names it (a relative
+ * include), into out. */
+static void beside(const char *file, const char *name, char *out, size_t size)
+{
+	const char *slash = strrchr(file, '/');
+
+	if (name[0] == '/' || slash == NULL)
+		snprintf(out, size, "%s", name);
+	else
+		snprintf(out, size, "%.*s/%s", (int)(slash - file), file, name);
+}
+
+static int has_wildcard(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+/* include PATTERN: every file the pattern names, in order of name; a
+ * pattern without a wildcard must name a file (a typo is an error), one
+ * with a wildcard may match none (chrony's include). */
+static int do_include(struct ld_config *c, const char *file, const char *val,
+                      const char *where, int depth)
+{
+	char pat[PATH_MAX];
+	glob_t g;
+	int r, rc = 0;
+
+	beside(file, val, pat, sizeof(pat));
+	if (!has_wildcard(pat))
+		return read_file(c, pat, depth + 1);
+	memset(&g, 0, sizeof(g));
+	r = glob(pat, GLOB_ERR, NULL, &g);
+	if (r != 0 && r != GLOB_NOMATCH) {
+		fprintf(stderr, "leapclockd: %s: '%s': %s\n", where, pat,
+		        r == GLOB_NOSPACE ? "out of memory" : "cannot read its folder");
+		globfree(&g);
+		return -1;
+	}
+	for (size_t i = 0; r == 0 && i < g.gl_pathc && rc == 0; i++)
+		rc = read_file(c, g.gl_pathv[i], depth + 1);
+	globfree(&g);
+	return rc;
+}
+
+static int cmp_base(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	return strcmp(strrchr(x, '/') + 1, strrchr(y, '/') + 1);
+}
+
+/* confdir DIR...: the *.conf files of the folders, in order of their
+ * names; a name in several folders is read from the first only
+ * (chrony's confdir). A folder that does not exist is skipped. */
+static int do_confdir(struct ld_config *c, const char *file, char *val,
+                      const char *where, int depth)
+{
+	char *list[512], *save = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	for (char *d = strtok_r(val, " \t", &save); d != NULL && rc == 0;
+	     d = strtok_r(NULL, " \t", &save)) {
+		char pat[PATH_MAX + 8], dir[PATH_MAX];
+		glob_t g;
+		int r;
+
+		beside(file, d, dir, sizeof(dir));
+		snprintf(pat, sizeof(pat), "%s/*.conf", dir);
+		memset(&g, 0, sizeof(g));
+		r = glob(pat, 0, NULL, &g);
+		for (size_t i = 0; r == 0 && i < g.gl_pathc; i++) {
+			int dup = 0;
+
+			for (size_t j = 0; j < n && !dup; j++)
+				dup = strcmp(strrchr(list[j], '/'),
+				             strrchr(g.gl_pathv[i], '/')) == 0;
+			if (dup)
+				continue;
+			if (n == sizeof(list) / sizeof(list[0])) {
+				fprintf(stderr, "leapclockd: %s: more than %zu files\n",
+				        where, n);
+				rc = -1;
+				break;
+			}
+			list[n] = strdup(g.gl_pathv[i]);
+			if (list[n] == NULL) {
+				fprintf(stderr, "leapclockd: out of memory\n");
+				rc = -1;
+				break;
+			}
+			n++;
+		}
+		globfree(&g);
+	}
+	qsort(list, n, sizeof(list[0]), cmp_base);
+	for (size_t i = 0; i < n; i++) {
+		if (rc == 0)
+			rc = read_file(c, list[i], depth + 1);
+		free(list[i]);
+	}
+	return rc;
+}
+
 int ld_config_read_file(struct ld_config *c, const char *path)
 {
-	FILE *f = open_config(path);
+	return read_file(c, path, 0);
+}
+
+static int read_file(struct ld_config *c, const char *path, int depth)
+{
+	FILE *f;
 	char line[1024], where[PATH_MAX + 32];
 	int lineno = 0, rc = 0;
 
+	if (depth > MAX_INCLUDE_DEPTH) {
+		fprintf(stderr, "leapclockd: %s: included more than %d deep "
+		        "(an include loop?)\n", path, MAX_INCLUDE_DEPTH);
+		return -1;
+	}
+	f = open_config(path);
 	if (f == NULL)
 		return -1;
 	while (fgets(line, sizeof(line), f) != NULL) {
@@ -513,6 +676,22 @@ int ld_config_read_file(struct ld_config *c, const char *path)
 				while (isspace((unsigned char)*sp))
 					memmove(sp, sp + 1, strlen(sp));
 			}
+		}
+		if (strcmp(name, "include") == 0 || strcmp(name, "confdir") == 0) {
+			char w2[PATH_MAX + 48];
+
+			snprintf(w2, sizeof(w2), "%.*s: %s", PATH_MAX, where, name);
+			if (val == NULL) {
+				fprintf(stderr, "leapclockd: %s: needs a value\n", w2);
+				rc = -1;
+			} else if (name[0] == 'i') {
+				rc = do_include(c, path, val, w2, depth);
+			} else {
+				rc = do_confdir(c, path, val, w2, depth);
+			}
+			if (rc != 0)
+				break;
+			continue;
 		}
 		if (apply(c, name, val, where) != 0) {
 			rc = -1;
@@ -569,7 +748,15 @@ static void usage(FILE *out)
 	        "      --rcvbuf KIB        receive buffer per socket (default " LD_STR(LD_DEFAULT_RCVBUF_KIB) ";\n"
 	        "                          0: the system's)\n"
 	        "      --metrics A:P       serve Prometheus metrics on A:P (default off)\n"
-	        "      --user NAME         after binding, run as NAME (when started as root)\n"
+	        "      --user NAME|none    after binding, run as NAME (when started as root;\n"
+	        "                          default " LD_DEFAULT_USER " if it exists and the page is\n"
+	        "                          the host's, else none)\n"
+	        "      --smear PRESET      the page's smear policy (default $LEAPCLOCK_SMEAR)\n"
+	        "      --allow RANGE       serve ADDR[/LEN] or all (NTP and NTS-KE, as chrony)\n"
+	        "      --deny RANGE        do not serve ADDR[/LEN] or all\n"
+	        "      --pidfile PATH      the daemon's pid, locked while it runs\n"
+	        "      --check-config      check everything, print the effective\n"
+	        "                          configuration, exit 0 or 2\n"
 	        "      --keyfile FILE      symmetric keys, chrony's format (ID TYPE KEY)\n"
 	        "      --nts-cert FILE     NTS: the server's certificate chain (PEM)\n"
 	        "      --nts-key FILE      NTS: its private key (PEM)\n"
@@ -740,6 +927,7 @@ static int check_files(struct ld_config *c)
 		{ c->statsfile, "stats-file" },
 		{ c->keyfile, "keyfile" }, { c->nts_cert, "nts-cert" },
 		{ c->nts_key, "nts-key" }, { c->nts_keydir, "nts-keydir" },
+		{ c->pidfile, "pidfile" },
 	};
 
 	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
@@ -825,11 +1013,87 @@ static int check_leaptable(const struct ld_config *c)
 	return rc < 0 ? -1 : 0;
 }
 
+/* The page's smear policy: smear (or --smear), else LEAPCLOCK_SMEAR as
+ * before there was a setting; checked here, so that a bad one is a
+ * configuration error naming where it was set. */
+static int check_page_smear(struct ld_config *c)
+{
+	struct lc_smear_policy pol;
+	struct lc_error err;
+	char msg[600];
+
+	if (c->smear_where[0] == '\0') {
+		const char *env = getenv("LEAPCLOCK_SMEAR");
+
+		if (env == NULL || *env == '\0')
+			return 0;
+		if (strlen(env) >= sizeof(c->smear)) {
+			fprintf(stderr, "leapclockd: LEAPCLOCK_SMEAR: '%s': too long\n",
+			        env);
+			return -1;
+		}
+		snprintf(c->smear, sizeof(c->smear), "%s", env);
+		snprintf(c->smear_where, sizeof(c->smear_where), "LEAPCLOCK_SMEAR");
+	}
+	if (c->smear[0] == '\0')
+		return 0;
+	memset(&err, 0, sizeof(err));
+	if (lc_smear_preset_from(c->smear_where, c->smear, 0, &pol, &err) < 0) {
+		lc_error_format(&err, msg, sizeof(msg));
+		fprintf(stderr, "leapclockd: %s\n", msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* --metrics ADDR:PORT, parsed as the exporter parses it, and --user:
+ * errors of the configuration, found before anything is taken. */
+static int check_metrics_user(struct ld_config *c)
+{
+	if (c->metrics[0] != '\0') {
+		struct ld_listen_cfg l;
+		char spec[160], msg[256];
+		const char *colon = strrchr(c->metrics, ':');
+		const char *rb = strrchr(c->metrics, ']');
+
+		snprintf(spec, sizeof(spec), "%s=utc", c->metrics);
+		if (colon == NULL || (rb != NULL && colon < rb) ||
+		    (c->metrics[0] != '[' && colon != strchr(c->metrics, ':')) ||
+		    ld_config_parse_listen(spec, &l, msg, sizeof(msg)) != 0) {
+			fprintf(stderr,
+			        "leapclockd: metrics '%s': not ADDR:PORT (1.2.3.4:9975 "
+			        "or [::1]:9975)\n", c->metrics);
+			return -1;
+		}
+	}
+	if (c->user_where[0] == '\0') {
+		ld_config_default_user(c);
+	} else if (c->user[0] != '\0' && getpwnam(c->user) == NULL) {
+		fprintf(stderr, "leapclockd: %s: no such user '%s'\n",
+		        c->user_where, c->user);
+		return -1;
+	}
+	return 0;
+}
+
+void ld_config_default_user(struct ld_config *c)
+{
+	/* Only for the host's own page: a rehearsal, a test or a second
+	 * server (--timeline elsewhere, --no-timeline, --pretend) stays as
+	 * it was started unless --user says otherwise. */
+	if (c->user_where[0] != '\0' || c->timeline[0] == '\0' ||
+	    !is_default_timeline(c->timeline) || getpwnam(LD_DEFAULT_USER) == NULL)
+		return;
+	snprintf(c->user, sizeof(c->user), "%s", LD_DEFAULT_USER);
+	snprintf(c->user_where, sizeof(c->user_where), "the default user");
+}
+
 /* The checks that need the whole configuration. 0 or -1 (printed). */
 static int check(struct ld_config *c)
 {
 	if (check_timeline(c) != 0 || check_leapfile(c) != 0 ||
-	    check_files(c) != 0)
+	    check_files(c) != 0 || check_page_smear(c) != 0 ||
+	    check_metrics_user(c) != 0)
 		return -1;
 	if (c->nlisten == 0 && c->timeline[0] == '\0') {
 		fprintf(stderr,
@@ -838,6 +1102,95 @@ static int check(struct ld_config *c)
 		return -1;
 	}
 	return check_leaptable(c);
+}
+
+/* ---- the effective configuration, as a config file (--check-config) */
+
+static void print_value(const struct ld_config *c, const struct setting *s,
+                        FILE *out)
+{
+	if (s->set == set_str || s->set == set_host || s->set == set_counter) {
+		const char *v = FIELD(c, s, const char);
+
+		if (v[0] != '\0' || (s->flags & S_NONE))
+			fprintf(out, "%s %s\n", s->name, v[0] != '\0' ? v : "none");
+		else
+			fprintf(out, "# %s (not set)\n", s->name);
+	} else if (s->set == set_int) {
+		int v = *FIELD(c, s, const int);
+
+		if (v < s->lo && !(s->flags & S_AUTO))
+			fprintf(out, "# %s (not set)\n", s->name);
+		else if ((s->flags & S_AUTO) && v == s->auto_val)
+			fprintf(out, "%s auto\n", s->name);
+		else
+			fprintf(out, "%s %d\n", s->name, v);
+	} else if (s->set == set_seconds) {
+		fprintf(out, "%s %.9f\n", s->name,
+		        (double)*FIELD(c, s, const int64_t) / 1e9);
+	} else if (s->set == set_bool) {
+		int v = *FIELD(c, s, const int);
+
+		if (v < 0)
+			fprintf(out, "# %s (default: yes unless -d)\n", s->name);
+		else
+			fprintf(out, "%s %s\n", s->name, v > 0 ? "yes" : "no");
+	} else if (s->set == set_refid) {
+		uint32_t r = *FIELD(c, s, const uint32_t);
+		char t[5];
+		int printable = 1;
+
+		for (int i = 0; i < 4; i++) {
+			t[i] = (char)(r >> (24 - 8 * i));
+			if (t[i] != 0 && (t[i] < 0x21 || t[i] > 0x7e))
+				printable = 0;
+		}
+		t[4] = '\0';
+		if (printable && t[0] != 0)
+			fprintf(out, "refid %s\n", t);
+		else
+			fprintf(out, "refid %u.%u.%u.%u\n", r >> 24, (r >> 16) & 255,
+			        (r >> 8) & 255, r & 255);
+	} else if (s->set == set_ratelimit) {
+		if (!c->ratelimit)
+			fprintf(out, "ratelimit off\n");
+		else
+			fprintf(out, "ratelimit %d:%d\n", c->rl_interval, c->rl_burst);
+	} else if (s->set == set_listen) {
+		for (int i = 0; i < c->nlisten; i++)
+			fprintf(out, "listen %s\n", c->listen[i].text);
+	} else if (s->set == set_acl) {
+		int allow = strcmp(s->name, "allow") == 0;
+
+		/* both kinds in their order, under "allow" */
+		for (int i = 0; allow && i < c->nacl; i++)
+			fprintf(out, "%s %s\n", c->acl[i].allow ? "allow" : "deny",
+			        c->acl[i].text[0] != '\0' ? c->acl[i].text : "all");
+	}
+}
+
+void ld_config_print(const struct ld_config *c, FILE *out)
+{
+	fprintf(out, "# leapclockd " LC_VERSION_STRING
+	        ": the effective configuration (leapclockd.conf(5))\n");
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
+		const struct setting *s = &settings[i];
+
+		if (s->flags & (S_NOVAL | S_CLIONLY))
+			continue;
+		if (s->set == set_str && s->where_off != 0 &&
+		    ((const char *)c + s->where_off)[0] != '\0' &&
+		    strcmp(s->name, "user") != 0)
+			fprintf(out, "# %s: from %s\n", s->name,
+			        (const char *)c + s->where_off);
+		print_value(c, s, out);
+	}
+	if (c->timeline[0] == '\0')
+		fprintf(out, "# no timeline page\n");
+	if (c->user_where[0] != '\0')
+		fprintf(out, "# user: %s\n", c->user_where);
+	if (c->nacl == 0)
+		fprintf(out, "# no allow or deny lines: every client is served\n");
 }
 
 #define NSETTINGS (sizeof(settings) / sizeof(settings[0]))
@@ -856,8 +1209,10 @@ static void build_opts(struct option *o)
 	for (size_t i = 0; i < NSETTINGS; i++)
 		o[n++] = (struct option){
 			settings[i].name,
-			settings[i].flags & (S_NOVAL | S_OPTVAL) ? no_argument
-			                                         : required_argument,
+			(settings[i].flags & (S_NOVAL | S_OPTVAL)) &&
+			                !(settings[i].flags & S_REQARG)
+			        ? no_argument
+			        : required_argument,
 			NULL, O_SETTING + (int)i
 		};
 	o[n] = (struct option){ NULL, 0, NULL, 0 };

@@ -169,3 +169,122 @@ int ld_config_parse_listen(const char *text, struct ld_listen_cfg *l,
 	}
 	return 0;
 }
+
+/* ---- allow/deny (leapclockd.conf(5)) ---- */
+
+/* sa's address as 16 bytes, IPv4 mapped into IPv6 (::ffff:a.b.c.d) */
+static void acl_key(const struct sockaddr *sa, uint8_t out[16])
+{
+	memset(out, 0, 16);
+	if (sa->sa_family == AF_INET) {
+		out[10] = out[11] = 0xff;
+		memcpy(out + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+	} else if (sa->sa_family == AF_INET6) {
+		memcpy(out, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+	}
+}
+
+/* 1 if the first plen bits of a and b agree */
+static int acl_match(const uint8_t *a, const uint8_t *b, int plen)
+{
+	int whole = plen / 8, rest = plen % 8;
+
+	if (memcmp(a, b, (size_t)whole) != 0)
+		return 0;
+	if (rest == 0)
+		return 1;
+	return ((a[whole] ^ b[whole]) & (0xff << (8 - rest)) & 0xff) == 0;
+}
+
+int ld_acl_parse(const char *text, int allow, struct ld_acl_rule *r,
+                 char *msg, size_t msgsize)
+{
+	char buf[64], *slash, *end;
+	const char *p = text != NULL ? text : "";
+	struct in_addr a4;
+	struct in6_addr a6;
+	long len = -1;
+
+	memset(r, 0, sizeof(*r));
+	r->allow = allow;
+	snprintf(r->text, sizeof(r->text), "%s", p);
+	while (isspace((unsigned char)*p))
+		p++;
+	if (strncmp(p, "all", 3) == 0 &&
+	    (p[3] == '\0' || isspace((unsigned char)p[3]))) {
+		r->all = 1;
+		p += 3;
+		while (isspace((unsigned char)*p))
+			p++;
+	}
+	if (*p == '\0') {
+		/* every address: ::/0 holds the mapped IPv4 ones too */
+		r->plen = 0;
+		return 0;
+	}
+	if (strlen(p) >= sizeof(buf)) {
+		snprintf(msg, msgsize, "'%s': too long", text);
+		return -1;
+	}
+	snprintf(buf, sizeof(buf), "%s", p);
+	slash = strchr(buf, '/');
+	if (slash != NULL) {
+		*slash++ = '\0';
+		errno = 0;
+		len = strtol(slash, &end, 10);
+		if (errno || end == slash || *end != '\0' || len < 0) {
+			snprintf(msg, msgsize,
+			         "'%s': expected ADDR/LEN with LEN a number", text);
+			return -1;
+		}
+	}
+	if (inet_pton(AF_INET, buf, &a4) == 1) {
+		if (len > 32) {
+			snprintf(msg, msgsize, "'%s': an IPv4 prefix is 0..32", text);
+			return -1;
+		}
+		r->addr[10] = r->addr[11] = 0xff;
+		memcpy(r->addr + 12, &a4, 4);
+		r->plen = 96 + (len < 0 ? 32 : (int)len);
+	} else if (inet_pton(AF_INET6, buf, &a6) == 1) {
+		if (len > 128) {
+			snprintf(msg, msgsize, "'%s': an IPv6 prefix is 0..128", text);
+			return -1;
+		}
+		memcpy(r->addr, &a6, 16);
+		r->plen = len < 0 ? 128 : (int)len;
+	} else {
+		snprintf(msg, msgsize,
+		         "'%s': expected all, ADDR or ADDR/LEN (a numeric IPv4 or "
+		         "IPv6 address)", text);
+		return -1;
+	}
+	/* the bits past the prefix do not count */
+	for (int b = r->plen; b < 128; b++)
+		r->addr[b / 8] &= (uint8_t)~(0x80 >> (b % 8));
+	return 0;
+}
+
+int ld_acl_allowed(const struct ld_config *c, const struct sockaddr *sa)
+{
+	uint8_t key[16];
+	int best = -1, allow = 0;
+
+	if (c->nacl == 0)
+		return 1;
+	acl_key(sa, key);
+	for (int i = 0; i < c->nacl; i++) {
+		const struct ld_acl_rule *r = &c->acl[i];
+
+		if (!acl_match(key, r->addr, r->plen))
+			continue;
+		/* an "all" line overrides every earlier line inside its
+		 * range (they are all at least as specific); any other line
+		 * wins when at least as specific as the best so far */
+		if (r->all || r->plen >= best) {
+			best = r->plen;
+			allow = r->allow;
+		}
+	}
+	return best >= 0 && allow;
+}

@@ -28,6 +28,7 @@
 #include "keys.h"
 
 #include "leapclockd.h"
+#include "safefile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -504,17 +505,15 @@ static int load(const char *path, struct ld_keyset **out)
 	struct stat st;
 	char *buf = NULL;
 	size_t got = 0;
-	int fd, rc = -1;
+	int rc = -1;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		ld_log(LD_LOG_ERR, "keyfile %s: %s", path, strerror(errno));
+	/* without waiting in open(): a FIFO there is refused, not waited on
+	 * (safefile.h) */
+	if (ld_sf_read(path, 0, LD_KEY_FILE_MAX, &buf, &got, &st, err,
+	               sizeof(err)) != 0) {
+		ld_log(LD_LOG_ERR, "keyfile %s: %s", path, err);
 		return -1;
-	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		ld_log(LD_LOG_ERR, "keyfile %s: not a regular file", path);
-		goto out;
 	}
 	if (st.st_mode & (S_IROTH | S_IWOTH)) {
 		ld_log(LD_LOG_ERR,
@@ -522,34 +521,6 @@ static int load(const char *path, struct ld_keyset **out)
 		       "secrets; refused (chmod o-rw %s)",
 		       path, (unsigned)(st.st_mode & 07777), path);
 		goto out;
-	}
-	if (st.st_size > LD_KEY_FILE_MAX) {
-		ld_log(LD_LOG_ERR, "keyfile %s: longer than %d bytes", path,
-		       LD_KEY_FILE_MAX);
-		goto out;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (buf == NULL) {
-		ld_log(LD_LOG_ERR, "keyfile %s: out of memory", path);
-		goto out;
-	}
-	for (;;) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size + 1 - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ld_log(LD_LOG_ERR, "keyfile %s: %s", path,
-			       strerror(errno));
-			goto out;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-		if (got > (size_t)st.st_size) {
-			ld_log(LD_LOG_ERR, "keyfile %s: grew while read", path);
-			goto out;
-		}
 	}
 	if (ld_keyset_parse(path, buf, got, out, err, sizeof(err)) != 0) {
 		ld_log(LD_LOG_ERR, "keyfile %s", err);
@@ -577,11 +548,7 @@ static int load(const char *path, struct ld_keyset **out)
 		ld_log(LD_LOG_WARNING, "keyfile %s: no keys", path);
 	rc = 0;
 out:
-	if (buf != NULL) {
-		explicit_bzero(buf, got);
-		free(buf);
-	}
-	close(fd);
+	ld_sf_free(buf, got);
 	return rc;
 }
 

@@ -21,6 +21,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/socket.h>
 
 #define LD_MAX_LISTEN 32
@@ -30,6 +31,8 @@
 #define LD_PRECISION_AUTO (-128)
 #define LD_DEFAULT_NTS_LISTEN "0.0.0.0:4460"
 #define LD_DEFAULT_NTS_KEYDIR "/var/lib/leapclockd"
+/* the system user the Debian package makes (debian/leapclockd.postinst) */
+#define LD_DEFAULT_USER "_leapclock"
 #define LD_MAX_THREADS 64
 /* 1 MiB: ~1300 queued requests, some 10 ms at 130000/s; a
  * worker that loses its core for a few ms (a 2-core host shared with
@@ -56,6 +59,19 @@ struct ld_listen_cfg {
 	int smear;           /* 0: utc, 1: smear */
 	char preset[32];     /* smear preset name */
 	char mode_name[48];  /* "utc" or "smear:NAME" */
+};
+
+#define LD_MAX_ACL 256
+
+/* One allow or deny line: an address range, IPv4 as IPv4-mapped IPv6
+ * (::ffff:a.b.c.d, plen 96 + the IPv4 prefix). */
+struct ld_acl_rule {
+	uint8_t addr[16];
+	int plen;   /* 0..128 */
+	int allow;  /* 1 allow, 0 deny */
+	int all;    /* "allow all"/"deny all": overrides what came before
+	               inside its range */
+	char text[64]; /* as given, for --check-config */
 };
 
 struct ld_config {
@@ -100,6 +116,16 @@ struct ld_config {
 	int nts_ntp_port;        /* NTP port announced by NTS-KE; 0 = none */
 	char nts_ntp_server[256]; /* NTP server announced by NTS-KE; "" = none */
 	int nts_rotate_s;        /* cookie key rotation period, seconds */
+	/* the timeline page's own UTC_SLS policy: --smear, smear, or
+	 * LEAPCLOCK_SMEAR when neither is given; "" = none */
+	char smear[48];
+	char smear_where[PATH_MAX + 48]; /* "" = not given */
+	char pidfile[PATH_MAX];  /* "" = none */
+	char user_where[PATH_MAX + 48]; /* where user was set; "" = default */
+	int check_config;        /* --check-config: check, print, exit */
+	/* allow/deny (chrony's): none = everyone served */
+	struct ld_acl_rule acl[LD_MAX_ACL];
+	int nacl;
 };
 
 void ld_config_init(struct ld_config *c);
@@ -117,6 +143,20 @@ int ld_config_read_file(struct ld_config *c, const char *path);
  * port; PORT optional); -1 with a message in msg. */
 int ld_config_parse_listen(const char *text, struct ld_listen_cfg *l,
                            char *msg, size_t msgsize);
+/* Parses an allow/deny value ("", "all", ADDR, ADDR/LEN, "all ADDR/LEN")
+ * into r; -1 with a message in msg. */
+int ld_acl_parse(const char *text, int allow, struct ld_acl_rule *r,
+                 char *msg, size_t msgsize);
+/* 1 if the allow/deny rules let address sa in (always with no rule;
+ * with rules, the most specific range that holds sa decides, a later
+ * line over an earlier one of the same range, an "all" line over every
+ * earlier one inside its range; no range holds sa: denied, as chrony). */
+int ld_acl_allowed(const struct ld_config *c, const struct sockaddr *sa);
+/* Prints the effective configuration as a config file (--check-config). */
+void ld_config_print(const struct ld_config *c, FILE *out);
+/* The default --user: LD_DEFAULT_USER when that user exists here, else
+ * "" (stay root); see leapclockd(8). */
+void ld_config_default_user(struct ld_config *c);
 /* Formats a socket address as "1.2.3.4:123" or "[::1]:123". */
 void ld_format_addr(const struct sockaddr *sa, char *buf, size_t size);
 
@@ -182,6 +222,7 @@ struct ld_counters {
 	uint64_t auth_fail;   /* requests failing authentication */
 	uint64_t interleaved; /* replies in interleaved mode (chrony xleave) */
 	uint64_t tx_kernel;   /* kernel transmit timestamps read back */
+	uint64_t denied;      /* dropped: the client is not allowed (deny) */
 };
 
 struct ld_server;

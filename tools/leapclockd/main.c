@@ -2,10 +2,13 @@
  * main.c - leapclockd: an NTP server that serves leap-correct UTC, or
  * smeared UTC, from leapclock's clocks. See leapclockd(8).
  *
- * Life cycle: read the settings, load the leap table, create the
- * timekeepers and bind every socket while still attached to the terminal
- * (so that any failure is printed and the exit status says so), then, unless
- * -d, detach and log to syslog.
+ * Life cycle: read and check the whole configuration (every error of it
+ * exits 2 before anything is taken: the page, a socket, a file); unless
+ * -d, fork, the parent waiting for the child's word (fork_daemon); then,
+ * in the process that serves, load the leap table, create the
+ * timekeeper, publish the page and bind every socket while still on the
+ * terminal's stderr (so that any failure is printed and the exit status
+ * says so), and only then detach and log to syslog.
  *
  * Started as root outside systemd with --user NAME, the daemon drops to
  * that user once everything is bound and every secret read (before
@@ -15,8 +18,9 @@
  * leave it running as root. Under systemd ($INVOCATION_ID) the unit
  * decides the user (User=): its bounding set has no CAP_SETUID anyway.
  */
-#define _GNU_SOURCE /* setgroups */
+#define _GNU_SOURCE /* setgroups, pipe2 */
 #include "leapclockd.h"
+#include "auth.h"
 #include "metrics.h"
 #include "sdnotify.h"
 
@@ -30,7 +34,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -128,18 +134,73 @@ static void start_stop_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 }
 
-static int detach(void)
+/* Daemonising, before anything is taken (issue 28 item 7: a page made
+ * before the fork carried the parent's pid, so every reader took the
+ * running daemon for dead). The parent forks at once and waits: the child
+ * does all the work, on the terminal's stderr, and reports through a pipe
+ * one byte, its exit status, once it serves (0) or when it fails (1); the
+ * parent exits with that status, so a failure is printed and the exit
+ * status keeps its meaning. A child that dies without a word (a signal)
+ * is reaped and said. Returns, in the child, the pipe's write end. */
+static int fork_daemon(void)
 {
-	pid_t pid = fork();
-	int fd;
+	int p[2];
+	pid_t pid;
 
+	if (pipe2(p, O_CLOEXEC) != 0) {
+		ld_log(LD_LOG_ERR, "pipe: %s", strerror(errno));
+		exit(1);
+	}
+	pid = fork();
 	if (pid < 0) {
 		ld_log(LD_LOG_ERR, "fork: %s", strerror(errno));
-		return -1;
+		exit(1);
 	}
-	if (pid > 0)
-		_exit(0);
+	if (pid > 0) {
+		unsigned char st;
+		ssize_t n;
+		int ws;
+
+		close(p[1]);
+		do
+			n = read(p[0], &st, 1);
+		while (n < 0 && errno == EINTR);
+		if (n == 1)
+			_exit(st);
+		/* no word: it died */
+		while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+			;
+		if (WIFEXITED(ws))
+			_exit(WEXITSTATUS(ws) != 0 ? WEXITSTATUS(ws) : 1);
+		fprintf(stderr, "leapclockd: the daemon (pid %ld) died while "
+		        "starting: %s\n", (long)pid,
+		        WIFSIGNALED(ws) ? strsignal(WTERMSIG(ws)) : "?");
+		_exit(1);
+	}
+	close(p[0]);
 	setsid();
+	return p[1];
+}
+
+/* The child's word to the waiting parent (see fork_daemon); -1: none. */
+static void report_start(int *fd, int status)
+{
+	unsigned char st = (unsigned char)status;
+
+	if (*fd < 0)
+		return;
+	if (write(*fd, &st, 1) != 1)
+		ld_log(LD_LOG_WARNING, "telling the starting process: %s",
+		       strerror(errno));
+	close(*fd);
+	*fd = -1;
+}
+
+/* Once serving: away from the terminal. */
+static int detach_stdio(void)
+{
+	int fd;
+
 	if (chdir("/") != 0)
 		return -1;
 	fd = open("/dev/null", O_RDWR);
@@ -151,6 +212,62 @@ static int detach(void)
 			close(fd);
 	}
 	return 0;
+}
+
+/* --pidfile: the daemon's pid, in a file it holds locked for its life, so
+ * that a second leapclockd on the same file refuses before it takes the
+ * page or any socket. Taken by the process that serves (after the fork).
+ * The fd, or -1 after logging. */
+static int pidfile_take(const char *path)
+{
+	struct stat st;
+	char buf[32];
+	int n, fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
+	                               O_NONBLOCK | O_NOCTTY, 0644);
+
+	if (fd < 0) {
+		ld_log(LD_LOG_ERR, "pidfile %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		ld_log(LD_LOG_ERR, "pidfile %s: not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		ssize_t r = pread(fd, buf, sizeof(buf) - 1, 0);
+
+		buf[r > 0 ? r : 0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		ld_log(LD_LOG_ERR, "pidfile %s: held by another leapclockd "
+		       "(pid %s): not starting a second one", path,
+		       buf[0] ? buf : "?");
+		close(fd);
+		return -1;
+	}
+	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, buf, (size_t)n, 0) != n) {
+		ld_log(LD_LOG_ERR, "pidfile %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Removes the pid file if it still holds this process's pid. */
+static void pidfile_drop(const char *path, int fd)
+{
+	char buf[32], want[32];
+	ssize_t r;
+
+	if (fd < 0)
+		return;
+	snprintf(want, sizeof(want), "%ld\n", (long)getpid());
+	r = pread(fd, buf, sizeof(buf) - 1, 0);
+	buf[r > 0 ? r : 0] = '\0';
+	if (strcmp(buf, want) == 0 && unlink(path) != 0 && errno != ENOENT)
+		ld_log(LD_LOG_WARNING, "pidfile %s: %s", path, strerror(errno));
+	close(fd);
 }
 
 /* Makes `path` the user's with `mode`, if it exists (logged). */
@@ -294,52 +411,63 @@ int main(int argc, char **argv)
 	struct ld_clock *clock = NULL;
 	struct ld_server *server = NULL;
 	struct ld_metrics *metrics = NULL;
-	int rc;
+	int rc, report = -1, pidfd = -1;
 
+	/* Every configuration error is found here, before the page, a
+	 * socket or a file is touched (issue 28 item 14): exit 2. */
 	ld_config_init(&cfg);
 	rc = ld_config_from_args(&cfg, argc, argv);
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;
 	if (ld_metrics_check(&cfg) != 0)
 		return 2; /* a bad address, or no libmicrohttpd in this build */
+	if (ld_auth_check_config(&cfg) != 0)
+		return 2;
+	if (cfg.check_config) {
+		ld_config_print(&cfg, stdout);
+		return fflush(stdout) == 0 ? 0 : 1;
+	}
 	if (cfg.use_syslog == 1)
 		ld_log_use_syslog(1);
 
 	setup_signals();
-	if (ld_clock_new(&clock, &cfg) != 0)
-		return 1;
-	if (ld_server_new(&server, &cfg, clock) != 0) {
-		ld_clock_free(clock);
-		return 1;
-	}
-	if (ld_metrics_new(&metrics, &cfg, server, clock) != 0 ||
-	    drop_privileges(&cfg) != 0) {
-		ld_metrics_free(metrics);
-		ld_server_free(server);
-		ld_clock_free(clock);
-		return 1;
-	}
+	if (!cfg.foreground)
+		report = fork_daemon();
+	/* from here on, this is the process that serves */
+	if (cfg.pidfile[0] != '\0' && (pidfd = pidfile_take(cfg.pidfile)) < 0)
+		goto fail;
+	if (ld_clock_new(&clock, &cfg) != 0 ||
+	    ld_server_new(&server, &cfg, clock) != 0 ||
+	    ld_metrics_new(&metrics, &cfg, server, clock) != 0 ||
+	    drop_privileges(&cfg) != 0)
+		goto fail;
 	if (!cfg.foreground) {
 		if (cfg.use_syslog != 0)
 			ld_log_use_syslog(1);
-		if (detach() != 0)
-			return 1;
+		if (detach_stdio() != 0)
+			goto fail;
 	}
-	/* a thread after the fork: detach() keeps none */
-	if (ld_metrics_start(metrics) != 0) {
-		ld_metrics_free(metrics);
-		ld_server_free(server);
-		ld_clock_free(clock);
-		return 1;
-	}
+	if (ld_metrics_start(metrics) != 0)
+		goto fail;
 	start_stop_signals();
 	ld_log(LD_LOG_INFO, "leapclockd " LC_VERSION_STRING " running (pid %ld)",
 	       (long)getpid());
-	ld_sd_ready(); /* page published, every socket bound (systemd) */
+	/* the page is published and every socket bound: the parent may go,
+	 * and systemd may count the service as started */
+	report_start(&report, 0);
+	ld_sd_ready();
 	rc = ld_server_run(server);
 	ld_log(LD_LOG_INFO, "stopping");
 	ld_metrics_free(metrics);
 	ld_server_free(server);
 	ld_clock_free(clock);
+	pidfile_drop(cfg.pidfile, pidfd);
 	return rc == 0 ? 0 : 1;
+fail:
+	report_start(&report, 1);
+	ld_metrics_free(metrics);
+	ld_server_free(server);
+	ld_clock_free(clock);
+	pidfile_drop(cfg.pidfile, pidfd);
+	return 1;
 }

@@ -33,6 +33,13 @@ int ld_nts_new(struct ld_nts **out, const struct ld_config *cfg)
 	return -1;
 }
 
+int ld_nts_check_config(const struct ld_config *cfg)
+{
+	struct ld_nts *n;
+
+	return ld_nts_new(&n, cfg);
+}
+
 void ld_nts_free(struct ld_nts *n)
 {
 	(void)n;
@@ -73,6 +80,7 @@ void ld_nts_counters(const struct ld_nts *n, struct ld_auth_counters *c)
 
 #include "nts.h"
 #include "nts_ef.h"
+#include "safefile.h"
 
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
@@ -297,7 +305,7 @@ static int hexval(int c)
  * that is not ours to trust (readable by others, malformed). */
 static int load_keys(struct ld_nts *n)
 {
-	char path[PATH_MAX + 16], line[256];
+	char path[PATH_MAX + 16], line[256], why[256];
 	struct stat st;
 	FILE *f;
 	int fd, lineno = 0, rc = 0;
@@ -305,14 +313,16 @@ static int load_keys(struct ld_nts *n)
 	n->nkeys = 0;
 	if (keyfile_path(n, KEYFILE, path, sizeof(path)) != 0)
 		return -1;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* without waiting in open() (a FIFO is refused), no symbolic link
+	 * (safefile.h) */
+	fd = ld_sf_open(path, LD_SF_NOFOLLOW, &st, why, sizeof(why));
 	if (fd < 0) {
-		if (errno == ENOENT)
+		if (errno == ENOENT && lstat(path, &st) != 0)
 			return 0;
-		ld_log(LD_LOG_ERR, "%s: %s", path, strerror(errno));
+		ld_log(LD_LOG_ERR, "%s: %s", path, why);
 		return -1;
 	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_mode & 077)) {
+	if (st.st_mode & 077) {
 		ld_log(LD_LOG_ERR,
 		       "%s: not a regular file of mode 600 (it holds the NTS "
 		       "cookie keys): chmod 600 it, or remove it",
@@ -610,6 +620,33 @@ int ld_nts_new(struct ld_nts **out, const struct ld_config *cfg)
 fail:
 	ld_nts_free(n);
 	return -1;
+}
+
+/* What ld_nts_new would refuse, found without changing anything: the
+ * key folder (when it exists: made at start otherwise) and its cookie
+ * keys, nts-listen, the certificate and its key. */
+int ld_nts_check_config(const struct ld_config *cfg)
+{
+	struct ld_nts *n;
+	struct stat st;
+	int rc = 0;
+
+	if (cfg->nts_cert[0] == '\0')
+		return 0;
+	n = calloc(1, sizeof(*n));
+	if (n == NULL) {
+		ld_log(LD_LOG_ERR, "out of memory");
+		return -1;
+	}
+	snprintf(n->keydir, sizeof(n->keydir), "%s", cfg->nts_keydir);
+	if (stat(n->keydir, &st) == 0 &&
+	    (check_keydir(n) != 0 || load_keys(n) != 0))
+		rc = -1;
+	gnutls_memset(n->keys, 0, sizeof(n->keys));
+	free(n);
+	if (ld_ntske_check(cfg) != 0)
+		rc = -1;
+	return rc;
 }
 
 int ld_nts_start(struct ld_nts *n)

@@ -23,7 +23,9 @@ struct ld_ntske;
 #define LD_NTSKE_MAX_SESSIONS 16 /* NTS-KE sessions at once */
 #define LD_NTSKE_MAX_PER_CLIENT 4 /* ... from one address */
 #ifndef LD_NTSKE_TIMEOUT_MS /* a test may shorten it */
-#define LD_NTSKE_TIMEOUT_MS 5000 /* a session's handshake, and its request */
+/* from a session's accept to the end of its request (its handshake
+ * included), and again for the answer; a few seconds, as chrony */
+#define LD_NTSKE_TIMEOUT_MS 3000
 #endif
 #define LD_NTSKE_COOKIES_MAX 8 /* cookies in one NTP answer, at most */
 
@@ -38,6 +40,10 @@ void ld_nts_maintain(struct ld_nts *n);
 /* ntske.c: loads the certificate and key, binds cfg->nts_listen. */
 int ld_ntske_new(struct ld_ntske **out, const struct ld_config *cfg,
                  struct ld_nts *n);
+/* ntske.c: checks nts-listen and that the certificate and key load,
+ * binding nothing (before the daemon takes anything, --check-config).
+ * 0 or -1 (logged). */
+int ld_ntske_check(const struct ld_config *cfg);
 /* ntske.c: starts the accepting thread (after any fork). */
 int ld_ntske_start(struct ld_ntske *k);
 /* ntske.c: loads the certificate and key again from their files (SIGHUP:

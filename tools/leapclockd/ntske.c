@@ -2,8 +2,12 @@
  * ntske.c - the NTS-KE server (RFC 8915 section 4) over TLS 1.3 with
  * GnuTLS: one thread accepts, each session runs in its own thread, at most
  * LD_NTSKE_MAX_SESSIONS at once and LD_NTSKE_MAX_PER_CLIENT from one
- * address (more are closed at once), each bounded by LD_NTSKE_TIMEOUT_MS
- * for its handshake and again for its request.
+ * address (more are closed at once). A session has LD_NTSKE_TIMEOUT_MS
+ * from its accept for its handshake and its whole request, and as long
+ * again for the answer. With every session taken, a newcomer takes the
+ * place of the oldest one still waiting for its request from the address
+ * holding the most (pick_victim): connections that only sit there, from
+ * a few addresses, never keep other clients out (issue 28 item 11).
  *
  * A session: handshake (TLS 1.3 only, ALPN "ntske/1" required), read the
  * request until End of Message (nts_ke_records.c), export C2S and S2C
@@ -18,6 +22,7 @@
 #include "leapclockd.h"
 #include "nts.h"
 #include "nts_ke_records.h"
+#include "safefile.h"
 
 #include <gnutls/gnutls.h>
 
@@ -33,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,6 +51,20 @@
 struct cred {
 	gnutls_certificate_credentials_t c;
 	int refs; /* under ld_ntske.mu */
+};
+
+/* Room for the sessions: LD_NTSKE_MAX_SESSIONS counted at once, and as
+ * many again for evicted ones still closing (each within a socket
+ * timeout, 200 ms). */
+#define NSLOTS (2 * LD_NTSKE_MAX_SESSIONS)
+
+/* One session's place, under ld_ntske.mu. */
+struct slot {
+	int fd;        /* -1: free */
+	struct sockaddr_storage peer;
+	int64_t start_ms;
+	int answering; /* its request is in: no longer evictable */
+	int evicted;   /* shut down to make room; not counted */
 };
 
 struct ld_ntske {
@@ -60,9 +80,10 @@ struct ld_ntske {
 	int started;
 	pthread_mutex_t mu;
 	pthread_cond_t idle;
-	int active;
-	int fds[LD_NTSKE_MAX_SESSIONS]; /* -1: a free slot */
-	struct sockaddr_storage peer[LD_NTSKE_MAX_SESSIONS];
+	const struct ld_config *cfg; /* allow/deny; outlives k */
+	int active;  /* sessions counted against the limits (not evicted) */
+	int threads; /* session threads running (evicted ones included) */
+	struct slot slots[NSLOTS];
 	atomic_int stop;
 	_Atomic uint64_t handshakes, failures;
 };
@@ -133,29 +154,75 @@ static int send_all(gnutls_session_t s, const uint8_t *p, size_t len,
 	return len == 0 ? 0 : -1;
 }
 
+#define PEM_MAX (1 << 20) /* a certificate chain or a key, at most */
+
 /* Loads cert and key into a new cred (one reference), or NULL (logged,
- * naming the files and GnuTLS's reason). */
+ * naming the file and the reason, followed by `after`). The files are
+ * read here, without waiting in open() and regular files only
+ * (safefile.h), and GnuTLS gets their bytes: its own loaders take a path
+ * and would wait on a FIFO for ever. */
 static struct cred *cred_load(const char *cert, const char *key, const char *after)
 {
-	struct cred *cr = calloc(1, sizeof(*cr));
+	struct cred *cr = NULL;
+	char *cb = NULL, *kb = NULL, why[256];
+	size_t cl = 0, kl = 0;
+	struct stat st;
+	gnutls_datum_t cd, kd;
 	int r;
 
+	if (ld_sf_read(cert, 0, PEM_MAX, &cb, &cl, &st, why, sizeof(why)) != 0) {
+		ld_log(LD_LOG_ERR, "nts-cert %s: %s%s", cert, why, after);
+		return NULL;
+	}
+	if (ld_sf_read(key, 0, PEM_MAX, &kb, &kl, &st, why, sizeof(why)) != 0) {
+		ld_log(LD_LOG_ERR, "nts-key %s: %s%s", key, why, after);
+		goto out;
+	}
+	cr = calloc(1, sizeof(*cr));
 	if (cr == NULL || gnutls_certificate_allocate_credentials(&cr->c) < 0) {
 		ld_log(LD_LOG_ERR, "NTS-KE: out of memory%s", after);
 		free(cr);
-		return NULL;
+		cr = NULL;
+		goto out;
 	}
-	r = gnutls_certificate_set_x509_key_file2(cr->c, cert, key,
-	                                          GNUTLS_X509_FMT_PEM, NULL, 0);
+	cd.data = (unsigned char *)cb;
+	cd.size = (unsigned)cl;
+	kd.data = (unsigned char *)kb;
+	kd.size = (unsigned)kl;
+	r = gnutls_certificate_set_x509_key_mem2(cr->c, &cd, &kd,
+	                                         GNUTLS_X509_FMT_PEM, NULL, 0);
 	if (r < 0) {
 		ld_log(LD_LOG_ERR, "nts-cert %s, nts-key %s: %s%s", cert, key,
 		       gnutls_strerror(r), after);
 		gnutls_certificate_free_credentials(cr->c);
 		free(cr);
-		return NULL;
+		cr = NULL;
+		goto out;
 	}
 	cr->refs = 1;
+out:
+	ld_sf_free(cb, cl);
+	ld_sf_free(kb, kl);
 	return cr;
+}
+
+/* Checks that cert and key load, as ld_ntske_new would (--check-config,
+ * and before anything is bound). 0 or -1 (logged). */
+static int parse_nts_listen(const char *text, struct ld_listen_cfg *l);
+
+int ld_ntske_check(const struct ld_config *cfg)
+{
+	struct ld_listen_cfg l;
+	struct cred *cr;
+
+	if (parse_nts_listen(cfg->nts_listen, &l) != 0)
+		return -1;
+	cr = cred_load(cfg->nts_cert, cfg->nts_key, "");
+	if (cr == NULL)
+		return -1;
+	gnutls_certificate_free_credentials(cr->c);
+	free(cr);
+	return 0;
 }
 
 /* Drops one reference to cr (under k->mu). */
@@ -198,8 +265,17 @@ int ld_ntske_reload(struct ld_ntske *k)
 	return 0;
 }
 
+/* The session in `slot` has its request: it answers now, and is no
+ * longer one to evict. */
+static void mark_answering(struct ld_ntske *k, int slot)
+{
+	pthread_mutex_lock(&k->mu);
+	k->slots[slot].answering = 1;
+	pthread_mutex_unlock(&k->mu);
+}
+
 /* One session with credentials cred; 0 when it answered a good request. */
-static int serve_with(struct ld_ntske *k, int fd,
+static int serve_with(struct ld_ntske *k, int fd, int slot,
                       gnutls_certificate_credentials_t cred)
 {
 	static const gnutls_datum_t alpn = { (unsigned char *)ALPN,
@@ -240,9 +316,12 @@ static int serve_with(struct ld_ntske *k, int fd,
 	    sel.size != alpn.size || memcmp(sel.data, alpn.data, sel.size) != 0)
 		goto out;
 	k->handshakes++;
-	deadline = mono_ms() + LD_NTSKE_TIMEOUT_MS;
+	/* the request within the same deadline as the handshake: a client
+	 * that holds a session without asking loses it (issue 28 item 11) */
 	if (!read_request(k, s, &r, deadline))
 		goto out;
+	mark_answering(k, slot);
+	deadline = mono_ms() + LD_NTSKE_TIMEOUT_MS;
 	memset(&a, 0, sizeof(a));
 	if (ld_ntske_agreed(&r)) {
 		if (export_key(s, 0, c2s) != 0 || export_key(s, 1, s2c) != 0)
@@ -269,10 +348,10 @@ out:
 }
 
 /* One session; 0 when it answered a good request. */
-static int serve(struct ld_ntske *k, int fd)
+static int serve(struct ld_ntske *k, int fd, int slot)
 {
 	struct cred *cr = cred_get(k);
-	int rc = serve_with(k, fd, cr->c);
+	int rc = serve_with(k, fd, slot, cr->c);
 
 	pthread_mutex_lock(&k->mu);
 	cred_put(cr);
@@ -286,12 +365,14 @@ static void *session_main(void *arg)
 	struct session *se = arg;
 	struct ld_ntske *k = se->k;
 
-	if (serve(k, se->fd) != 0)
+	if (serve(k, se->fd, se->slot) != 0)
 		k->failures++;
 	pthread_mutex_lock(&k->mu);
-	k->fds[se->slot] = -1;
+	if (!k->slots[se->slot].evicted)
+		k->active--;
+	k->slots[se->slot].fd = -1;
 	close(se->fd);
-	k->active--;
+	k->threads--;
 	pthread_cond_broadcast(&k->idle);
 	pthread_mutex_unlock(&k->mu);
 	free(se);
@@ -314,26 +395,85 @@ static int same_host(const struct sockaddr_storage *a,
 	return 0;
 }
 
+/* The counted sessions from the address of slot i's peer (or `from`). */
+static int sessions_from(const struct ld_ntske *k,
+                         const struct sockaddr_storage *from)
+{
+	int n = 0;
+
+	for (int i = 0; i < NSLOTS; i++)
+		if (k->slots[i].fd >= 0 && !k->slots[i].evicted &&
+		    same_host(&k->slots[i].peer, from))
+			n++;
+	return n;
+}
+
+/* Every slot counted: the session to give up for a newcomer from an
+ * address that holds `mine` sessions, or -1 (keep them all, refuse the
+ * newcomer). Only a session still without its request is given up (one
+ * that answers ends on its own): the oldest of those from the address
+ * holding the most sessions, when that is more than the newcomer's plus
+ * one; else, for a newcomer from a new address, the oldest waiting one.
+ * So idle connections from a few addresses never keep others out, and
+ * an address never loses its last session to one that has some. */
+static int pick_victim(const struct ld_ntske *k, int mine)
+{
+	int victim = -1, vcount = 0;
+
+	for (int i = 0; i < NSLOTS; i++) {
+		const struct slot *sl = &k->slots[i];
+		int c;
+
+		if (sl->fd < 0 || sl->evicted || sl->answering)
+			continue;
+		c = sessions_from(k, &sl->peer);
+		if (victim < 0 || c > vcount ||
+		    (c == vcount && sl->start_ms < k->slots[victim].start_ms)) {
+			victim = i;
+			vcount = c;
+		}
+	}
+	if (victim < 0)
+		return -1;
+	if (vcount > mine + 1 || (mine == 0 && vcount >= 1))
+		return victim;
+	return -1;
+}
+
 static void start_session(struct ld_ntske *k, int fd,
                           const struct sockaddr_storage *from)
 {
 	struct session *se;
 	pthread_attr_t at;
 	pthread_t t;
-	int slot = -1, same = 0;
+	int slot = -1, mine;
 
+	/* allow/deny (chrony's, the NTP rules): closed at once */
+	if (k->cfg != NULL && !ld_acl_allowed(k->cfg, (const struct sockaddr *)from)) {
+		k->failures++;
+		close(fd);
+		return;
+	}
 	pthread_mutex_lock(&k->mu);
-	for (int i = 0; i < LD_NTSKE_MAX_SESSIONS; i++) {
-		if (k->fds[i] < 0) {
-			if (slot < 0)
-				slot = i;
-		} else if (same_host(&k->peer[i], from)) {
-			same++;
+	for (int i = 0; i < NSLOTS && slot < 0; i++)
+		if (k->slots[i].fd < 0)
+			slot = i;
+	mine = sessions_from(k, from);
+	/* one client may not hold more than its share */
+	if (mine >= LD_NTSKE_MAX_PER_CLIENT)
+		slot = -1;
+	if (slot >= 0 && k->active >= LD_NTSKE_MAX_SESSIONS) {
+		int v = pick_victim(k, mine);
+
+		if (v < 0) {
+			slot = -1;
+		} else {
+			/* its thread sees the socket end at once */
+			shutdown(k->slots[v].fd, SHUT_RDWR);
+			k->slots[v].evicted = 1;
+			k->active--;
 		}
 	}
-	/* one client may not hold every slot */
-	if (same >= LD_NTSKE_MAX_PER_CLIENT)
-		slot = -1;
 	se = slot >= 0 ? malloc(sizeof(*se)) : NULL;
 	if (se == NULL) {
 		/* busy: no session, no wait */
@@ -345,15 +485,20 @@ static void start_session(struct ld_ntske *k, int fd,
 	se->k = k;
 	se->slot = slot;
 	se->fd = fd;
-	k->fds[slot] = fd;
-	k->peer[slot] = *from;
+	k->slots[slot].fd = fd;
+	k->slots[slot].peer = *from;
+	k->slots[slot].start_ms = mono_ms();
+	k->slots[slot].answering = 0;
+	k->slots[slot].evicted = 0;
 	k->active++;
+	k->threads++;
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&at, 256 * 1024);
 	if (pthread_create(&t, &at, session_main, se) != 0) {
-		k->fds[slot] = -1;
+		k->slots[slot].fd = -1;
 		k->active--;
+		k->threads--;
 		k->failures++;
 		close(fd);
 		free(se);
@@ -391,14 +536,15 @@ static void *accept_main(void *arg)
 	return NULL;
 }
 
-static int listen_on(struct ld_ntske *k, const char *text)
+/* nts-listen's ADDR[:PORT] (port 4460 when none is given) into l; -1
+ * (logged) when it is not one. */
+static int parse_nts_listen(const char *text, struct ld_listen_cfg *l)
 {
-	struct ld_listen_cfg l;
 	char spec[160], msg[256];
-	int one = 1;
 
 	snprintf(spec, sizeof(spec), "%s=utc", text);
-	if (ld_config_parse_listen(spec, &l, msg, sizeof(msg)) != 0) {
+	if (strlen(text) >= 128 ||
+	    ld_config_parse_listen(spec, l, msg, sizeof(msg)) != 0) {
 		ld_log(LD_LOG_ERR, "nts-listen '%s': expected ADDR:PORT", text);
 		return -1;
 	}
@@ -406,13 +552,26 @@ static int listen_on(struct ld_ntske *k, const char *text)
 	if (text[0] == '[' ? strstr(text, "]:") == NULL
 	                   : strchr(text, ':') == NULL ||
 	                             strchr(text, ':') != strrchr(text, ':')) {
-		struct sockaddr *sa = (struct sockaddr *)&l.addr;
+		struct sockaddr *sa = (struct sockaddr *)&l->addr;
 
 		if (sa->sa_family == AF_INET)
 			((struct sockaddr_in *)sa)->sin_port = htons(4460);
 		else
 			((struct sockaddr_in6 *)sa)->sin6_port = htons(4460);
 	}
+	return 0;
+}
+
+static int listen_on(struct ld_ntske *k, const char *text)
+{
+	struct ld_listen_cfg l;
+	struct sockaddr_storage got;
+	socklen_t gl = sizeof(got);
+	char name[80];
+	int one = 1;
+
+	if (parse_nts_listen(text, &l) != 0)
+		return -1;
 	k->lfd = socket(l.addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (k->lfd < 0) {
 		ld_log(LD_LOG_ERR, "nts-listen %s: socket: %s", text,
@@ -427,6 +586,13 @@ static int listen_on(struct ld_ntske *k, const char *text)
 		ld_log(LD_LOG_ERR, "nts-listen %s: %s", text, strerror(errno));
 		return -1;
 	}
+	/* said as the NTP sockets are, with the port a port 0 got */
+	memset(&got, 0, sizeof(got));
+	if (getsockname(k->lfd, (struct sockaddr *)&got, &gl) != 0 ||
+	    got.ss_family != l.addr.ss_family)
+		got = l.addr;
+	ld_format_addr((struct sockaddr *)&got, name, sizeof(name));
+	ld_log(LD_LOG_INFO, "serving NTS-KE on %s/tcp", name);
 	return 0;
 }
 
@@ -445,8 +611,9 @@ int ld_ntske_new(struct ld_ntske **out, const struct ld_config *cfg,
 	k->wake[0] = k->wake[1] = -1;
 	k->ntp_port = (uint16_t)cfg->nts_ntp_port;
 	snprintf(k->ntp_server, sizeof(k->ntp_server), "%s", cfg->nts_ntp_server);
-	for (int i = 0; i < LD_NTSKE_MAX_SESSIONS; i++)
-		k->fds[i] = -1;
+	k->cfg = cfg;
+	for (int i = 0; i < NSLOTS; i++)
+		k->slots[i].fd = -1;
 	pthread_mutex_init(&k->mu, NULL);
 	pthread_cond_init(&k->idle, NULL);
 	snprintf(k->cert_path, sizeof(k->cert_path), "%s", cfg->nts_cert);
@@ -506,10 +673,10 @@ void ld_ntske_free(struct ld_ntske *k)
 	/* the sessions see the stop flag within a socket timeout; wake
 	 * them sooner */
 	pthread_mutex_lock(&k->mu);
-	for (int i = 0; i < LD_NTSKE_MAX_SESSIONS; i++)
-		if (k->fds[i] >= 0)
-			shutdown(k->fds[i], SHUT_RDWR);
-	while (k->active > 0)
+	for (int i = 0; i < NSLOTS; i++)
+		if (k->slots[i].fd >= 0)
+			shutdown(k->slots[i].fd, SHUT_RDWR);
+	while (k->threads > 0)
 		pthread_cond_wait(&k->idle, &k->mu);
 	pthread_mutex_unlock(&k->mu);
 	if (k->lfd >= 0)

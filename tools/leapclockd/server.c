@@ -31,6 +31,7 @@
 #include "sdnotify.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <linux/net_tstamp.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
@@ -373,50 +374,92 @@ static int start_workers(struct ld_server *s)
 		stop_workers(s);
 	return rc;
 }
+/* What the table watch watches: each leap file itself, and its folder
+ * for that file's name only (name ""). */
+struct table_watch {
+	int wd;
+	char name[NAME_MAX + 1]; /* a folder's: the leap file's name in it */
+};
+
+#define MAX_WATCHES 4
+
 /* inotify on the leap files and their folders: a replaced file (renamed
  * into place, as dpkg does) or one rewritten in place is reloaded within
- * the loop's 250 ms. Returns the fd, or -1 (then SIGHUP still reloads). */
-static int watch_tables(struct ld_server *s)
+ * the loop's 250 ms. An event in a folder counts only when it names the
+ * leap file (issue 28 item 13: any file made there, a stats file written
+ * once a second, reloaded the table and said so, for ever). Returns the
+ * fd, or -1 (then SIGHUP still reloads); the watches into w[0..*nw). */
+static int watch_tables(struct ld_server *s, struct table_watch *w, int *nw)
 {
 	char paths[2][PATH_MAX];
 	int n = ld_clock_watch_paths(s->clock, paths);
 	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 
+	*nw = 0;
 	if (fd < 0)
 		return -1;
 	for (int i = 0; i < n; i++) {
 		char dir[PATH_MAX];
 		char *slash;
-
-		inotify_add_watch(fd, paths[i],
-		                  IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB |
-		                          IN_DELETE_SELF | IN_MOVE_SELF);
 		size_t len = strnlen(paths[i], sizeof(dir) - 1);
+		int wd;
 
+		wd = inotify_add_watch(fd, paths[i],
+		                       IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB |
+		                               IN_DELETE_SELF | IN_MOVE_SELF);
+		if (wd >= 0 && *nw < MAX_WATCHES) {
+			w[*nw].wd = wd;
+			w[*nw].name[0] = '\0';
+			(*nw)++;
+		}
 		memcpy(dir, paths[i], len);
 		dir[len] = '\0';
 		slash = strrchr(dir, '/');
-		if (slash == NULL)
+		if (slash == NULL || slash[1] == '\0' ||
+		    strlen(slash + 1) > NAME_MAX || *nw >= MAX_WATCHES)
 			continue;
+		snprintf(w[*nw].name, NAME_MAX + 1, "%s", slash + 1);
 		if (slash == dir)
 			slash[1] = '\0';
 		else
 			*slash = '\0';
-		inotify_add_watch(fd, dir,
-		                  IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE |
-		                          IN_DELETE);
+		wd = inotify_add_watch(fd, dir,
+		                       IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE |
+		                               IN_DELETE);
+		if (wd >= 0) {
+			/* the same folder twice gives the same wd: both
+			 * names kept (drain_watch tries every entry) */
+			w[*nw].wd = wd;
+			(*nw)++;
+		}
 	}
 	return fd;
 }
 
-/* Drains the inotify fd; 1 if anything arrived. */
-static int drain_watch(int fd)
+/* Drains the inotify fd; 1 if an event concerned a leap file: any event
+ * on a file's own watch, or a folder's event naming it. */
+static int drain_watch(int fd, const struct table_watch *w, int nw)
 {
-	char buf[4096] __attribute__((aligned(8)));
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
 	int any = 0;
 
-	while (read(fd, buf, sizeof(buf)) > 0)
-		any = 1;
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+
+			for (int i = 0; i < nw; i++) {
+				if (ev->wd != w[i].wd)
+					continue;
+				if (w[i].name[0] == '\0' ||
+				    (ev->len > 0 && strcmp(ev->name, w[i].name) == 0))
+					any = 1;
+			}
+			if (ev->mask & IN_Q_OVERFLOW)
+				any = 1; /* events lost: look again */
+			p += sizeof(*ev) + ev->len;
+		}
+	}
 	return any;
 }
 
@@ -448,6 +491,8 @@ struct main_loop {
 	struct pollfd pfd[LD_MAX_LISTEN + 2];
 	int np;
 	int wfd, sfd;  /* table and step watches, -1 for none */
+	struct table_watch tw[MAX_WATCHES]; /* what wfd watches */
+	int ntw;
 	int inline_serve;
 	int64_t last_update, last_stats, reload_at;
 };
@@ -484,7 +529,7 @@ static void loop_setup(struct ld_server *s, struct main_loop *ml)
 static void loop_watches(struct ld_server *s, struct main_loop *ml, int64_t now)
 {
 	if (ml->wfd >= 0 && (ml->pfd[ml->np - 1].revents & POLLIN) &&
-	    drain_watch(ml->wfd) && ml->reload_at < 0)
+	    drain_watch(ml->wfd, ml->tw, ml->ntw) && ml->reload_at < 0)
 		ml->reload_at = now + 100000000; /* let a writer finish */
 	if (ml->sfd >= 0 && (ml->pfd[s->nl].revents & POLLIN)) {
 		/* the host's clock was set: follow it now, on a fresh
@@ -520,7 +565,7 @@ static void loop_periodic(struct ld_server *s, struct main_loop *ml, int64_t now
 		 * tampered file then stayed unnoticed). A change the reload
 		 * already read only costs one more reload. */
 		if (old >= 0) {
-			ml->wfd = watch_tables(s);
+			ml->wfd = watch_tables(s, ml->tw, &ml->ntw);
 			if (ml->wfd >= 0)
 				ml->pfd[ml->np - 1].fd = ml->wfd;
 			else
@@ -554,7 +599,7 @@ int ld_server_run(struct ld_server *s)
 	memset(&ml, 0, sizeof(ml));
 	ml.last_update = mono_ns();
 	ml.reload_at = -1;
-	ml.wfd = watch_tables(s);
+	ml.wfd = watch_tables(s, ml.tw, &ml.ntw);
 	ml.sfd = watch_steps();
 	/* one thread: it serves here; more: the workers do */
 	ml.inline_serve = s->nw <= 1;

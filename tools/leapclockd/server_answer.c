@@ -475,6 +475,12 @@ static void handle(struct worker *w, int li, int i, int64_t now_mono)
 
 	if (classify(w, li, i, &r) != 0)
 		return;
+	/* allow/deny: a client not allowed gets nothing, as from chronyd */
+	if (s->cfg->nacl > 0 &&
+	    !ld_acl_allowed(s->cfg, (const struct sockaddr *)r.from)) {
+		CINC(r.W->c.denied);
+		return;
+	}
 	if (rate_limited(s, r.from, now_mono, &kod)) {
 		CINC(r.W->c.ratelimited);
 		if (kod) {

@@ -108,15 +108,22 @@ void ld__srv_remove_stats(struct ld_server *s)
 {
 	const char *path = s->cfg->statsfile;
 	char line[64], want[64];
+	struct stat st;
 	FILE *f;
-	int ours = 0;
+	int fd, ours = 0;
 
 	if (!s->stats_written || path[0] == '\0')
 		return;
 	snprintf(want, sizeof(want), "pid %ld\n", (long)getpid());
-	f = fopen(path, "r");
-	if (f == NULL)
+	/* without waiting: a FIFO put there must not hold up the stop */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
+	if (fd < 0)
 		return;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (f = fdopen(fd, "r")) == NULL) {
+		close(fd);
+		return;
+	}
 	while (fgets(line, sizeof(line), f) != NULL)
 		if (strcmp(line, want) == 0) {
 			ours = 1;
@@ -128,41 +135,39 @@ void ld__srv_remove_stats(struct ld_server *s)
 	s->stats_written = 0;
 }
 
-/* The stats file's temporary, opened for writing without waiting: a FIFO
- * there (or anything but a regular file) is refused, since opening one
- * for writing waits for a reader, and the loop with it, SIGTERM blocked.
- * NULL with errno set. */
-static FILE *open_stats_tmp(const char *tmp)
+/* The stats file's temporary: a new file of a name nobody can guess, made
+ * here (O_CREAT|O_EXCL: never a file, a hard link or a symbolic link
+ * someone planted; issue 28 item 12: a fixed FILE.tmp opened with
+ * O_TRUNC let a planted hard link's target be overwritten by root), in
+ * the stats file's own folder so that rename() replaces it atomically.
+ * Its name into tmp (PATH_MAX + 8). NULL with errno set. */
+static FILE *open_stats_tmp(const char *path, char *tmp)
 {
-	struct stat st;
 	FILE *f;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-	                       O_NOFOLLOW | O_NONBLOCK | O_NOCTTY,
-	              0644);
+	int fd;
 
+	snprintf(tmp, PATH_MAX + 8, "%s.XXXXXX", path);
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = EINVAL;
-		return NULL;
-	}
-	f = fdopen(fd, "w");
-	if (f == NULL) {
+	/* mkostemp makes it 0600: the stats are for every user */
+	if (fchmod(fd, 0644) != 0 || (f = fdopen(fd, "w")) == NULL) {
 		int e = errno;
 
 		close(fd);
+		unlink(tmp);
 		errno = e;
+		return NULL;
 	}
 	return f;
 }
 
-/* The stats file's temporary copy tmp (of path) opened; its folder made
- * if missing (as systemd's RuntimeDirectory). NULL, warned once. */
-static FILE *open_stats(struct ld_server *s, const char *path,
-                        const char *tmp)
+/* The stats file's temporary copy of path opened (its name into tmp);
+ * its folder made if missing (as systemd's RuntimeDirectory). NULL,
+ * warned once. */
+static FILE *open_stats(struct ld_server *s, const char *path, char *tmp)
 {
-	FILE *f = open_stats_tmp(tmp);
+	FILE *f = open_stats_tmp(path, tmp);
 
 	if (f == NULL && errno == ENOENT) {
 		/* create the last directory (as systemd's RuntimeDirectory) */
@@ -173,15 +178,13 @@ static FILE *open_stats(struct ld_server *s, const char *path,
 		if (slash != NULL && slash != dir) {
 			*slash = '\0';
 			mkdir(dir, 0755);
-			f = open_stats_tmp(tmp);
+			f = open_stats_tmp(path, tmp);
 		}
 	}
 	if (f == NULL) {
 		if (!s->stats_warned)
 			ld_log(LD_LOG_WARNING, "stats file %s: %s", tmp,
-			       errno == EINVAL || errno == ENXIO
-			               ? "not a regular file"
-			               : strerror(errno));
+			       strerror(errno));
 		s->stats_warned = 1;
 	}
 	return f;
@@ -220,13 +223,15 @@ static void print_stats(struct ld_server *s, FILE *f)
 		        " ratelimited=%" PRIu64 " kod=%" PRIu64
 		        " send_errors=%" PRIu64 " li=%u refid=0x%08" PRIx32
 		        " interleaved=%" PRIu64 " tx_kernel=%" PRIu64
-		        " auth_ok=%" PRIu64 " auth_fail=%" PRIu64 "\n",
+		        " auth_ok=%" PRIu64 " auth_fail=%" PRIu64
+		        " denied=%" PRIu64 "\n",
 		        L->name, L->cfg.mode_name, c.received, c.requests,
 		        c.replies, c.malformed, c.control, c.other_mode,
 		        c.ratelimited, c.kod, c.send_errors,
 		        __atomic_load_n(&L->last_li, __ATOMIC_RELAXED),
 		        __atomic_load_n(&L->last_refid, __ATOMIC_RELAXED),
-		        c.interleaved, c.tx_kernel, c.auth_ok, c.auth_fail);
+		        c.interleaved, c.tx_kernel, c.auth_ok, c.auth_fail,
+		        c.denied);
 	}
 	/* per worker (ignored by server-stats; shows the spread) */
 	for (int k = 0; k < s->nw && s->nw > 1; k++)
@@ -250,7 +255,6 @@ void ld__srv_write_stats(struct ld_server *s)
 
 	if (path[0] == '\0')
 		return;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	f = open_stats(s, path, tmp);
 	if (f == NULL)
 		return;
