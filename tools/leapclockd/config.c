@@ -680,7 +680,9 @@ static int read_file(struct ld_config *c, const char *path, int depth)
 		if (strcmp(name, "include") == 0 || strcmp(name, "confdir") == 0) {
 			char w2[PATH_MAX + 48];
 
-			snprintf(w2, sizeof(w2), "%.*s: %s", PATH_MAX, where, name);
+			/* the keyword as a literal: its length bounds the text */
+			snprintf(w2, sizeof(w2), "%.*s: %s", PATH_MAX, where,
+			         name[0] == 'i' ? "include" : "confdir");
 			if (val == NULL) {
 				fprintf(stderr, "leapclockd: %s: needs a value\n", w2);
 				rc = -1;
