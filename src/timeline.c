@@ -1040,11 +1040,17 @@ static void reader_check(lc_timekeeper *tk, void *arg)
 	if (st.table_gen != r->table_gen) {
 		/* A new table object: the old one may be in use by a caller
 		 * of lc_tk_table(); tables change a few times a year, so the
-		 * old one is kept, not freed. */
+		 * old one is kept on r->old (reachable), not freed. */
 		lc_leaptable *t = lc_leaptable_new();
 
-		if (t != NULL && lc__tl_table_into(pg, t) == 0) {
+		lc_leaptable **old =
+		    realloc(r->old, (r->nold + 1) * sizeof(*r->old));
+
+		if (old != NULL)
+			r->old = old;
+		if (t != NULL && old != NULL && lc__tl_table_into(pg, t) == 0) {
 			lc__tk_set_table(tk, t);
+			r->old[r->nold++] = r->table;
 			r->table = t;
 			r->table_gen = st.table_gen;
 		} else {

@@ -171,6 +171,9 @@ struct lc__tl_reader {
 	lc_timekeeper *tk;     /* reads the page; its lc_update() checks it */
 	lc_counter *counter;   /* of the page's kind */
 	lc_leaptable *table;   /* the page's table (replaced, never freed) */
+	lc_leaptable **old;    /* the tables it replaced, kept (a caller of
+	                        * lc_tk_table() may hold one) */
+	size_t nold;
 	struct lc_smear_policy smear;
 	struct lc__tl_map map;
 	int64_t table_gen;

@@ -151,8 +151,11 @@ static void reader_close_tables(struct lc__tl_reader *r, lc_leaptable *first)
 	lc_counter_free(r->counter);
 	lc__tl_map_close(&r->map);
 	lc_leaptable_free(last);
-	if (first != NULL && first != last)
-		lc_leaptable_free(first);
+	/* the tables it replaced, `first` among them (kept on r->old) */
+	for (size_t i = 0; i < r->nold; i++)
+		lc_leaptable_free(r->old[i]);
+	LC_TRUE(first == NULL || first == last || r->nold > 0);
+	free(r->old);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -165,6 +168,9 @@ static void reader_close(struct lc__tl_reader *r)
 	/* r->table: the reader's tables are never freed by design (a caller
 	 * may hold one); the last one is ours to free here. */
 	lc_leaptable_free(r->table);
+	for (size_t i = 0; i < r->nold; i++)
+		lc_leaptable_free(r->old[i]);
+	free(r->old);
 	memset(r, 0, sizeof(*r));
 }
 
