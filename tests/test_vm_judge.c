@@ -39,6 +39,10 @@ struct fault {
 	int64_t repeat_again; /* 1: the second is repeated a second time */
 	int64_t timer_early;  /* the timer wakes this early */
 	int64_t ahead;        /* the face's clock this far ahead of truth */
+	int64_t kskew;        /* the kernel truth the face samples (its raw
+	                       * TAI) this far from the run's plan, which
+	                       * the face follows */
+	int64_t no_k;         /* 1: the face samples no kernel truth */
 };
 
 /* A face reading REALTIME and TAI every 1 ms with a 10 us bracket from the
@@ -64,13 +68,20 @@ static int judge(int dir, int64_t offset, const struct fault *f)
 			rt += dir * VJ_NS; /* the leap not applied yet */
 		if (f->repeat_again && mid >= j.t_host + 1500 * MS)
 			rt -= VJ_NS;
-		vj_reading(&j, m, rt, tai, INT64_MIN, 0, m + 10000);
+		if (f->no_k)
+			vj_reading(&j, m, rt, tai, INT64_MIN, 0, m + 10000);
+		else /* the kernel's raw TAI just before and after */
+			vj_kreading(&j, vj_host_tai(&j, m - 2000) + f->kskew, m,
+			            rt, tai, INT64_MIN, 0, m + 10000,
+			            vj_host_tai(&j, m + 12000) + f->kskew);
 	}
 	t = vj_timer_add(&j, "rt", VJ_RT, midnight * VJ_NS);
 	/* on its own clock 1 ms late (less timer_early); a clock `ahead`
 	 * gets there that much sooner by truth */
 	t->woke = midnight * VJ_NS + MS - f->timer_early;
 	t->woke_mono = t->true_mono + MS - f->timer_early - f->ahead;
+	if (!f->no_k)
+		t->woke_k = vj_host_tai(&j, t->woke_mono + 3000) + f->kskew;
 	return vj_report(&j, "face", 1, NULL);
 }
 
@@ -139,9 +150,77 @@ static void test_wrong(void)
 		f.ahead = 900 * 1000;
 		f.timer_early = 900 * 1000;
 		LC_EQ_INT(judge(dir, 1500000, &f), 1);
-		f.timer_early = 0; /* 0.1 ms late by truth: passes */
+		/* 0.1 ms late by truth, but its readings 0.9 ms off the
+		 * kernel truth it sampled (VJ_KTOL): fails; without the
+		 * samples (the judge before) it passed */
+		f.timer_early = 0;
+		LC_EQ_INT(judge(dir, 1500000, &f), 1);
+		f.no_k = 1;
 		LC_EQ_INT(judge(dir, 1500000, &f), 0);
 	}
+}
+
+/* Against the kernel truth each face samples itself (issue 28 item 2):
+ * the kernel's own clock, not the run's plan, decides. */
+static void test_kernel_truth(void)
+{
+	for (int dir = -1; dir <= 1; dir += 2) {
+		struct fault f = none;
+
+		/* the face follows the plan, the kernel is 0.3 ms behind it
+		 * (as the in-process library was ~1 ms off a kernel stepped by
+		 * +1.5 ms): the readings are within VJ_TOL of the plan but
+		 * beyond VJ_KTOL of truth */
+		f.kskew = -300 * 1000;
+		LC_EQ_INT(judge(dir, 1500000, &f), 1);
+		LC_EQ_INT(judge(dir, 0, &f), 1);
+		f.kskew = 300 * 1000; /* ahead of the plan: as far off */
+		LC_EQ_INT(judge(dir, 1500000, &f), 1);
+		/* 0.2 ms off: within VJ_KTOL */
+		f.kskew = -200 * 1000;
+		LC_EQ_INT(judge(dir, 1500000, &f), 0);
+		/* and its timer 0.1 ms late by its own clock: 0.1 ms early by
+		 * the kernel's, so it fails (on time by the plan too: only
+		 * sampled truth sees it) */
+		f.timer_early = 900 * 1000;
+		LC_EQ_INT(judge(dir, 1500000, &f), 1);
+		f.kskew = 0; /* the same timer against a kernel on plan */
+		LC_EQ_INT(judge(dir, 1500000, &f), 0);
+		/* a timer 5 us late by its own clock, on a kernel 15 us
+		 * behind the plan, wakes 7 us before truth's deadline (its
+		 * truth sampled 3 us after the wake-up): fails */
+		f.timer_early = MS - 5000;
+		f.kskew = -15000;
+		LC_EQ_INT(judge(dir, 0, &f), 1);
+		f.kskew = 0;
+		LC_EQ_INT(judge(dir, 0, &f), 0);
+	}
+}
+
+/* Truth's counts: a UTC reading's, a deadline's, REALTIME's leap at the
+ * boundary, for both directions. */
+static void test_kernel_counts(void)
+{
+	struct vj_cfg c = cfg(1, 0);
+	struct vj j;
+	int64_t b = c.boundary_s * VJ_NS;
+
+	vj_init(&j, &c);
+	/* insertion: 23:59:60.5 is b + 0.5 s, 00:00:00 is b + 1 s */
+	LC_EQ_I64(vj_k_utc(&j, c.boundary_s - 1, VJ_NS + VJ_NS / 2), b + VJ_NS / 2);
+	LC_EQ_I64(vj_k_utc(&j, c.boundary_s, 0), b + VJ_NS);
+	LC_EQ_I64(vj_k_utc(&j, c.boundary_s - 1, VJ_NS / 2), b - VJ_NS / 2);
+	LC_EQ_I64(vj_k_rt(&j, b + VJ_NS / 2), b - VJ_NS / 2);
+	LC_EQ_I64(vj_k_deadline(&j, VJ_RT, b), b + VJ_NS);
+	LC_EQ_I64(vj_k_deadline(&j, VJ_TAI, b + 37 * VJ_NS), b + VJ_NS);
+	c = cfg(-1, 0);
+	vj_init(&j, &c);
+	b = c.boundary_s * VJ_NS;
+	/* deletion: 00:00:00 (b + 1 s on the clock) is the count b */
+	LC_EQ_I64(vj_k_utc(&j, c.boundary_s + 1, 0), b);
+	LC_EQ_I64(vj_k_rt(&j, b), b + VJ_NS);
+	LC_EQ_I64(vj_k_deadline(&j, VJ_RT, b + VJ_NS), b);
+	LC_EQ_I64(vj_k_deadline(&j, VJ_TAI, b + VJ_NS + 36 * VJ_NS), b);
 }
 
 /* Truth's instants: REALTIME, TAI and UTC deadlines at and after the leap,
@@ -187,6 +266,8 @@ int main(int argc, char **argv)
 	LC_RUN(test_right, "a face that follows the host and leaps at its boundary passes (both directions, offsets 0, +-1.5 ms, 300 ms)");
 	LC_RUN(test_descheduled, "a reader descheduled for 0.6-1.3 s, across the leap or not, is neither a missed nor an extra step");
 	LC_RUN(test_wrong, "a late leap (stale 00:00:00.x), an unfollowed host step, a second leap, an early timer, a timer on time by its own clock but early by kernel truth (issue 28 item 2) each fail");
+	LC_RUN(test_kernel_truth, "against the kernel truth each face samples itself: readings 0.3 ms off it fail, 0.2 ms pass (VJ_KTOL 0.25 ms); a timer on time by its own clock and by the plan but 0.1 ms or 7 us early by the kernel fails");
+	LC_RUN(test_kernel_counts, "kernel truth's counts of UTC readings, REALTIME and TAI deadlines around an insertion and a deletion");
 	LC_RUN(test_truth, "kernel truth's instant for REALTIME, TAI and UTC deadlines around an insertion and a deletion, host stepped 1.5 ms");
 	return lc_test_done();
 }

@@ -5,6 +5,8 @@
  *	lc_vm_face run --i-understand-this-sets-the-clock --dir ins|del
  *	    --armed 0|1|2 --offset NS --leapfile PATH --label TEXT
  *	lc_vm_face face bare|shim|ntp [--cpu N] CFG...
+ *	lc_vm_face leap --i-understand-this-sets-the-clock --dir ins|del --in S
+ *	lc_vm_face leap --i-understand-this-sets-the-clock --clear
  *
  * `run` sets CLOCK_REALTIME to 3.5 s before a leap (2016-12-31 inserted,
  * 2029-06-30 deleted), arms the kernel (STA_INS/STA_DEL) or not, starts
@@ -141,7 +143,7 @@ static int cmd_ntp_face(const struct vj_cfg *c)
 		return 1;
 	}
 	for (;;) {
-		int64_t m1 = now(CLOCK_MONOTONIC), m2, rt;
+		int64_t k1 = vj_ktai(), m1 = now(CLOCK_MONOTONIC), m2, k2, rt;
 		int li, kiss;
 
 		if (m1 >= c->end_mono)
@@ -151,13 +153,14 @@ static int cmd_ntp_face(const struct vj_cfg *c)
 			continue;
 		}
 		m2 = now(CLOCK_MONOTONIC);
+		k2 = vj_ktai();
 		if (kiss) {
 			kisses++;
 		} else {
 			if (m1 >= c->step_mono + VJ_SETTLE &&
 			    m2 < g_j.t_host - VJ_TOL && li != want_li)
 				li_bad++;
-			vj_reading(&g_j, m1, rt, 0, INT64_MIN, 0, m2);
+			vj_kreading(&g_j, k1, m1, rt, 0, INT64_MIN, 0, m2, k2);
 		}
 		/* the next request a millisecond after this one's */
 		m1 += VJ_NS / 1000;
@@ -188,12 +191,13 @@ struct ftimer {
 
 static void woke(struct ftimer *f)
 {
-	int64_t v = now(f->clock), m = now(CLOCK_MONOTONIC);
+	int64_t v = now(f->clock), m = now(CLOCK_MONOTONIC), k = vj_ktai();
 
 	pthread_mutex_lock(&g_mu);
 	if (f->t->woke == INT64_MIN) {
 		f->t->woke = v;
 		f->t->woke_mono = m;
+		f->t->woke_k = k;
 	}
 	pthread_mutex_unlock(&g_mu);
 }
@@ -283,14 +287,16 @@ static int cmd_face(int argc, char **argv)
 		pthread_detach(th);
 	}
 	for (;;) {
+		int64_t k1 = vj_ktai();
 		int64_t m1 = now(CLOCK_MONOTONIC);
 		int64_t rt = now(CLOCK_REALTIME);
 		int64_t tai = now(CLOCK_TAI);
 		int64_t m2 = now(CLOCK_MONOTONIC);
+		int64_t k2 = vj_ktai();
 
 		if (m1 >= c.end_mono)
 			break;
-		vj_reading(&g_j, m1, rt, tai, INT64_MIN, 0, m2);
+		vj_kreading(&g_j, k1, m1, rt, tai, INT64_MIN, 0, m2, k2);
 	}
 	pthread_mutex_lock(&g_mu);
 	return vj_report(&g_j, face, judged, NULL);
@@ -631,14 +637,80 @@ static int cmd_run(int argc, char **argv)
 	return fails ? 1 : 0;
 }
 
+/* `leap`: the kernel's own leap, for the kernel's own tests
+ * (tools/vm-kernel-test runs the timer selftests and leap-a-day on it):
+ * REALTIME set to --in S before the leap of --dir (at .000), the TAI
+ * offset of before it, the kernel armed; or --clear: no leap armed,
+ * REALTIME set 1 h before the insertion's day ends (no leap near). */
+static int cmd_leap(int argc, char **argv)
+{
+	int dir = 0, agreed = 0, clear = 0;
+	long in = 0;
+	struct timespec ts = {0, 0};
+	struct timex tx;
+
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], FLAG) == 0)
+			agreed = 1;
+		else if (strcmp(argv[i], "--clear") == 0)
+			clear = 1;
+		else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc)
+			dir = strcmp(argv[++i], "del") == 0 ? -1 : 1;
+		else if (strcmp(argv[i], "--in") == 0 && i + 1 < argc)
+			in = atol(argv[++i]);
+		else {
+			fprintf(stderr, "lc_vm_face leap: unknown option %s\n",
+			        argv[i]);
+			return 2;
+		}
+	}
+	if (!agreed || !has_cap_sys_time() || !in_test_vm()) {
+		fprintf(stderr, "lc_vm_face leap: refusing: this sets the clock; "
+		                "it runs only in the test VM\n");
+		return 2;
+	}
+	if (clear) {
+		kernel_arm(1, 0);
+		ts.tv_sec = (time_t)(INT64_C(1483228800) - 3600);
+	} else {
+		if (dir == 0 || in <= 0) {
+			fprintf(stderr, "lc_vm_face leap: --dir ins|del --in S\n");
+			return 2;
+		}
+		/* 2017-01-01 or 2029-07-01 (a deletion: its 23:59:59 goes) */
+		ts.tv_sec = (time_t)((dir > 0 ? INT64_C(1483228800)
+		                              : INT64_C(1877558400) - 1) -
+		                     in);
+	}
+	if (clock_settime(CLOCK_REALTIME, &ts) != 0) {
+		perror("lc_vm_face leap: clock_settime");
+		return 1;
+	}
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_TAI;
+	tx.constant = dir < 0 ? 37 : 36;
+	adjtimex(&tx);
+	if (!clear)
+		kernel_arm(dir, 1);
+	memset(&tx, 0, sizeof(tx));
+	printf("LC-LEAP %s kernel-state=%d status=0x%x\n",
+	       clear ? "clear" : dir > 0 ? "ins" : "del", adjtimex(&tx),
+	       (unsigned)tx.status);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && strcmp(argv[1], "face") == 0)
 		return cmd_face(argc, argv);
+	if (argc >= 2 && strcmp(argv[1], "leap") == 0)
+		return cmd_leap(argc, argv);
 	if (argc >= 2 && strcmp(argv[1], "run") == 0)
 		return cmd_run(argc, argv);
 	fprintf(stderr, "usage: lc_vm_face run " FLAG " --dir ins|del "
 	                "--armed 0|1|2 --offset NS --leapfile PATH [--label T]\n"
-	                "       lc_vm_face face bare|shim|ntp [--cpu N] CFG...\n");
+	                "       lc_vm_face face bare|shim|ntp [--cpu N] CFG...\n"
+	                "       lc_vm_face leap " FLAG " --dir ins|del --in S | "
+	                "--clear\n");
 	return 2;
 }

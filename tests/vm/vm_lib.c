@@ -34,16 +34,18 @@ static void fired(lc_timer *t, int status, void *data)
 	struct vj_timer *vt = data;
 	lc_clock_id id = lc_timer_clock(t);
 	struct timespec ts;
-	int64_t m;
+	int64_t m, k;
 
 	if (status != 0)
 		return; /* not cancelled: the timers are not CANCEL_ON_SET */
 	lc_gettime(g_tk, id, &ts);
 	m = vj_mono();
+	k = vj_ktai();
 	pthread_mutex_lock(&g_mu);
 	if (vt->woke == INT64_MIN) {
 		vt->woke = id == LC_CLOCK_UTC ? utc_key(&ts) : vj_ts_ns(&ts);
 		vt->woke_mono = m;
+		vt->woke_k = k;
 	}
 	pthread_mutex_unlock(&g_mu);
 }
@@ -127,16 +129,17 @@ int main(int argc, char **argv)
 	pthread_detach(th);
 	for (;;) {
 		struct timespec rt, utc, tai;
-		int64_t m1 = vj_mono(), m2;
+		int64_t k1 = vj_ktai(), m1 = vj_mono(), m2, k2;
 
 		lc_gettime(g_tk, LC_CLOCK_REALTIME, &rt);
 		lc_gettime(g_tk, LC_CLOCK_UTC, &utc);
 		lc_gettime(g_tk, LC_CLOCK_TAI, &tai);
 		m2 = vj_mono();
+		k2 = vj_ktai();
 		if (m1 >= c.end_mono)
 			break;
-		vj_reading(&g_j, m1, vj_ts_ns(&rt), vj_ts_ns(&tai),
-		           utc.tv_sec, utc.tv_nsec, m2);
+		vj_kreading(&g_j, k1, m1, vj_ts_ns(&rt), vj_ts_ns(&tai),
+		            utc.tv_sec, utc.tv_nsec, m2, k2);
 	}
 	lc_timeline_info(g_tk, &ti);
 	{
