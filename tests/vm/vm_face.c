@@ -644,7 +644,7 @@ static int cmd_run(int argc, char **argv)
  * REALTIME set 1 h before the insertion's day ends (no leap near). */
 static int cmd_leap(int argc, char **argv)
 {
-	int dir = 0, agreed = 0, clear = 0;
+	int dir = 0, agreed = 0, clear = 0, rc;
 	long in = 0;
 	struct timespec ts = {0, 0};
 	struct timex tx;
@@ -693,8 +693,9 @@ static int cmd_leap(int argc, char **argv)
 	if (!clear)
 		kernel_arm(dir, 1);
 	memset(&tx, 0, sizeof(tx));
+	rc = adjtimex(&tx); /* before tx.status is read */
 	printf("LC-LEAP %s kernel-state=%d status=0x%x\n",
-	       clear ? "clear" : dir > 0 ? "ins" : "del", adjtimex(&tx),
+	       clear ? "clear" : dir > 0 ? "ins" : "del", rc,
 	       (unsigned)tx.status);
 	return 0;
 }
