@@ -228,8 +228,19 @@ static inline int bounds_fast(const lc_timekeeper *tk, size_t off_word,
 	if (lc__unlikely(rt && (m >= slow - w || (bw & LC__BND_DEL_BEHIND))))
 		return 0;
 	lc__tk_ns_to_ts(v, &out->now);
-	lc__tk_ns_to_ts(v - w, &out->earliest);
-	lc__tk_ns_to_ts(v + w, &out->latest);
+	if (lc__likely(w < LC__NS)) {
+		/* one division for the three: w is below a second */
+		long lo = out->now.tv_nsec - (long)w;
+		long hi = out->now.tv_nsec + (long)w;
+
+		out->earliest.tv_sec = out->now.tv_sec - (lo < 0);
+		out->earliest.tv_nsec = lo < 0 ? lo + (long)LC__NS : lo;
+		out->latest.tv_sec = out->now.tv_sec + (hi >= (long)LC__NS);
+		out->latest.tv_nsec = hi >= (long)LC__NS ? hi - (long)LC__NS : hi;
+	} else {
+		lc__tk_ns_to_ts(v - w, &out->earliest);
+		lc__tk_ns_to_ts(v + w, &out->latest);
+	}
 	out->error_ns = w;
 	out->age_ns = m - base;
 	out->status = st;
