@@ -30,6 +30,7 @@ struct host {
 	int64_t r0;           /* true POSIX ns at true time 0 (pre-leap) */
 	int64_t leap_t;       /* true ns at which the leap's second begins */
 	const struct lc_smear_policy *smear; /* the host follows it, or NULL */
+	const struct lc_smear_policy *sls;   /* the timekeeper's UTC_SLS, or NULL */
 	int64_t maxerror_us;  /* what the kernel reports */
 	int64_t herr;         /* the host's error now, ns (|herr| < maxerror) */
 	int unsync;
@@ -97,7 +98,8 @@ static int64_t ts_ns(const struct timespec *ts)
 }
 
 static long n_checked, n_unknown, n_bad;
-static int64_t widest;
+static int64_t widest, widest_at;
+static int widest_dir;
 
 /* Every clock's bound at true time t contains the truth. */
 static int check_at(struct host *h, lc_timekeeper *tk, int64_t t)
@@ -119,9 +121,18 @@ static int check_at(struct host *h, lc_timekeeper *tk, int64_t t)
 			n_unknown++;
 			continue;
 		}
-		if (b.error_ns > widest)
+		if (b.error_ns > widest) {
 			widest = b.error_ns;
-		switch (ids[i]) {
+			widest_at = t - h->leap_t;
+			widest_dir = h->dir;
+		}
+		if (ids[i] == LC_CLOCK_UTC_SLS && h->sls != NULL) {
+			/* the policy's smear of true UTC */
+			int64_t v = h->r0 + t -
+			            lc_smear_offset(h->sls, h->dir, t - h->leap_t);
+
+			ok = ts_ns(&b.earliest) <= v && v <= ts_ns(&b.latest);
+		} else switch (ids[i]) {
 		case LC_CLOCK_REALTIME:
 			ok = ts_ns(&b.earliest) <= true_rt(h, t) &&
 			     true_rt(h, t) <= ts_ns(&b.latest);
@@ -130,7 +141,7 @@ static int check_at(struct host *h, lc_timekeeper *tk, int64_t t)
 			ok = ts_ns(&b.earliest) <= true_tai(h, t) &&
 			     true_tai(h, t) <= ts_ns(&b.latest);
 			break;
-		default: /* UTC, and UTC_SLS (no smear policy: UTC) */
+		default: /* UTC, and UTC_SLS without a policy (UTC) */
 			ok = ts_le(&b.earliest, &tu) && ts_le(&tu, &b.latest);
 			break;
 		}
@@ -176,6 +187,7 @@ static lc_timekeeper *make(struct host *h, lc_leaptable *table,
 	cfg.host_sample = kh_sample;
 	cfg.host_arg = h;
 	cfg.host_smear = h->smear;
+	cfg.smear = h->sls;
 	if (lc_tk_new(&tk, h->c, &cfg) != 0)
 		return NULL;
 	return tk;
@@ -184,9 +196,10 @@ static lc_timekeeper *make(struct host *h, lc_leaptable *table,
 /* One leap: from `before` s to `after` s around it, updates every 0.2 to
  * 1.8 s, `reads` random reads between each two, the host's error a
  * random walk within 80 % of its maxerror (1..5 ms). */
-static void run_leap(int dir, int smeared, int reads, int64_t before,
-                     int64_t after)
+static void run_leap(int dir, int smeared, const char *sls, int reads,
+                     int64_t before, int64_t after)
 {
+	struct lc_smear_policy slsp;
 	lc_leaptable *table = lc_test_table_2030(dir);
 	struct lc_smear_policy google;
 	struct host h;
@@ -202,6 +215,8 @@ static void run_leap(int dir, int smeared, int reads, int64_t before,
 	lc_smear_preset("google", 0, &google, NULL);
 	h.dir = dir;
 	h.smear = smeared ? &google : NULL;
+	if (sls != NULL && lc_smear_preset(sls, 0, &slsp, NULL) == 0)
+		h.sls = &slsp;
 	h.give_error = 1;
 	h.maxerror_us = lc_rand_range(1000, 5000);
 	/* the leap's second begins at true time leap_t */
@@ -267,15 +282,21 @@ static void test_containment(void)
 	n_unknown = 0;
 	widest = 0;
 	for (int dir = 1; dir >= -1; dir -= 2) {
-		run_leap(dir, 0, 40, 3600, 3600);
-		/* Google's smear: the whole window, noon to noon */
-		run_leap(dir, 1, 20, 13 * 3600, 13 * 3600);
+		run_leap(dir, 0, NULL, 40, 3600, 3600);
+		/* the timekeeper's own UTC_SLS smeared (utc-sls: 1000 s
+		 * before the leap) */
+		run_leap(dir, 0, "utc-sls", 40, 3600, 3600);
+		/* Google's smear on the host: the whole window, noon to
+		 * noon */
+		run_leap(dir, 1, NULL, 20, 13 * 3600, 13 * 3600);
 	}
 	printf("  %ld reads of REALTIME, UTC, TAI, UTC_SLS contained the "
 	       "truth (insertion and deletion, with and without Google's "
-	       "smear on the host; %ld before the first sample: unknown; "
-	       "widest half-width %.3f ms)\n",
-	       n_checked - before, n_unknown, (double)widest / 1e6);
+	       "smear on the host, UTC_SLS unsmeared and utc-sls; %ld before the first sample: unknown; "
+	       "widest half-width %.3f ms, %+.3f s from the %s)\n",
+	       n_checked - before, n_unknown, (double)widest / 1e6,
+	       (double)widest_at / 1e9,
+	       widest_dir > 0 ? "insertion" : "deletion");
 	LC_GT_I64((int64_t)(n_checked - before), INT64_C(2000000));
 }
 
