@@ -66,13 +66,16 @@ static int64_t true_tai(const struct host *h, int64_t t)
 static int kh_sample(void *arg, struct lc_host_sample *out)
 {
 	struct host *h = arg;
-	int64_t t = lc_sim_true_ns(h->c), pre = h->r0 + t, v;
+	/* The host's clock is herr ahead of true time (behind if
+	 * negative), leaps and smear included: its kernel applies the leap
+	 * when its own clock reaches it, not at the true instant. */
+	int64_t t = lc_sim_true_ns(h->c) + h->herr, pre = h->r0 + t, v;
 
 	if (h->smear != NULL)
 		v = pre - lc_smear_offset(h->smear, h->dir, t - h->leap_t);
 	else
 		v = true_rt(h, t);
-	out->realtime_ns = v + h->herr;
+	out->realtime_ns = v;
 	/* a kernel that knows nothing of the leap: its upstream smears,
 	 * or it is a leap behind, which the following explains */
 	out->tai = 37;
@@ -311,6 +314,7 @@ static void test_stale_widens(void)
 	struct lc_bounds b0, b;
 	int64_t t;
 
+	n_bad = 0;
 	memset(&h, 0, sizeof(h));
 	h.dir = 1;
 	h.give_error = 1;
@@ -405,6 +409,7 @@ static void test_deletion_behind(void)
 	lc_timekeeper *tk;
 	int64_t t;
 
+	n_bad = 0;
 	memset(&h, 0, sizeof(h));
 	h.dir = -1;
 	h.give_error = 1;
