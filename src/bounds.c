@@ -31,8 +31,8 @@ void lc__bnd_sample(struct lc_timekeeper *tk, const struct lc_host_sample *hs,
 	b->sample_mono = mono;
 	b->maxerror_ns = hs->maxerror_us * 1000;
 	b->esterror_ns = hs->esterror_us * 1000;
-	b->unsync = (hs->flags & LC_HOST_SAMPLE_KERNEL) &&
-	            (hs->status & LC_STA_UNSYNC);
+	b->unsync =
+	    (hs->flags & LC_HOST_SAMPLE_KERNEL) && (hs->status & LC_STA_UNSYNC);
 	b->bracket_ns = width_ns < 0 ? 0 : width_ns;
 	/* The phase between us and the host (the declared smear and a leap
 	 * it has not applied removed) that the steer has yet to take out. */
@@ -80,9 +80,10 @@ uint64_t lc__bnd_word(const struct lc_timekeeper *tk, int64_t mono)
 		if (d < 0)
 			d = 0;
 		drift = b->drift_ppb;
-		w = b->err_ns + (int64_t)(((unsigned __int128)d * (uint64_t)drift +
-		                           LC__NS - 1) /
-		                          LC__NS);
+		w = b->err_ns +
+		    (int64_t)(((unsigned __int128)d * (uint64_t)drift + LC__NS -
+		               1) /
+		              LC__NS);
 		status = b->status;
 	} else {
 		/* Our own NTP state: what lc_adjtimex was told (a chronyd
@@ -148,9 +149,8 @@ static void rt_range(const struct lc__tk_snap *s, int64_t a, int64_t b,
 	*hi = lc__ns_to_ts(rb);
 }
 
-static void clock_range(const struct lc__tk_snap *s, lc_clock_id id,
-                        int64_t a, int64_t b, struct timespec *lo,
-                        struct timespec *hi)
+static void clock_range(const struct lc__tk_snap *s, lc_clock_id id, int64_t a,
+                        int64_t b, struct timespec *lo, struct timespec *hi)
 {
 	int plan = lc__smear_plan_active(&s->plan);
 
@@ -202,8 +202,8 @@ static void bounds_slow(const lc_timekeeper *tk, lc_clock_id id,
 /* The fast path: MONOTONIC plus the word at `off_word` (0: none), the
  * bound word, and for the realtime clocks the leap check, in one latch
  * loop. 0 if the slow path must decide. */
-static inline int bounds_fast(const lc_timekeeper *tk, size_t off_word,
-                              int rt, struct lc_bounds *out)
+static inline int bounds_fast(const lc_timekeeper *tk, size_t off_word, int rt,
+                              struct lc_bounds *out)
 {
 	const struct lc__tk_pub *p = lc__tk_pub(tk);
 	const struct lc__tk_copy *c;
@@ -236,7 +236,8 @@ static inline int bounds_fast(const lc_timekeeper *tk, size_t off_word,
 		out->earliest.tv_sec = out->now.tv_sec - (lo < 0);
 		out->earliest.tv_nsec = lo < 0 ? lo + (long)LC__NS : lo;
 		out->latest.tv_sec = out->now.tv_sec + (hi >= (long)LC__NS);
-		out->latest.tv_nsec = hi >= (long)LC__NS ? hi - (long)LC__NS : hi;
+		out->latest.tv_nsec =
+		    hi >= (long)LC__NS ? hi - (long)LC__NS : hi;
 	} else {
 		lc__tk_ns_to_ts(v - w, &out->earliest);
 		lc__tk_ns_to_ts(v + w, &out->latest);

@@ -24,10 +24,10 @@
 
 #include <stdint.h>
 
-#define LC__BND_W_MAX ((INT64_C(1) << 40) - 1)
-#define LC__BND_RATE_UNIT 100 /* ppb */
-#define LC__BND_RATE_MAX ((INT64_C(1) << 20) - 1)
-#define LC__BND_VALID (UINT64_C(1) << 63)
+#define LC__BND_W_MAX      ((INT64_C(1) << 40) - 1)
+#define LC__BND_RATE_UNIT  100 /* ppb */
+#define LC__BND_RATE_MAX   ((INT64_C(1) << 20) - 1)
+#define LC__BND_VALID      (UINT64_C(1) << 63)
 #define LC__BND_DEL_BEHIND (UINT64_C(1) << 62)
 
 /* The writer's record of the bound's parts at its last sample. */
@@ -44,8 +44,7 @@ struct lc__bnd_src {
 	int64_t err_ns;      /* the half-width at sample_mono */
 };
 
-static inline uint64_t lc__bnd_pack(int64_t w_ns, int64_t drift_ppb,
-                                    int status)
+static inline uint64_t lc__bnd_pack(int64_t w_ns, int64_t drift_ppb, int status)
 {
 	int64_t r = (drift_ppb + LC__BND_RATE_UNIT - 1) / LC__BND_RATE_UNIT;
 

@@ -19,22 +19,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NS INT64_C(1000000000)
-#define US INT64_C(1000)
-#define MS INT64_C(1000000)
+#define NS    INT64_C(1000000000)
+#define US    INT64_C(1000)
+#define MS    INT64_C(1000000)
 #define L2030 INT64_C(1909094400) /* the 00:00:00 after the 2030 leap */
 
 struct host {
 	lc_counter *c;
-	int dir;              /* the table leap's direction */
-	int64_t r0;           /* true POSIX ns at true time 0 (pre-leap) */
-	int64_t leap_t;       /* true ns at which the leap's second begins */
+	int dir;        /* the table leap's direction */
+	int64_t r0;     /* true POSIX ns at true time 0 (pre-leap) */
+	int64_t leap_t; /* true ns at which the leap's second begins */
 	const struct lc_smear_policy *smear; /* the host follows it, or NULL */
-	const struct lc_smear_policy *sls;   /* the timekeeper's UTC_SLS, or NULL */
-	int64_t maxerror_us;  /* what the kernel reports */
-	int64_t herr;         /* the host's error now, ns (|herr| < maxerror) */
+	const struct lc_smear_policy
+	    *sls;            /* the timekeeper's UTC_SLS, or NULL */
+	int64_t maxerror_us; /* what the kernel reports */
+	int64_t herr;        /* the host's error now, ns (|herr| < maxerror) */
 	int unsync;
-	int give_error;       /* LC_HOST_SAMPLE_ERROR */
+	int give_error; /* LC_HOST_SAMPLE_ERROR */
 };
 
 /* True POSIX ns (REALTIME: the inserted second repeats 23:59:59). */
@@ -80,7 +81,8 @@ static int kh_sample(void *arg, struct lc_host_sample *out)
 	 * or it is a leap behind, which the following explains */
 	out->tai = 37;
 	out->state = LC_TIME_OK;
-	out->status = LC_STA_PLL | LC_STA_NANO | (h->unsync ? LC_STA_UNSYNC : 0);
+	out->status =
+	    LC_STA_PLL | LC_STA_NANO | (h->unsync ? LC_STA_UNSYNC : 0);
 	out->clock_was_set = 0;
 	out->maxerror_us = h->maxerror_us;
 	out->esterror_us = h->maxerror_us / 4;
@@ -131,23 +133,26 @@ static int check_at(struct host *h, lc_timekeeper *tk, int64_t t)
 		}
 		if (ids[i] == LC_CLOCK_UTC_SLS && h->sls != NULL) {
 			/* the policy's smear of true UTC */
-			int64_t v = h->r0 + t -
-			            lc_smear_offset(h->sls, h->dir, t - h->leap_t);
+			int64_t v =
+			    h->r0 + t -
+			    lc_smear_offset(h->sls, h->dir, t - h->leap_t);
 
 			ok = ts_ns(&b.earliest) <= v && v <= ts_ns(&b.latest);
-		} else switch (ids[i]) {
-		case LC_CLOCK_REALTIME:
-			ok = ts_ns(&b.earliest) <= true_rt(h, t) &&
-			     true_rt(h, t) <= ts_ns(&b.latest);
-			break;
-		case LC_CLOCK_TAI:
-			ok = ts_ns(&b.earliest) <= true_tai(h, t) &&
-			     true_tai(h, t) <= ts_ns(&b.latest);
-			break;
-		default: /* UTC, and UTC_SLS without a policy (UTC) */
-			ok = ts_le(&b.earliest, &tu) && ts_le(&tu, &b.latest);
-			break;
-		}
+		} else
+			switch (ids[i]) {
+			case LC_CLOCK_REALTIME:
+				ok = ts_ns(&b.earliest) <= true_rt(h, t) &&
+				     true_rt(h, t) <= ts_ns(&b.latest);
+				break;
+			case LC_CLOCK_TAI:
+				ok = ts_ns(&b.earliest) <= true_tai(h, t) &&
+				     true_tai(h, t) <= ts_ns(&b.latest);
+				break;
+			default: /* UTC, and UTC_SLS without a policy (UTC) */
+				ok = ts_le(&b.earliest, &tu) &&
+				     ts_le(&tu, &b.latest);
+				break;
+			}
 		if (!ok || !ts_le(&b.earliest, &b.now) ||
 		    !ts_le(&b.now, &b.latest)) {
 			printf("  not contained: %s at true %+.9f s from the "
@@ -175,8 +180,8 @@ static int cmp64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static lc_timekeeper *make(struct host *h, lc_leaptable *table,
-                           int64_t ppb, int64_t start)
+static lc_timekeeper *make(struct host *h, lc_leaptable *table, int64_t ppb,
+                           int64_t start)
 {
 	struct lc_tk_config cfg;
 	lc_timekeeper *tk = NULL;
@@ -261,7 +266,8 @@ static void run_leap(int dir, int smeared, const char *sls, int reads,
 			rs[n++] = lc_rand_range(t, next - 1);
 		if (t <= h.leap_t + 3 * MS && next > h.leap_t - 3 * MS)
 			for (int i = 0; i < 64; i++)
-				rs[n++] = h.leap_t + lc_rand_range(-3 * MS, 3 * MS);
+				rs[n++] =
+				    h.leap_t + lc_rand_range(-3 * MS, 3 * MS);
 		qsort(rs, n, sizeof(rs[0]), cmp64);
 		for (int i = 0; i < n; i++) {
 			if (rs[i] < t || rs[i] >= next)
@@ -295,7 +301,8 @@ static void test_containment(void)
 	}
 	printf("  %ld reads of REALTIME, UTC, TAI, UTC_SLS contained the "
 	       "truth (insertion and deletion, with and without Google's "
-	       "smear on the host, UTC_SLS unsmeared and utc-sls; %ld before the first sample: unknown; "
+	       "smear on the host, UTC_SLS unsmeared and utc-sls; %ld before "
+	       "the first sample: unknown; "
 	       "widest half-width %.3f ms, %+.3f s from the %s)\n",
 	       n_checked - before, n_unknown, (double)widest / 1e6,
 	       (double)widest_at / 1e9,
@@ -391,7 +398,8 @@ static void test_unsync_unknown(void)
 	lc_gettime_bounds(tk, LC_CLOCK_MONOTONIC_RAW, &b);
 	LC_EQ_INT(b.status, LC_BOUNDS_UNKNOWN);
 	printf("  STA_UNSYNC: free-running, +-%.0f s; no error from the "
-	       "host: unknown\n", 16.0);
+	       "host: unknown\n",
+	       16.0);
 	lc_tk_free(tk);
 	lc_counter_free(h.c);
 	lc_leaptable_free(table);
@@ -459,9 +467,14 @@ int main(int argc, char **argv)
 {
 	lc_test_init(argc, argv);
 	LC_RUN(test_pack, "the snapshot's bound word");
-	LC_RUN(test_containment, "bounds contain the simulated truth at millions of random reads, both leap directions, a declared smear");
-	LC_RUN(test_deletion_behind, "a deleted second behind the snapshot, reached by the bound: contained");
-	LC_RUN(test_stale_widens, "a stale snapshot's bound widens at the drift rate, turns free-running, stays true");
-	LC_RUN(test_unsync_unknown, "STA_UNSYNC free-running; no host error unknown; bad arguments");
+	LC_RUN(test_containment,
+	       "bounds contain the simulated truth at millions of random "
+	       "reads, both leap directions, a declared smear");
+	LC_RUN(test_deletion_behind, "a deleted second behind the snapshot, "
+	                             "reached by the bound: contained");
+	LC_RUN(test_stale_widens, "a stale snapshot's bound widens at the "
+	                          "drift rate, turns free-running, stays true");
+	LC_RUN(test_unsync_unknown,
+	       "STA_UNSYNC free-running; no host error unknown; bad arguments");
 	return lc_test_done();
 }

@@ -41,8 +41,8 @@ static uint64_t get(const unsigned char *b, int off, int len)
 
 int main(int argc, char **argv)
 {
-	static const unsigned char magic[8] = { 0x41, 0x4D, 0x5A, 0x4E,
-	                                        0x43, 0x42, 0x02, 0x00 };
+	static const unsigned char magic[8] = {0x41, 0x4D, 0x5A, 0x4E,
+	                                       0x43, 0x42, 0x02, 0x00};
 	unsigned char b[256];
 	uint16_t g1 = 1, g2 = 0;
 	ssize_t n = 0;
@@ -84,7 +84,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (get(b, 8, 4) < 80 || (ssize_t)get(b, 8, 4) > n) {
-		printf("bad: segment size %" PRIu64 " (file %zd)\n", get(b, 8, 4), n);
+		printf("bad: segment size %" PRIu64 " (file %zd)\n",
+		       get(b, 8, 4), n);
 		return 1;
 	}
 	if (get(b, 12, 2) != 2) {
@@ -92,7 +93,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (g1 != g2 || (g1 & 1) || g1 == 0) {
-		printf("bad: no consistent copy (generation %u then %u)\n", g1, g2);
+		printf("bad: no consistent copy (generation %u then %u)\n", g1,
+		       g2);
 		return 1;
 	}
 	{
@@ -106,7 +108,8 @@ int main(int argc, char **argv)
 		int64_t now_m = (int64_t)mc.tv_sec * 1000000000 + mc.tv_nsec;
 		int64_t real = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
 		int64_t age = now_m > as_of ? now_m - as_of : 0;
-		int64_t e = bound + (int64_t)((__int128)age * drift / 1000000000) + 1;
+		int64_t e =
+		    bound + (int64_t)((__int128)age * drift / 1000000000) + 1;
 
 		printf("ok status=%d bound_ns=%" PRId64 " drift_ppb=%u "
 		       "earliest_ns=%" PRId64 " latest_ns=%" PRId64

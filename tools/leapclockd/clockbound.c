@@ -47,7 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CB_SIZE 80
+#define CB_SIZE    80
 #define CB_VERSION 2
 /* How long a bound stays good without a new one: the writer updates
  * four times a second, and its bound widens at the drift rate; past
@@ -98,7 +98,7 @@ static int64_t cb_abs64(int64_t v)
  * leapclock's bound, from the tightest of a few brackets; *slack_ns what
  * the bracket cannot resolve. */
 static void cb_sample(struct ld_clockbound *cb, int64_t *diff, int64_t *slack,
-                   struct lc_bounds *out)
+                      struct lc_bounds *out)
 {
 	int64_t best = INT64_MAX;
 
@@ -180,8 +180,8 @@ void ld_clockbound_update(struct ld_clockbound *cb)
 int ld_clockbound_open(struct ld_clockbound **out, const char *path,
                        lc_timekeeper *tk)
 {
-	static const uint8_t magic[8] = { 0x41, 0x4D, 0x5A, 0x4E,
-	                                  0x43, 0x42, 0x02, 0x00 };
+	static const uint8_t magic[8] = {0x41, 0x4D, 0x5A, 0x4E,
+	                                 0x43, 0x42, 0x02, 0x00};
 	struct ld_clockbound *cb = calloc(1, sizeof(*cb));
 	char tmp[PATH_MAX + 32];
 	int fd = -1, e;
@@ -197,8 +197,8 @@ int ld_clockbound_open(struct ld_clockbound **out, const char *path,
 		ld_log(LD_LOG_ERR, "clockbound %s: path too long", path);
 		goto fail;
 	}
-	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-	          0644);
+	fd =
+	    open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0 || fchmod(fd, 0644) != 0) {
 		ld_log(LD_LOG_ERR, "clockbound %s: %s", tmp, strerror(errno));
 		goto fail;
@@ -225,8 +225,10 @@ int ld_clockbound_open(struct ld_clockbound **out, const char *path,
 		goto fail;
 	}
 	close(fd);
-	ld_log(LD_LOG_INFO, "clockbound %s: published (ClockBound shared "
-	       "memory, protocol version 2)", path);
+	ld_log(LD_LOG_INFO,
+	       "clockbound %s: published (ClockBound shared "
+	       "memory, protocol version 2)",
+	       path);
 	*out = cb;
 	return 0;
 fail:
