@@ -12,6 +12,10 @@
  *				("early"), or fires no or twice, or the state
  *				is not TIME_WAIT at the expiry.
  *	leap2015 set SEC	settimeofday(SEC) and exit (a fork/exec check)
+ *	leap2015 checks		what the sandbox honours and refuses, each
+ *				with Linux's return and errno ("check: ...")
+ *	leap2015 host		prints the clock's adjtimex modes-0 state
+ *				(read-only; runs anywhere)
  *
  * Every line is "leap2015: ..."; the last "leap2015: ok" or "FAIL ...".
  * It sets the clock: it refuses to run outside a sandbox (no
@@ -26,6 +30,90 @@
 #include <sys/time.h>
 #include <sys/timex.h>
 #include <time.h>
+
+static int nfail;
+
+static void check(const char *what, int rc, int want_errno)
+{
+	int e = errno;
+	int ok = want_errno == 0 ? rc >= 0 : rc == -1 && e == want_errno;
+
+	printf("%s leap2015: check: %s: rc %d errno %s (want %s)\n",
+	       ok ? "ok" : "FAIL", what, rc, rc < 0 ? strerror(e) : "-",
+	       want_errno ? strerror(want_errno) : "success");
+	nfail += !ok;
+}
+
+static int checks(void)
+{
+	struct timespec ts, t2;
+	struct timeval tv, old;
+	struct timezone tz = { 0, 0 };
+	struct timex tx;
+
+	clock_gettime(CLOCK_TAI, &ts);
+	errno = 0;
+	check("clock_settime(CLOCK_TAI)", clock_settime(CLOCK_TAI, &ts), EINVAL);
+	check("clock_settime(CLOCK_MONOTONIC)",
+	      clock_settime(CLOCK_MONOTONIC, &ts), EINVAL);
+	gettimeofday(&tv, NULL);
+	check("settimeofday with a timezone", settimeofday(&tv, &tz), EPERM);
+	tv.tv_usec = 1000000;
+	check("settimeofday tv_usec 1e6", settimeofday(&tv, NULL), EINVAL);
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_TICK;
+	tx.tick = 20000;
+	check("adjtimex ADJ_TICK 20000", adjtimex(&tx), EINVAL);
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = 0x8000;
+	check("adjtimex modes 0x8000", adjtimex(&tx), EINVAL);
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_SETOFFSET;
+	tx.time.tv_usec = 1000000;
+	check("clock_adjtime ADJ_SETOFFSET usec 1e6",
+	      clock_adjtime(CLOCK_REALTIME, &tx), EINVAL);
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_FREQUENCY;
+	tx.freq = 1;
+	check("clock_adjtime(CLOCK_TAI) ADJ_FREQUENCY",
+	      clock_adjtime(CLOCK_TAI, &tx), EOPNOTSUPP);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_SETOFFSET;
+	tx.time.tv_sec = 5;
+	check("clock_adjtime ADJ_SETOFFSET +5 s",
+	      clock_adjtime(CLOCK_REALTIME, &tx), 0);
+	clock_gettime(CLOCK_REALTIME, &t2);
+	check("the step moved REALTIME by 5 s",
+	      t2.tv_sec - ts.tv_sec >= 5 && t2.tv_sec - ts.tv_sec <= 6 ? 0 : -1,
+	      0);
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_FREQUENCY;
+	tx.freq = 100 * 65536;
+	adjtimex(&tx);
+	memset(&tx, 0, sizeof(tx));
+	adjtimex(&tx);
+	check("ADJ_FREQUENCY 100 ppm reads back",
+	      tx.freq == 100 * 65536 ? 0 : -1, 0);
+	tv.tv_sec = 1;
+	tv.tv_usec = 0;
+	check("adjtime +1 s", adjtime(&tv, NULL), 0);
+	check("adjtime reads the pending slew", adjtime(NULL, &old), 0);
+	check("  which is about 1 s",
+	      old.tv_sec == 0 && old.tv_usec > 990000 ? 0
+	      : old.tv_sec == 1 && old.tv_usec == 0   ? 0
+	                                              : -1,
+	      0);
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_TAI;
+	tx.constant = 40;
+	adjtimex(&tx);
+	memset(&tx, 0, sizeof(tx));
+	adjtimex(&tx);
+	check("ADJ_TAI 40 reads back", tx.tai == 40 ? 0 : -1, 0);
+	printf("leap2015: %s\n", nfail ? "FAIL checks" : "ok");
+	return nfail != 0;
+}
 
 static volatile sig_atomic_t fired, early, state_at_fire = -1;
 static time_t midnight;
@@ -53,6 +141,15 @@ int main(int argc, char **argv)
 	timer_t t;
 	int rc, ins = strcmp(dir, "del") != 0;
 
+	if (strcmp(dir, "host") == 0) {
+		memset(&tx, 0, sizeof(tx));
+		rc = adjtimex(&tx);
+		printf("state %d status 0x%x freq %ld offset %ld tai %d tick "
+		       "%ld constant %ld\n", rc, (unsigned)tx.status,
+		       (long)tx.freq, (long)tx.offset, tx.tai, (long)tx.tick,
+		       (long)tx.constant);
+		return rc < 0;
+	}
 	if ((getenv("LEAPCLOCK_SANDBOX") == NULL ||
 	     *getenv("LEAPCLOCK_SANDBOX") == '\0') &&
 	    (getenv("LEAP2015_HOST") == NULL ||
@@ -72,6 +169,8 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
+	if (strcmp(dir, "checks") == 0)
+		return checks();
 	gettimeofday(&tv, NULL);
 	midnight = tv.tv_sec + 86400 - tv.tv_sec % 86400;
 	tv.tv_sec = midnight - 5;
