@@ -18,6 +18,7 @@
 set -u
 build=${1:?usage: sandbox_basic.sh BUILD_DIR SOURCE_DIR}
 src=${2:?usage: sandbox_basic.sh BUILD_DIR SOURCE_DIR}
+src=$(cd "$src" && pwd)
 . "$src/tests/progs/preload_lib.sh"
 export LEAPCLOCK_LEAPFILE=$src/tests/data/leapseconds.tzdata2026f
 unset LEAPCLOCK_TIMELINE LEAPCLOCK_MODE LEAPCLOCK_SANDBOX
