@@ -6,7 +6,7 @@
 # insertion of 2016); the sandbox's clock starts at the same instant, a
 # second off (chronyd must correct it: makestep, in its first 3 updates only,
 # so that the second after the leap in slew mode can only be slewed). chronyd's config, pid,
-# drift and command socket are in the test's temp dir.
+# drift, command socket and logs are in BUILD_DIR/sandbox_chronyd/MODE.
 #   leapsecmode system  chronyc tracking shows "Insert second" before the
 #                       leap; chronyd arms it through the sandbox's adjtimex
 #                       (STA_INS, seen in the writer's --debug log); the
