@@ -189,6 +189,12 @@ static void track_window(struct lc__hf_state *st,
 	                        dt / LC__NS);
 }
 
+/* The most a slewed host can move from us in dt ns. */
+static int64_t slew_bound(int64_t dt)
+{
+	return (int64_t)((__int128)dt * LC__HF_MAX_SLEW_PPB / LC__NS);
+}
+
 /* `fires` step signals (> 0) with r the move beyond the learnt offset:
  * those the kernel's owed leaps explain are not steps; one more is. One it
  * may explain can hide a step in the same interval (one timerfd read
@@ -245,6 +251,28 @@ void lc__hf_update(struct lc__hf_state *st, const struct lc__hf_input *in,
 	stepped = fires > 0 && is_step(st, fires, r, in->step_ns);
 	if (!k)
 		st->gap = 0; /* the host shows our leaps (again) */
+	if (!stepped && fires == 0 && abs64(r) > in->step_ns) {
+		/* An unsignalled move (the rule above): beyond any slew, a
+		 * step whose signal is owed; else held once, unless the last
+		 * sample was held already (then it is drift). */
+		if (abs64(r) > in->step_ns + slew_bound(dt)) {
+			stepped = 1;
+			out->unsignalled = 1;
+			st->owed++;
+			st->owed_mono = in->mono_ns;
+		} else if (!st->suspect) {
+			st->suspect = 1;
+			out->resample = 1;
+			out->offset_ns = d;
+			out->state = k ? LC_HOST_LEAP_OFF
+			           : in->smeared ? LC_HOST_SMEARED
+			                         : LC_HOST_AGREES;
+			st->off_ns = lp;
+			out->steer_ppb = hold(st);
+			goto done;
+		}
+	}
+	st->suspect = 0;
 
 	if (stepped) {
 		out->action = LC__HF_STEP;
