@@ -110,6 +110,10 @@ struct lc__hf_state {
 	/* The last sample moved beyond step_ns with no step signal and was
 	 * held, not steered (an unsignalled move, see the rule above). */
 	int suspect;
+	/* host - ours less the gap's seconds after the last sample: the
+	 * phase an unsignalled move is measured from (not the candidate,
+	 * which may change between samples with no move at all) */
+	int64_t last_q;
 };
 
 struct lc__hf_input {

@@ -441,6 +441,52 @@ static void test_step_before_signal(void)
 	}
 }
 
+/* A host whose kernel was never armed and whose NTP slews the leap away
+ * after it (chrony's leapsecmode slew: 1 s at 83,333 ppm, about 12 s;
+ * ntpd -x at 500 ppm is slower still), undeclared: moves of up to 83 ms
+ * between samples with no step signal. Never a step, never the slew
+ * steered into the timeline (the rate stays within the learnt 500 ppm),
+ * the host reported off while it slews. */
+static void test_undeclared_slew_not_followed(void)
+{
+	static const int64_t PERIOD[] = { 1000 * MS, 250 * MS };
+
+	for (int dir = 1; dir >= -1; dir -= 2)
+		for (size_t p = 0; p < 2; p++) {
+			struct script s;
+			int off = 0, steps = 0;
+			int64_t edge = (dir > 0 ? 100 : 99) * NS;
+
+			init(&s, dir, 0);
+			sample(&s, 0, 0);
+			sample(&s, 90 * NS, 0);
+			for (int64_t t = 91 * NS; t < edge + 20 * NS;
+			     t += PERIOD[p]) {
+				/* the host keeps the old TAI-UTC: dir s from us
+				 * after the edge, then slews it away from 1 s
+				 * after at 83,333 ppm */
+				int64_t x = t - (edge + NS), h = 0;
+
+				if (t >= edge)
+					h = dir * NS;
+				if (x > 0)
+					h -= dir * (x < 12 * NS
+					            ? (int64_t)((__int128)x * 83333333 / NS)
+					            : NS);
+				if (h > dir * NS && dir > 0)
+					h = dir * NS;
+				if (sample(&s, t, h) == LC__HF_STEP)
+					steps++;
+				LC_LE_I64(s.out.steer_ppb, LC__HF_MAX_I_PPB);
+				LC_GE_I64(s.out.steer_ppb, -LC__HF_MAX_I_PPB);
+				if (s.out.state == LC_HOST_LEAP_OFF)
+					off = 1;
+			}
+			LC_EQ_INT(steps, 0);
+			LC_TRUE(off);
+		}
+}
+
 /* This host, read only: the sample is this host's REALTIME (within 10 ms
  * of clock_gettime), with the kernel's facts and a step signal on Linux;
  * two samples in a row see no clock-was-set (unless the host's clock is
@@ -485,6 +531,7 @@ int main(int argc, char **argv)
 	LC_RUN(test_fallbacks, "no step signal, or our clock set: the threshold rule");
 	LC_RUN(test_drift_steered_near_leap, "drift steered near a leap, towards the nearest candidate");
 	LC_RUN(test_step_before_signal, "a step seen before its clock-was-set signal (issue 28 item 2): one step of its whole size, not drift");
+	LC_RUN(test_undeclared_slew_not_followed, "an undeclared post-leap slew (83,333 ppm, both directions, samples every 1 s and 250 ms): never stepped, never steered into the timeline");
 	LC_RUN(test_this_host, "this host sampled read-only: adjtimex facts and a timerfd step signal on Linux");
 	return lc_test_done();
 }
