@@ -140,7 +140,7 @@ static int refuse(const char *why)
 static int kt_parse(struct kt_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {FLAG + 2, no_argument, NULL, 'A'},
+	    {"i-understand-this-sets-the-clock", no_argument, NULL, 'A'},
 	    {"delete", no_argument, NULL, 'd'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"reader", required_argument, NULL, 'r'},
