@@ -29,6 +29,11 @@ if [ ! -x "$D" ] || [ ! -x "$L" ] || [ ! -e "$B/libleapclock-preload.so" ]; then
   exit 77
 fi
 . "$(dirname "$0")/progs/tmp_lib.sh"
+. "$(dirname "$0")/progs/check_lib.sh"
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+# a sanitizer build's shim needs its runtimes loaded first
+sanitizer_preload "$B"
 lc_test_tmp cli-run-timeline
 export LEAPCLOCK_TIMELINE=none
 export LEAPCLOCK_LEAPFILE=$S/tests/data/leapseconds.tzdata2026f
@@ -67,7 +72,7 @@ refused "a typo" "$T/no-such-page" 'No such file'
 
 # the control: a usable rehearsal page runs the program on its clock
 if start_page good "$D" --counter system; then
-  out=$("$L" run --timeline "$T/good.page" -- date -u +%Y-%m-%d 2>&1)
+  out=$(LD_PRELOAD="$san_preload" "$L" run --timeline "$T/good.page" -- date -u +%Y-%m-%d 2>&1)
   rc=$?
   if [ $rc = 0 ] && [ "$(tail -1 <<<"$out")" = 2016-12-31 ]; then
     ok "a usable page (--counter system): exit 0, the program reads the rehearsal's 2016-12-31"
