@@ -10,6 +10,8 @@
 
 #include "shim.h"
 
+#include "sandbox.h"
+
 #include <errno.h>
 #include <string.h>
 
@@ -228,27 +230,53 @@ LCP_EXPORT int clock_getres(clockid_t clk, struct timespec *res)
 	return (int)syscall(SYS_clock_getres, clk, res);
 }
 
-/* ---- setting clocks: refused --------------------------------------------- */
+/* ---- setting clocks: refused, or the sandbox's (sandbox.c) -------------- */
 
 LCP_EXPORT int clock_settime(clockid_t clk, const struct timespec *ts)
 {
-	(void)clk;
-	(void)ts;
-	errno = EPERM;
-	return -1;
+	if (!lcp_sb_on()) {
+		errno = EPERM;
+		return -1;
+	}
+	if (lcp_null(ts)) {
+		errno = EFAULT;
+		return -1;
+	}
+	/* Linux sets only CLOCK_REALTIME (CLOCK_TAI and the others have no
+	 * clock_set: EINVAL) */
+	if (clk != CLOCK_REALTIME) {
+		errno = EINVAL;
+		return -1;
+	}
+	return lcp_sb_settime((int64_t)ts->tv_sec, (int64_t)ts->tv_nsec);
 }
 
 LCP_EXPORT int settimeofday(const struct timeval *tv, const struct timezone *tz)
 {
-	(void)tv;
-	(void)tz;
-	errno = EPERM;
-	return -1;
+	if (!lcp_sb_on() || tz != NULL) {
+		/* the kernel's timezone is the host's, not the sandbox's */
+		errno = EPERM;
+		return -1;
+	}
+	if (tv == NULL)
+		return 0; /* neither: nothing to do, as Linux */
+	if (tv->tv_usec < 0 || tv->tv_usec >= 1000000) {
+		errno = EINVAL;
+		return -1;
+	}
+	return lcp_sb_settime((int64_t)tv->tv_sec,
+	                      (int64_t)tv->tv_usec * 1000);
 }
 
 LCP_EXPORT int stime(const time_t *t)
 {
-	(void)t;
-	errno = EPERM;
-	return -1;
+	if (!lcp_sb_on()) {
+		errno = EPERM;
+		return -1;
+	}
+	if (lcp_null(t)) {
+		errno = EFAULT;
+		return -1;
+	}
+	return lcp_sb_settime((int64_t)*t, 0);
 }
