@@ -82,6 +82,7 @@ static void resolve_all(void)
 	                      memory_order_relaxed);
 	LCP_REALS(LCP_RESOLVE)
 #undef LCP_RESOLVE
+	lcp_hostcalls_fill();
 }
 
 /* ---- state --------------------------------------------------------------- */
@@ -129,12 +130,6 @@ static void die(const char *what)
 {
 	lcp_say("%s; not running the program on the wrong clock", what);
 	_exit(2);
-}
-
-static int64_t host_realtime_cb(void *arg)
-{
-	(void)arg;
-	return lcp_host_ns(CLOCK_REALTIME);
 }
 
 /* The system table plus one synthetic row, as an IERS list of data lines
@@ -445,7 +440,6 @@ static void own_timekeeper(int pretend, int64_t tai0, int64_t anchor)
 	lc_tk_config_init(&cfg);
 	cfg.table = lcp_table;
 	cfg.leap_source = LC_LEAP_FROM_TABLE;
-	cfg.host_realtime = host_realtime_cb;
 	if (lc_tk_new(&lcp_tk, counter, &cfg) < 0)
 		die("cannot create the timekeeper");
 	if (pretend) {
