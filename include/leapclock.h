@@ -579,7 +579,7 @@ struct lc_timex {
 };
 
 /* ------------------------------------------------------------------------ */
-/* Smear policies (src/smear.c)                                              */
+/* Smear policies (src/smear*.c)                                             */
 /* ------------------------------------------------------------------------ */
 
 enum lc_smear_shape {
@@ -932,7 +932,7 @@ LC_API int lc_tk_next_leap(const lc_timekeeper *tk, int64_t *when, int *dir);
 
 
 /* ------------------------------------------------------------------------ */
-/* Timers and loops (src/timer.c, src/loop.c)                                */
+/* Timers and loops (src/timer.c, src/timer_heap.c, src/loop.c)              */
 /* ------------------------------------------------------------------------ */
 
 /*
