@@ -50,6 +50,7 @@
  * CLOCK_REALTIME read through the table (no exact leap on a host that
  * leaps late): a debugging aid, not the default.
  */
+#include "clockbound.h"
 #include "leapclockd.h"
 
 #include "internal.h"
@@ -136,6 +137,7 @@ struct ld_clock {
 	/* the host following as last logged */
 	int host_state;
 	uint64_t host_steps;
+	struct ld_clockbound *cb; /* --clockbound (clockbound.c), or NULL */
 };
 
 static int64_t host_ns(clockid_t id)
@@ -409,6 +411,9 @@ int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg)
 #if !LD_HOST_CLOCK
 	if (cfg->timeline[0] != '\0' && open_timeline(c, cfg->timeline) != 0)
 		goto fail;
+	if (cfg->clockbound[0] != '\0' &&
+	    ld_clockbound_open(&c->cb, cfg->clockbound, c->tk) != 0)
+		goto fail;
 #endif
 	*out = c;
 	return 0;
@@ -431,6 +436,7 @@ void ld_clock_free(struct ld_clock *c)
 		pthread_mutex_destroy(&c->slow);
 	free(c->cur);
 #if !LD_HOST_CLOCK
+	ld_clockbound_close(c->cb);
 	lc__tl_writer_close(c->tl);
 	lc_tk_free(c->tk);
 #endif
@@ -709,6 +715,21 @@ int ld_clock_host_status(struct ld_clock *c, struct lc_tk_host *h)
 #endif
 }
 
+int ld_clock_bounds(struct ld_clock *c, struct lc_bounds *b,
+                    struct lc_bounds_info *bi)
+{
+#if !LD_HOST_CLOCK
+	if (c->tk == NULL || lc_gettime_bounds(c->tk, LC_CLOCK_UTC, b) != 0)
+		return -1;
+	return lc_tk_bounds_info(c->tk, bi) == 0 ? 0 : -1;
+#else
+	(void)c;
+	(void)b;
+	(void)bi;
+	return -1;
+#endif
+}
+
 void ld_clock_update(struct ld_clock *c)
 {
 	if (c->nretired > 0)
@@ -716,6 +737,7 @@ void ld_clock_update(struct ld_clock *c)
 #if !LD_HOST_CLOCK
 	lc_update(c->tk);
 	lc__tl_writer_tick(c->tl, c->smear_name, c->table_note);
+	ld_clockbound_update(c->cb);
 	if (!c->pretend)
 		log_host(c);
 #else
