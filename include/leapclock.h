@@ -579,7 +579,7 @@ struct lc_timex {
 };
 
 /* ------------------------------------------------------------------------ */
-/* Smear policies (src/smear.c)                                              */
+/* Smear policies (src/smear*.c)                                             */
 /* ------------------------------------------------------------------------ */
 
 enum lc_smear_shape {
@@ -1030,7 +1030,7 @@ LC_API int lc_tk_bounds_info(const lc_timekeeper *tk,
                              struct lc_bounds_info *out);
 
 /* ------------------------------------------------------------------------ */
-/* Timers and loops (src/timer.c, src/loop.c)                                */
+/* Timers and loops (src/timer.c, src/timer_heap.c, src/loop.c)              */
 /* ------------------------------------------------------------------------ */
 
 /*

@@ -219,7 +219,8 @@ int lc_loop_new(lc_loop **out, lc_timekeeper *tk, unsigned int flags)
 	l->watch_ms = -1;
 #ifdef LC_HAVE_TIMERFD
 	if (lc_counter_kind(lc_tk_counter(tk)) != LC_COUNTER_SIM)
-		l->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		l->tfd = lc__host.timerfd_create(CLOCK_MONOTONIC,
+		                                 TFD_CLOEXEC | TFD_NONBLOCK);
 #endif
 	*out = l;
 	return 0;
@@ -390,7 +391,7 @@ static int64_t next_after(struct lc_loop *l, int64_t now)
 static int64_t host_mono(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	lc__host.clock_gettime(CLOCK_MONOTONIC, &ts);
 	return lc__ts_to_ns(&ts);
 }
 
@@ -416,7 +417,7 @@ static void tfd_arm(struct lc_loop *l, int64_t d)
 	memset(&its, 0, sizeof(its));
 	if (d == INT64_MAX) {
 		l->tfd_armed = d;
-		timerfd_settime(l->tfd, 0, &its, NULL); /* disarm */
+		lc__host.timerfd_settime(l->tfd, 0, &its, NULL); /* disarm */
 		return;
 	}
 	if (lc__counter_is_host_mono(lc_tk_counter(l->q.tk)) &&
@@ -435,7 +436,7 @@ static void tfd_arm(struct lc_loop *l, int64_t d)
 		h = 1;
 	its.it_value = lc__ns_to_ts(h);
 	l->tfd_armed = d;
-	timerfd_settime(l->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+	lc__host.timerfd_settime(l->tfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 #else
 static void tfd_arm(struct lc_loop *l, int64_t d)
@@ -454,7 +455,7 @@ static void kick(struct lc_loop *l)
 		memset(&its, 0, sizeof(its));
 		its.it_value.tv_nsec = 1; /* relative: now */
 		l->tfd_armed = INT64_MIN;
-		timerfd_settime(l->tfd, 0, &its, NULL);
+		lc__host.timerfd_settime(l->tfd, 0, &its, NULL);
 	}
 #else
 	(void)l;

@@ -132,7 +132,7 @@ int64_t lc__tk_host_realtime(struct lc_timekeeper *tk)
 		return tk->cfg.host_realtime(tk->cfg.host_arg);
 	if (tk->cfg.host_sample != NULL && lc__tk_host_sample(tk, &hs) == 0)
 		return hs.realtime_ns;
-	clock_gettime(CLOCK_REALTIME, &ts);
+	lc__host.clock_gettime(CLOCK_REALTIME, &ts);
 	return lc__ts_to_ns(&ts);
 }
 
