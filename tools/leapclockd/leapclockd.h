@@ -4,6 +4,7 @@
  * counters, and logging.
  *
  *   main.c    command line, daemon life cycle, signals
+ *   privsep.c the writer and server processes, the server's seccomp filter
  *   config.c  the command line and the config file into struct ld_config
  *   clock.c   leapclock timekeepers -> what a mode serves (time, LI, refid)
  *   server.c  worker threads and their sockets, the receive/answer loop,

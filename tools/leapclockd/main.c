@@ -10,7 +10,11 @@
  * terminal's stderr (so that any failure is printed and the exit status
  * says so), and only then detach and log to syslog.
  *
- * Started as root outside systemd with --user NAME, the daemon drops to
+ * Two processes (privsep.c): this one, the writer, keeps the page, the
+ * leap file and the host, binds the UDP sockets and runs the server
+ * process (server_main) again and again if it dies; the server serves.
+ *
+ * Started as root outside systemd with --user NAME, the server drops to
  * that user once everything is bound and every secret read (before
  * detaching, so that a failure is printed): the NTS key folder and the
  * certificate and its key become the user's, mode 0700/0600, and a drop

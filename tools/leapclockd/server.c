@@ -230,6 +230,9 @@ int ld_server_new_role(struct ld_server **out, const struct ld_config *cfg,
 	s->given = given;
 	s->ngiven = ngiven;
 	s->ctl_fd = ctl_fd;
+	/* the stats file names the daemon: the writer, which holds the pid
+	 * file and takes the signals */
+	s->daemon_pid = role == LD_ROLE_SERVER ? (long)getppid() : 0;
 	nw = threads_wanted(cfg);
 	if (given != NULL && ngiven != nw * cfg->nlisten) {
 		ld_log(LD_LOG_ERR, "%d sockets handed down, %d x %d expected",

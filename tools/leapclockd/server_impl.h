@@ -110,6 +110,8 @@ struct ld_server {
 	                         * down, worker-major; NULL: bind them */
 	int ngiven;
 	int ctl_fd;             /* the server's end to its writer; -1 none */
+	long daemon_pid;        /* the daemon's pid, the writer's in the
+	                         * server process (the stats file's pid) */
 	int64_t writer_gone;    /* CLOCK_MONOTONIC ns the writer went; 0 */
 	struct ld_supervise sup; /* LD_ROLE_WRITER: the server process */
 };
