@@ -1,6 +1,6 @@
 /*
  * fuzz_timeline.c - libFuzzer target for the timeline page's validation
- * (lc__tl_validate, src/timeline.c): every input is a page image, checked
+ * (lc__tl_validate, src/timeline_page.c): every input is a page image, checked
  * as a whole and at every boot id a reader could pass (none, "", its own,
  * another), in a 64-byte aligned copy as a mapped page is.
  *

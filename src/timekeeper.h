@@ -357,7 +357,7 @@ int lc__tk_sls_is_utc(const lc_timekeeper *tk);
 int lc__tk_clock_at(const struct lc__tk_snap *s, lc_clock_id id, int64_t mono,
                     struct timespec *ts);
 
-/* ---- timeline support (src/timeline.c) ----------------------------------- */
+/* ---- timeline support (src/timeline_*.c) ----------------------------------- */
 
 /* The latch a timekeeper's readers use now (its own, or a page's). */
 static inline const struct lc__tk_latch *lc__tk_latch_of(const lc_timekeeper *tk)

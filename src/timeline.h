@@ -28,6 +28,11 @@
  * exclusive flock() on it while it runs, which is how a restarting writer
  * knows the previous one is gone and continues the timeline in place (the
  * same inode: readers' mappings stay valid and see no step).
+ *
+ * The files, one job each: timeline_page.c (this layout: its latches,
+ * validation and the checks both sides share), timeline_writer.c (the
+ * writer), timeline_reader.c (a reader), timeline_default.c (lc_default()
+ * and lc_timeline_info()).
  */
 #ifndef LC_TIMELINE_H
 #define LC_TIMELINE_H
@@ -35,6 +40,9 @@
 #include "timekeeper.h"
 
 #include <stddef.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 
 #define LC__TL_MAGIC UINT64_C(0x454e494c454d4954) /* "TIMELINE" */
 #define LC__TL_ABI 2u /* 2: the snapshot's UTC_SLS line */
@@ -108,6 +116,24 @@ int lc__tl_validate(const void *buf, size_t len, const char *boot_id,
                     struct lc_error *err);
 /* This boot's id (/proc/sys/kernel/random/boot_id), "" if unknown. */
 void lc__tl_boot_id(char out[LC__TL_BOOT_ID]);
+
+/* The word latches of the status and the table: the writer's publish, a
+ * reader's consistent copy (lc__tl_read_status, lc__tl_read_table). */
+void lc__tl_write_status(struct lc__tl_page *pg, const struct lc__tl_status *st);
+void lc__tl_write_table(struct lc__tl_page *pg, const struct lc__tl_table *t);
+
+/* Shared by the writer and the readers (timeline_page.c). */
+int64_t lc__tl_host_ns(clockid_t id); /* a host clock, ns */
+/* Owned by root or us, writable by nobody else; else LC_EPERM naming
+ * `what` of `path`. */
+int lc__tl_check_owner(const struct stat *st, const char *what,
+                       const char *path, struct lc_error *err);
+/* The folder of `path`, checked as lc__tl_check_owner() does. */
+int lc__tl_check_folder(const char *path, struct lc_error *err);
+/* PATH.sock: -1 if too long. */
+int lc__tl_sock_path(const char *path, struct sockaddr_un *sa, socklen_t *len);
+/* 1 if a process of that pid exists (ours or not). */
+int lc__tl_pid_alive(int64_t pid);
 
 /* ---- the writer ---------------------------------------------------------------- */
 

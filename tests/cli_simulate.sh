@@ -71,6 +71,10 @@ assert ex["tai_continuous"] is True and ex["max_tai_error_ns"] == 0
 assert sm["max_smear_rate_ppm"] > 0 and sm["backsteps"]["realtime"] == 0
 EOF
 	then ok "--json: fields, models, deletion outcomes"; else bad "--json"; fi
+	# a rate computed as -0.0001 ppm used to print as -0.000
+	if grep -Eq -- '-0(\.0+)?([,} ]|$)' "$tmp/json"; then
+		bad "--json: a negative zero: $(grep -Eo -- '"[a-z_]+": ?-0(\.0+)?([,} ]|$)' "$tmp/json" | head -3)"
+	else ok "--json: no negative zero"; fi
 else
 	echo "skip --json: needs Debian package python3"
 fi

@@ -115,6 +115,8 @@ expect2 "fixed preset window" "fixed window" --preset google --window 2h
 expect2 "ntpd range" "7200..86400" --preset ntpd --window 1h
 expect2 "max rate too small" "too small" --preset google --max-rate 5
 expect2 "bad compare" "unknown preset 'x'" --compare google,x
+expect2 "--window with --compare" "--window applies to one --preset" --compare google,ntpd --window 2h
+expect2 "--max-rate with --compare" "--max-rate applies to one --preset" --compare all --max-rate 20
 expect2 "bad option" "unknown or incomplete option" --frobnicate
 expect2 "bad leap date" "leap\|month\|date\|time" --leap 2016-13-45
 expect2 "bad range" "--range" --range 5h,1h

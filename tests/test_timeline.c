@@ -1,5 +1,5 @@
 /*
- * test_timeline.c - the host timeline page (src/timeline.c, DESIGN.md 8):
+ * test_timeline.c - the host timeline page (src/timeline_*.c, DESIGN.md 8):
  * a writer and a reader in one process read the same clocks; every page a
  * reader must refuse is refused with a code and a reason; lc__tl_validate
  * on random mutations of a good image; a second writer is refused while

@@ -20,7 +20,6 @@ if ! command -v python3 >/dev/null; then
 	echo "SKIP: python3 is not installed (Debian package python3)"
 	exit 77
 fi
-cc=${CC:-cc}
 [ -f "$build/libleapclock-preload.so" ] || { echo "SKIP: the preload shim is not built"; exit 77; }
 tmp=$(mktemp -d)
 chmod 700 "$tmp"
@@ -33,18 +32,9 @@ trap cleanup EXIT
 
 # A sanitizer build: the same flags for the program on the library, and
 # the sanitizer runtimes loaded before its shim.
-san=$(sed -n 's/^LC_SANITIZE:STRING=//p' "$build/CMakeCache.txt" 2>/dev/null)
-sanflags=
-preload_first=
-if [ -n "$san" ]; then
-	sanflags=-fsanitize=$san
-	cc=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
-	for rt in libasan.so libubsan.so; do
-		f=$("$cc" -print-file-name=$rt 2>/dev/null)
-		[ -n "$f" ] && [ -f "$f" ] && preload_first="$preload_first$f:"
-	done
-	export ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0
-fi
+build_cc "$build"
+sanitizer_preload "$build"
+preload_first=${san_preload:+$san_preload:}
 "$cc" -O2 $sanflags -I"$src/include" -o "$tmp/lib_reader" "$src/tests/progs/timeline_reader.c" \
 	"$build/libleapclock.a" -lm -pthread || { echo "FAIL cannot build timeline_reader"; exit 1; }
 "$cc" -O2 -o "$tmp/bare_reader" "$src/tests/progs/bare_reader.c" ||

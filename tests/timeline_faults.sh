@@ -20,14 +20,7 @@ tmp=$(mktemp -d)
 chmod 700 "$tmp"
 dpid=
 trap '[ -n "$dpid" ] && kill -9 $dpid 2>/dev/null; rm -rf "$tmp"' EXIT
-cc=${CC:-cc}
-san=$(sed -n 's/^LC_SANITIZE:STRING=//p' "$build/CMakeCache.txt" 2>/dev/null)
-sanflags=
-if [ -n "$san" ]; then
-	sanflags=-fsanitize=$san
-	cc=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
-	export ASAN_OPTIONS=detect_leaks=0
-fi
+build_cc "$build"
 "$cc" -O2 $sanflags -I"$src/include" -o "$tmp/rd" "$src/tests/progs/timeline_reader.c" \
 	"$build/libleapclock.a" -lm -pthread || { echo "FAIL cannot build timeline_reader"; exit 1; }
 export LEAPCLOCK_TIMELINE=$tmp/page

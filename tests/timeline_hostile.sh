@@ -16,14 +16,7 @@ tmp=$(mktemp -d)
 chmod 700 "$tmp"
 dpid=
 trap '[ -n "$dpid" ] && kill -9 $dpid 2>/dev/null; rm -rf "$tmp"' EXIT
-cc=${CC:-cc}
-san=$(sed -n 's/^LC_SANITIZE:STRING=//p' "$build/CMakeCache.txt" 2>/dev/null)
-sanflags=
-if [ -n "$san" ]; then
-	sanflags=-fsanitize=$san
-	cc=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
-	export ASAN_OPTIONS=detect_leaks=0
-fi
+build_cc "$build"
 "$cc" -O2 $sanflags -I"$src/include" -o "$tmp/rd" "$src/tests/progs/timeline_reader.c" \
 	"$build/libleapclock.a" -lm -pthread || { echo "FAIL cannot build timeline_reader"; exit 1; }
 "$cc" -O2 $sanflags -o "$tmp/bare" "$src/tests/progs/bare_reader.c" || { echo "FAIL cannot build bare_reader"; exit 1; }
@@ -40,7 +33,7 @@ grep -q "running (pid $dpid)" "$tmp/d.log" || { bad "leapclockd did not start: $
 lpid=$!
 # the shim in a sanitizer build needs the sanitizer runtimes preloaded
 # first (tests/progs/preload_lib.sh): that face is left to the plain build
-if [ -z "$san" ]; then
+if [ -z "$sanflags" ]; then
 	"$build/leapclock" run --timeline "$page" -- "$tmp/bare" 2500 1000 >"$tmp/shim.out" 2>"$tmp/shim.err" &
 	spid=$!
 else

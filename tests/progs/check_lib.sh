@@ -32,3 +32,18 @@ sanitizer_preload() {
 	done
 	export ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0
 }
+# build_cc BUILD_DIR: sets cc and sanflags so a test's own program is built
+# as the library in BUILD_DIR was (its compiler; in a sanitizer build, the
+# same -fsanitize and ASAN_OPTIONS without leak checks). CC overrides the
+# compiler of a plain build.
+build_cc() {
+	local san
+	cc=${CC:-cc}
+	sanflags=
+	san=$(sed -n 's/^LC_SANITIZE:STRING=//p' "$1/CMakeCache.txt" 2>/dev/null)
+	[ -n "$san" ] || return 0
+	sanflags=-fsanitize=$san
+	cc=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$1/CMakeCache.txt")
+	cc=${cc:-cc}
+	export ASAN_OPTIONS=detect_leaks=0
+}

@@ -529,6 +529,13 @@ static int smear_check(const struct smear_opts *so)
 		return lc_cli_usage_error(CMD,
 		                          "--preset and --shape/--placement "
 		                          "are exclusive");
+	/* each preset in a comparison is drawn as defined: a --window or
+	 * --max-rate given beside it was silently ignored */
+	if (so->compare != NULL && (so->window != 0 || so->max_rate >= 0))
+		return lc_cli_usage_error(
+		    CMD, "%s applies to one --preset or a custom policy, not "
+		         "to --compare (which draws each preset as defined)",
+		    so->window != 0 ? "--window" : "--max-rate");
 	/* the default preset's window is fixed: do not blame "preset
 	 * 'google'", which the user never chose (issue 16) */
 	if (so->window != 0 && so->preset == NULL && !so->custom &&
