@@ -352,9 +352,14 @@ int ld_privsep_confine(void)
 			rc = seccomp_rule_add(f, SCMP_ACT_ALLOW, nr, 0);
 	}
 	/* new sockets: only Unix ones (the page's PATH.sock, syslog) */
-	if (rc == 0)
-		rc = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
-		                      SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+	if (rc == 0) {
+		struct scmp_arg_cmp unix_only = { .arg = 0, .op = SCMP_CMP_EQ,
+		                                  .datum_a = AF_UNIX,
+		                                  .datum_b = 0 };
+
+		rc = seccomp_rule_add_array(f, SCMP_ACT_ALLOW, SCMP_SYS(socket),
+		                            1, &unix_only);
+	}
 	for (size_t i = 0; i < sizeof(deadly) / sizeof(deadly[0]) && rc == 0;
 	     i++) {
 		int nr = seccomp_syscall_resolve_name(deadly[i]);
