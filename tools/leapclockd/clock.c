@@ -493,9 +493,18 @@ void ld_clock_free(struct ld_clock *c)
 	if (c->rd == NULL)
 		lc_tk_free(c->tk);
 #endif
-	/* a reader's timekeeper, counter and tables stay: the library
-	 * never frees a reader's tables (a caller may hold one) */
-	free(c->rd);
+	if (c->rd != NULL) {
+		/* the reader's own: its tables too (ours are copies, and
+		 * nothing reads any more) */
+		lc_tk_free(c->rd->tk);
+		lc_counter_free(c->rd->counter);
+		lc__tl_map_close(&c->rd->map);
+		lc_leaptable_free(c->rd->table);
+		for (size_t i = 0; i < c->rd->nold; i++)
+			lc_leaptable_free(c->rd->old[i]);
+		free(c->rd->old);
+		free(c->rd);
+	}
 	lc_counter_free(c->counter);
 	lc_leaptable_free(c->table);
 	free(c);

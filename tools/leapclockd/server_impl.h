@@ -113,6 +113,8 @@ struct ld_server {
 	long daemon_pid;        /* the daemon's pid, the writer's in the
 	                         * server process (the stats file's pid) */
 	int64_t writer_gone;    /* CLOCK_MONOTONIC ns the writer went; 0 */
+	uint32_t root_disp_now; /* atomic: the root dispersion served since
+	                         * (NTP short format); 0: params' */
 	struct ld_supervise sup; /* LD_ROLE_WRITER: the server process */
 };
 
