@@ -6,7 +6,8 @@
 # nobody, is not root; killed (-9) under a bounded load of NTP queries it
 # is started again and answers resume within 3 s, while a reader of the
 # page sees no step; with the writer killed (-9) the server answers on,
-# its root dispersion growing, and says so. Hermetic: the page in the
+# its root dispersion growing, and says so; with --no-timeline the
+# server (its own timekeeper) answers, confined. Hermetic: the page in the
 # test's temp dir, loopback ports, the leap file from tests/data. Root-only
 # checks skip with a message when not root. Needs python3 and cc.
 set -u
@@ -60,9 +61,15 @@ echo "writer $W, server $SP"
 
 # -- the page's mappings: rw in the writer (the check can fail), none in
 # the server
-wmaps=$(grep -E 'leapclock-timeline|'"$T/page" "/proc/$W/maps")
 smaps=$(grep -E 'leapclock-timeline|'"$T/page" "/proc/$SP/maps")
-if echo "$wmaps" | awk '{print $2}' | grep -q w; then ok "the writer maps the page writable"; else bad "the writer's mapping: $wmaps"; fi
+if [ "$(id -u)" = 0 ]; then
+  wmaps=$(grep -E 'leapclock-timeline|'"$T/page" "/proc/$W/maps")
+  if echo "$wmaps" | awk '{print $2}' | grep -q w; then ok "the writer maps the page writable"; else bad "the writer's mapping: $wmaps"; fi
+elif ! cat "/proc/$W/maps" >/dev/null 2>&1; then
+  ok "the writer's maps are closed to its own user (not dumpable)"
+else
+  bad "the writer is dumpable: its own user can read its memory"
+fi
 if [ -n "$smaps" ] && ! echo "$smaps" | awk '{print $2}' | grep -q w; then
   ok "the server maps the page, read-only ($(echo "$smaps" | awk '{print $2; exit}'))"
 else
@@ -179,6 +186,26 @@ grep -q "writer process is gone" "$T/d.log" && ok "the server says the writer is
 kill "$SP" 2>/dev/null
 for _ in $(seq 50); do kill -0 "$SP" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$SP" 2>/dev/null && bad "the orphaned server did not stop on SIGTERM" || ok "the orphaned server stops on SIGTERM"
+
+# -- --no-timeline: no page; the server runs its own timekeeper, confined
+P2=$((P + 1))
+"$D" -d --no-timeline --listen "127.0.0.1:$P2=utc" --ratelimit off --stats-file none \
+  "${user[@]}" >"$T/n.log" 2>&1 &
+W=$!
+pids+=("$W")
+for _ in $(seq 100); do grep -q "running (pid $W)" "$T/n.log" && break; sleep 0.05; done
+SP=$(server_pid)
+[ -n "$SP" ] && pids+=("$SP")
+n3=$(python3 "$S/tests/progs/ntp_probe.py" "$P2" 20 10000 | grep -c .)
+if [ -n "$SP" ] && [ "$n3" -ge 18 ] && [ "$(st NoNewPrivs)" = 1 ] &&
+   { [ -n "$san" ] || ! grep -q '^SECCOMP_FOUND:INTERNAL=1' "$B/CMakeCache.txt" || [ "$(st Seccomp)" = 2 ]; }; then
+  ok "--no-timeline: the server process ($SP) answers $n3 of 20, confined"
+else
+  bad "--no-timeline: server '$SP', $n3 of 20 answers"; sed 's/^/  | /' "$T/n.log"
+fi
+kill "$W"; wait "$W" 2>/dev/null
+kill -0 "$SP" 2>/dev/null && bad "--no-timeline: the server outlived SIGTERM to the writer" ||
+  ok "--no-timeline: SIGTERM to the writer stops both"
 
 if [ "$fails" -ne 0 ]; then
   echo "server_privsep: $fails FAILED"; sed 's/^/  | /' "$T/d.log"; exit 1
