@@ -170,7 +170,10 @@ int lc__hostclock_sample(struct lc_host_sample *out)
 	out->tai = (int32_t)tx.tai;
 	out->state = rc;
 	out->status = tx.status;
-	out->flags = LC_HOST_SAMPLE_KERNEL | (have_fd ? LC_HOST_SAMPLE_CWS : 0);
+	out->maxerror_us = (int64_t)tx.maxerror;
+	out->esterror_us = (int64_t)tx.esterror;
+	out->flags = LC_HOST_SAMPLE_KERNEL | LC_HOST_SAMPLE_ERROR |
+	             (have_fd ? LC_HOST_SAMPLE_CWS : 0);
 	return 0;
 }
 

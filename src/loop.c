@@ -487,7 +487,7 @@ int lc_timer_init(lc_loop *loop, lc_timer *t, lc_clock_id id, lc_timer_cb cb,
 	return 0;
 }
 
-static int start(struct lc__timer *p, const struct lc__arm *a)
+static inline int start(struct lc__timer *p, const struct lc__arm *a)
 {
 	struct lc_loop *l = loop_of(p);
 	int held = loop_lock(l), r;

@@ -102,6 +102,12 @@
  *			at or after plan.end_mono without changing a reading,
  *			so the second smear's schedule never depends on when
  *			the writer runs.
+ *	bound		the error bound (src/bounds.h, lc__bnd_pack): the
+ *			half-width at `mono`, the drift rate from then on,
+ *			the status. Added in the copy's last (padding) word,
+ *			so the copy and the page keep their size: a reader
+ *			that does not know it never reads it, and a page of
+ *			a writer that does not write it reads 0 (unknown).
  */
 #ifndef LC_TIMEKEEPER_H
 #define LC_TIMEKEEPER_H
@@ -153,6 +159,7 @@ struct lc__tk_snap {
 	uint64_t cws_seq;
 	struct lc__smear_plan plan;
 	struct lc__smear_plan plan_next;
+	uint64_t bound;
 };
 
 _Static_assert(sizeof(struct lc__tk_snap) % 8 == 0,
@@ -169,6 +176,10 @@ _Static_assert(offsetof(struct lc__tk_snap, raw_mult) == 192,
 struct lc__tk_copy {
 	_Alignas(64) _Atomic uint64_t w[LC__TK_WORDS];
 };
+
+_Static_assert(sizeof(struct lc__tk_copy) == 448,
+               "the bound word fills the copy's padding: the page layout "
+               "(timeline.h) keeps its size");
 
 /* The latch itself: the sequence and the two copies. It lives in the
  * timekeeper's own memory, or in a timeline page shared by every process

@@ -284,6 +284,7 @@ void lc__tk_follow_host(struct lc_timekeeper *tk, int64_t mono_now)
 	tk->host.kernel_status = in.has_kernel ? in.kstatus : 0;
 	tk->hf_offs_tai = s->offs_tai;
 	tk->hf_offs_tai_valid = 1;
+	lc__bnd_sample(tk, &hs, width, m);
 }
 
 int lc_tk_host_status(const lc_timekeeper *tk, struct lc_tk_host *st)

@@ -50,6 +50,7 @@
  * CLOCK_REALTIME read through the table (no exact leap on a host that
  * leaps late): a debugging aid, not the default.
  */
+#include "clockbound.h"
 #include "leapclockd.h"
 
 #include "internal.h"
@@ -141,6 +142,7 @@ struct ld_clock {
 	 * page's); NULL in the writer and in one process */
 	struct lc__tl_reader *rd;
 	const lc_leaptable *rd_table; /* the page's table last copied */
+	struct ld_clockbound *cb; /* --clockbound (clockbound.c), or NULL */
 };
 
 static int64_t host_ns(clockid_t id)
@@ -414,6 +416,9 @@ int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg)
 #if !LD_HOST_CLOCK
 	if (cfg->timeline[0] != '\0' && open_timeline(c, cfg->timeline) != 0)
 		goto fail;
+	if (cfg->clockbound[0] != '\0' &&
+	    ld_clockbound_open(&c->cb, cfg->clockbound, c->tk) != 0)
+		goto fail;
 #endif
 	*out = c;
 	return 0;
@@ -489,6 +494,7 @@ void ld_clock_free(struct ld_clock *c)
 		pthread_mutex_destroy(&c->slow);
 	free(c->cur);
 #if !LD_HOST_CLOCK
+	ld_clockbound_close(c->cb);
 	lc__tl_writer_close(c->tl);
 	if (c->rd == NULL)
 		lc_tk_free(c->tk);
@@ -842,6 +848,21 @@ static void reader_follow_table(struct ld_clock *c)
 		       "%zu rows", copy->info.source, copy->count);
 }
 
+int ld_clock_bounds(struct ld_clock *c, struct lc_bounds *b,
+                    struct lc_bounds_info *bi)
+{
+#if !LD_HOST_CLOCK
+	if (c->tk == NULL || lc_gettime_bounds(c->tk, LC_CLOCK_UTC, b) != 0)
+		return -1;
+	return lc_tk_bounds_info(c->tk, bi) == 0 ? 0 : -1;
+#else
+	(void)c;
+	(void)b;
+	(void)bi;
+	return -1;
+#endif
+}
+
 void ld_clock_update(struct ld_clock *c)
 {
 	if (c->nretired > 0)
@@ -853,6 +874,7 @@ void ld_clock_update(struct ld_clock *c)
 		return;
 	}
 	lc__tl_writer_tick(c->tl, c->smear_name, c->table_note);
+	ld_clockbound_update(c->cb);
 	if (!c->pretend)
 		log_host(c);
 #else

@@ -122,6 +122,7 @@ struct ld_config {
 	char smear[48];
 	char smear_where[PATH_MAX + 48]; /* "" = not given */
 	char pidfile[PATH_MAX];  /* "" = none */
+	char clockbound[PATH_MAX]; /* --clockbound: ClockBound's segment; "" none */
 	char user_where[PATH_MAX + 48]; /* where user was set; "" = default */
 	int check_config;        /* --check-config: check, print, exit */
 	/* allow/deny (chrony's): none = everyone served */
@@ -206,6 +207,10 @@ const lc_leaptable *ld_clock_table(const struct ld_clock *c);
 /* The timeline's host-following verdict as of the last update, from any
  * thread; -1 when the host is not followed (--pretend). */
 int ld_clock_host_status(struct ld_clock *c, struct lc_tk_host *h);
+/* UTC's error bound now and its parts (lc_gettime_bounds,
+ * lc_tk_bounds_info); -1 without a timekeeper of its own. */
+int ld_clock_bounds(struct ld_clock *c, struct lc_bounds *b,
+                    struct lc_bounds_info *bi);
 /* The expiry (POSIX seconds) of the table in use; from any thread. */
 int64_t ld_clock_expires(struct ld_clock *c);
 /* A measure of the clock's read precision as log2 seconds. */

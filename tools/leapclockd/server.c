@@ -142,19 +142,25 @@ options:
 
 		setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu));
 	}
-	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) != 0 &&
-	    k == 0)
-		ld_log(LD_LOG_WARNING,
-		       "%s: no kernel receive timestamps (%s): stamping on read",
-		       L->cfg.text, strerror(errno));
 	{
-		/* reporting and numbering on the socket; the stamp itself is
-		 * asked for per reply (send_reply) */
+		/* reporting and numbering on the socket; the transmit stamp
+		 * is asked for per reply (send_reply); the receive stamp is
+		 * SCM_TIMESTAMPING's first, the only one per datagram
+		 * (SO_TIMESTAMPNS beside it made the kernel add a second) */
 		int f = SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_OPT_ID |
-		        SOF_TIMESTAMPING_OPT_TSONLY;
+		        SOF_TIMESTAMPING_OPT_TSONLY |
+		        SOF_TIMESTAMPING_RX_SOFTWARE;
 
 		W->txts = setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &f,
 		                     sizeof(f)) == 0;
+		if (!W->txts &&
+		    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one,
+		               sizeof(one)) != 0 &&
+		    k == 0)
+			ld_log(LD_LOG_WARNING,
+			       "%s: no kernel receive timestamps (%s): "
+			       "stamping on read",
+			       L->cfg.text, strerror(errno));
 		W->next_id = 0;
 		if (!W->txts && k == 0)
 			ld_log(LD_LOG_WARNING,

@@ -129,6 +129,12 @@ static void read_cmsgs(struct msghdr *mh, struct rx_meta *m)
 		    c->cmsg_len >= CMSG_LEN(sizeof(struct timespec))) {
 			memcpy(&m->kts, CMSG_DATA(c), sizeof(m->kts));
 			m->have_ts = 1;
+		} else if (c->cmsg_level == SOL_SOCKET &&
+		           c->cmsg_type == SCM_TIMESTAMPING &&
+		           c->cmsg_len >= CMSG_LEN(sizeof(struct timespec))) {
+			/* ts[0], the software stamp (0 if none was taken) */
+			memcpy(&m->kts, CMSG_DATA(c), sizeof(m->kts));
+			m->have_ts = m->kts.tv_sec != 0 || m->kts.tv_nsec != 0;
 		} else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO &&
 		           c->cmsg_len >= CMSG_LEN(sizeof(struct in_pktinfo))) {
 			memcpy(&m->pi4, CMSG_DATA(c), sizeof(m->pi4));
