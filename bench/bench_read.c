@@ -191,6 +191,21 @@ static void add_job(struct job *jobs, int *nj, bench_fn f,
 	(*nj)++;
 }
 
+/* lc_gettime_bounds() of the same clock, to set beside the plain read
+ * (issue 23: at most 1.2 x). */
+static void b_bounds(const lc_timekeeper *tk, long n)
+{
+	struct lc_bounds b;
+	int64_t acc = 0;
+	lc_clock_id id = cur_id;
+
+	for (long i = 0; i < n; i++) {
+		lc_gettime_bounds(tk, id, &b);
+		acc += b.latest.tv_nsec;
+	}
+	sink = acc;
+}
+
 /* The jobs in the order the report reads them: the vDSO, every clock on
  * the system counter (and the TSC), the REALTIME read with and without
  * the leap compare, the bare TSC read. */
@@ -210,6 +225,11 @@ static int add_jobs(struct job *jobs, const lc_timekeeper *tsys,
 	if (ttsc) {
 		add_job(jobs, &nj, b_rt_with, ttsc, 0);
 		add_job(jobs, &nj, b_rt_without, ttsc, 0);
+	}
+	for (int id = 0; id < LC_CLOCK_COUNT; id++) {
+		add_job(jobs, &nj, b_bounds, tsys, (lc_clock_id)id);
+		if (ttsc)
+			add_job(jobs, &nj, b_bounds, ttsc, (lc_clock_id)id);
 	}
 #if defined(__x86_64__)
 	add_job(jobs, &nj, b_rdtsc, tsys, 0);
@@ -248,6 +268,24 @@ static void report(const struct job *jobs, int nj, int have_tsc)
 		printf("  tsc:    with %.3f ns, without %.3f ns: %+.2f %%\n",
 		       jobs[k + 2].median, jobs[k + 3].median,
 		       (jobs[k + 2].median / jobs[k + 3].median - 1) * 100);
+	printf("\nlc_gettime_bounds beside lc_gettime (x plain: the bound's "
+	       "cost, at most 1.2):\n");
+	printf("%-14s %12s %8s %12s %8s\n", "clock", "system ns", "x plain",
+	       "tsc ns", "x plain");
+	for (int id = 0, j = k + (have_tsc ? 4 : 2); id < LC_CLOCK_COUNT;
+	     id++) {
+		int p = 1 + id * (have_tsc ? 2 : 1);
+		double s = jobs[j++].median, t = 0;
+
+		if (have_tsc)
+			t = jobs[j++].median;
+		printf("%-14s %12.2f %8.2f", lc_clock_name((lc_clock_id)id), s,
+		       s / jobs[p].median);
+		if (have_tsc)
+			printf(" %12.2f %8.2f\n", t, t / jobs[p + 1].median);
+		else
+			printf(" %12s %8s\n", "-", "-");
+	}
 #if defined(__x86_64__)
 	printf("\nfloor: the ordered TSC read alone (lfence; rdtsc) %.2f ns = "
 	       "%.2f x vDSO\n",
@@ -262,7 +300,7 @@ int main(int argc, char **argv)
 	lc_counter *csys = NULL, *ctsc = NULL;
 	lc_timekeeper *tsys = NULL, *ttsc = NULL;
 	struct lc_error err;
-	struct job jobs[2 + 2 * LC_CLOCK_COUNT + 5];
+	struct job jobs[2 + 4 * LC_CLOCK_COUNT + 5];
 	int nj, ms = 40, rounds = 15;
 
 	if (parse_args(argc, argv, &ms, &rounds) != 0)

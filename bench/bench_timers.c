@@ -682,6 +682,14 @@ int main(int argc, char **argv)
 	       "queued timer in the heap array (64 at worst: tombstones of "
 	       "stopped timers up to the armed count, and doubling)\n",
 	       sizeof(struct lc_timer));
+#ifdef LC_HAVE_LIBEV
+	printf("memory: libev ev_timer %zu bytes + 16 per active timer in its "
+	       "heap array (deadline and pointer)\n", sizeof(ev_timer));
+#endif
+#ifdef LC_HAVE_LIBUV
+	printf("memory: libuv uv_timer_t %zu bytes (its heap links inside)\n",
+	       sizeof(uv_timer_t));
+#endif
 #ifdef __linux__
 	if (do_lat)
 		lateness();

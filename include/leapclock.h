@@ -579,7 +579,7 @@ struct lc_timex {
 };
 
 /* ------------------------------------------------------------------------ */
-/* Smear policies (src/smear.c)                                              */
+/* Smear policies (src/smear*.c)                                             */
 /* ------------------------------------------------------------------------ */
 
 enum lc_smear_shape {
@@ -663,6 +663,7 @@ enum lc_leap_source {
  * instant, under one kernel lock. */
 #define LC_HOST_SAMPLE_KERNEL 0x1 /* tai, state, status are valid */
 #define LC_HOST_SAMPLE_CWS 0x2    /* clock_was_set is valid */
+#define LC_HOST_SAMPLE_ERROR 0x4  /* maxerror_us, esterror_us are valid */
 struct lc_host_sample {
 	int64_t realtime_ns;    /* the host's CLOCK_REALTIME, POSIX ns (adjtimex's
 	                         * time: Linux shows its leap there from the
@@ -678,6 +679,13 @@ struct lc_host_sample {
 	                         * TFD_TIMER_CANCEL_ON_SET count); any origin,
 	                         * only its changes matter */
 	int flags;              /* LC_HOST_SAMPLE_*: what the fields hold */
+	/* The kernel's error estimates (timex.maxerror, timex.esterror), us:
+	 * maxerror bounds |host REALTIME - true UTC| while STA_UNSYNC is
+	 * clear (lc_gettime_bounds). Appended in 0.2: the library owns the
+	 * struct it passes to host_sample, so a callback that does not know
+	 * them leaves them 0 and the flag clear. */
+	int64_t maxerror_us;
+	int64_t esterror_us;
 };
 
 struct lc_tk_config {
@@ -932,7 +940,97 @@ LC_API int lc_tk_next_leap(const lc_timekeeper *tk, int64_t *when, int *dir);
 
 
 /* ------------------------------------------------------------------------ */
-/* Timers and loops (src/timer.c, src/loop.c)                                */
+/* Error bounds (src/bounds.c)                                               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Every snapshot the writer publishes carries what bounds |clock - true
+ * time| at any later read: a half-width at the snapshot's instant and a
+ * maximum drift rate from it on. The writer makes the half-width, at each
+ * sample of the host, the sum of
+ *   - the kernel's maxerror (timex.maxerror, us: chronyd or ntpd sets it
+ *     to its root distance, and the kernel adds 500 us each second);
+ *     without the host's kernel facts, the timekeeper's own NTP maxerror
+ *     (what lc_adjtimex was told);
+ *   - half the sampling bracket (the width of the counter reads around the
+ *     host sample) and the following residual (the phase between leapclock
+ *     and the host, the declared host smear and a leap the host has not
+ *     applied removed, that the steer has not yet taken out);
+ *   - what a declared host mode adds (its own uncertainty, 0 for none);
+ * and from the sample on it grows by LC_BOUNDS_DRIFT_PPB (plus the
+ * proportional steer then applied), so a page whose writer stopped widens
+ * honestly at every read. STA_UNSYNC set, or no update for
+ * LC_TIMELINE_STALE_S seconds, is LC_BOUNDS_FREE_RUNNING; the bound is
+ * then still true (the kernel's maxerror grows to 16 s while unsynced).
+ *
+ * Which truth: REALTIME, UTC and UTC_SLS against true UTC (UTC_SLS
+ * against the configured smear of true UTC), TAI against true TAI;
+ * MONOTONIC and BOOTTIME against true TAI less the snapshot's TAI -
+ * clock offset (the same half-width: they are TAI's rate). MONOTONIC_RAW
+ * runs at the counter's nominal rate, which nothing measures: its status
+ * is always LC_BOUNDS_UNKNOWN.
+ *
+ * 23:59:60: earliest and latest are readings of the clock itself, in the
+ * clock's own convention, at the two ends of the true interval: for UTC
+ * (and UTC_SLS while it shows 23:59:60) either may be inside the inserted
+ * second, tv_nsec in [1e9, 2e9), and earliest <= latest in (tv_sec,
+ * tv_nsec) order, e.g. [23:59:59.999990, 23:59:60.000010] is
+ * {tv_sec = 23:59:59's, tv_nsec 999990000} to {the same tv_sec, tv_nsec
+ * 1000010000}. REALTIME repeats 23:59:59 at an insertion, so where the
+ * interval reaches into the repeat its earliest is the smallest POSIX
+ * value in it and its latest the largest: the bound then covers both
+ * 23:59:59s, as the repeat forces. A deleted second is simply skipped.
+ */
+enum lc_bounds_status {
+	LC_BOUNDS_UNKNOWN = 0,      /* no bound: earliest == latest == now */
+	LC_BOUNDS_SYNCHRONIZED = 1, /* the host's NTP is synchronised and
+	                             * the writer is updating */
+	LC_BOUNDS_FREE_RUNNING = 2  /* STA_UNSYNC, or a stale snapshot: the
+	                             * bound holds, and grows with the drift */
+};
+
+/* The drift rate a bound grows by from the last sample, ppb (15 ppm, as
+ * AWS ClockBound's default maximum drift). */
+#define LC_BOUNDS_DRIFT_PPB 15000
+
+struct lc_bounds {
+	struct timespec now;      /* the reading, as lc_gettime gives it */
+	struct timespec earliest; /* the clock's reading at true time - error */
+	struct timespec latest;   /* the clock's reading at true time + error */
+	int64_t error_ns;         /* the half-width at this read, ns */
+	int64_t age_ns;           /* since the snapshot's last sample, ns */
+	int status;               /* enum lc_bounds_status */
+};
+
+/* Reads clock `id` and its bound, from one snapshot at one instant:
+ * the true time is within [earliest, latest] (see above). Lock-free, the
+ * cost of a plain read plus one word of the same snapshot. LC_EINVAL for
+ * an invalid id or a NULL out. */
+LC_API int lc_gettime_bounds(const lc_timekeeper *tk, lc_clock_id id,
+                             struct lc_bounds *out);
+
+/* What the current bound is made of, as the writer last sampled it (for
+ * status and metrics). A page reader sees only the published half-width,
+ * drift rate and status (have_parts 0). Units: ns, ppb. */
+struct lc_bounds_info {
+	int status;           /* enum lc_bounds_status at the last sample */
+	int have_parts;       /* 1: the parts below are known */
+	int unsync;           /* STA_UNSYNC was set */
+	int64_t error_ns;     /* half-width at the snapshot's instant */
+	int64_t drift_ppb;    /* growth from then on */
+	int64_t age_ns;       /* since the last sample, now */
+	int64_t maxerror_ns;  /* the kernel's (or NTP state's) maxerror */
+	int64_t esterror_ns;  /* and esterror (not in the bound: an estimate) */
+	int64_t bracket_ns;   /* the host sample's read width */
+	int64_t residual_ns;  /* |phase left from the host| */
+	int64_t mode_ns;      /* what the declared host mode adds */
+};
+
+LC_API int lc_tk_bounds_info(const lc_timekeeper *tk,
+                             struct lc_bounds_info *out);
+
+/* ------------------------------------------------------------------------ */
+/* Timers and loops (src/timer.c, src/timer_heap.c, src/loop.c)              */
 /* ------------------------------------------------------------------------ */
 
 /*

@@ -8,6 +8,8 @@
 
 #include "shim.h"
 
+#include "sandbox.h"
+
 #include <errno.h>
 #include <sched.h>
 #include <string.h>
@@ -16,8 +18,37 @@
 LCP_EXPORT int lcp_ntp_gettime_compat(struct ntptimeval *ntv)
 	__asm__("ntp_gettime");
 
+/* adjtime in the sandbox: ADJ_OFFSET_SINGLESHOT, as glibc makes it */
+static int sb_adjtime(const struct timeval *delta, struct timeval *olddelta)
+{
+	struct timex tx;
+
+	memset(&tx, 0, sizeof(tx));
+	if (delta != NULL) {
+		/* glibc's bound: the microseconds must fit a long's int */
+		if (delta->tv_sec > 2147483647L / 1000000L - 2 ||
+		    delta->tv_sec < -2147483647L / 1000000L + 2) {
+			errno = EINVAL;
+			return -1;
+		}
+		tx.offset = (long)(delta->tv_sec * 1000000L + delta->tv_usec);
+		tx.modes = ADJ_OFFSET_SINGLESHOT;
+	} else {
+		tx.modes = ADJ_OFFSET_SS_READ;
+	}
+	if (lcp_sb_adjtimex(&tx) < 0)
+		return -1;
+	if (olddelta != NULL) {
+		olddelta->tv_sec = tx.offset / 1000000L;
+		olddelta->tv_usec = tx.offset % 1000000L;
+	}
+	return 0;
+}
+
 LCP_EXPORT int adjtime(const struct timeval *delta, struct timeval *olddelta)
 {
+	if (lcp_sb_on())
+		return sb_adjtime(delta, olddelta);
 	if (delta != NULL) {
 		errno = EPERM;
 		return -1;
@@ -108,6 +139,8 @@ static int timex_read(struct timex *tx)
 		errno = EFAULT;
 		return -1;
 	}
+	if (lcp_sb_on())
+		return lcp_sb_adjtimex(tx); /* the sandbox's, all of it */
 	if (tx->modes != 0 && tx->modes != ADJ_OFFSET_SS_READ) {
 		errno = EPERM;
 		return -1;
@@ -147,6 +180,10 @@ LCP_EXPORT int clock_adjtime(clockid_t clk, struct timex *tx)
 	}
 	if (clk == CLOCK_REALTIME)
 		return timex_read(tx);
+	if (tx->modes != 0 && clk == CLOCK_TAI && lcp_sb_on()) {
+		errno = EOPNOTSUPP; /* as Linux: CLOCK_TAI has no clock_adj */
+		return -1;
+	}
 	if (tx->modes != 0) {
 		errno = EPERM;
 		return -1;

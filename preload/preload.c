@@ -82,6 +82,7 @@ static void resolve_all(void)
 	                      memory_order_relaxed);
 	LCP_REALS(LCP_RESOLVE)
 #undef LCP_RESOLVE
+	lcp_hostcalls_fill();
 }
 
 /* ---- state --------------------------------------------------------------- */
@@ -131,6 +132,8 @@ static void die(const char *what)
 	_exit(2);
 }
 
+/* The program's own timekeeper samples only REALTIME, never the kernel's
+ * adjtimex or a timerfd of its own (it does not follow the host). */
 static int64_t host_realtime_cb(void *arg)
 {
 	(void)arg;

@@ -19,19 +19,12 @@
 #ifndef LC_PRELOAD_SHIM_H
 #define LC_PRELOAD_SHIM_H
 
-#include <time.h> /* before the counter read is redirected, below */
-
-/*
- * The timekeeper's inline read path (timekeeper.h) reads the system counter
- * with clock_gettime(CLOCK_MONOTONIC). Inside the shim that name is our own
- * interposer; redirect the inline copy to the real function so that the
- * hot path costs one call into libc, not two.
- */
-static inline int lcp_counter_clock(clockid_t clk, struct timespec *ts);
-#define clock_gettime lcp_counter_clock
+/* The library reaches the host only through its table (src/hostcall.h),
+ * which the shim defines with the real functions (preload/hostcall.c):
+ * the timekeeper's inline read path costs one call into libc. */
+#include "hostcall.h"
 #include "timekeeper.h"
 #include "timeline.h"
-#undef clock_gettime
 
 #include "env.h"
 #include "leapclock.h"
@@ -90,11 +83,6 @@ static inline int lcp_raw_clock_gettime(clockid_t clk, struct timespec *ts)
 	return (int)syscall(SYS_clock_gettime, clk, ts);
 }
 
-static inline int lcp_counter_clock(clockid_t clk, struct timespec *ts)
-{
-	return lcp_raw_clock_gettime(clk, ts);
-}
-
 static inline int64_t lcp_host_ns(clockid_t clk)
 {
 	struct timespec ts;
@@ -102,6 +90,10 @@ static inline int64_t lcp_host_ns(clockid_t clk)
 	lcp_raw_clock_gettime(clk, &ts);
 	return lc__ts_to_ns(&ts);
 }
+
+/* Fills the library's table of host calls with the real functions
+ * (preload/hostcall.c; preload.c calls it once they are resolved). */
+void lcp_hostcalls_fill(void);
 
 /* ---- state (preload.c) --------------------------------------------------- */
 

@@ -67,7 +67,7 @@ int lc_counter_new_system(lc_counter **out, int clk)
 	struct lc_counter *c;
 	struct timespec ts;
 
-	if (out == NULL || clock_gettime((clockid_t)clk, &ts) != 0)
+	if (out == NULL || lc__host.clock_gettime((clockid_t)clk, &ts) != 0)
 		return LC_EINVAL;
 	c = counter_alloc(LC_COUNTER_SYSTEM, 1000000000u);
 	if (c == NULL)
@@ -82,7 +82,7 @@ static int64_t raw_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	lc__host.clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	return lc__ts_to_ns(&ts);
 }
 

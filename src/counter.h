@@ -7,6 +7,7 @@
 #ifndef LC_COUNTER_H
 #define LC_COUNTER_H
 
+#include "hostcall.h"
 #include "internal.h"
 
 #include <stdatomic.h>
@@ -44,7 +45,7 @@ static inline uint64_t lc__counter_read(const struct lc_counter *c)
 		return lc__rdtsc();
 #endif
 	if (c->kind == LC_COUNTER_SYSTEM) {
-		clock_gettime(c->clk, &ts);
+		lc__host.clock_gettime(c->clk, &ts);
 		return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	}
 	return lc__counter_read_sim(c);

@@ -8,11 +8,12 @@
  * The timerfd is process-wide (one per process, created on first use, made
  * again in a fork()ed child, which must not drain its parent's): each
  * cancellation seen adds one to a count, and every timekeeper compares the
- * count with the one it saw last. The kernel and the preload shim's
- * interposed adjtimex/timerfd functions are kept apart by calling the
- * kernel directly where the system call exists.
+ * count with the one it saw last. Every host call goes through the table
+ * of hostcall.h (the kernel's, never the preload shim's interposers).
  */
 #include "hostfollow.h"
+
+#include "hostcall.h"
 
 #include "leapclock.h"
 
@@ -35,12 +36,8 @@ static int hc_broken; /* no timerfd here: no step signal */
 
 static int hc_timerfd_create(void)
 {
-#ifdef SYS_timerfd_create
-	return (int)syscall(SYS_timerfd_create, CLOCK_REALTIME,
-	                    TFD_NONBLOCK | TFD_CLOEXEC);
-#else
-	return timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
-#endif
+	return lc__host.timerfd_create(CLOCK_REALTIME,
+	                               TFD_NONBLOCK | TFD_CLOEXEC);
 }
 
 /* An absolute REALTIME timer far away (it never expires; if the clock is
@@ -51,21 +48,14 @@ static int hc_arm(int fd)
 	struct timespec now;
 
 	memset(&its, 0, sizeof(its));
-	clock_gettime(CLOCK_REALTIME, &now);
+	lc__host.clock_gettime(CLOCK_REALTIME, &now);
 	its.it_value.tv_sec = now.tv_sec + (time_t)(sizeof(time_t) > 4
 	                                                    ? INT64_C(1) << 40
 	                                                    : INT32_C(1) << 28);
 	if (its.it_value.tv_sec < now.tv_sec)
 		its.it_value.tv_sec = now.tv_sec; /* 32-bit wrap: expire, count */
-#if defined(SYS_timerfd_settime) && !defined(__ILP32__) && \
-	(!defined(__SIZEOF_LONG__) || __SIZEOF_LONG__ == 8)
-	return (int)syscall(SYS_timerfd_settime, fd,
-	                    TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its,
-	                    NULL);
-#else
-	return timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET,
-	                       &its, NULL);
-#endif
+	return lc__host.timerfd_settime(
+		fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its, NULL);
 }
 
 /* Drains the timerfd: 1 if REALTIME was set (a cancellation, or the far
@@ -124,11 +114,7 @@ static int hc_adjtimex(struct timex *tx)
 {
 	memset(tx, 0, sizeof(*tx));
 	tx->modes = 0; /* read only: never anything else */
-#ifdef SYS_adjtimex
-	return (int)syscall(SYS_adjtimex, tx);
-#else
-	return adjtimex(tx);
-#endif
+	return lc__host.adjtimex(tx);
 }
 
 int lc__hostclock_sample(struct lc_host_sample *out)
@@ -158,7 +144,7 @@ int lc__hostclock_sample(struct lc_host_sample *out)
 	if (rc < 0) {
 		struct timespec ts;
 
-		clock_gettime(CLOCK_REALTIME, &ts);
+		lc__host.clock_gettime(CLOCK_REALTIME, &ts);
 		out->realtime_ns = (int64_t)ts.tv_sec * LC__NS + ts.tv_nsec;
 		out->flags = have_fd ? LC_HOST_SAMPLE_CWS : 0;
 		return 0;
@@ -170,7 +156,10 @@ int lc__hostclock_sample(struct lc_host_sample *out)
 	out->tai = (int32_t)tx.tai;
 	out->state = rc;
 	out->status = tx.status;
-	out->flags = LC_HOST_SAMPLE_KERNEL | (have_fd ? LC_HOST_SAMPLE_CWS : 0);
+	out->maxerror_us = (int64_t)tx.maxerror;
+	out->esterror_us = (int64_t)tx.esterror;
+	out->flags = LC_HOST_SAMPLE_KERNEL | LC_HOST_SAMPLE_ERROR |
+	             (have_fd ? LC_HOST_SAMPLE_CWS : 0);
 	return 0;
 }
 
@@ -181,7 +170,7 @@ int lc__hostclock_sample(struct lc_host_sample *out)
 	struct timespec ts;
 
 	memset(out, 0, sizeof(*out));
-	clock_gettime(CLOCK_REALTIME, &ts);
+	lc__host.clock_gettime(CLOCK_REALTIME, &ts);
 	out->realtime_ns = (int64_t)ts.tv_sec * LC__NS + ts.tv_nsec;
 	return 0;
 }

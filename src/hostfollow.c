@@ -189,6 +189,12 @@ static void track_window(struct lc__hf_state *st,
 	                        dt / LC__NS);
 }
 
+/* The most a slewed host can move from us in dt ns. */
+static int64_t slew_bound(int64_t dt)
+{
+	return (int64_t)((__int128)dt * LC__HF_MAX_SLEW_PPB / LC__NS);
+}
+
 /* `fires` step signals (> 0) with r the move beyond the learnt offset:
  * those the kernel's owed leaps explain are not steps; one more is. One it
  * may explain can hide a step in the same interval (one timerfd read
@@ -208,7 +214,7 @@ void lc__hf_update(struct lc__hf_state *st, const struct lc__hf_input *in,
 {
 	int64_t d = in->host_ns - in->expected_ns;
 	int64_t dt = in->mono_ns - st->last_mono;
-	int64_t lp, lc, e, r;
+	int64_t lp, lc, e, r, mv;
 	uint64_t fires = 0;
 	int k = 0, stepped = 0;
 
@@ -217,6 +223,9 @@ void lc__hf_update(struct lc__hf_state *st, const struct lc__hf_input *in,
 		dt = 0;
 
 	count_leaps(st, in);
+	/* the move since the last sample, our leaps and the kernel's aside */
+	mv = d - (int64_t)st->gap * LC__NS -
+	     (st->last_q - (int64_t)((__int128)st->prop_ppb * dt / LC__NS));
 
 	if (!in->has_cws || !st->have_cws || !st->learnt || in->ours_set) {
 		threshold_rule(st, in, d, dt, out);
@@ -245,6 +254,29 @@ void lc__hf_update(struct lc__hf_state *st, const struct lc__hf_input *in,
 	stepped = fires > 0 && is_step(st, fires, r, in->step_ns);
 	if (!k)
 		st->gap = 0; /* the host shows our leaps (again) */
+	if (!stepped && fires == 0 && abs64(r) > in->step_ns &&
+	    abs64(mv) > in->step_ns) {
+		/* An unsignalled move (the rule above): beyond any slew, a
+		 * step whose signal is owed; else held once, unless the last
+		 * sample was held already (then it is drift). */
+		if (abs64(mv) > in->step_ns + slew_bound(dt)) {
+			stepped = 1;
+			out->unsignalled = 1;
+			st->owed++;
+			st->owed_mono = in->mono_ns;
+		} else if (!st->suspect) {
+			st->suspect = 1;
+			out->resample = 1;
+			out->offset_ns = d;
+			out->state = k ? LC_HOST_LEAP_OFF
+			           : in->smeared ? LC_HOST_SMEARED
+			                         : LC_HOST_AGREES;
+			st->off_ns = lp;
+			out->steer_ppb = hold(st);
+			goto done;
+		}
+	}
+	st->suspect = 0;
 
 	if (stepped) {
 		out->action = LC__HF_STEP;
@@ -275,6 +307,7 @@ done:
 	if (out->action == LC__HF_STEP)
 		st->win_active = 0; /* the window starts again from here */
 	st->last_steer = out->steer_ppb;
+	st->last_q = out->offset_ns - (int64_t)st->gap * LC__NS;
 	out->gap = st->gap;
 	remember(st, in);
 }

@@ -47,6 +47,18 @@
  *    single signal may stand for both the kernel's leap and a step in the
  *    same interval (a timerfd cannot count them), e - L beyond step_ns is
  *    a step too.
+ *  - An unsignalled move: no step signal, and the move beyond the learnt
+ *    offset (e - L) beyond step_ns. Linux sets the clock before it
+ *    cancels the TFD_TIMER_CANCEL_ON_SET timerfds (clock_was_set runs
+ *    after the timekeeper's update, an IPI to every CPU first), so a
+ *    sample taken in between sees a step without its signal; steered as
+ *    drift it left the library 1.5 ms behind a stepped host for seconds
+ *    (issue 28 item 2). A move that LC__HF_MAX_SLEW_PPB over the interval
+ *    (plus step_ns) cannot explain is a step at once, its signal owed
+ *    (the OWED window, as for a kernel leap). A smaller one is held for
+ *    one sample (the rate learnt kept, L unchanged, `resample` asked):
+ *    if the next sample has the signal the whole move is the step; if
+ *    not, it was drift, steered from then on.
  *  - Without a step signal (or before one was learnt, or after our own
  *    clock was set) the threshold rule of old is used: up to step_ns
  *    steered (not near a table leap without a declared host smear), up to
@@ -66,6 +78,10 @@
 /* How long after the kernel's TAI offset moved its clock-was-set signal may
  * still come (the leap's tick, then clock_was_set_delayed's workqueue). */
 #define LC__HF_OWED_NS (2 * LC__NS)
+/* The host's largest slew (chrony's maxslewrate is 83,333 ppm; Linux's
+ * tick adjustment allows 10 %): a move beyond it between two samples, plus
+ * step_ns of noise, is a step whether or not its signal was seen. */
+#define LC__HF_MAX_SLEW_PPB LC__HF_MAX_PPB
 /* Near a table leap without a declared host smear, a phase error beyond
  * this is taken for an undeclared smear (see the rule above). */
 #define LC__HF_SMEAR_HOLD(step_ns) (10 * (step_ns))
@@ -91,6 +107,13 @@ struct lc__hf_state {
 	 * window began, beyond the frequency learnt before it. */
 	int win_active;
 	int64_t win_ns, win_i_ppb;
+	/* The last sample moved beyond step_ns with no step signal and was
+	 * held, not steered (an unsignalled move, see the rule above). */
+	int suspect;
+	/* host - ours less the gap's seconds after the last sample: the
+	 * phase an unsignalled move is measured from (not the candidate,
+	 * which may change between samples with no move at all) */
+	int64_t last_q;
 };
 
 struct lc__hf_input {
@@ -125,6 +148,9 @@ struct lc__hf_output {
 	int64_t offset_ns;   /* host - expected after the action */
 	int gap;             /* leap seconds the host is behind (signed) */
 	int kernel_rule;     /* 1: decided from the kernel's facts */
+	int resample;        /* an unsignalled move was held: a sample
+	                      * taken a little later may show its signal */
+	int unsignalled;     /* LC__HF_STEP taken without its signal */
 };
 
 void lc__hf_init(struct lc__hf_state *st);

@@ -215,9 +215,12 @@ int lc_loop_new(lc_loop **out, lc_timekeeper *tk, unsigned int flags)
 		                                         : LC__LOOP_OWNER_XCHG);
 	l->tfd = -1;
 	l->tfd_armed = INT64_MIN;
+	l->hfd = -1;
+	l->watch_ms = -1;
 #ifdef LC_HAVE_TIMERFD
 	if (lc_counter_kind(lc_tk_counter(tk)) != LC_COUNTER_SIM)
-		l->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		l->tfd = lc__host.timerfd_create(CLOCK_MONOTONIC,
+		                                 TFD_CLOEXEC | TFD_NONBLOCK);
 #endif
 	*out = l;
 	return 0;
@@ -231,6 +234,8 @@ void lc_loop_free(lc_loop *loop)
 #ifdef LC_HAVE_TIMERFD
 	if (loop->tfd >= 0)
 		close(loop->tfd);
+	if (loop->hfd >= 0)
+		close(loop->hfd);
 #endif
 	if (atomic_load(&loop->mode) != LC__LOOP_UNLOCKED)
 		pthread_mutex_destroy(&loop->lock);
@@ -386,7 +391,7 @@ static int64_t next_after(struct lc_loop *l, int64_t now)
 static int64_t host_mono(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	lc__host.clock_gettime(CLOCK_MONOTONIC, &ts);
 	return lc__ts_to_ns(&ts);
 }
 
@@ -412,7 +417,7 @@ static void tfd_arm(struct lc_loop *l, int64_t d)
 	memset(&its, 0, sizeof(its));
 	if (d == INT64_MAX) {
 		l->tfd_armed = d;
-		timerfd_settime(l->tfd, 0, &its, NULL); /* disarm */
+		lc__host.timerfd_settime(l->tfd, 0, &its, NULL); /* disarm */
 		return;
 	}
 	if (lc__counter_is_host_mono(lc_tk_counter(l->q.tk)) &&
@@ -431,7 +436,7 @@ static void tfd_arm(struct lc_loop *l, int64_t d)
 		h = 1;
 	its.it_value = lc__ns_to_ts(h);
 	l->tfd_armed = d;
-	timerfd_settime(l->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+	lc__host.timerfd_settime(l->tfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 #else
 static void tfd_arm(struct lc_loop *l, int64_t d)
@@ -450,7 +455,7 @@ static void kick(struct lc_loop *l)
 		memset(&its, 0, sizeof(its));
 		its.it_value.tv_nsec = 1; /* relative: now */
 		l->tfd_armed = INT64_MIN;
-		timerfd_settime(l->tfd, 0, &its, NULL);
+		lc__host.timerfd_settime(l->tfd, 0, &its, NULL);
 	}
 #else
 	(void)l;
@@ -487,7 +492,7 @@ int lc_timer_init(lc_loop *loop, lc_timer *t, lc_clock_id id, lc_timer_cb cb,
 	return 0;
 }
 
-static int start(struct lc__timer *p, const struct lc__arm *a)
+static inline int start(struct lc__timer *p, const struct lc__arm *a)
 {
 	struct lc_loop *l = loop_of(p);
 	int held = loop_lock(l), r;
@@ -732,20 +737,111 @@ int64_t lc_loop_run_sim(lc_loop *loop, int64_t until_mono)
 }
 
 #ifdef LC_HAVE_TIMERFD
-/* Sleeps on the timerfd until instant d (or a kick), lock dropped. */
+/* The host-step watch (issue 28 item 2). A loop sleeps on a MONOTONIC
+ * timerfd armed for its earliest deadline as converted then; when the
+ * host's REALTIME is stepped, the timekeeper follows the step only at its
+ * next update, and the loop learnt of it only when it next woke (at the
+ * old deadline: CANCEL_ON_SET timers were cancelled up to a second late,
+ * after the leap in the test VM). So a loop on a timekeeper that follows
+ * the host also waits on a REALTIME TFD_TIMER_CANCEL_ON_SET timerfd of
+ * its own: when the kernel cancels it, the loop runs lc_update() at once
+ * (an in-process writer follows the step there; a page reader checks its
+ * page) and then expires: CANCEL_ON_SET timers get LC_ECANCELED and every
+ * deadline is converted again. A page's writer follows the step in its
+ * own time, so until the timekeeper's clock-was-set sequence moves the
+ * loop looks again after 1, 2, 4 .. 256 ms. Returns the fd, or -1. */
+#define WATCH_FIRST_MS 1
+#define WATCH_LAST_MS 256
+
+static int host_watch_fd(struct lc_loop *l)
+{
+	struct itimerspec far;
+	struct lc_tk_host h;
+
+	/* The kernel's own timerfd (the system call, not an interposed
+	 * timerfd_create that the preload shim would run on leapclock's
+	 * REALTIME), as hostclock.c does. */
+	if (l->hfd == -1) {
+		l->hfd = -2;
+		if (lc_tk_host_status(l->q.tk, &h) == 0) {
+#ifdef SYS_timerfd_create
+			int fd = (int)syscall(SYS_timerfd_create, CLOCK_REALTIME,
+			                      TFD_CLOEXEC | TFD_NONBLOCK);
+#else
+			int fd = timerfd_create(CLOCK_REALTIME,
+			                        TFD_CLOEXEC | TFD_NONBLOCK);
+#endif
+
+			if (fd >= 0)
+				l->hfd = fd;
+		}
+	}
+	if (l->hfd < 0)
+		return -1;
+	memset(&far, 0, sizeof(far));
+	far.it_value.tv_sec = (time_t)INT32_MAX * 2;
+	/* (ECANCELED: set since the last read, which poll shows) */
+#if defined(SYS_timerfd_settime) && !defined(__ILP32__) && \
+	(!defined(__SIZEOF_LONG__) || __SIZEOF_LONG__ == 8)
+	(void)syscall(SYS_timerfd_settime, l->hfd,
+	              TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &far, NULL);
+#else
+	(void)timerfd_settime(l->hfd,
+	                      TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &far,
+	                      NULL);
+#endif
+	return l->hfd;
+}
+
+/* After the loop woke: the host's clock was set (`set`), or a look of the
+ * watch is due. Lock dropped. */
+static void host_watch(struct lc_loop *l, int set)
+{
+	uint64_t seq;
+
+	if (set) {
+		l->watch_seq = lc_clock_was_set_seq(l->q.tk);
+		l->watch_ms = WATCH_FIRST_MS;
+	}
+	lc_update(l->q.tk);
+	seq = lc_clock_was_set_seq(l->q.tk);
+	if (seq != l->watch_seq || l->watch_ms >= WATCH_LAST_MS)
+		l->watch_ms = -1; /* followed (or not coming) */
+	else if (!set)
+		l->watch_ms *= 2;
+}
+
+/* Sleeps on the timerfd until instant d (or a kick, or a host step),
+ * lock dropped. */
 static void sleep_until(struct lc_loop *l, int64_t d, int *held)
 {
-	struct pollfd pfd;
+	struct pollfd pfd[2];
 	uint64_t ticks;
+	int n = 1, rc, set = 0;
 
 	tfd_arm(l, d);
+	pfd[0].fd = l->tfd;
+	pfd[0].events = POLLIN;
+	pfd[0].revents = 0;
+	pfd[1].fd = host_watch_fd(l);
+	pfd[1].events = POLLIN;
+	pfd[1].revents = 0;
+	if (pfd[1].fd >= 0)
+		n = 2;
 	l->sleeping = 1;
 	loop_unlock(l, *held);
-	pfd.fd = l->tfd;
-	pfd.events = POLLIN;
-	pfd.revents = 0;
-	if (poll(&pfd, 1, -1) > 0 && read(l->tfd, &ticks, sizeof(ticks)) < 0)
+	rc = poll(pfd, (nfds_t)n, l->watch_ms);
+	if (rc > 0 && (pfd[0].revents & POLLIN) &&
+	    read(l->tfd, &ticks, sizeof(ticks)) < 0)
 		(void)errno; /* EAGAIN after a re-arm: go round */
+	if (rc > 0 && n == 2 && (pfd[1].revents & POLLIN)) {
+		/* ECANCELED: the host's clock was set */
+		if (read(l->hfd, &ticks, sizeof(ticks)) < 0 &&
+		    errno == ECANCELED)
+			set = 1;
+	}
+	if (set || (rc == 0 && l->watch_ms >= 0))
+		host_watch(l, set);
 	*held = loop_lock(l);
 	l->sleeping = 0;
 }

@@ -53,6 +53,13 @@ struct lc_loop {
 	int64_t tfd_armed;  /* MONOTONIC ns the timerfd is armed for */
 	int sleeping;       /* lc_loop_run is blocked on tfd */
 	int stop;
+	/* lc_loop_run on a timekeeper that follows the host: a REALTIME
+	 * TFD_TIMER_CANCEL_ON_SET timerfd that wakes it when the host's clock
+	 * is set (-1: none yet, -2: none here), and how long it still looks
+	 * for the timekeeper to follow that step (loop.c sleep_until). */
+	int hfd;
+	int watch_ms;
+	uint64_t watch_seq;
 };
 
 #endif /* LC_LOOP_H */

@@ -23,10 +23,16 @@ struct preset {
 
 /* Sources and figures: docs/smearing.md and leapclock-smear(1). */
 static const struct preset presets[] = {
-    /* Google Public NTP / AWS: 24 h linear, noon to noon UTC */
+    /* Google Public NTP / AWS: 24 h linear, noon to noon UTC
+     * (developers.google.com/time/smear; github.com/google/unsmear) */
     {"google", LC_SMEAR_LINEAR, LC_SMEAR_CENTRED, 86400, 0, 0, 0},
-    /* NTPsec leapsmearinterval (Debian's ntpd): linear, ends at the
-     * leap */
+    /* NTPsec leapsmearinterval (Debian's ntpd; NTPsec ntpd/ntp_timer.c,
+     * docs/leapsmear.adoc): linear over the interval ending at the leap's
+     * transition time, POSIX midnight, which on the pre-leap axis is the
+     * start of 23:59:60. KNOWN: this preset ends a second later, at UTC
+     * midnight (11.6 us from ntpd through the window): a window ending
+     * at the leap instant needs a placement the smear module does not
+     * have yet (docs/smearing.md, "Known differences") */
     {"ntpd", LC_SMEAR_LINEAR, LC_SMEAR_ENDING, 86400, 0, 7200, 86400},
     /* chrony smoothtime 400 0.001024 leaponly: quadratic spline from the
      * leap instant (its leap timeout fires at true 23:59:60.000: chrony
@@ -37,17 +43,26 @@ static const struct preset presets[] = {
      * leapSecondSmearing): linear over leapDurationS = 62,500 s from the
      * leap second event time (the start of 23:59:60), 16 ppm */
     {"fbclock", LC_SMEAR_LINEAR, LC_SMEAR_STARTING, 62500, 0, 0, 0},
-    /* Kuhn's UTC-SLS: the last 1000 UTC seconds before midnight */
+    /* Kuhn's UTC-SLS (draft-kuhn-leapsecond-00, 2006): the rate changed
+     * by 0.1 % for the last 1000 UTC seconds of the day, 23:43:21 to
+     * 24:00:00 around an insertion */
     {"utc-sls", LC_SMEAR_LINEAR, LC_SMEAR_ENDING, 1000, 0, 0, 0},
-    /* the last minute before midnight */
+    /* the last minute before midnight (no one system's: a short
+     * smear for tests and charts) */
     {"minute", LC_SMEAR_LINEAR, LC_SMEAR_ENDING, 60, 0, 0, 0},
-    /* Google before 2016: raised cosine before midnight, 20 h */
+    /* Google 2008-2015: the raised cosine lie(t) = (1 - cos(pi t/w))/2
+     * over a window w before midnight (Google's blog "Time, technology
+     * and leaping seconds", 2011), 20 h */
     {"cosine", LC_SMEAR_COSINE, LC_SMEAR_ENDING, 72000, 0, 60, 7 * 86400},
-    /* Windows 10 1809+ / Server 2019+ without the 23:59:60 opt-in:
-     * 23:59:59 lasts 2 s, to the end of 23:59:60 */
+    /* Windows 10 1809+ / Server 2019+ without the 23:59:60 opt-in
+     * (PROCESS_LEAP_SECOND_INFO, learn.microsoft.com): "23:59:59 ->
+     * 23:59:59.500 -> 00:00:00, which takes 2 seconds", to the end of
+     * 23:59:60 */
     {"windows", LC_SMEAR_STEP, LC_SMEAR_ENDING, 2, 0, 0, 0},
-    /* NTP Classic (ntp.org) ntpd leapsmearinterval: the raised cosine
-     * (1 - cos(pi t/w))/2, ends at the leap. Last, so that the other
+    /* NTP Classic (ntp.org) ntpd leapsmearinterval (ntpd/ntp_timer.c):
+     * the raised cosine (1 - cos(pi t/w))/2 over the same interval as
+     * NTPsec's, ending at the start of 23:59:60 (KNOWN: here a second
+     * later, as ntpd above). Last, so that the other
      * presets keep their index (the tests' replayable seeds). */
     {"ntp-classic", LC_SMEAR_COSINE, LC_SMEAR_ENDING, 86400, 0, 7200, 86400},
 };

@@ -344,6 +344,7 @@ void lc__tkw_publish(struct lc_timekeeper *tk)
 	    lc__smear_plan_active(&s->plan) && s->plan.start_mono < s->rt_slow)
 		s->rt_slow = s->plan.start_mono;
 	lc__tk_sls_fill(s);
+	s->bound = lc__bnd_word(tk, s->mono);
 	memcpy(w, s, sizeof(w));
 
 	/* The latch: readers use copy[seq & 1]. Bump to odd (readers move to

@@ -102,6 +102,12 @@
  *			at or after plan.end_mono without changing a reading,
  *			so the second smear's schedule never depends on when
  *			the writer runs.
+ *	bound		the error bound (src/bounds.h, lc__bnd_pack): the
+ *			half-width at `mono`, the drift rate from then on,
+ *			the status. Added in the copy's last (padding) word,
+ *			so the copy and the page keep their size: a reader
+ *			that does not know it never reads it, and a page of
+ *			a writer that does not write it reads 0 (unknown).
  */
 #ifndef LC_TIMEKEEPER_H
 #define LC_TIMEKEEPER_H
@@ -153,6 +159,7 @@ struct lc__tk_snap {
 	uint64_t cws_seq;
 	struct lc__smear_plan plan;
 	struct lc__smear_plan plan_next;
+	uint64_t bound;
 };
 
 _Static_assert(sizeof(struct lc__tk_snap) % 8 == 0,
@@ -169,6 +176,10 @@ _Static_assert(offsetof(struct lc__tk_snap, raw_mult) == 192,
 struct lc__tk_copy {
 	_Alignas(64) _Atomic uint64_t w[LC__TK_WORDS];
 };
+
+_Static_assert(sizeof(struct lc__tk_copy) == 448,
+               "the bound word fills the copy's padding: the page layout "
+               "(timeline.h) keeps its size");
 
 /* The latch itself: the sequence and the two copies. It lives in the
  * timekeeper's own memory, or in a timeline page shared by every process
@@ -371,11 +382,19 @@ static inline const struct lc__tk_latch *lc__tk_latch_of(const lc_timekeeper *tk
  * Call before other threads read the timekeeper. */
 void lc__tk_publish_to(lc_timekeeper *tk, struct lc__tk_latch *l);
 
-/* Makes `tk` (just created, no other thread reading it yet) a reader of
- * the page latch `l`: lc_gettime() and friends read `l`; writer calls
- * (lc_settime, lc_adjtimex) fail with LC_EPERM; lc_update() calls
- * `update(tk, arg)` (the timeline module's check of the page) instead of
- * the writer, while tk reads the page. */
+/* A reader of the page latch `l` (timeline_reader.c): a timekeeper of
+ * `counter` and `cfg` (its table, smear policy, follow_host for later)
+ * whose lc_gettime() and friends read `l`; writer calls (lc_settime,
+ * lc_adjtimex with modes) fail with LC_EPERM; lc_update() calls
+ * `update(tk, arg)` (the timeline module's check of the page). Nothing is
+ * sampled or primed: the writer state stays unused until lc__tk_resume()
+ * makes it a writer from the page's snapshot. */
+int lc__tk_new_reader(lc_timekeeper **out, lc_counter *counter,
+                      const struct lc_tk_config *cfg,
+                      const struct lc__tk_latch *l,
+                      void (*update)(lc_timekeeper *tk, void *arg), void *arg);
+/* Moves a reader (no other thread writing it) onto another page latch `l`
+ * (a restarted writer's page), with its update `update(tk, arg)`. */
 void lc__tk_read_from(lc_timekeeper *tk, const struct lc__tk_latch *l,
                       void (*update)(lc_timekeeper *tk, void *arg),
                       void *arg);
@@ -393,7 +412,8 @@ int lc__tk_snapshot_timex(const lc_timekeeper *tk, struct lc_timex *tx);
 int lc__tk_is_reader(const lc_timekeeper *tk);
 
 /* Continues the timeline published in `from` with tk's own writer: the
- * writer state is rebuilt so that MONOTONIC, MONOTONIC_RAW, REALTIME, UTC,
+ * writer state is rebuilt (a reader's host following starts afresh: its
+ * first sample decides by the threshold rule, then learns) so that MONOTONIC, MONOTONIC_RAW, REALTIME, UTC,
  * TAI and UTC_SLS (table leaps: the nominal smear, a pure function of the
  * instant) read on from what `from` reads now, at its rate; it then
  * publishes to `to` (NULL: tk's own latch, for a reader falling back

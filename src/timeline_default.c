@@ -82,7 +82,8 @@ static lc_timekeeper *in_process(void)
 static void *updater(void *arg)
 {
 	struct itimerspec far;
-	int fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
+	int fd = lc__host.timerfd_create(CLOCK_REALTIME,
+	                                 TFD_CLOEXEC | TFD_NONBLOCK);
 
 	(void)arg;
 	/* Once a second, and at once when the host's REALTIME is set (a
@@ -98,8 +99,9 @@ static void *updater(void *arg)
 		uint64_t x;
 
 		if (fd >= 0 &&
-		    timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET,
-		                    &far, NULL) < 0 &&
+		    lc__host.timerfd_settime(
+			    fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET,
+			    &far, NULL) < 0 &&
 		    errno != ECANCELED) {
 			close(fd);
 			fd = -1;
@@ -114,7 +116,8 @@ static void *updater(void *arg)
 		} else {
 			struct timespec d = { 1, 0 };
 
-			clock_nanosleep(CLOCK_MONOTONIC, 0, &d, NULL);
+			lc__host.clock_nanosleep(CLOCK_MONOTONIC, 0, &d,
+			                         NULL);
 		}
 		lc_update(default_tk);
 	}

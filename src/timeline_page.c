@@ -94,7 +94,7 @@ int64_t lc__tl_host_ns(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(id, &ts);
+	lc__host.clock_gettime(id, &ts);
 	return lc__ts_to_ns(&ts);
 }
 

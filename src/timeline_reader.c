@@ -286,10 +286,10 @@ int lc__tl_reader_open(struct lc__tl_reader *r, const char *path,
 	if (st.smear[0] != '\0' &&
 	    lc_smear_preset(st.smear, 0, &r->smear, NULL) == 0)
 		cfg.smear = &r->smear;
-	rc = lc_tk_new(&r->tk, r->counter, &cfg);
+	rc = lc__tk_new_reader(&r->tk, r->counter, &cfg, &r->map.pg->latch,
+	                       reader_check, r);
 	if (rc < 0)
 		goto fail;
-	lc__tk_read_from(r->tk, &r->map.pg->latch, reader_check, r);
 	r->source = LC_TIMELINE_PAGE;
 	/* A page already stale is still this boot's timeline: carry on
 	 * from its last snapshot at once (as a reader that saw it go stale

@@ -280,7 +280,8 @@ static void *serve(void *arg)
 			    errno == ENOBUFS || errno == ENOMEM) {
 				struct timespec d = { 0, 10000000 };
 
-				nanosleep(&d, NULL);
+				lc__host.clock_nanosleep(CLOCK_MONOTONIC, 0,
+				                         &d, NULL);
 				continue;
 			}
 			break;
@@ -470,8 +471,12 @@ int lc__tl_writer_open(struct lc__tl_writer **out, const char *path,
 		memcpy(pg, copy, sizeof(*pg));
 		for (int i = 0; i < 50 && rc == LC_EBUSY; i++) {
 			rc = lc__tk_resume(tk, &copy->latch, &pg->latch);
-			if (rc == LC_EBUSY)
-				usleep(100000);
+			if (rc == LC_EBUSY) {
+				struct timespec d = { 0, 100000000 };
+
+				lc__host.clock_nanosleep(CLOCK_MONOTONIC, 0,
+				                         &d, NULL);
+			}
 		}
 		resumed = rc >= 0;
 	}

@@ -91,7 +91,8 @@ struct lc__heap {
 /* The heap (timer_heap.c). */
 int lc__heap_reserve(struct lc__heap *h, size_t n);
 void lc__heap_free(struct lc__heap *h);
-int lc__heap_insert(struct lc__heap *h, struct lc__timer *t);
+/* Grows the array by one doubling (lc__heap_insert's slow path). */
+int lc__heap_grow(struct lc__heap *h);
 /* Takes t out, sifting (the expiry path and the tests). */
 void lc__heap_remove(struct lc__heap *h, struct lc__timer *t);
 /* Index LC__HEAP0 is the head; NULL if empty. */
@@ -117,6 +118,50 @@ static inline uint32_t lc__heap_count(const struct lc__heap *h)
 #define LC__TOMBSTONES 0
 #endif
 
+/* Entry order: key, then start order; a tombstone keeps its timer's seq. */
+static inline int lc__ent_dead(const struct lc__heap_ent *e)
+{
+	return ((uintptr_t)e->t & 1u) != 0;
+}
+
+static inline uint64_t lc__ent_seq(const struct lc__heap_ent *e)
+{
+	return lc__ent_dead(e) ? (uint64_t)((uintptr_t)e->t >> 1) : e->t->seq;
+}
+
+/* Inserts t at t->key: 0 or LC_ENOMEM. Inline: it is the other half of
+ * every start-and-stop. A new entry that is not below its parent (most of
+ * them, with random deadlines) costs one compare against the array; each
+ * level it climbs moves the parent down and writes that timer's index. */
+static inline int lc__heap_insert(struct lc__heap *h, struct lc__timer *t)
+{
+	int64_t key = t->key;
+	uint64_t seq = t->seq;
+	struct lc__heap_ent *v;
+	uint32_t k;
+
+	if (lc__unlikely(h->n >= h->cap)) {
+		int r = lc__heap_grow(h);
+		if (r < 0)
+			return r;
+	}
+	v = h->v;
+	k = h->n++;
+	while (k > LC__HEAP0) {
+		uint32_t p = k / 4 + 2; /* the parent (timer_heap.c) */
+		if (key > v[p].key || (key == v[p].key && seq >= lc__ent_seq(&v[p])))
+			break;
+		v[k] = v[p];
+		if (!lc__ent_dead(&v[k]))
+			v[k].t->idx = k;
+		k = p;
+	}
+	v[k].key = key;
+	v[k].t = t;
+	t->idx = k;
+	return 0;
+}
+
 /* Takes the entry at index k out, sifting (lc__heap_cancel's slow path). */
 void lc__heap_cancel_at(struct lc__heap *h, uint32_t k);
 /* Drops every tombstone and rebuilds the heap: O(n). */
@@ -136,8 +181,18 @@ static inline void lc__heap_cancel(struct lc__heap *h, struct lc__timer *t)
 		lc__heap_cancel_at(h, k);
 		return;
 	}
-	h->v[k].t = (struct lc__timer *)(uintptr_t)((t->seq << 1) | 1u);
-	h->dead++;
+	if (k == h->n - 1) {
+		/* the last entry: it simply leaves, with any tombstones
+		 * before it (the heap order never depends on a last entry) */
+		h->n = k;
+		while (h->dead && lc__ent_dead(&h->v[h->n - 1])) {
+			h->n--;
+			h->dead--;
+		}
+	} else {
+		h->v[k].t = (struct lc__timer *)(uintptr_t)((t->seq << 1) | 1u);
+		h->dead++;
+	}
 	if (lc__unlikely(h->dead > 64 && h->dead > lc__heap_count(h)))
 		lc__heap_compact(h);
 }

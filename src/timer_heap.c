@@ -32,15 +32,8 @@ static inline uint32_t parent(uint32_t c)
 }
 
 /* Tombstones (timer.h): a stopped timer's entry holds (seq << 1) | 1. */
-static inline int ent_dead(const struct lc__heap_ent *e)
-{
-	return ((uintptr_t)e->t & 1u) != 0;
-}
-
-static inline uint64_t ent_seq(const struct lc__heap_ent *e)
-{
-	return ent_dead(e) ? (uint64_t)((uintptr_t)e->t >> 1) : e->t->seq;
-}
+#define ent_dead lc__ent_dead
+#define ent_seq lc__ent_seq
 
 static inline int ent_less(const struct lc__heap_ent *a,
                            const struct lc__heap_ent *b)
@@ -146,30 +139,11 @@ void lc__heap_free(struct lc__heap *h)
 	h->n = h->cap = 0;
 }
 
-int lc__heap_insert(struct lc__heap *h, struct lc__timer *t)
+int lc__heap_grow(struct lc__heap *h)
 {
-	struct lc__heap_ent e = {t->key, t};
-	uint32_t k;
+	size_t slots = h->n > LC__HEAP0 ? h->n - LC__HEAP0 : 0;
 
-	if (lc__unlikely(h->n >= h->cap)) {
-		size_t slots = h->n > LC__HEAP0 ? h->n - LC__HEAP0 : 0;
-		int r = lc__heap_reserve(h, slots + 1);
-		if (r < 0)
-			return r;
-	}
-	/* sift_up with the new entry kept in registers */
-	k = h->n++;
-	while (k > LC__HEAP0) {
-		uint32_t p = parent(k);
-		if (!ent_less(&e, &h->v[p]))
-			break;
-		h->v[k] = h->v[p];
-		set_idx(&h->v[k], k);
-		k = p;
-	}
-	h->v[k] = e;
-	t->idx = k;
-	return 0;
+	return lc__heap_reserve(h, slots + 1);
 }
 
 static void remove_at(struct lc__heap *h, uint32_t k)

@@ -11,6 +11,7 @@
 #include "tk_writer.h"
 
 #include <string.h>
+#include <time.h>
 
 /* Host samples per update, the tightest kept, and the widest accepted. */
 #define FOLLOW_TRIES          8
@@ -131,7 +132,7 @@ int64_t lc__tk_host_realtime(struct lc_timekeeper *tk)
 		return tk->cfg.host_realtime(tk->cfg.host_arg);
 	if (tk->cfg.host_sample != NULL && lc__tk_host_sample(tk, &hs) == 0)
 		return hs.realtime_ns;
-	clock_gettime(CLOCK_REALTIME, &ts);
+	lc__host.clock_gettime(CLOCK_REALTIME, &ts);
 	return lc__ts_to_ns(&ts);
 }
 
@@ -225,14 +226,74 @@ static void follow_step(struct lc_timekeeper *tk, int64_t mono_now, int64_t r)
 		lc__tkw_enter_leap_second(tk, mono_now, v, nsec);
 }
 
+/* The decision's input for sample `hs` taken at counter `mid`. */
+static void follow_input(struct lc_timekeeper *tk,
+                         const struct lc_host_sample *hs, uint64_t mid,
+                         struct lc__hf_input *in)
+{
+	struct lc__tk_snap *s = &tk->s;
+	int64_t m, rt;
+
+	m = s->mono + (int64_t)lc__cyc2ns(mid, s->cycle_last, s->mult, s->frac,
+	                                  s->shift_max);
+	rt = lc__tk_realtime_at(s, m);
+
+	host_input(in, hs);
+	in->expected_ns = expected_host(tk, rt, m);
+	in->mono_ns = m;
+	/* TAI is continuous, so TAI - REALTIME at the sample is our TAI-UTC
+	 * with the leap applied at its instant. */
+	in->tai_utc =
+	    (int32_t)lc__fdiv(m + s->offs_tai - rt + LC__NS / 2, LC__NS);
+	in->smeared = in->expected_ns != rt;
+	in->host_smear = tk->cfg.host_smear != NULL;
+	in->near_leap = near_table_leap(tk, rt);
+	in->ours_set = tk->hf_offs_tai_valid && s->offs_tai != tk->hf_offs_tai;
+	in->step_ns = tk->cfg.host_step_ns;
+}
+
+/* How long a held move waits for its step signal on this host: Linux
+ * cancels the CANCEL_ON_SET timerfds microseconds after it set the clock
+ * (an IPI to every CPU between), a busy VM later. */
+#define FOLLOW_SIGNAL_TRIES 20
+#define FOLLOW_SIGNAL_WAIT_NS 100000
+
+/* The decision held an unsignalled move: on this host (not a simulated
+ * one, which cannot change under us), sample again a few times, briefly,
+ * for the signal the kernel may be about to give. 1 with *hs, *mid the
+ * sample that has it. */
+static int await_signal(struct lc_timekeeper *tk, struct lc_host_sample *hs,
+                        uint64_t *mid)
+{
+	if (tk->cfg.host_sample != NULL || tk->cfg.host_realtime != NULL)
+		return 0;
+	for (int i = 0; i < FOLLOW_SIGNAL_TRIES; i++) {
+		struct timespec d = { 0, FOLLOW_SIGNAL_WAIT_NS };
+		struct lc_host_sample hv;
+		uint64_t mv;
+		int64_t w;
+
+		nanosleep(&d, NULL);
+		if (lc__tk_sample_bracketed(tk, &hv, &mv, &w) < 0)
+			continue;
+		if (hv.clock_was_set != hs->clock_was_set) {
+			*hs = hv;
+			*mid = mv;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 void lc__tk_follow_host(struct lc_timekeeper *tk, int64_t mono_now)
 {
 	struct lc__tk_snap *s = &tk->s;
 	struct lc_host_sample hs;
 	struct lc__hf_input in;
 	struct lc__hf_output out;
+	struct lc__hf_state before;
 	uint64_t mid;
-	int64_t m, rt, width;
+	int64_t width;
 
 	if (lc__tk_sample_bracketed(tk, &hs, &mid, &width) < 0)
 		return; /* no sample: run on as we are */
@@ -244,26 +305,17 @@ void lc__tk_follow_host(struct lc_timekeeper *tk, int64_t mono_now)
 	if (width > FOLLOW_MAX_BRACKET_NS &&
 	    hs.clock_was_set == tk->hf_last_cws)
 		return;
-	tk->hf_last_cws = hs.clock_was_set;
-	m = s->mono + (int64_t)lc__cyc2ns(mid, s->cycle_last, s->mult, s->frac,
-	                                  s->shift_max);
-	rt = lc__tk_realtime_at(s, m);
-
-	host_input(&in, &hs);
-	in.expected_ns = expected_host(tk, rt, m);
-	in.mono_ns = m;
-	/* TAI is continuous, so TAI - REALTIME at the sample is our TAI-UTC
-	 * with the leap applied at its instant. */
-	in.tai_utc =
-	    (int32_t)lc__fdiv(m + s->offs_tai - rt + LC__NS / 2, LC__NS);
-	in.smeared = in.expected_ns != rt;
-	in.host_smear = tk->cfg.host_smear != NULL;
-	in.near_leap = near_table_leap(tk, rt);
-	in.ours_set = tk->hf_offs_tai_valid && s->offs_tai != tk->hf_offs_tai;
-	in.step_ns = tk->cfg.host_step_ns;
-
+	follow_input(tk, &hs, mid, &in);
 	tk->hf.i_ppb = tk->steer_i_ppb; /* lc__tk_resume may seed it */
+	before = tk->hf;
 	lc__hf_update(&tk->hf, &in, &out);
+	if (out.resample && await_signal(tk, &hs, &mid)) {
+		/* the signal came: decide again from the later sample */
+		tk->hf = before;
+		follow_input(tk, &hs, mid, &in);
+		lc__hf_update(&tk->hf, &in, &out);
+	}
+	tk->hf_last_cws = hs.clock_was_set;
 	tk->steer_i_ppb = tk->hf.i_ppb;
 
 	if (out.action == LC__HF_STEP) {
@@ -284,6 +336,7 @@ void lc__tk_follow_host(struct lc_timekeeper *tk, int64_t mono_now)
 	tk->host.kernel_status = in.has_kernel ? in.kstatus : 0;
 	tk->hf_offs_tai = s->offs_tai;
 	tk->hf_offs_tai_valid = 1;
+	lc__bnd_sample(tk, &hs, width, in.mono_ns);
 }
 
 int lc_tk_host_status(const lc_timekeeper *tk, struct lc_tk_host *st)

@@ -65,6 +65,19 @@ static struct lc_timekeeper *tk_alloc(lc_counter *counter,
 	return tk;
 }
 
+/* What lc__tk_resume() needs and does not rebuild: the shift for the
+ * counter, the flags the snapshot carries for ever, the nominal raw rate. */
+static void fixed_state(struct lc_timekeeper *tk)
+{
+	unsigned maxbits;
+
+	lc__tkw_choose_shift(tk->counter->freq, &tk->shift, &maxbits);
+	tk->s.shift_max = tk->shift | (uint64_t)maxbits << 8;
+	tk->s.flags = (tk->cfg.smear ? LC__TKF_SMEAR : 0) |
+	              (tk->cfg.realtime_smeared ? LC__TKF_RT_SMEARED : 0);
+	tk->raw_mq = lc__tkw_rate_to_mq(tk, LC__TK_RATE_NOMINAL);
+}
+
 /* The starting point: the counter value, MONOTONIC and MONOTONIC_RAW at
  * it, and the REALTIME to start from, which it returns. */
 static int64_t start_point(struct lc_timekeeper *tk)
@@ -73,10 +86,8 @@ static int64_t start_point(struct lc_timekeeper *tk)
 	lc_counter *counter = tk->counter;
 	struct lc_host_sample hs0;
 	int have_hs0 = 0;
-	unsigned maxbits;
 	uint64_t c0;
 
-	lc__tkw_choose_shift(counter->freq, &tk->shift, &maxbits);
 	c0 = lc__counter_read(counter);
 	if (counter->kind != LC_COUNTER_SIM) {
 		/* The host's REALTIME at c0, from a bracketed sample, after
@@ -91,7 +102,6 @@ static int64_t start_point(struct lc_timekeeper *tk)
 			c0 = lc__counter_read(counter);
 	}
 	s->cycle_last = c0;
-	s->shift_max = tk->shift | (uint64_t)maxbits << 8;
 	/* MONOTONIC and MONOTONIC_RAW start at the counter's own value at
 	 * the nominal rate (the host's uptime for system and tsc; 0 for a
 	 * sim counter at true time 0). */
@@ -129,11 +139,10 @@ int lc_tk_new(lc_timekeeper **out, lc_counter *counter,
 	if (tk == NULL)
 		return LC_ENOMEM;
 	s = &tk->s;
+	fixed_state(tk);
 	rt0 = start_point(tk);
 	s->offs_real = rt0 - s->mono;
 	s->offs_boot = 0;
-	s->flags = (tk->cfg.smear ? LC__TKF_SMEAR : 0) |
-	           (tk->cfg.realtime_smeared ? LC__TKF_RT_SMEARED : 0);
 	lc__tk_sched_init(&tk->sched, s, tk->cfg.smear, lc__tkw_table_mode(tk));
 
 	lc__ntp_init(&tk->ntp);
@@ -145,7 +154,6 @@ int lc_tk_new(lc_timekeeper **out, lc_counter *counter,
 	s->offs_tai = s->offs_real + (int64_t)tai * LC__NS;
 	tk->next_sec = lc__fdiv(rt0, LC__NS) + 1;
 
-	tk->raw_mq = lc__tkw_rate_to_mq(tk, LC__TK_RATE_NOMINAL);
 	lc__tkw_set_rate(tk);
 	if (tk->cfg.follow_host)
 		tk->host.state = LC_HOST_AGREES;
@@ -153,6 +161,31 @@ int lc_tk_new(lc_timekeeper **out, lc_counter *counter,
 	lc__tkw_rearm(tk, s->mono);
 	tk->last_update_mono = s->mono;
 	lc__tkw_publish(tk);
+	*out = tk;
+	return 0;
+}
+
+int lc__tk_new_reader(lc_timekeeper **out, lc_counter *counter,
+                      const struct lc_tk_config *cfg,
+                      const struct lc__tk_latch *l,
+                      void (*update)(lc_timekeeper *tk, void *arg), void *arg)
+{
+	struct lc_timekeeper *tk;
+
+	if (out == NULL || counter == NULL || cfg == NULL || l == NULL)
+		return LC_EINVAL;
+	if (!config_ok(cfg))
+		return LC_EINVAL;
+	tk = tk_alloc(counter, cfg);
+	if (tk == NULL)
+		return LC_ENOMEM;
+	fixed_state(tk);
+	if (tk->cfg.follow_host)
+		tk->host.state = LC_HOST_AGREES; /* as the page's writer is */
+	tk->reader = 1;
+	tk->reader_update = update;
+	tk->reader_arg = arg;
+	atomic_store_explicit(&tk->pub.latch, l, memory_order_release);
 	*out = tk;
 	return 0;
 }

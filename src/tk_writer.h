@@ -25,6 +25,7 @@
 
 #include "timekeeper.h"
 
+#include "bounds.h"
 #include "hostfollow.h"
 #include "ntp.h"
 #include "tk_schedule.h"
@@ -69,6 +70,10 @@ struct lc_timekeeper {
 	struct lc__hf_state hf; /* what the decision learnt (hostfollow.h) */
 	int64_t hf_offs_tai;    /* offs_tai as the last sample left it: */
 	int hf_offs_tai_valid;  /* another value means our clock was set */
+	/* the error bound's parts at the last sample (bounds.c): published
+	 * in s.bound at each publication. bnd.mode_ns is what a declared
+	 * host mode adds: its code sets it at each sample. */
+	struct lc__bnd_src bnd;
 };
 
 static inline int lc__tkw_table_mode(const struct lc_timekeeper *tk)

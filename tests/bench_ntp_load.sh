@@ -13,6 +13,8 @@
 #   NTS         --nts against leapclockd's NTS-KE (the certificate checked):
 #               every request answered with our Unique Identifier; with
 #               another certificate as the CA, ntp_load refuses to run
+#   floor       ntp_floor (bench/ntp_floor.c, run-load-bench's floor
+#               contender) answers every request at 2000/s
 #
 # Needs ntp_load (cmake -DLC_BENCH=ON, the default); NTS also needs
 # ntp_load and leapclockd built with GnuTLS (Debian package
@@ -104,6 +106,40 @@ if [ "$(field kisses max_rate)" = 0 ] && [ "${kods:-0}" -ge 1 ] && [ "${rps:-99}
   ok "one client over the rate limit: $rps answers/s counted (the burst), $kods RATE kiss(es) counted as refusals"
 else
   bad "kisses: $(cat "$T/kisses.out")"
+fi
+
+# ---- the floor contender
+if [ -x "$B/ntp_floor" ]; then
+  FP=$((P + 4))
+  "$B/ntp_floor" --threads 2 "127.0.0.1:$FP" 2>"$T/floor.log" &
+  pids+=($!)
+  # it answers plain client requests only (no server-stats): wait for one
+  if python3 - "$FP" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(0.1)
+p = bytearray(48); p[0] = 0x23; p[40:48] = b"origin!!"
+end = time.monotonic() + 5
+while time.monotonic() < end:
+    s.sendto(bytes(p), ("127.0.0.1", int(sys.argv[1])))
+    try:
+        d, _ = s.recvfrom(512)
+    except socket.timeout:
+        continue
+    sys.exit(0 if len(d) == 48 and d[0] & 7 == 4 and d[24:32] == p[40:48] else 1)
+sys.exit(1)
+PY
+  then
+    load floor "$FP"
+    if [ "$(field floor max_rate)" = 2000 ]; then
+      ok "floor: ntp_floor answered every request at 2000/s ($(step floor))"
+    else
+      bad "floor: $(cat "$T/floor.out")"
+    fi
+  else
+    bad "floor: ntp_floor did not answer: $(cat "$T/floor.log")"
+  fi
+else
+  bad "floor: no $B/ntp_floor (built with ntp_load, -DLC_BENCH=ON)"
 fi
 
 # ---- NTS

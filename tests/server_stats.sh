@@ -72,7 +72,10 @@ fi
 # ---- a dead daemon's file (SIGKILL leaves it): stale, exit 1
 if up dead "127.0.0.1:$P" --listen "127.0.0.1:$P=utc"; then
   sleep 1.2
-  kill -9 "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null; dead=${pids[-1]}; unset 'pids[-1]'
+  # the whole daemon: its writer and its server process (a server whose
+  # writer alone dies serves on: leapclockd(8) PROCESSES)
+  sp=$(pgrep -P "${pids[-1]}" -x leapclockd)
+  kill -9 "${pids[-1]}" $sp; wait "${pids[-1]}" 2>/dev/null; dead=${pids[-1]}; unset 'pids[-1]'
   out=$("$L" server-stats --file "$T/dead.stats" 2>"$T/err"); rc=$?
   if [ $rc = 1 ] && grep -q "stale" "$T/err" && echo "$out" | grep -q "^STALE: leapclockd pid $dead is not running" &&
      ! echo "$out" | grep -q "^leapclockd pid"; then

@@ -126,7 +126,8 @@ srcs40() { for i in $(seq 1 10); do echo "127.0.3.$i*4"; done; }
 for th in 2 4; do
   up "$th" --ratelimit off || continue
   ns=$(nsock "$port")
-  nt=$(ls /proc/$pid/task | wc -l)
+  # the workers are the server process's (leapclockd(8) PROCESSES)
+  nt=$(ls /proc/$(pgrep -P "$pid" -x leapclockd)/task | wc -l)
   [ "$ns" = "$th" ] && [ "$nt" = $((th + 1)) ] &&
     ok "--threads $th: $ns sockets on port $port (port 0 bound once), $nt threads" ||
     bad "--threads $th: $ns sockets on port $port, $nt threads (want $th, $((th + 1)))"
@@ -177,7 +178,7 @@ down
 
 # ---- one thread: as before
 up 1 --ratelimit off || exit 1
-ns=$(nsock "$port"); nt=$(ls /proc/$pid/task | wc -l)
+ns=$(nsock "$port"); nt=$(ls /proc/$(pgrep -P "$pid" -x leapclockd)/task | wc -l)
 r=$(python3 "$T/client.py" "$port" 500 1000 $(srcs40))
 sleep 1.3
 if [ "$ns" = 1 ] && [ "$nt" = 1 ] && [ "$r" = "sent 500 answered 500 kod 0 bad 0" ] &&

@@ -50,7 +50,8 @@ start() {
   return 1
 }
 stop() { kill "$pid" 2>/dev/null; wait "$pid"; local rc=$?; pid=; return $rc; }
-field() { awk -v k="$1:" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "/proc/$pid/status"; }
+# the server process drops (leapclockd(8) PROCESSES): the writer's child
+field() { awk -v k="$1:" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "/proc/$(pgrep -P "$pid" -x leapclockd)/status"; }
 
 # ---- the drop
 if start drop --user nobody --stats-file "$T/run/stats"; then

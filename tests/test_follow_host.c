@@ -392,6 +392,7 @@ struct kh {
 	int ns;
 	int armed, override, nocws;
 	int64_t late, cws_delay, fix_t;
+	int64_t st_sig; /* a step's clock-was-set this long after it */
 	int32_t tai0;
 };
 
@@ -474,7 +475,7 @@ static int kh_sample(void *arg, struct lc_host_sample *out)
 	uint64_t cws = 0;
 
 	for (int i = 0; i < h->ns; i++)
-		if (t >= h->st_t[i])
+		if (t >= h->st_t[i] + h->st_sig)
 			cws++;
 	if (applied && t >= kh_tick(h) + h->cws_delay)
 		cws++;
@@ -622,7 +623,8 @@ static void kh_run(struct kh *h, struct verdict *v)
 		/* a host step (or the NTP's fix) not sampled yet: the library
 		 * is still where it was */
 		for (int i = 0; i < h->ns; i++)
-			if (h->st_t[i] <= t && h->st_t[i] > last_step_seen)
+			if (h->st_t[i] <= t &&
+			    h->st_t[i] + h->st_sig > last_step_seen)
 				pending = 1;
 		kh_check(v, tk, h, t, 300 * US, !pending);
 		if (near || dense)
@@ -694,12 +696,15 @@ static const char *const KK_NAME[] = { "armed, adjtimex exact",
  * and at the end the library within 5 us of true UTC, in agreement. */
 static void test_kernel_rule_matrix(void)
 {
-	static const struct { int err; int64_t size; } E[] = {
-		{ KE_NONE, 0 },
-		{ KE_DRIFT, 1500 * US }, { KE_DRIFT, -1500 * US },
-		{ KE_STEP, 1500 * US }, { KE_STEP, -1500 * US },
-		{ KE_STEP, 300 * MS }, { KE_STEP, -300 * MS },
-		{ KE_STEP_IN_LEAP, 300 * MS },
+	static const struct { int err; int64_t size; int late_sig; } E[] = {
+		{ KE_NONE, 0, 0 },
+		{ KE_DRIFT, 1500 * US, 0 }, { KE_DRIFT, -1500 * US, 0 },
+		{ KE_STEP, 1500 * US, 0 }, { KE_STEP, -1500 * US, 0 },
+		{ KE_STEP, 300 * MS, 0 }, { KE_STEP, -300 * MS, 0 },
+		{ KE_STEP_IN_LEAP, 300 * MS, 0 },
+		/* the step's signal 0.1..5 ms after it (issue 28 item 2) */
+		{ KE_STEP, 1500 * US, 1 }, { KE_STEP, -1500 * US, 1 },
+		{ KE_STEP, 300 * MS, 1 },
 	};
 	int runs = 0;
 
@@ -711,6 +716,8 @@ static void test_kernel_rule_matrix(void)
 				uint64_t want_steps;
 
 				kh_make(&h, dir, E[e].err, E[e].size, k);
+				if (E[e].late_sig)
+					h.st_sig = lc_rand_range(100, 5000) * US;
 				kh_run(&h, &v);
 				want_steps = (uint64_t)h.ns +
 				             (kh_kernel_applies(&h) ? 0 : 1);
@@ -749,7 +756,7 @@ static void test_kernel_rule_matrix(void)
 				LC_EQ_INT(v.end_behind, 0);
 				runs++;
 			}
-	LC_EQ_INT(runs, 2 * 8 * 3);
+	LC_EQ_INT(runs, 2 * 11 * 3);
 }
 
 /* The same hosts seen through host_realtime alone (no kernel facts, no

@@ -182,8 +182,9 @@ static void test_steps_followed(void)
 		/* 200 us less what the steer removed in 300 ms */
 		LC_EQ_DBL((double)s.out.step_ns, (double)SIZE[i], 60e3);
 		LC_EQ_INT(s.out.state, LC_HOST_STEPPED);
-		/* an unsignalled sample after it: drift again */
-		LC_EQ_INT(sample(&s, 98 * NS + 600 * MS, 200 * US + SIZE[i]),
+		/* an unsignalled sample after it (ours followed the step:
+		 * the host is where it was from us): drift again */
+		LC_EQ_INT(sample(&s, 98 * NS + 600 * MS, 200 * US),
 		          LC__HF_STEER);
 	}
 }
@@ -366,6 +367,126 @@ static void test_drift_steered_near_leap(void)
 	LC_GT_I64(s.out.steer_ppb, -1000000); /* not the 1 s */
 }
 
+/* Issue 28 item 2: Linux sets the clock before it cancels the
+ * CANCEL_ON_SET timerfds, so a sample can see a step before its signal.
+ * 1.7 s before an armed insertion the host is stepped by +-1.5 ms; the
+ * sample right after shows the move, no signal; the next one (a few ms,
+ * or a second, later) has it. The whole move must be one step, not
+ * steered as drift: before the fix the first sample steered it (750 ppm)
+ * and the second "stepped" by only what the steer had not yet removed. A
+ * move no slew explains (1.5 ms in 5 ms) is a step at once, and its late
+ * signal no second step. A held move with no signal at the next sample
+ * is drift after all: steered. */
+static void test_step_before_signal(void)
+{
+	static const int64_t SIZE[] = { 1500 * US, -1500 * US, 300 * MS };
+	static const int64_t GAP[] = { 2 * MS, 1000 * MS };
+
+	for (size_t i = 0; i < sizeof(SIZE) / sizeof(SIZE[0]); i++)
+		for (size_t g = 0; g < sizeof(GAP) / sizeof(GAP[0]); g++) {
+			struct script s;
+			int64_t t = 98 * NS + 300 * MS;
+
+			init(&s, 1, 1);
+			sample(&s, 0, 0);
+			sample(&s, 97 * NS, 0);
+			/* 1 s after the last sample: a slew could do it */
+			LC_EQ_INT(sample(&s, t, SIZE[i]),
+			          SIZE[i] > 100 * MS ? LC__HF_STEP : LC__HF_STEER);
+			if (SIZE[i] > 100 * MS) {
+				LC_EQ_I64(s.out.step_ns, SIZE[i]);
+				LC_EQ_INT(s.out.unsignalled, 1);
+				s.cws++; /* ours stepped with it: offset 0 */
+				LC_EQ_INT(sample(&s, t + GAP[g], 0),
+				          LC__HF_STEER);
+				LC_EQ_INT(s.out.state, LC_HOST_AGREES);
+				continue;
+			}
+			LC_EQ_I64(s.out.steer_ppb, 0); /* held, not steered */
+			LC_EQ_INT(s.out.resample, 1);
+			s.cws++; /* the signal, late */
+			LC_EQ_INT(sample(&s, t + GAP[g], SIZE[i]), LC__HF_STEP);
+			LC_EQ_I64(s.out.step_ns, SIZE[i]);
+			LC_EQ_INT(s.out.state, LC_HOST_STEPPED);
+		}
+
+	/* 1.5 ms within 2 ms of the last sample: no slew does that */
+	{
+		struct script s;
+
+		init(&s, 1, 1);
+		sample(&s, 0, 0);
+		sample(&s, 98 * NS, 0);
+		LC_EQ_INT(sample(&s, 98 * NS + 2 * MS, 1500 * US), LC__HF_STEP);
+		LC_EQ_I64(s.out.step_ns, 1500 * US);
+		LC_EQ_INT(s.out.unsignalled, 1);
+		s.cws++; /* its signal: owed, no second step (ours followed) */
+		LC_EQ_INT(sample(&s, 98 * NS + 20 * MS, 0), LC__HF_STEER);
+		/* a later signal is a step again */
+		s.cws++;
+		LC_EQ_INT(sample(&s, 98 * NS + 900 * MS, 40 * US), LC__HF_STEP);
+	}
+	/* held, and still no signal: drift, steered */
+	{
+		struct script s;
+
+		init(&s, 1, 1);
+		sample(&s, 0, 0);
+		sample(&s, 97 * NS, 0);
+		LC_EQ_INT(sample(&s, 98 * NS, 1500 * US), LC__HF_STEER);
+		LC_EQ_INT(s.out.resample, 1);
+		LC_EQ_INT(sample(&s, 98 * NS + 300 * MS, 1600 * US), LC__HF_STEER);
+		LC_EQ_INT(s.out.resample, 0);
+		LC_GT_I64(s.out.steer_ppb, 100000);
+	}
+}
+
+/* A host whose kernel was never armed and whose NTP slews the leap away
+ * after it (chrony's leapsecmode slew: 1 s at 83,333 ppm, about 12 s;
+ * ntpd -x at 500 ppm is slower still), undeclared: moves of up to 83 ms
+ * between samples with no step signal. Never a step, never the slew
+ * steered into the timeline (the rate stays within the learnt 500 ppm),
+ * the host reported off while it slews. */
+static void test_undeclared_slew_not_followed(void)
+{
+	static const int64_t PERIOD[] = { 1000 * MS, 250 * MS };
+
+	for (int dir = 1; dir >= -1; dir -= 2)
+		for (size_t p = 0; p < 2; p++) {
+			struct script s;
+			int off = 0, steps = 0;
+			int64_t edge = (dir > 0 ? 100 : 99) * NS;
+
+			init(&s, dir, 0);
+			sample(&s, 0, 0);
+			sample(&s, 90 * NS, 0);
+			for (int64_t t = 91 * NS; t < edge + 20 * NS;
+			     t += PERIOD[p]) {
+				/* the host keeps the old TAI-UTC: dir s from us
+				 * after the edge, then slews it away from 1 s
+				 * after at 83,333 ppm */
+				int64_t x = t - (edge + NS), h = 0;
+
+				if (t >= edge)
+					h = dir * NS;
+				if (x > 0)
+					h -= dir * (x < 12 * NS
+					            ? (int64_t)((__int128)x * 83333333 / NS)
+					            : NS);
+				if (h > dir * NS && dir > 0)
+					h = dir * NS;
+				if (sample(&s, t, h) == LC__HF_STEP)
+					steps++;
+				LC_LE_I64(s.out.steer_ppb, LC__HF_MAX_I_PPB);
+				LC_GE_I64(s.out.steer_ppb, -LC__HF_MAX_I_PPB);
+				if (s.out.state == LC_HOST_LEAP_OFF)
+					off = 1;
+			}
+			LC_EQ_INT(steps, 0);
+			LC_TRUE(off);
+		}
+}
+
 /* This host, read only: the sample is this host's REALTIME (within 10 ms
  * of clock_gettime), with the kernel's facts and a step signal on Linux;
  * two samples in a row see no clock-was-set (unless the host's clock is
@@ -409,6 +530,8 @@ int main(int argc, char **argv)
 	LC_RUN(test_adj_tai_not_a_leap, "ADJ_TAI is not a leap");
 	LC_RUN(test_fallbacks, "no step signal, or our clock set: the threshold rule");
 	LC_RUN(test_drift_steered_near_leap, "drift steered near a leap, towards the nearest candidate");
+	LC_RUN(test_step_before_signal, "a step seen before its clock-was-set signal (issue 28 item 2): one step of its whole size, not drift");
+	LC_RUN(test_undeclared_slew_not_followed, "an undeclared post-leap slew (83,333 ppm, both directions, samples every 1 s and 250 ms): never stepped, never steered into the timeline");
 	LC_RUN(test_this_host, "this host sampled read-only: adjtimex facts and a timerfd step signal on Linux");
 	return lc_test_done();
 }

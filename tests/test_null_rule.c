@@ -145,6 +145,8 @@ static void test_timekeeper(void)
 	struct timespec ts = {0, 0};
 	struct lc_timeline_info ti;
 	struct lc_tk_host host;
+	struct lc_bounds bounds;
+	struct lc_bounds_info binfo;
 	struct lc_timex tx;
 	struct lc_tm tm;
 	int64_t when;
@@ -168,6 +170,8 @@ static void test_timekeeper(void)
 	N_INT(lc_adjtimex_unprivileged(NULL, &tx), LC_EINVAL);
 	N_INT(lc_tk_host_status(NULL, &host), LC_EINVAL);
 	N_INT(lc_tk_next_leap(NULL, &when, &dir), LC_EINVAL);
+	N_INT(lc_gettime_bounds(NULL, LC_CLOCK_UTC, &bounds), LC_EINVAL);
+	N_INT(lc_tk_bounds_info(NULL, &binfo), LC_EINVAL);
 }
 
 static void cb(lc_timer *t, int status, void *data)

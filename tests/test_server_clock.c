@@ -12,6 +12,7 @@
 #include "lc_test.h"
 
 #include "../tools/leapclockd/clock.c"
+#include "../tools/leapclockd/clockbound.c"
 #include "../tools/leapclockd/config.c"
 #include "../tools/leapclockd/config_listen.c"
 #include "../tools/leapclockd/ntp_packet.c"

@@ -45,6 +45,14 @@ int64_t ld_clock_expires(struct ld_clock *c)
 	(void)c;
 	return INT64_MIN;
 }
+int ld_clock_bounds(struct ld_clock *c, struct lc_bounds *b,
+                    struct lc_bounds_info *bi)
+{
+	(void)c;
+	(void)b;
+	(void)bi;
+	return -1;
+}
 void ld_server_counters(struct ld_server *s, int i, struct ld_counters *c)
 {
 	(void)s;
@@ -114,6 +122,15 @@ static void sample(struct ld_metrics_snapshot *s)
 	s->host_state = LC_HOST_STEPPED;
 	s->host_offset_ns = 250000000;
 	s->host_steps = 2;
+	s->have_bounds = 1;
+	s->bound_status = LC_BOUNDS_FREE_RUNNING;
+	s->bound_ns = 1500000;
+	s->bound_drift_ppb = 15100;
+	s->bound_have_parts = 1;
+	s->bound_unsync = 1;
+	s->bound_maxerror_ns = 1000000;
+	s->bound_bracket_ns = 40;
+	s->bound_residual_ns = 2500;
 }
 
 static char *fmt(const struct ld_metrics_snapshot *s)
@@ -193,6 +210,14 @@ static void test_state_values(void)
 	LC_EQ_STR(value_of(t, "leapclockd_host_steps_total"), "2");
 	LC_EQ_STR(value_of(t, "leapclockd_pretend"), "0");
 	LC_EQ_STR(value_of(t, "leapclockd_start_time_seconds"), "900");
+	LC_EQ_STR(value_of(t, "leapclockd_bound_status{status=\"free_running\"}"), "1");
+	LC_EQ_STR(value_of(t, "leapclockd_bound_status{status=\"synchronised\"}"), "0");
+	LC_EQ_STR(value_of(t, "leapclockd_bound_seconds"), "0.001500000");
+	LC_EQ_STR(value_of(t, "leapclockd_bound_drift_ppb"), "15100");
+	LC_EQ_STR(value_of(t, "leapclockd_bound_maxerror_seconds"), "0.001000000");
+	LC_EQ_STR(value_of(t, "leapclockd_bound_bracket_seconds"), "0.000000040");
+	LC_EQ_STR(value_of(t, "leapclockd_bound_residual_seconds"), "0.000002500");
+	LC_EQ_STR(value_of(t, "leapclockd_host_unsync"), "1");
 	/* not followed (pretend): one-hot on not_followed, no offset */
 	s.host_followed = 0;
 	s.pretend = 1;

@@ -13,6 +13,7 @@
 #include "lc_test.h"
 
 #include "../tools/leapclockd/clock.c"
+#include "../tools/leapclockd/clockbound.c"
 #include "../tools/leapclockd/config.c"
 #include "../tools/leapclockd/config_listen.c"
 /* with _GNU_SOURCE (for server.c's recvmmsg), <math.h> declares C23's

@@ -177,6 +177,80 @@ static void test_fixed_presets(void)
 	LC_EQ_I64(lc_smear_offset(&p, 1, s + 21600 * NS), NS / 4);
 }
 
+/* Issue 28.16: each preset's window and its midpoint against the numbers
+ * its source publishes (docs/smearing.md section 2 cites each), for the
+ * insertion at the end of 2016-12-31; instants relative to L, the start of
+ * 23:59:60 (= TAI 1483228836 s, = POSIX midnight 1483228800 on the
+ * pre-leap axis). */
+static void test_presets_against_sources(void)
+{
+	struct lc_smear_policy p;
+	int64_t s, e;
+
+	/* Google: "starts at 12:00:00 UTC and continues through 12:00:00
+	 * UTC" the next day (developers.google.com/time/smear): 43,200 s
+	 * before L to 43,200 s after midnight; half a second at the middle
+	 * of 23:59:60 */
+	p = preset("google");
+	lc_smear_window_dir(&p, 1, &s, &e);
+	LC_EQ_I64(s, -43200 * NS);
+	LC_EQ_I64(e, 43201 * NS);
+	LC_EQ_I64(lc_smear_offset(&p, 1, NS / 2), NS / 2);
+
+	/* NTPsec ntpd leapsmearinterval (ntpd/ntp_timer.c): intv_end = the
+	 * leap's transition time (POSIX midnight, on the pre-leap axis the
+	 * start of 23:59:60), intv_start = intv_end - interval, offset
+	 * (now - intv_start) / interval: [L - 86400 s, L]. NOT YET: the
+	 * presets ntpd and ntp-classic end at UTC midnight, L + 1 s (a
+	 * window ending at L needs a new placement, with UTC_SLS reading
+	 * the POSIX 23:59:59.x during 23:59:60: docs/smearing.md "Known
+	 * differences"). Pinned as they are, 1 s late, so that a change
+	 * shows here. */
+	p = preset("ntpd");
+	lc_smear_window_dir(&p, 1, &s, &e);
+	LC_EQ_I64(s, -86399 * NS); /* ntpd: -86400 s */
+	LC_EQ_I64(e, NS);          /* ntpd: 0 */
+	p = preset("ntp-classic");
+	lc_smear_window_dir(&p, 1, &s, &e);
+	LC_EQ_I64(s, -86399 * NS);
+	LC_EQ_I64(e, NS);
+
+	/* Kuhn's UTC-SLS (draft-kuhn-leapsecond-00): the last 1000 s of the
+	 * day, 23:43:21 to 24:00:00 with 23:59:60 in it, 0.1 % slow */
+	p = preset("utc-sls");
+	lc_smear_window_dir(&p, 1, &s, &e);
+	LC_EQ_I64(s, -999 * NS);
+	LC_EQ_I64(e, NS);
+	LC_EQ_I64(lc_smear_offset(&p, 1, -499 * NS), NS / 2);
+
+	/* Windows (PROCESS_LEAP_SECOND_INFO, without the sixty-second
+	 * flag): "23:59:59 -> 23:59:59.500 -> 00:00:00, which takes 2
+	 * seconds": [L - 1 s, L + 1 s], 23:59:59.500 at L */
+	p = preset("windows");
+	lc_smear_window_dir(&p, 1, &s, &e);
+	LC_EQ_I64(s, -NS);
+	LC_EQ_I64(e, NS);
+	LC_EQ_I64(lc_smear_offset(&p, 1, 0), NS / 2);
+
+	/* fbclock (facebook/time fbclock/daemon leapSecondSmearing): from
+	 * the leap second event time, TAI 1483228836 s = L, for 62,500 s */
+	p = preset("fbclock");
+	lc_smear_window_dir(&p, 1, &s, &e);
+	LC_EQ_I64(s, 0);
+	LC_EQ_I64(e, 62500 * NS);
+	LC_EQ_I64(lc_smear_offset(&p, 1, 31250 * NS), NS / 2);
+
+	/* chrony (chrony.conf(5) smoothtime, and a real chronyd -x:
+	 * tests/smear_chrony_real.sh): from chronyd's 00:00:00 = L, 62,500 s,
+	 * 32 ppm at 31,250 s, half the second there */
+	p = preset("chrony");
+	lc_smear_window_dir(&p, 1, &s, &e);
+	LC_EQ_I64(s, 0);
+	LC_EQ_I64(e, 62500 * NS);
+	LC_EQ_I64(lc_smear_offset(&p, 1, 31250 * NS), NS / 2);
+	LC_EQ_DBL(lc_smear_rate_ppm(&p, 1, 31250 * NS), -32.0, 1e-9);
+}
+
 /* issue 16: NTPsec's leapsmearinterval is linear (the "ntpd" preset),
  * NTP Classic's the raised cosine (1 - cos(pi t/w))/2; both end at the
  * leap. */
@@ -1429,6 +1503,10 @@ int main(int argc, char **argv)
 	    "chrony: 62,500 s from midnight, 0.001024 ppm/s ramps to 32 ppm");
 	LC_RUN(test_fixed_presets,
 	       "fbclock 16 ppm, minute, cosine 20 h, ntpd windows");
+	LC_RUN(test_presets_against_sources,
+	       "each preset's window and midpoint against its source's "
+	       "numbers (google, utc-sls, windows, fbclock, chrony; ntpd "
+	       "and ntp-classic pinned 1 s late, a known difference)");
 	LC_RUN(test_ntp_classic,
 	       "ntp-classic: NTP Classic's cosine over 86,400 s ending at "
 	       "the leap (7200..86400), beside ntpd's (NTPsec's) line");

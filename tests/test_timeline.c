@@ -15,6 +15,7 @@
 #include "leapclock.h"
 #include "timeline.h"
 #include "timekeeper.h"
+#include "tk_writer.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -332,6 +333,15 @@ static void test_same_readings(void)
 	}
 	LC_EQ_INT(r.source, LC_TIMELINE_PAGE);
 	LC_TRUE(lc__tk_is_reader(r.tk));
+	/* A reader is only a reader (issue 25 item 4): opening the page
+	 * sampled nothing and primed no host following; its writer state is
+	 * untouched until a fall back resumes it. */
+	LC_EQ_I64(r.tk->s.mono, 0);
+	LC_EQ_U64(r.tk->s.cycle_last, 0);
+	LC_EQ_I64(r.tk->hf.last_mono, 0);
+	LC_EQ_INT(r.tk->hf_offs_tai_valid, 0);
+	printf("  the reader's writer state is untouched (mono %lld, "
+	       "host following unprimed)\n", (long long)r.tk->s.mono);
 	for (int round = 0; round < 200; round++) {
 		for (int id = 0; id < LC_CLOCK_COUNT; id++) {
 			int64_t a, b, c;

@@ -15,6 +15,7 @@
 #include "smearconv.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -686,26 +687,6 @@ static void note_ambiguous(const struct conv *c, const char *time_arg)
 	        c->second ? "first" : "second");
 }
 
-/* "--opt VALUE" or "--opt=VALUE". */
-static int opt_value(int argc, char **argv, int *i, const char *opt,
-                     const char **val)
-{
-	size_t n = strlen(opt);
-
-	if (strncmp(argv[*i], opt, n) != 0)
-		return 0;
-	if (argv[*i][n] == '=') {
-		*val = argv[*i] + n + 1;
-		return 1;
-	}
-	if (argv[*i][n] != '\0')
-		return 0;
-	if (*i + 1 >= argc)
-		return -1;
-	*val = argv[++*i];
-	return 1;
-}
-
 static int looks_like_number(const char *s)
 {
 	if (*s == '-' || *s == '+')
@@ -721,62 +702,77 @@ struct conv_opts {
 	int explicit_to; /* --to named the scales (not "all") */
 };
 
-/* One option at argv[*i] (a leading '-' that is not a number); 0 or the
- * exit status. */
-static int parse_option(struct conv_opts *o, struct conv *c, int argc,
-                        char **argv, int *i)
-{
-	const char *a = argv[*i], *v = NULL;
-	int r;
-
-	if ((r = opt_value(argc, argv, i, "--from", &v)) > 0)
-		o->from = v;
-	else if (r == 0 && (r = opt_value(argc, argv, i, "--to", &v)) > 0)
-		o->to = v;
-	else if (r == 0 &&
-	         (r = opt_value(argc, argv, i, "--leapfile", &v)) > 0)
-		o->file = v;
-	else if (r == 0 && (r = opt_value(argc, argv, i, "--file", &v)) > 0)
-		o->file = v; /* the old name of --leapfile */
-	else if (r == 0 && (r = opt_value(argc, argv, i, "--smear", &v)) > 0)
-		o->smear = v;
-	else if (r == 0 &&
-	         (r = opt_value(argc, argv, i, "--occurrence", &v)) > 0)
-		o->occurrence = v;
-	else if (r == 0 && strcmp(a, "--json") == 0)
-		c->json = 1;
-	else if (r < 0)
-		return lc_cli_usage_error(CMD, "%s needs a value", a);
-	else
-		return lc_cli_usage_error(CMD, "unknown option '%s'", a);
-	return 0;
-}
-
+/* The options, with getopt_long as every subcommand (so each takes
+ * --opt VALUE, --opt=VALUE and an unambiguous abbreviation). TIME may be
+ * a negative number ("-1.5"), which getopt would take for an option: the
+ * loop looks at each word first and hands getopt only the options. */
 static int parse_args(struct conv_opts *o, struct conv *c, int argc,
                       char **argv)
 {
-	int only_args = 0, rc;
+	static const struct option opts[] = {
+	    {"from", required_argument, NULL, 'F'},
+	    {"to", required_argument, NULL, 't'},
+	    {"leapfile", required_argument, NULL, 'f'},
+	    {"file", required_argument, NULL, 'f'}, /* the old name */
+	    {"smear", required_argument, NULL, 's'},
+	    {"occurrence", required_argument, NULL, 'o'},
+	    {"json", no_argument, NULL, 'j'},
+	    {NULL, 0, NULL, 0},
+	};
+	int only_args = 0, r;
 
 	o->to = "all";
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+	opterr = 0;
+	optind = 1;
+	while (optind < argc) {
+		const char *a = argv[optind];
 
 		if (!only_args && strcmp(a, "--") == 0) {
 			only_args = 1;
+			optind++;
 			continue;
 		}
-		if (!only_args && a[0] == '-' && a[1] != '\0' &&
-		    !looks_like_number(a)) {
-			rc = parse_option(o, c, argc, argv, &i);
-			if (rc != 0)
-				return rc;
+		if (only_args || a[0] != '-' || a[1] == '\0' ||
+		    looks_like_number(a)) {
+			if (o->time_arg != NULL)
+				return lc_cli_usage_error(
+				    CMD, "one TIME only ('%s' and '%s')",
+				    o->time_arg, a);
+			o->time_arg = a;
+			optind++;
 			continue;
 		}
-		if (o->time_arg != NULL)
-			return lc_cli_usage_error(
-			    CMD, "one TIME only ('%s' and '%s')", o->time_arg,
-			    a);
-		o->time_arg = a;
+		/* "+": argv[optind] is an option; getopt takes it (and its
+		 * value) and nothing else */
+		r = getopt_long(argc, argv, "+:", opts, NULL);
+		switch (r) {
+		case 'F':
+			o->from = optarg;
+			break;
+		case 't':
+			o->to = optarg;
+			break;
+		case 'f':
+			o->file = optarg;
+			break;
+		case 's':
+			o->smear = optarg;
+			break;
+		case 'o':
+			o->occurrence = optarg;
+			break;
+		case 'j':
+			c->json = 1;
+			break;
+		case ':':
+			return lc_cli_usage_error(CMD, "%s needs a value",
+			                          argv[optind - 1]);
+		case -1: /* cannot happen: argv[optind] is an option */
+			return lc_cli_usage_error(CMD, "unexpected '%s'", a);
+		default:
+			return lc_cli_usage_error(CMD, "unknown option '%s'",
+			                          argv[optind - 1]);
+		}
 	}
 	if (o->time_arg == NULL || o->time_arg[0] == '\0')
 		return lc_cli_usage_error(CMD, "%s TIME (for example "

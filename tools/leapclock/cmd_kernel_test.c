@@ -23,6 +23,7 @@
 #include "simprint.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <linux/capability.h>
 #include <pthread.h>
@@ -138,31 +139,48 @@ static int refuse(const char *why)
 
 static int kt_parse(struct kt_opts *o, int argc, char **argv)
 {
+	static const struct option opts[] = {
+	    {"i-understand-this-sets-the-clock", no_argument, NULL, 'A'},
+	    {"delete", no_argument, NULL, 'd'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"reader", required_argument, NULL, 'r'},
+	    {"tai", required_argument, NULL, 't'},
+	    {"label", required_argument, NULL, 'l'},
+	    {NULL, 0, NULL, 0},
+	};
+	int c;
+
 	o->tai = 35;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], FLAG) == 0)
+	opterr = 0;
+	optind = 1;
+	/* getopt_long as every subcommand; the clock-setting agreement is
+	 * taken only spelt out in full, never abbreviated */
+	while ((c = getopt_long(argc, argv, "+:", opts, NULL)) != -1) {
+		if (c == 'A' && strcmp(argv[optind - 1], FLAG) == 0)
 			o->agreed = 1;
-		else if (strcmp(argv[i], "--delete") == 0)
+		else if (c == 'd')
 			o->del = 1;
-		else if (strcmp(argv[i], "--json") == 0)
+		else if (c == 'j')
 			o->json = 1;
-		else if (strcmp(argv[i], "--reader") == 0 && i + 1 < argc) {
-			i++;
-			if (strcmp(argv[i], "idle") == 0)
+		else if (c == 'r') {
+			if (strcmp(optarg, "idle") == 0)
 				o->idle = 1;
-			else if (strcmp(argv[i], "busy") != 0)
+			else if (strcmp(optarg, "busy") != 0)
 				return lc_cli_usage_error(CMD,
 				                          "--reader: busy or "
 				                          "idle");
-		} else if (strcmp(argv[i], "--tai") == 0 && i + 1 < argc) {
-			o->tai = atoi(argv[++i]);
-		} else if (strcmp(argv[i], "--label") == 0 && i + 1 < argc) {
-			o->label = argv[++i];
+		} else if (c == 't') {
+			o->tai = atoi(optarg);
+		} else if (c == 'l') {
+			o->label = optarg;
 		} else {
 			return lc_cli_usage_error(CMD, "unknown option '%s'",
-			                          argv[i]);
+			                          argv[optind - 1]);
 		}
 	}
+	if (optind < argc)
+		return lc_cli_usage_error(CMD, "unknown option '%s'",
+		                          argv[optind]);
 	if (!o->agreed)
 		return refuse("this test SETS THE SYSTEM "
 		              "CLOCK to 5 s before\nmidnight and arms a leap "

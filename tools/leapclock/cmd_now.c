@@ -17,7 +17,7 @@ const char lc_cmd_now_summary[] =
 void lc_cmd_now_usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: leapclock now [--json]\n\n"
+	        "usage: leapclock now [--bounds] [--json]\n\n"
 	        "Reads every clock of leapclock's default timekeeper on this host:\n"
 	        "monotonic_raw, monotonic, boottime, tai, realtime, utc, utc_sls.\n"
 	        "It runs on the best counter (tsc where invariant, else the host's\n"
@@ -28,10 +28,16 @@ void lc_cmd_now_usage(FILE *out)
 	        "the built-in table (see\nleapclock-table(1)).\n\n"
 	        "In 23:59:60, utc (and utc_sls when not smeared) read SEC+1.FRAC:\n"
 	        "the second after POSIX second SEC, FRAC into it.\n\n"
+	        "  --bounds each clock's error bound too: earliest and latest (the\n"
+	        "           clock's own convention, 23:59:60 as above), the\n"
+	        "           half-width and a status (synchronised, free-running,\n"
+	        "           unknown); see leapclock_clock(3)\n"
 	        "  --json   one object: a member per clock id {sec, nsec} (nsec\n"
 	        "           >= 1e9 in 23:59:60), utc_iso and utc_sls_iso (ISO\n"
 	        "           8601, :60 shown), leap_second, counter, leap_source,\n"
-	        "           leap_table_expired and next_leap\n\n"
+	        "           leap_table_expired and next_leap; with --bounds each\n"
+	        "           clock also has earliest, latest {sec, nsec},\n"
+	        "           error_ns and status\n\n"
 	        "A leap table past its expiry is warned about on stderr.\n\n"
 	        "See leapclock-now(1).\n");
 }
@@ -80,6 +86,8 @@ static void print_ts_text(const char *name, lc_clock_id id,
 /* What `leapclock now` shows, read once. */
 struct now_state {
 	struct timespec ts[LC_CLOCK_COUNT];
+	struct lc_bounds b[LC_CLOCK_COUNT];
+	int bounds;
 	const lc_leaptable *table;
 	lc_counter *c;
 	struct lc_tk_host host;
@@ -88,13 +96,44 @@ struct now_state {
 	int dir, have_next, have_host, expired;
 };
 
+static const char *bounds_status_name(int st)
+{
+	return st == LC_BOUNDS_SYNCHRONIZED ? "synchronised"
+	       : st == LC_BOUNDS_FREE_RUNNING ? "free-running"
+	                                      : "unknown";
+}
+
+/* A timespec as text: SEC+1.FRAC in 23:59:60 (see print_ts_text). */
+static void put_ts(const struct timespec *ts)
+{
+	if (ts->tv_nsec >= LC_NSEC_PER_SEC)
+		printf("%" PRId64 "+1.%09ld", (int64_t)ts->tv_sec,
+		       (long)(ts->tv_nsec - LC_NSEC_PER_SEC));
+	else
+		printf("%" PRId64 ".%09ld", (int64_t)ts->tv_sec,
+		       (long)ts->tv_nsec);
+}
+
 static void print_json(const struct now_state *n)
 {
 	printf("{");
-	for (int id = 0; id < LC_CLOCK_COUNT; id++)
-		printf("\"%s\":{\"sec\":%" PRId64 ",\"nsec\":%ld},",
+	for (int id = 0; id < LC_CLOCK_COUNT; id++) {
+		const struct lc_bounds *b = &n->b[id];
+
+		printf("\"%s\":{\"sec\":%" PRId64 ",\"nsec\":%ld",
 		       lc_clock_name((lc_clock_id)id),
 		       (int64_t)n->ts[id].tv_sec, (long)n->ts[id].tv_nsec);
+		if (n->bounds)
+			printf(",\"earliest\":{\"sec\":%" PRId64
+			       ",\"nsec\":%ld},\"latest\":{\"sec\":%" PRId64
+			       ",\"nsec\":%ld},\"error_ns\":%" PRId64
+			       ",\"status\":\"%s\"",
+			       (int64_t)b->earliest.tv_sec,
+			       (long)b->earliest.tv_nsec,
+			       (int64_t)b->latest.tv_sec, (long)b->latest.tv_nsec,
+			       b->error_ns, bounds_status_name(b->status));
+		printf("},");
+	}
 	/* UTC as text, 23:59:60 shown; leap_second true in it (the utc and
 	 * utc_sls members then carry nsec >= 1e9) */
 	for (int id = LC_CLOCK_UTC; id <= LC_CLOCK_UTC_SLS; id++) {
@@ -139,6 +178,20 @@ static void print_text(const struct now_state *n)
 	for (int id = 0; id < LC_CLOCK_COUNT; id++)
 		print_ts_text(lc_clock_name((lc_clock_id)id), (lc_clock_id)id,
 		              &n->ts[id]);
+	if (n->bounds) {
+		printf("\nbounds (true time within [earliest, latest])\n");
+		for (int id = 0; id < LC_CLOCK_COUNT; id++) {
+			const struct lc_bounds *b = &n->b[id];
+
+			printf("%-14s [", lc_clock_name((lc_clock_id)id));
+			put_ts(&b->earliest);
+			printf(", ");
+			put_ts(&b->latest);
+			printf("]  +-%.6f s  %s\n",
+			       lc_cli_json_num((double)b->error_ns / 1e9, 6),
+			       bounds_status_name(b->status));
+		}
+	}
 	printf("\ncounter        %s (%" PRIu64 " Hz)\n", lc_counter_name(n->c),
 	       lc_counter_freq(n->c));
 	printf("leap source    %s\n", n->src);
@@ -169,6 +222,7 @@ int lc_cmd_now(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "bounds", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -179,9 +233,10 @@ int lc_cmd_now(int argc, char **argv)
 	memset(&n, 0, sizeof(n));
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:jbh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = 1; break;
+		case 'b': n.bounds = 1; break;
 		case 'h': lc_cmd_now_usage(stdout); return LC_EXIT_OK;
 		default:
 			return lc_cli_usage_error(CMD, "unknown option '%s'",
@@ -201,8 +256,15 @@ int lc_cmd_now(int argc, char **argv)
 		return LC_EXIT_RUNTIME;
 	}
 	lc_update(tk);
-	for (int id = 0; id < LC_CLOCK_COUNT; id++)
-		lc_gettime(tk, (lc_clock_id)id, &n.ts[id]);
+	for (int id = 0; id < LC_CLOCK_COUNT; id++) {
+		if (n.bounds) {
+			/* the reading and its bound from one instant */
+			lc_gettime_bounds(tk, (lc_clock_id)id, &n.b[id]);
+			n.ts[id] = n.b[id].now;
+		} else {
+			lc_gettime(tk, (lc_clock_id)id, &n.ts[id]);
+		}
+	}
 	n.c = lc_tk_counter(tk);
 	n.table = lc_tk_table(tk);
 	n.have_next = lc_tk_next_leap(tk, &n.when, &n.dir) == 0;

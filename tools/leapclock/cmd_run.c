@@ -10,6 +10,8 @@
 #include "cli.h"
 
 #include "../../preload/env.h"
+#include "../../preload/sandbox.h"
+#include "timekeeper.h"
 #include "timeline.h"
 
 #include <elf.h>
@@ -18,9 +20,17 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <linux/capability.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,7 +47,10 @@ void lc_cmd_run_usage(FILE *out)
 	        "[--pretend TIME | --leap-in DUR [--delete]]\n"
 	        "                     [--leapfile FILE] [--timeline PATH] "
 	        "[--debug] "
-	        "-- PROGRAM [ARGS...]\n\n"
+	        "-- PROGRAM [ARGS...]\n"
+	        "       leapclock run --sandbox [--pretend TIME] [--leapfile FILE] "
+	        "[--debug]\n"
+	        "                     -- PROGRAM [ARGS...]\n\n"
 	        "Runs PROGRAM with libleapclock-preload.so preloaded, so that "
 	        "its clocks are\nleapclock's: CLOCK_REALTIME applies leap "
 	        "seconds exactly at the boundary\n(exact) or smears them "
@@ -68,6 +81,16 @@ void lc_cmd_run_usage(FILE *out)
 	        "                  --timeline PATH --pretend TIME publishes) "
 	        "instead of the\n"
 	        "                  host's /run/leapclock/timeline\n"
+	        "  --sandbox       the program gets its own system clock: "
+	        "clock_settime,\n"
+	        "                  settimeofday, adjtimex, adjtime... set it "
+	        "(Linux's adjtimex,\n"
+	        "                  leaps armed by STA_INS/STA_DEL), for every "
+	        "process of the\n"
+	        "                  program; the host clock is never touched "
+	        "(CAP_SYS_TIME is\n"
+	        "                  dropped). It starts at the host's time, or "
+	        "at --pretend TIME\n"
 	        "  --debug         the shim prints its configuration to "
 	        "stderr\n"
 	        "  -h, --help      this help\n\n"
@@ -473,7 +496,7 @@ static int find_preload(char *buf, size_t size)
 
 struct run_opts {
 	const char *mode, *pretend, *leap_in, *leapfile, *timeline;
-	int del, debug, help;
+	int del, debug, help, sandbox;
 	char leapabs[PATH_MAX]; /* --leapfile made absolute */
 };
 
@@ -489,6 +512,7 @@ static int run_parse(struct run_opts *o, int argc, char **argv)
 		{ "file", required_argument, NULL, 'f' }, /* as table's */
 		{ "timeline", required_argument, NULL, 't' },
 		{ "debug", no_argument, NULL, 'D' },
+		{ "sandbox", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -518,6 +542,9 @@ static int run_parse(struct run_opts *o, int argc, char **argv)
 			break;
 		case 'D':
 			o->debug = 1;
+			break;
+		case 'S':
+			o->sandbox = 1;
 			break;
 		case 'h':
 			o->help = 1;
@@ -558,6 +585,13 @@ static int run_check(struct run_opts *o)
 		return lc_cli_usage_error(CMD, "--pretend and --leap-in "
 		                          "exclude each other (--leap-in "
 		                          "chooses the pretend instant)");
+	if (o->sandbox && (rc == 1 || o->leap_in != NULL ||
+	                   o->timeline != NULL))
+		return lc_cli_usage_error(CMD, "--sandbox goes with --mode "
+		                          "exact, and excludes --leap-in and "
+		                          "--timeline (the program arms its "
+		                          "own leaps with adjtimex, on its own "
+		                          "timeline; --pretend TIME starts it)");
 	if (o->del && o->leap_in == NULL)
 		return lc_cli_usage_error(CMD, "--delete goes with --leap-in");
 	if (o->timeline != NULL && (o->pretend != NULL || o->leap_in != NULL))
@@ -628,6 +662,7 @@ static void run_env(const struct run_opts *o, const char *lib, int expired)
 	unsetenv(LCP_ENV_LEAP_DIR);
 	unsetenv(LCP_ENV_EXTRA_LEAP);
 	unsetenv(LCP_ENV_TABLE_WARNED);
+	unsetenv(LCP_ENV_SANDBOX);
 	if (expired)
 		setenv(LCP_ENV_TABLE_WARNED, "1", 1);
 	old = getenv("LD_PRELOAD");
@@ -643,13 +678,13 @@ static void run_env(const struct run_opts *o, const char *lib, int expired)
 		setenv(LCP_ENV_LEAPFILE, o->leapfile, 1);
 	if (o->debug)
 		setenv(LCP_ENV_DEBUG, "1", 1);
-	if (o->pretend != NULL)
+	if (o->pretend != NULL && !o->sandbox)
 		setenv(LCP_ENV_PRETEND, o->pretend, 1);
 	if (o->leap_in != NULL) {
 		setenv(LCP_ENV_LEAP_IN, o->leap_in, 1);
 		setenv(LCP_ENV_LEAP_DIR, o->del ? "delete" : "insert", 1);
 	}
-	if (o->pretend != NULL || o->leap_in != NULL) {
+	if (!o->sandbox && (o->pretend != NULL || o->leap_in != NULL)) {
 		/* The program's clock reads the pretend instant at this
 		 * host CLOCK_MONOTONIC instant (and so does every child). */
 		clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -688,6 +723,312 @@ static int check_timeline(const char *path)
 	return -1;
 }
 
+
+/* ---- the sandbox (--sandbox; preload/sandbox.h has the design) ----------- */
+
+/* CAP_SYS_TIME out of every set of ours and of the bounding set, so that
+ * nothing of the program (nor we) can set the host's clock; without the
+ * privilege to shrink the bounding set (no CAP_SETPCAP: an ordinary user,
+ * who has no CAP_SYS_TIME), no_new_privs keeps a set-id or file-capability
+ * program from gaining it. -1 if CAP_SYS_TIME is still effective. */
+static int drop_sys_time(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	const unsigned bit = 1u << CAP_SYS_TIME;
+
+	if (prctl(PR_CAPBSET_READ, CAP_SYS_TIME, 0, 0, 0) == 1 &&
+	    prctl(PR_CAPBSET_DROP, CAP_SYS_TIME, 0, 0, 0) != 0 &&
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return -1;
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, CAP_SYS_TIME, 0, 0);
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &h, d) != 0)
+		return -1;
+	if ((d[0].effective | d[0].permitted | d[0].inheritable) & bit) {
+		d[0].effective &= ~bit;
+		d[0].permitted &= ~bit;
+		d[0].inheritable &= ~bit;
+		if (syscall(SYS_capset, &h, d) != 0)
+			return -1;
+	}
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &h, d) != 0 || (d[0].effective & bit))
+		return -1;
+	return 0;
+}
+
+struct sandbox {
+	lc_timekeeper *tk;
+	lc_leaptable *table;
+	lc_counter *counter;
+	struct lc__tl_writer *w;
+	char dir[PATH_MAX], page[PATH_MAX], sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	int lfd, debug;
+	unsigned long sets, adjs;
+};
+
+static volatile sig_atomic_t sb_child_pid;
+
+static void sb_forward(int sig)
+{
+	if (sb_child_pid > 0)
+		kill((pid_t)sb_child_pid, sig);
+}
+
+/* A library error as the errno Linux gives (its own codes are errnos). */
+static int sb_errno(int rc)
+{
+	return rc < -4000 ? -EINVAL : rc;
+}
+
+static void sb_serve(struct sandbox *sb, int fd)
+{
+	struct lcp_sb_req rq;
+	struct lcp_sb_rep rp;
+	struct timeval tmo = { 1, 0 };
+	ssize_t n;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tmo, sizeof(tmo));
+	n = recv(fd, &rq, sizeof(rq), 0);
+	if (n != (ssize_t)sizeof(rq) || rq.magic != LCP_SB_MAGIC)
+		return;
+	memset(&rp, 0, sizeof(rp));
+	rp.magic = LCP_SB_MAGIC;
+	if (rq.op == LCP_SB_SETTIME) {
+		struct timespec ts;
+
+		sb->sets++;
+		if (rq.nsec < 0 || rq.nsec >= 1000000000) {
+			rp.rc = -EINVAL;
+		} else {
+			ts.tv_sec = (time_t)rq.sec;
+			ts.tv_nsec = (long)rq.nsec;
+			rp.rc = sb_errno(lc_settime(sb->tk, LC_CLOCK_REALTIME,
+			                            &ts));
+		}
+		if (sb->debug)
+			fprintf(stderr, "leapclock run: sandbox: settime %" PRId64
+			        ".%09" PRId64 " -> %d\n", rq.sec, rq.nsec, rp.rc);
+	} else if (rq.op == LCP_SB_ADJTIMEX) {
+		unsigned int modes = rq.tx.modes;
+
+		if (modes != 0)
+			sb->adjs++;
+		rp.tx = rq.tx;
+		rp.rc = sb_errno(lc_adjtimex(sb->tk, &rp.tx));
+		if (sb->debug && modes != 0)
+			fprintf(stderr, "leapclock run: sandbox: adjtimex "
+			        "modes 0x%x status 0x%x -> %d\n", modes,
+			        rp.tx.status, rp.rc);
+	} else {
+		rp.rc = -EINVAL;
+	}
+	lc__tl_writer_tick(sb->w, "", NULL);
+	send(fd, &rp, sizeof(rp), MSG_NOSIGNAL);
+}
+
+static void sb_close(struct sandbox *sb)
+{
+	if (sb->lfd >= 0)
+		close(sb->lfd);
+	if (sb->w != NULL)
+		lc__tl_writer_close(sb->w);
+	if (sb->sock[0])
+		unlink(sb->sock);
+	if (sb->page[0])
+		unlink(sb->page);
+	if (sb->dir[0])
+		rmdir(sb->dir);
+	lc_tk_free(sb->tk);
+	lc_counter_free(sb->counter);
+	lc_leaptable_free(sb->table);
+}
+
+/* The sandbox's timeline, page and socket. 0 or the exit status. */
+static int sb_open(struct sandbox *sb, const struct run_opts *o)
+{
+	const char *env = getenv(LCP_ENV_LEAPFILE), *tmp = getenv("TMPDIR");
+	struct lc_tk_config cfg;
+	struct lc_error err;
+	struct sockaddr_un sa;
+	struct timespec ts;
+
+	sb->table = lc_cli_load_table(CMD, o->leapfile != NULL ? o->leapfile
+	                                   : env != NULL && *env ? env : NULL);
+	if (sb->table == NULL)
+		return LC_EXIT_USAGE;
+	if (lc_counter_new_system(&sb->counter, CLOCK_MONOTONIC) != 0)
+		return LC_EXIT_RUNTIME;
+	lc_tk_config_init(&cfg);
+	cfg.table = sb->table;
+	cfg.leap_source = LC_LEAP_FROM_ADJTIMEX; /* as Linux: STA_INS/DEL */
+	cfg.follow_host = 0;
+	if (lc_tk_new(&sb->tk, sb->counter, &cfg) != 0)
+		return LC_EXIT_RUNTIME;
+	memset(&err, 0, sizeof(err));
+	if (o->pretend != NULL) {
+		if (lc_iso8601_parse_range(o->pretend, sb->table,
+		                           LC_RANGE_FIRST_SEC, LC_RANGE_END_SEC,
+		                           &ts, &err) < 0) {
+			lc_cli_print_error(CMD, &err);
+			return LC_EXIT_USAGE;
+		}
+		if (lc_settime(sb->tk, LC_CLOCK_REALTIME, &ts) != 0) {
+			fprintf(stderr, "leapclock run: --pretend %s: not a "
+			        "time the sandbox's clock can start at\n",
+			        o->pretend);
+			return LC_EXIT_USAGE;
+		}
+	}
+	lc_update(sb->tk);
+	if (tmp == NULL || *tmp != '/')
+		tmp = "/tmp";
+	if ((size_t)snprintf(sb->dir, sizeof(sb->dir),
+	                     "%s/leapclock-sandbox.XXXXXX", tmp) >=
+	        sizeof(sb->dir) ||
+	    mkdtemp(sb->dir) == NULL) {
+		fprintf(stderr, "leapclock run: --sandbox: cannot make a "
+		        "folder in %s: %s\n", tmp, strerror(errno));
+		sb->dir[0] = '\0';
+		return LC_EXIT_RUNTIME;
+	}
+	if ((size_t)snprintf(sb->page, sizeof(sb->page), "%s/timeline",
+	                     sb->dir) >= sizeof(sb->page) ||
+	    (size_t)snprintf(sb->sock, sizeof(sb->sock), "%s/adjtimex",
+	                     sb->dir) >= sizeof(sb->sock)) {
+		fprintf(stderr, "leapclock run: --sandbox: the folder %s is "
+		        "too long for a socket's path (set TMPDIR)\n", sb->dir);
+		sb->sock[0] = '\0';
+		return LC_EXIT_RUNTIME;
+	}
+	if (lc__tl_writer_open(&sb->w, sb->page, sb->tk, LC__TLF_PRETEND, "",
+	                       &err) != 0) {
+		char msg[400];
+
+		lc_error_format(&err, msg, sizeof(msg));
+		fprintf(stderr, "leapclock run: --sandbox: %s\n", msg);
+		sb->w = NULL;
+		return LC_EXIT_RUNTIME;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path, sb->sock, strlen(sb->sock));
+	sb->lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	                 0);
+	if (sb->lfd < 0 || bind(sb->lfd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    listen(sb->lfd, 64) != 0) {
+		fprintf(stderr, "leapclock run: --sandbox: socket %s: %s\n",
+		        sb->sock, strerror(errno));
+		return LC_EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+static int64_t sb_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Runs the program on the sandbox's clock, serves its set calls and ticks
+ * the timeline until the program and every process it left behind (we are
+ * their subreaper) have exited. Returns the program's exit status. */
+static int run_sandbox(const struct run_opts *o, char **argv)
+{
+	struct sandbox sb;
+	struct sigaction sa;
+	int64_t next = 0;
+	int status = 0, have = 0, rc;
+	pid_t pid;
+
+	memset(&sb, 0, sizeof(sb));
+	sb.lfd = -1;
+	sb.debug = o->debug;
+	if (drop_sys_time() < 0) {
+		fprintf(stderr, "leapclock run: --sandbox: cannot drop "
+		        "CAP_SYS_TIME: %s\n", strerror(errno));
+		return LC_EXIT_RUNTIME;
+	}
+	rc = sb_open(&sb, o);
+	if (rc != 0) {
+		sb_close(&sb);
+		return rc;
+	}
+	setenv("LEAPCLOCK_TIMELINE", sb.page, 1);
+	setenv(LCP_ENV_SANDBOX, sb.sock, 1);
+	if (o->debug)
+		fprintf(stderr, "leapclock run: sandbox: page %s, socket %s\n",
+		        sb.page, sb.sock);
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "leapclock run: fork: %s\n", strerror(errno));
+		sb_close(&sb);
+		return LC_EXIT_RUNTIME;
+	}
+	if (pid == 0) {
+		close(sb.lfd);
+		execvp(argv[0], argv);
+		fprintf(stderr, "leapclock run: cannot run %s: %s\n", argv[0],
+		        strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	sb_child_pid = pid;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sb_forward;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = SIG_IGN; /* the terminal sends them to the program */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	for (;;) {
+		struct pollfd pfd = { sb.lfd, POLLIN, 0 };
+		int64_t now;
+		pid_t p;
+		int st;
+
+		if (poll(&pfd, 1, 20) > 0) {
+			int fd;
+
+			/* served at once: no exec while it is open */
+			while ((fd = accept(sb.lfd, NULL, NULL)) >= 0) {
+				sb_serve(&sb, fd);
+				close(fd);
+			}
+		}
+		now = sb_mono_ns();
+		if (now >= next) {
+			lc_update(sb.tk);
+			lc__tl_writer_tick(sb.w, "", NULL);
+			next = now + 50000000; /* 20 ticks a second */
+		}
+		while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+			if (p == pid) {
+				status = st;
+				have = 1;
+				sb_child_pid = 0;
+			}
+		}
+		if (p < 0 && errno == ECHILD)
+			break;
+	}
+	if (o->debug)
+		fprintf(stderr, "leapclock run: sandbox: %lu settime and %lu "
+		        "adjtimex calls that set\n", sb.sets, sb.adjs);
+	sb_close(&sb);
+	if (!have)
+		return LC_EXIT_RUNTIME;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
 int lc_cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
@@ -718,6 +1059,8 @@ int lc_cmd_run(int argc, char **argv)
 		return LC_EXIT_RUNTIME;
 	}
 	run_env(&o, lib, expired);
+	if (o.sandbox)
+		return run_sandbox(&o, argv + optind);
 	fflush(NULL);
 	execvp(argv[optind], argv + optind);
 	fprintf(stderr, "leapclock run: cannot run %s: %s\n", argv[optind],

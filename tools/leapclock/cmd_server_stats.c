@@ -22,6 +22,7 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -909,28 +910,48 @@ int lc_cmd_server_stats(int argc, char **argv)
 	int json = 0, count = 1, file_given = 0;
 	int64_t interval_ns = LC__NS;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--json") == 0) {
+	static const struct option opts[] = {
+	    {"json", no_argument, NULL, 'j'},
+	    {"file", required_argument, NULL, 'f'},
+	    {"refid", required_argument, NULL, 'r'},
+	    {"query", required_argument, NULL, 'q'},
+	    {"count", required_argument, NULL, 'c'},
+	    {"interval", required_argument, NULL, 'i'},
+	    {NULL, 0, NULL, 0},
+	};
+	int c;
+
+	/* getopt_long as every subcommand: --opt VALUE, --opt=VALUE and
+	 * unambiguous abbreviations; -f for --file */
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:f:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
 			json = 1;
-		} else if ((strcmp(a, "--file") == 0 || strcmp(a, "-f") == 0) &&
-		           i + 1 < argc) {
-			file = argv[++i];
+			break;
+		case 'f':
+			file = optarg;
 			file_given = 1;
-		} else if (strcmp(a, "--refid") == 0 && i + 1 < argc) {
-			refid_s = argv[++i];
-		} else if (strcmp(a, "--query") == 0 && i + 1 < argc) {
-			server = argv[++i];
-		} else if (strcmp(a, "--count") == 0 && i + 1 < argc) {
+			break;
+		case 'r':
+			refid_s = optarg;
+			break;
+		case 'q':
+			server = optarg;
+			break;
+		case 'c': {
 			char *end;
-			long v = strtol(argv[++i], &end, 10);
-			if (*end != '\0' || v < 1 || v > 100000)
+			long v = strtol(optarg, &end, 10);
+			if (end == optarg || *end != '\0' || v < 1 || v > 100000)
 				return lc_cli_usage_error(CMD, "--count: 1..100000");
 			count = (int)v;
 			query_opt = "--count";
-		} else if (strcmp(a, "--interval") == 0 && i + 1 < argc) {
+			break;
+		}
+		case 'i': {
 			char *end;
-			const char *v = argv[++i];
+			const char *v = optarg;
 			double d;
 
 			errno = 0;
@@ -941,10 +962,19 @@ int lc_cmd_server_stats(int argc, char **argv)
 				                          "seconds, 0..86400", v);
 			interval_ns = (int64_t)(d * 1e9 + 0.5);
 			query_opt = "--interval";
-		} else {
-			return lc_cli_usage_error(CMD, "unexpected argument '%s'", a);
+			break;
+		}
+		case ':':
+			return lc_cli_usage_error(CMD, "option '%s' needs a value",
+			                          argv[optind - 1]);
+		default:
+			return lc_cli_usage_error(CMD, "unknown option '%s'",
+			                          argv[optind - 1]);
 		}
 	}
+	if (optind < argc)
+		return lc_cli_usage_error(CMD, "unexpected argument '%s'",
+		                          argv[optind]);
 	/* One view per run: the others' options would be dropped. */
 	if (refid_s != NULL && server != NULL)
 		return lc_cli_usage_error(CMD, "--refid and --query are two "

@@ -11,6 +11,7 @@
 #include "simprint.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,28 +341,64 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 {
 	int rc;
 
-	lc__sim_config_init(&o->base);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i],
-		           *val = i + 1 < argc ? argv[i + 1] : NULL;
+	static const struct option opts[] = {
+	    {"json", no_argument, NULL, 'j'},
+	    {"trace", no_argument, NULL, 'T'},
+	    {"nohz", no_argument, NULL, 'N'},
+	    {"model", required_argument, NULL, 256},
+	    {"scenario", required_argument, NULL, 257},
+	    {"leap", required_argument, NULL, 258},
+	    {"hz", required_argument, NULL, 259},
+	    {"seed", required_argument, NULL, 260},
+	    {"reader", required_argument, NULL, 261},
+	    {"read-cost", required_argument, NULL, 262},
+	    {"timer-latency", required_argument, NULL, 263},
+	    {"nohz-max", required_argument, NULL, 264},
+	    {"timers", required_argument, NULL, 265},
+	    {"readers", required_argument, NULL, 266},
+	    {NULL, 0, NULL, 0},
+	};
+	char name[32];
+	int c, li;
 
-		if (strcmp(a, "--json") == 0) {
+	lc__sim_config_init(&o->base);
+	opterr = 0;
+	optind = 1;
+	/* getopt_long as every subcommand: --opt VALUE, --opt=VALUE and
+	 * unambiguous abbreviations (each option its own value, or getopt would
+	 * take "--re" for the first of --reader, --read-cost, --readers);
+	 * opt_value() gets the full name */
+	while ((li = -1, c = getopt_long(argc, argv, "+:", opts, &li)) != -1) {
+		switch (c) {
+		case 'j':
 			o->json = 1;
-		} else if (strcmp(a, "--trace") == 0) {
+			break;
+		case 'T':
 			o->trace = 1;
-		} else if (strcmp(a, "--nohz") == 0) {
+			break;
+		case 'N':
 			o->nohz_given = 1;
 			o->base.nohz = 1;
-		} else if (val == NULL) {
-			return lc_cli_usage_error(
-			    CMD, "unknown option or missing value: '%s'", a);
-		} else {
-			rc = opt_value(o, a, val);
+			break;
+		default:
+			if (c < 256 || li < 0) /* '?': unknown, ambiguous */
+				return lc_cli_usage_error(
+				    CMD, "unknown option '%s'",
+				    argv[optind - 1]);
+			snprintf(name, sizeof(name), "--%s", opts[li].name);
+			rc = opt_value(o, name, optarg);
 			if (rc != 0)
 				return rc;
-			i++;
+			break;
+		case ':':
+			return lc_cli_usage_error(
+			    CMD, "unknown option or missing value: '%s'",
+			    argv[optind - 1]);
 		}
 	}
+	if (optind < argc)
+		return lc_cli_usage_error(CMD, "unexpected argument '%s'",
+		                          argv[optind]);
 	if (o->json && o->trace) {
 		/* Both go to stdout: the trace's text would break the JSON. */
 		return lc_cli_usage_error(CMD, "--json and --trace are two "

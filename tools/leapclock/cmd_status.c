@@ -210,6 +210,54 @@ static void note_copy(char *out, size_t n, const char *note)
 		snprintf(out + (sp - out), n - (size_t)(sp - out), " ...");
 }
 
+/* The error bound of UTC now and what it is made of (leapclock_clock(3),
+ * "Error bounds"); issue 23. */
+static const char *bounds_status_text(int st)
+{
+	return st == LC_BOUNDS_SYNCHRONIZED ? "synchronised"
+	       : st == LC_BOUNDS_FREE_RUNNING ? "free-running"
+	                                      : "unknown";
+}
+
+static void print_bounds(lc_timekeeper *tk, int json)
+{
+	struct lc_bounds b;
+	struct lc_bounds_info bi;
+
+	lc_gettime_bounds(tk, LC_CLOCK_UTC, &b);
+	lc_tk_bounds_info(tk, &bi);
+	if (json) {
+		printf(",\"bounds\":{\"status\":\"%s\",\"error_ns\":%" PRId64
+		       ",\"drift_ppb\":%" PRId64 ",\"age_ns\":%" PRId64,
+		       bounds_status_text(b.status), b.error_ns, bi.drift_ppb,
+		       b.age_ns);
+		if (bi.have_parts)
+			printf(",\"unsync\":%s,\"maxerror_ns\":%" PRId64
+			       ",\"esterror_ns\":%" PRId64
+			       ",\"bracket_ns\":%" PRId64
+			       ",\"residual_ns\":%" PRId64
+			       ",\"mode_ns\":%" PRId64,
+			       bi.unsync ? "true" : "false", bi.maxerror_ns,
+			       bi.esterror_ns, bi.bracket_ns, bi.residual_ns,
+			       bi.mode_ns);
+		printf("}");
+		return;
+	}
+	printf("%-12s UTC +-%.6f s, %s", "bounds",
+	       lc_cli_json_num((double)b.error_ns / 1e9, 6),
+	       bounds_status_text(b.status));
+	if (b.status != LC_BOUNDS_UNKNOWN)
+		printf(", growing %.3f ppm", (double)bi.drift_ppb / 1e3);
+	if (bi.have_parts)
+		printf(" (maxerror %.6f s%s, bracket %.3f us, residual %.3f "
+		       "us, mode %.6f s)",
+		       (double)bi.maxerror_ns / 1e9,
+		       bi.unsync ? ", STA_UNSYNC" : "",
+		       (double)bi.bracket_ns / 1e3, (double)bi.residual_ns / 1e3,
+		       (double)bi.mode_ns / 1e9);
+	printf("\n");
+}
+
 static void get_view(lc_timekeeper *tk, struct tl_view *v)
 {
 	memset(v, 0, sizeof(*v));
@@ -826,9 +874,11 @@ int lc_cmd_status(int argc, char **argv)
 		print_json("leapclock", &l, tv.from_page);
 		print_timeline_json(&tv);
 		print_following_json(&tv);
+		print_bounds(tk, 1);
 		printf("}\n");
 	} else {
 		print_text(&k, &l, &tv);
+		print_bounds(tk, 0);
 	}
 	return LC_EXIT_OK;
 }

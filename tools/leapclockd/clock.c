@@ -50,6 +50,7 @@
  * CLOCK_REALTIME read through the table (no exact leap on a host that
  * leaps late): a debugging aid, not the default.
  */
+#include "clockbound.h"
 #include "leapclockd.h"
 
 #include "internal.h"
@@ -136,6 +137,12 @@ struct ld_clock {
 	/* the host following as last logged */
 	int host_state;
 	uint64_t host_steps;
+	/* leapclockd's server process (privsep.c): it reads the writer's
+	 * page like any other reader (tk is rd.tk, the table a copy of the
+	 * page's); NULL in the writer and in one process */
+	struct lc__tl_reader *rd;
+	const lc_leaptable *rd_table; /* the page's table last copied */
+	struct ld_clockbound *cb; /* --clockbound (clockbound.c), or NULL */
 };
 
 static int64_t host_ns(clockid_t id)
@@ -409,6 +416,9 @@ int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg)
 #if !LD_HOST_CLOCK
 	if (cfg->timeline[0] != '\0' && open_timeline(c, cfg->timeline) != 0)
 		goto fail;
+	if (cfg->clockbound[0] != '\0' &&
+	    ld_clockbound_open(&c->cb, cfg->clockbound, c->tk) != 0)
+		goto fail;
 #endif
 	*out = c;
 	return 0;
@@ -416,6 +426,59 @@ fail:
 	ld_clock_free(c);
 	return -1;
 }
+
+#if !LD_HOST_CLOCK
+int ld_clock_new_reader(struct ld_clock **out, const struct ld_config *cfg)
+{
+	struct ld_clock *c = calloc(1, sizeof(*c));
+	struct lc_error err;
+	char msg[600];
+	int rc;
+
+	*out = NULL;
+	if (c == NULL)
+		return -1;
+	c->rd = calloc(1, sizeof(*c->rd));
+	if (c->rd == NULL)
+		goto fail;
+	memset(&err, 0, sizeof(err));
+	/* a rehearsal page is ours too (--pretend publishes one) */
+	rc = lc__tl_reader_open(c->rd, cfg->timeline, 1, &err);
+	if (rc < 0) {
+		lc_error_format(&err, msg, sizeof(msg));
+		ld_log(LD_LOG_ERR, "timeline %s: reading it: %s", cfg->timeline,
+		       msg);
+		free(c->rd);
+		c->rd = NULL;
+		goto fail;
+	}
+	c->tk = c->rd->tk;
+	c->pretend = cfg->pretend[0] != '\0';
+	c->table = lc_leaptable_new();
+	if (c->table == NULL)
+		goto fail;
+	c->rd_table = lc_tk_table(c->tk);
+	if (c->rd_table != NULL)
+		*c->table = *c->rd_table;
+	c->cur = calloc(1, sizeof(*c->cur));
+	if (c->cur == NULL)
+		goto fail;
+	c->cur->t = c->table;
+	c->cur->gen = __atomic_add_fetch(&gen_counter, 1, __ATOMIC_RELAXED);
+	c->id = __atomic_add_fetch(&clock_ids, 1, __ATOMIC_RELAXED);
+	pthread_mutex_init(&c->slow, NULL);
+	*out = c;
+	return 0;
+fail:
+	ld_clock_free(c);
+	return -1;
+}
+#else
+int ld_clock_new_reader(struct ld_clock **out, const struct ld_config *cfg)
+{
+	return ld_clock_new(out, cfg); /* the host's clock: no page */
+}
+#endif
 
 void ld_clock_free(struct ld_clock *c)
 {
@@ -431,9 +494,23 @@ void ld_clock_free(struct ld_clock *c)
 		pthread_mutex_destroy(&c->slow);
 	free(c->cur);
 #if !LD_HOST_CLOCK
+	ld_clockbound_close(c->cb);
 	lc__tl_writer_close(c->tl);
-	lc_tk_free(c->tk);
+	if (c->rd == NULL)
+		lc_tk_free(c->tk);
 #endif
+	if (c->rd != NULL) {
+		/* the reader's own: its tables too (ours are copies, and
+		 * nothing reads any more) */
+		lc_tk_free(c->rd->tk);
+		lc_counter_free(c->rd->counter);
+		lc__tl_map_close(&c->rd->map);
+		lc_leaptable_free(c->rd->table);
+		for (size_t i = 0; i < c->rd->nold; i++)
+			lc_leaptable_free(c->rd->old[i]);
+		free(c->rd->old);
+		free(c->rd);
+	}
 	lc_counter_free(c->counter);
 	lc_leaptable_free(c->table);
 	free(c);
@@ -701,10 +778,87 @@ static void free_retired(struct ld_clock *c, int all)
 int ld_clock_host_status(struct ld_clock *c, struct lc_tk_host *h)
 {
 #if !LD_HOST_CLOCK
+	if (c->rd != NULL) {
+		/* the writer's verdict, from its page */
+		struct lc__tl_status st;
+
+		if (c->rd->map.pg == NULL)
+			return -1;
+		lc__tl_read_status(c->rd->map.pg, &st);
+		memset(h, 0, sizeof(*h));
+		h->state = (int)st.host_state;
+		h->offset_ns = st.host_offset_ns;
+		h->steer_ppb = st.host_steer_ppb;
+		h->steps = (uint64_t)st.host_steps;
+		return 0;
+	}
 	return lc_tk_host_status(c->tk, h) == 0 ? 0 : -1;
 #else
 	(void)c;
 	(void)h;
+	return -1;
+#endif
+}
+
+/* Publishes `fresh` (the clock's from now on); the old table stays
+ * readable for those who hold it (see the top of this file). */
+static int publish_table(struct ld_clock *c, lc_leaptable *fresh)
+{
+	struct tver *nv = calloc(1, sizeof(*nv));
+	struct timespec gap = { 0, 1000000 };
+
+	if (nv == NULL) {
+		lc_leaptable_free(fresh);
+		return -1;
+	}
+	free_retired(c, 0);
+	while (c->nretired == LD_RETIRED_MAX) {
+		nanosleep(&gap, NULL); /* readers hold one for us */
+		free_retired(c, 0);
+	}
+	nv->t = fresh;
+	nv->gen = __atomic_add_fetch(&gen_counter, 1, __ATOMIC_RELAXED);
+#if !LD_HOST_CLOCK
+	if (c->rd == NULL)
+		lc__tk_set_table(c->tk, fresh);
+#endif
+	c->retired[c->nretired++] = c->cur;
+	__atomic_store_n(&c->table, fresh, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->cur, nv, __ATOMIC_SEQ_CST);
+	free_retired(c, 0);
+	return 0;
+}
+
+/* The server process: the page's table, copied when the writer changed
+ * it (the reader's lc_update took the change). */
+static void reader_follow_table(struct ld_clock *c)
+{
+	const lc_leaptable *pt = lc_tk_table(c->tk);
+	lc_leaptable *copy;
+
+	if (pt == NULL || pt == c->rd_table)
+		return;
+	copy = lc_leaptable_new();
+	if (copy == NULL)
+		return;
+	*copy = *pt;
+	c->rd_table = pt;
+	if (publish_table(c, copy) == 0)
+		ld_log(LD_LOG_INFO, "leap table: the writer's page now has %s, "
+		       "%zu rows", copy->info.source, copy->count);
+}
+
+int ld_clock_bounds(struct ld_clock *c, struct lc_bounds *b,
+                    struct lc_bounds_info *bi)
+{
+#if !LD_HOST_CLOCK
+	if (c->tk == NULL || lc_gettime_bounds(c->tk, LC_CLOCK_UTC, b) != 0)
+		return -1;
+	return lc_tk_bounds_info(c->tk, bi) == 0 ? 0 : -1;
+#else
+	(void)c;
+	(void)b;
+	(void)bi;
 	return -1;
 #endif
 }
@@ -715,7 +869,12 @@ void ld_clock_update(struct ld_clock *c)
 		free_retired(c, 0);
 #if !LD_HOST_CLOCK
 	lc_update(c->tk);
+	if (c->rd != NULL) {
+		reader_follow_table(c);
+		return;
+	}
 	lc__tl_writer_tick(c->tl, c->smear_name, c->table_note);
+	ld_clockbound_update(c->cb);
 	if (!c->pretend)
 		log_host(c);
 #else
@@ -765,6 +924,8 @@ int ld_clock_reload(struct ld_clock *c)
 	char path[PATH_MAX], note[600] = "";
 	lc_leaptable *fresh = NULL, *sys;
 
+	if (c->rd != NULL)
+		return 0; /* the writer reloads; its page brings the table */
 	/* The file in use is reloaded by name, the configured one or the
 	 * one the system search found: a file gone bad (tampered, cut
 	 * short, junk) keeps the table in effect, whichever way it was
@@ -812,31 +973,8 @@ int ld_clock_reload(struct ld_clock *c)
 			ld_log(LD_LOG_INFO, "leap table: now %s, %zu rows",
 			       ni.source, ni.count);
 	}
-	/* Publish the fresh table; the old one stays readable for those who
-	 * hold it (see the top of this file). */
-	{
-		struct tver *nv = calloc(1, sizeof(*nv));
-		struct timespec gap = { 0, 1000000 };
-
-		if (nv == NULL) {
-			lc_leaptable_free(fresh);
-			return -1;
-		}
-		free_retired(c, 0);
-		while (c->nretired == LD_RETIRED_MAX) {
-			nanosleep(&gap, NULL); /* readers hold one for us */
-			free_retired(c, 0);
-		}
-		nv->t = fresh;
-		nv->gen = __atomic_add_fetch(&gen_counter, 1, __ATOMIC_RELAXED);
-#if !LD_HOST_CLOCK
-		lc__tk_set_table(c->tk, fresh);
-#endif
-		c->retired[c->nretired++] = c->cur;
-		__atomic_store_n(&c->table, fresh, __ATOMIC_RELAXED);
-		__atomic_store_n(&c->cur, nv, __ATOMIC_SEQ_CST);
-		free_retired(c, 0);
-	}
+	if (publish_table(c, fresh) != 0)
+		return -1;
 	c->table_note[0] = '\0';
 	ld_clock_update(c);
 	return 0;
@@ -849,6 +987,8 @@ int ld_clock_watch_paths(const struct ld_clock *c, char paths[2][PATH_MAX])
 	struct lc_leaptable_info cur;
 	int n = 0;
 
+	if (c->rd != NULL)
+		return 0; /* the writer watches them */
 	lc_leaptable_info(c->table, &cur);
 	if (c->leapfile[0] != '\0')
 		snprintf(paths[n++], PATH_MAX, "%s", c->leapfile);

@@ -412,6 +412,7 @@ static const struct setting settings[] = {
 	{ "allow", NULL, set_acl, 0, 0, 0, S_OPTVAL | S_REQARG, 0, 0, 0, NULL },
 	{ "deny", NULL, set_acl, 0, 0, 0, S_OPTVAL | S_REQARG, 0, 0, 0, NULL },
 	{ "pidfile", "pid-file", STR(pidfile), 0, S_NONE, 0, 0, 0, PATH_BAD },
+	{ "clockbound", NULL, STR(clockbound), 0, S_NONE, 0, 0, 0, PATH_BAD },
 	{ "check-config", NULL, set_flag, OFF(check_config), 0, 0, S_NOVAL | S_CLIONLY,
 	  0, 0, 0, NULL },
 	{ "syslog", NULL, set_bool, OFF(use_syslog), 0, 0, S_OPTVAL, 0, 0, 0, BOOL_BAD },
@@ -757,6 +758,9 @@ static void usage(FILE *out)
 	        "      --allow RANGE       serve ADDR[/LEN] or all (NTP and NTS-KE, as chrony)\n"
 	        "      --deny RANGE        do not serve ADDR[/LEN] or all\n"
 	        "      --pidfile PATH      the daemon's pid, locked while it runs\n"
+	        "      --clockbound PATH   publish the error bound in AWS ClockBound's\n"
+	        "                          shared memory layout (e.g.\n"
+	        "                          /var/run/clockbound/shm0)\n"
 	        "      --check-config      check everything, print the effective\n"
 	        "                          configuration, exit 0 or 2\n"
 	        "      --keyfile FILE      symmetric keys, chrony's format (ID TYPE KEY)\n"
@@ -886,6 +890,15 @@ static int check_timeline(struct ld_config *c)
 		        c->pretend_where, c->timeline);
 		return -1;
 	}
+	if (c->pretend[0] != '\0' && c->clockbound[0] != '\0') {
+		/* ClockBound's clients read the host's CLOCK_REALTIME: a
+		 * bound on a rehearsal's time would be a lie */
+		fprintf(stderr,
+		        "leapclockd: %s: --clockbound bounds the host's clock, "
+		        "which a rehearsal does not show: drop one of them\n",
+		        c->pretend_where);
+		return -1;
+	}
 	if (make_absolute(c->timeline) != 0) {
 		fprintf(stderr, "leapclockd: timeline '%s': path too long\n",
 		        c->timeline);
@@ -930,6 +943,7 @@ static int check_files(struct ld_config *c)
 		{ c->keyfile, "keyfile" }, { c->nts_cert, "nts-cert" },
 		{ c->nts_key, "nts-key" }, { c->nts_keydir, "nts-keydir" },
 		{ c->pidfile, "pidfile" },
+		{ c->clockbound, "clockbound" },
 	};
 
 	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {

@@ -4,6 +4,7 @@
  * counters, and logging.
  *
  *   main.c    command line, daemon life cycle, signals
+ *   privsep.c the writer and server processes, the server's seccomp filter
  *   config.c  the command line and the config file into struct ld_config
  *   clock.c   leapclock timekeepers -> what a mode serves (time, LI, refid)
  *   server.c  worker threads and their sockets, the receive/answer loop,
@@ -121,6 +122,7 @@ struct ld_config {
 	char smear[48];
 	char smear_where[PATH_MAX + 48]; /* "" = not given */
 	char pidfile[PATH_MAX];  /* "" = none */
+	char clockbound[PATH_MAX]; /* --clockbound: ClockBound's segment; "" none */
 	char user_where[PATH_MAX + 48]; /* where user was set; "" = default */
 	int check_config;        /* --check-config: check, print, exit */
 	/* allow/deny (chrony's): none = everyone served */
@@ -177,6 +179,10 @@ struct ld_clock;
  * counter, and --pretend's start instant. -1 after logging an error. */
 int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg);
 void ld_clock_free(struct ld_clock *c);
+/* The server process's clock (privsep.c): a reader of the writer's page
+ * cfg->timeline (through PATH.sock, mapped read-only), the table the
+ * page's; no leap file read, no page written. -1 after logging. */
+int ld_clock_new_reader(struct ld_clock **out, const struct ld_config *cfg);
 /* The source serving mode `l` (shared by listeners of the same mode). */
 struct ld_source *ld_clock_source(struct ld_clock *c,
                                   const struct ld_listen_cfg *l);
@@ -201,6 +207,10 @@ const lc_leaptable *ld_clock_table(const struct ld_clock *c);
 /* The timeline's host-following verdict as of the last update, from any
  * thread; -1 when the host is not followed (--pretend). */
 int ld_clock_host_status(struct ld_clock *c, struct lc_tk_host *h);
+/* UTC's error bound now and its parts (lc_gettime_bounds,
+ * lc_tk_bounds_info); -1 without a timekeeper of its own. */
+int ld_clock_bounds(struct ld_clock *c, struct lc_bounds *b,
+                    struct lc_bounds_info *bi);
 /* The expiry (POSIX seconds) of the table in use; from any thread. */
 int64_t ld_clock_expires(struct ld_clock *c);
 /* A measure of the clock's read precision as log2 seconds. */
@@ -226,6 +236,35 @@ struct ld_counters {
 };
 
 struct ld_server;
+
+/* leapclockd's processes (privsep.c, leapclockd(8) PROCESSES) */
+enum {
+	LD_ROLE_ALL = 0,    /* one process does everything (unit tests) */
+	LD_ROLE_WRITER = 1, /* the page, the leap file, the host; binds the
+	                     * UDP sockets, never reads them; supervises */
+	LD_ROLE_SERVER = 2  /* NTP, NTS-KE, metrics, stats: unprivileged */
+};
+
+/* What the writer's loop calls (privsep.c): each tick, and with the
+ * signals to hand on. */
+struct ld_supervise {
+	void (*tick)(void *arg, int64_t now_mono);
+	void (*signal)(void *arg, int sig);
+	void *arg;
+};
+
+/* The writer's or the server's half (LD_ROLE_*). The writer: `clock` may
+ * be NULL (--no-timeline: it has no page to keep), binds the UDP sockets
+ * and logs them, takes no keys. The server: the sockets `given` (ngiven:
+ * threads x listeners, worker-major) instead of binding, `ctl_fd` its
+ * end of the writer's socketpair (EOF: the writer is gone). */
+int ld_server_new_role(struct ld_server **out, const struct ld_config *cfg,
+                       struct ld_clock *clock, int role, const int *given,
+                       int ngiven, int ctl_fd);
+/* The writer's bound sockets (worker-major), for the server it starts. */
+int ld_server_fds(const struct ld_server *s, int *fds, int max);
+/* The writer's loop: what to call each tick and on signals. */
+void ld_server_supervise(struct ld_server *s, const struct ld_supervise *sup);
 
 int ld_server_new(struct ld_server **out, const struct ld_config *cfg,
                   struct ld_clock *clock);

@@ -10,7 +10,11 @@
  * terminal's stderr (so that any failure is printed and the exit status
  * says so), and only then detach and log to syslog.
  *
- * Started as root outside systemd with --user NAME, the daemon drops to
+ * Two processes (privsep.c): this one, the writer, keeps the page, the
+ * leap file and the host, binds the UDP sockets and runs the server
+ * process (server_main) again and again if it dies; the server serves.
+ *
+ * Started as root outside systemd with --user NAME, the server drops to
  * that user once everything is bound and every secret read (before
  * detaching, so that a failure is printed): the NTS key folder and the
  * certificate and its key become the user's, mode 0700/0600, and a drop
@@ -22,6 +26,7 @@
 #include "leapclockd.h"
 #include "auth.h"
 #include "metrics.h"
+#include "privsep.h"
 #include "sdnotify.h"
 
 #include <dirent.h>
@@ -35,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <syslog.h>
@@ -353,16 +359,23 @@ static void stats_dir(const struct ld_config *c, uid_t uid, gid_t gid)
 	}
 }
 
-/* Drops root for cfg->user (see the top). 0, or -1 after logging: the
- * daemon must not go on. */
+/* Drops root for cfg->user (see the top), in the server process. With
+ * no --user (and no _leapclock user on the host) it stays as started,
+ * confined (seccomp, no_new_privs) but root: said as a warning. 0, or -1
+ * after logging: the server must not go on. */
 static int drop_privileges(const struct ld_config *c)
 {
 	struct passwd pw, *res = NULL;
 	char buf[4096];
 	int e;
 
-	if (c->user[0] == '\0')
+	if (c->user[0] == '\0') {
+		if (geteuid() == 0)
+			ld_log(LD_LOG_WARNING, "no --user: the server process "
+			       "stays root (confined); name an unprivileged "
+			       "user");
 		return 0;
+	}
 	if (geteuid() != 0) {
 		ld_log(LD_LOG_INFO, "not started as root: --user %s not needed",
 		       c->user);
@@ -381,7 +394,8 @@ static int drop_privileges(const struct ld_config *c)
 		return -1;
 	}
 	if (pw.pw_uid == 0) {
-		ld_log(LD_LOG_INFO, "--user %s is root: staying", c->user);
+		ld_log(LD_LOG_WARNING, "--user %s is root: the server process "
+		       "stays root (confined)", c->user);
 		return 0;
 	}
 	if (hand_over(c, pw.pw_uid, pw.pw_gid) != 0)
@@ -400,25 +414,80 @@ static int drop_privileges(const struct ld_config *c)
 		       "to run", c->user);
 		return -1;
 	}
-	ld_log(LD_LOG_INFO, "running as %s (uid %ld, gid %ld)", c->user,
+	ld_log(LD_LOG_INFO, "server process running as %s (uid %ld, gid %ld)", c->user,
 	       (long)pw.pw_uid, (long)pw.pw_gid);
 	return 0;
+}
+
+/* The server process (privsep.c): NTP, NTS-KE, metrics, the stats file,
+ * on the sockets the writer bound, reading the writer's page. */
+static int server_main(struct ld_config *cfg, struct ld_privsep_child *pc)
+{
+	struct ld_clock *clock = NULL;
+	struct ld_server *server = NULL;
+	struct ld_metrics *metrics = NULL;
+	int rc;
+
+	cfg->foreground = 1;
+	if (pc->syslog_now)
+		ld_log_use_syslog(1);
+	setup_signals();
+	/* a dying writer must not take the server with it (no
+	 * PDEATHSIG); its end of the socketpair says when it goes */
+	rc = cfg->timeline[0] != '\0' ? ld_clock_new_reader(&clock, cfg)
+	                              : ld_clock_new(&clock, cfg);
+	if (rc != 0 ||
+	    ld_server_new_role(&server, cfg, clock, LD_ROLE_SERVER, pc->fds,
+	                       pc->nfds, pc->ctl) != 0 ||
+	    ld_metrics_new(&metrics, cfg, server, clock) != 0 ||
+	    drop_privileges(cfg) != 0)
+		goto fail;
+	if (pc->detach) {
+		if (cfg->use_syslog != 0)
+			ld_log_use_syslog(1);
+		if (detach_stdio() != 0)
+			goto fail;
+	}
+	if (ld_metrics_start(metrics) != 0)
+		goto fail;
+	start_stop_signals();
+	if (ld_privsep_confine() != 0)
+		goto fail;
+	ld_log(LD_LOG_INFO, "server process ready (pid %ld)", (long)getpid());
+	ld_privsep_ready(pc->ctl);
+	rc = ld_server_run(server);
+	ld_metrics_free(metrics);
+	ld_server_free(server);
+	ld_clock_free(clock);
+	return rc == 0 ? 0 : 1;
+fail:
+	ld_metrics_free(metrics);
+	ld_server_free(server);
+	ld_clock_free(clock);
+	return 1;
 }
 
 int main(int argc, char **argv)
 {
 	static struct ld_config cfg;
+	static struct ld_privsep ps;
+	struct ld_privsep_child pc;
 	struct ld_clock *clock = NULL;
-	struct ld_server *server = NULL;
-	struct ld_metrics *metrics = NULL;
-	int rc, report = -1, pidfd = -1;
+	struct ld_server *writer = NULL;
+	int rc, report = -1, pidfd = -1, role, nfds;
+	int fds[LD_PRIVSEP_MAX_FDS];
 
+	role = ld_privsep_child_env(&pc);
+	if (role < 0)
+		return 1;
 	/* Every configuration error is found here, before the page, a
 	 * socket or a file is touched (issue 28 item 14): exit 2. */
 	ld_config_init(&cfg);
 	rc = ld_config_from_args(&cfg, argc, argv);
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;
+	if (role == 1)
+		return server_main(&cfg, &pc);
 	if (ld_metrics_check(&cfg) != 0)
 		return 2; /* a bad address, or no libmicrohttpd in this build */
 	if (ld_auth_check_config(&cfg) != 0)
@@ -433,40 +502,55 @@ int main(int argc, char **argv)
 	setup_signals();
 	if (!cfg.foreground)
 		report = fork_daemon();
-	/* from here on, this is the process that serves */
+	/* from here on, this is the writer: the page, the leap file, the
+	 * host; the UDP sockets bound for the server process */
 	if (cfg.pidfile[0] != '\0' && (pidfd = pidfile_take(cfg.pidfile)) < 0)
 		goto fail;
-	if (ld_clock_new(&clock, &cfg) != 0 ||
-	    ld_server_new(&server, &cfg, clock) != 0 ||
-	    ld_metrics_new(&metrics, &cfg, server, clock) != 0 ||
-	    drop_privileges(&cfg) != 0)
+	if ((cfg.timeline[0] != '\0' && ld_clock_new(&clock, &cfg) != 0) ||
+	    ld_server_new_role(&writer, &cfg, clock, LD_ROLE_WRITER, NULL, 0,
+	                       -1) != 0)
+		goto fail;
+	/* nobody of our user may read or write this process's memory
+	 * (ptrace, /proc/PID/mem): the server may be of the same user */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	nfds = ld_server_fds(writer, fds, LD_PRIVSEP_MAX_FDS);
+	ld_privsep_init(&ps, argv, fds, nfds, !cfg.foreground);
+	ps.syslog_now = cfg.use_syslog == 1;
+	if (ld_privsep_spawn(&ps) != 0 || ld_privsep_wait_ready(&ps) != 0)
 		goto fail;
 	if (!cfg.foreground) {
 		if (cfg.use_syslog != 0)
 			ld_log_use_syslog(1);
 		if (detach_stdio() != 0)
 			goto fail;
+		ps.syslog_now = cfg.use_syslog != 0;
 	}
-	if (ld_metrics_start(metrics) != 0)
-		goto fail;
 	start_stop_signals();
 	ld_log(LD_LOG_INFO, "leapclockd " LC_VERSION_STRING " running (pid %ld)",
 	       (long)getpid());
+	ld_log(LD_LOG_INFO, "the writer (pid %ld) keeps the timeline; the server "
+	       "process (pid %ld) serves", (long)getpid(), (long)ps.pid);
 	/* the page is published and every socket bound: the parent may go,
 	 * and systemd may count the service as started */
 	report_start(&report, 0);
 	ld_sd_ready();
-	rc = ld_server_run(server);
+	{
+		struct ld_supervise sup = { ld_privsep_tick, ld_privsep_signal,
+		                            &ps };
+
+		ld_server_supervise(writer, &sup);
+	}
+	rc = ld_server_run(writer);
 	ld_log(LD_LOG_INFO, "stopping");
-	ld_metrics_free(metrics);
-	ld_server_free(server);
+	ld_privsep_stop(&ps);
+	ld_server_free(writer);
 	ld_clock_free(clock);
 	pidfile_drop(cfg.pidfile, pidfd);
 	return rc == 0 ? 0 : 1;
 fail:
 	report_start(&report, 1);
-	ld_metrics_free(metrics);
-	ld_server_free(server);
+	ld_privsep_stop(&ps);
+	ld_server_free(writer);
 	ld_clock_free(clock);
 	pidfile_drop(cfg.pidfile, pidfd);
 	return 1;

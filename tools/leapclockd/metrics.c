@@ -230,6 +230,51 @@ static void format_served(struct out *o, const struct ld_metrics_snapshot *s)
 }
 
 /* The leap table's expiry, the pretend flag and the host clock's state. */
+/* UTC's error bound (leapclock_clock(3), "Error bounds"; issue 23). */
+static void put_bounds(struct out *o, const struct ld_metrics_snapshot *s)
+{
+	static const char *const names[] = { "unknown", "synchronised",
+	                                     "free_running" };
+
+	if (!s->have_bounds)
+		return;
+	family(o, "bound_status", "gauge",
+	       "The error bound's status: 1 for the one it is in.");
+	for (int k = 0; k < 3; k++)
+		put(o, "leapclockd_bound_status{status=\"%s\"} %d\n", names[k],
+		    s->bound_status == k ? 1 : 0);
+	family(o, "bound_seconds", "gauge",
+	       "Half-width of the bound on |UTC - true UTC| now (every clock "
+	       "but monotonic_raw has the same).");
+	put(o, "leapclockd_bound_seconds ");
+	put_seconds(o, s->bound_ns);
+	put(o, "\n");
+	family(o, "bound_drift_ppb", "gauge",
+	       "How fast the bound grows from the last host sample, ppb.");
+	put(o, "leapclockd_bound_drift_ppb %" PRId64 "\n", s->bound_drift_ppb);
+	if (!s->bound_have_parts)
+		return;
+	family(o, "bound_maxerror_seconds", "gauge",
+	       "The host kernel's maxerror at the last sample (in the bound).");
+	put(o, "leapclockd_bound_maxerror_seconds ");
+	put_seconds(o, s->bound_maxerror_ns);
+	put(o, "\n");
+	family(o, "bound_bracket_seconds", "gauge",
+	       "Width of the last host sample's counter bracket.");
+	put(o, "leapclockd_bound_bracket_seconds ");
+	put_seconds(o, s->bound_bracket_ns);
+	put(o, "\n");
+	family(o, "bound_residual_seconds", "gauge",
+	       "Phase to the host the steer had yet to remove at the last "
+	       "sample.");
+	put(o, "leapclockd_bound_residual_seconds ");
+	put_seconds(o, s->bound_residual_ns);
+	put(o, "\n");
+	family(o, "host_unsync", "gauge",
+	       "1 while the host kernel reports STA_UNSYNC.");
+	put(o, "leapclockd_host_unsync %d\n", s->bound_unsync ? 1 : 0);
+}
+
 static void format_table_host(struct out *o,
                               const struct ld_metrics_snapshot *s)
 {
@@ -274,6 +319,7 @@ static void format_table_host(struct out *o,
 		put(o, "leapclockd_host_leaps_behind %d\n",
 		    s->host_leaps_behind);
 	}
+	put_bounds(o, s);
 }
 
 size_t ld_metrics_format(const struct ld_metrics_snapshot *s, char *buf,
@@ -408,6 +454,22 @@ void ld_metrics_snapshot(struct ld_metrics *m, struct ld_metrics_snapshot *s)
 		s->host_offset_ns = h.offset_ns;
 		s->host_steps = h.steps;
 		s->host_leaps_behind = h.leaps_behind;
+	}
+	{
+		struct lc_bounds b;
+		struct lc_bounds_info bi;
+
+		if (ld_clock_bounds(m->clock, &b, &bi) == 0) {
+			s->have_bounds = 1;
+			s->bound_status = b.status;
+			s->bound_ns = b.error_ns;
+			s->bound_drift_ppb = bi.drift_ppb;
+			s->bound_have_parts = bi.have_parts;
+			s->bound_unsync = bi.unsync;
+			s->bound_maxerror_ns = bi.maxerror_ns;
+			s->bound_bracket_ns = bi.bracket_ns;
+			s->bound_residual_ns = bi.residual_ns;
+		}
 	}
 }
 

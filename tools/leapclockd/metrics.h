@@ -52,6 +52,14 @@ struct ld_metrics_snapshot {
 	int64_t host_offset_ns;
 	uint64_t host_steps;
 	int host_leaps_behind;
+	/* UTC's error bound (lc_gettime_bounds, lc_tk_bounds_info): ns, ppb */
+	int have_bounds;         /* 0: bound_* below not meaningful */
+	int bound_status;        /* enum lc_bounds_status */
+	int64_t bound_ns;        /* the half-width now */
+	int64_t bound_drift_ppb;
+	int bound_have_parts;    /* the parts below are known */
+	int bound_unsync;        /* the host's STA_UNSYNC */
+	int64_t bound_maxerror_ns, bound_bracket_ns, bound_residual_ns;
 };
 
 /* Formats the snapshot as Prometheus text into buf (always terminated

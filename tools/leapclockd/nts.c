@@ -125,8 +125,12 @@ struct ld_nts {
 /* ---- AES-SIV-CMAC-256 ---- */
 
 /* Each thread keeps the AEAD handles (their AES key schedules) of the
- * server keys it used last: a request then costs two key setups, C2S and
- * S2C, instead of four. Freed when the thread ends. */
+ * server keys it used last, and one more handle that it re-keys
+ * (gnutls_aead_cipher_set_key, GnuTLS 3.7.5 on) for each client key, C2S
+ * then S2C: a request then costs two key setups and no handle's
+ * allocation, where it cost two gnutls_aead_cipher_init and _deinit. The
+ * re-keyed handle holds the last client key's schedule until the next
+ * request or the thread's end. Freed when the thread ends. */
 #define HCACHE (LD_NTS_KEYS + 1)
 
 struct hcache {
@@ -134,6 +138,8 @@ struct hcache {
 	int used[HCACHE];
 	uint8_t key[HCACHE][LD_NTS_KEY_LEN];
 	gnutls_aead_cipher_hd_t h[HCACHE];
+	int have_scratch;
+	gnutls_aead_cipher_hd_t scratch; /* re-keyed for client keys */
 };
 
 static pthread_key_t hcache_key;
@@ -147,6 +153,8 @@ static void hcache_free(void *p)
 	for (int i = 0; i < HCACHE; i++)
 		if (c->used[i])
 			gnutls_aead_cipher_deinit(c->h[i]);
+	if (c->have_scratch)
+		gnutls_aead_cipher_deinit(c->scratch);
 	gnutls_memset(c, 0, sizeof(*c));
 	free(c);
 }
@@ -156,13 +164,10 @@ static void hcache_init(void)
 	hcache_ok = pthread_key_create(&hcache_key, hcache_free) == 0;
 }
 
-/* This thread's handle for a server key; NULL if none can be had (the
- * caller makes its own). */
-static gnutls_aead_cipher_hd_t cached_handle(const uint8_t *key)
+/* This thread's cache; NULL if it cannot be had. */
+static struct hcache *thread_hcache(void)
 {
-	gnutls_datum_t k = { (unsigned char *)key, LD_NTS_KEY_LEN };
 	struct hcache *c;
-	unsigned i;
 
 	pthread_once(&hcache_once, hcache_init);
 	if (!hcache_ok)
@@ -175,6 +180,38 @@ static gnutls_aead_cipher_hd_t cached_handle(const uint8_t *key)
 			return NULL;
 		}
 	}
+	return c;
+}
+
+/* This thread's re-keyed handle, set to a client key; NULL if none can be
+ * had (the caller makes its own). */
+static gnutls_aead_cipher_hd_t scratch_handle(const uint8_t *key)
+{
+	gnutls_datum_t k = { (unsigned char *)key, LD_NTS_KEY_LEN };
+	struct hcache *c = thread_hcache();
+
+	if (c == NULL)
+		return NULL;
+	if (c->have_scratch) {
+		if (gnutls_aead_cipher_set_key(c->scratch, &k) >= 0)
+			return c->scratch;
+		gnutls_aead_cipher_deinit(c->scratch);
+		c->have_scratch = 0;
+	}
+	c->have_scratch = gnutls_aead_cipher_init(&c->scratch, SIV, &k) >= 0;
+	return c->have_scratch ? c->scratch : NULL;
+}
+
+/* This thread's handle for a server key; NULL if none can be had (the
+ * caller makes its own). */
+static gnutls_aead_cipher_hd_t cached_handle(const uint8_t *key)
+{
+	gnutls_datum_t k = { (unsigned char *)key, LD_NTS_KEY_LEN };
+	struct hcache *c = thread_hcache();
+	unsigned i;
+
+	if (c == NULL)
+		return NULL;
 	for (i = 0; i < HCACHE; i++)
 		if (c->used[i] && memcmp(c->key[i], key, LD_NTS_KEY_LEN) == 0)
 			return c->h[i];
@@ -189,12 +226,14 @@ static gnutls_aead_cipher_hd_t cached_handle(const uint8_t *key)
 }
 
 /* A handle for key: this thread's cached one if `cache` (server keys),
- * else a new one in *own, to be freed by the caller. */
+ * else its re-keyed one (client keys), else a new one in *own, to be
+ * freed by the caller. */
 static gnutls_aead_cipher_hd_t handle(const uint8_t *key, int cache,
                                       gnutls_aead_cipher_hd_t *own)
 {
 	gnutls_datum_t k = { (unsigned char *)key, LD_NTS_KEY_LEN };
-	gnutls_aead_cipher_hd_t h = cache ? cached_handle(key) : NULL;
+	gnutls_aead_cipher_hd_t h = cache ? cached_handle(key)
+	                                  : scratch_handle(key);
 
 	*own = NULL;
 	if (h == NULL && gnutls_aead_cipher_init(own, SIV, &k) >= 0)

@@ -92,13 +92,19 @@ static void set_rcvbuf(int fd, const struct listener *L, int k, int kib)
 
 /* Opens worker socket `k` of listener L (k 0 binds first). */
 static int open_socket(struct listener *L, struct wsock *W, int k, int share,
-                       int rcvbuf_kib)
+                       int rcvbuf_kib, int given)
 {
 	int one = 1, fd;
 	int fam = L->cfg.addr.ss_family;
 	const struct sockaddr_storage *at = k == 0 ? &L->cfg.addr : &L->bound;
 
 	W->fd = -1;
+	if (given >= 0) {
+		/* bound by the writer (privsep.c): what is per process is
+		 * set again here, the rest came with it */
+		fd = given;
+		goto options;
+	}
 	if (share && k == 0 && port_of((const struct sockaddr *)at) != 0 &&
 	    probe_free(at, L->cfg.addrlen) != 0) {
 		ld_log(LD_LOG_ERR, "%s: bind: %s", L->cfg.text, strerror(errno));
@@ -123,6 +129,7 @@ static int open_socket(struct listener *L, struct wsock *W, int k, int share,
 		return -1;
 	}
 	set_rcvbuf(fd, L, k, rcvbuf_kib);
+options:
 	/* Don't fragment: with DF set the kernel gives an unconnected
 	 * socket's datagram IP ID 0 instead of drawing one from its shared
 	 * hash of counters (__ip_select_ident: 4 % of a core's time per
@@ -135,19 +142,25 @@ static int open_socket(struct listener *L, struct wsock *W, int k, int share,
 
 		setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu));
 	}
-	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) != 0 &&
-	    k == 0)
-		ld_log(LD_LOG_WARNING,
-		       "%s: no kernel receive timestamps (%s): stamping on read",
-		       L->cfg.text, strerror(errno));
 	{
-		/* reporting and numbering on the socket; the stamp itself is
-		 * asked for per reply (send_reply) */
+		/* reporting and numbering on the socket; the transmit stamp
+		 * is asked for per reply (send_reply); the receive stamp is
+		 * SCM_TIMESTAMPING's first, the only one per datagram
+		 * (SO_TIMESTAMPNS beside it made the kernel add a second) */
 		int f = SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_OPT_ID |
-		        SOF_TIMESTAMPING_OPT_TSONLY;
+		        SOF_TIMESTAMPING_OPT_TSONLY |
+		        SOF_TIMESTAMPING_RX_SOFTWARE;
 
 		W->txts = setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &f,
 		                     sizeof(f)) == 0;
+		if (!W->txts &&
+		    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one,
+		               sizeof(one)) != 0 &&
+		    k == 0)
+			ld_log(LD_LOG_WARNING,
+			       "%s: no kernel receive timestamps (%s): "
+			       "stamping on read",
+			       L->cfg.text, strerror(errno));
 		W->next_id = 0;
 		if (!W->txts && k == 0)
 			ld_log(LD_LOG_WARNING,
@@ -163,7 +176,8 @@ static int open_socket(struct listener *L, struct wsock *W, int k, int share,
 			setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one,
 			           sizeof(one));
 	}
-	if (bind(fd, (const struct sockaddr *)at, L->cfg.addrlen) != 0) {
+	if (given < 0 &&
+	    bind(fd, (const struct sockaddr *)at, L->cfg.addrlen) != 0) {
 		ld_log(LD_LOG_ERR, "%s: bind: %s", L->cfg.text, strerror(errno));
 		close(fd);
 		return -1;
@@ -202,6 +216,13 @@ static int threads_wanted(const struct ld_config *cfg)
 int ld_server_new(struct ld_server **out, const struct ld_config *cfg,
                   struct ld_clock *clock)
 {
+	return ld_server_new_role(out, cfg, clock, LD_ROLE_ALL, NULL, 0, -1);
+}
+
+int ld_server_new_role(struct ld_server **out, const struct ld_config *cfg,
+                       struct ld_clock *clock, int role, const int *given,
+                       int ngiven, int ctl_fd)
+{
 	struct ld_server *s = calloc(1, sizeof(*s));
 	int prec, nw;
 
@@ -211,7 +232,20 @@ int ld_server_new(struct ld_server **out, const struct ld_config *cfg,
 	s->cfg = cfg;
 	s->clock = clock;
 	s->stop_fd = -1;
+	s->role = role;
+	s->given = given;
+	s->ngiven = ngiven;
+	s->ctl_fd = ctl_fd;
+	/* the stats file names the daemon: the writer, which holds the pid
+	 * file and takes the signals */
+	s->daemon_pid = role == LD_ROLE_SERVER ? (long)getppid() : 0;
 	nw = threads_wanted(cfg);
+	if (given != NULL && ngiven != nw * cfg->nlisten) {
+		ld_log(LD_LOG_ERR, "%d sockets handed down, %d x %d expected",
+		       ngiven, nw, cfg->nlisten);
+		free(s);
+		return -1;
+	}
 	for (int k = 0; k < nw; k++) {
 		s->w[k] = calloc(1, sizeof(*s->w[k]));
 		if (s->w[k] == NULL)
@@ -229,19 +263,29 @@ int ld_server_new(struct ld_server **out, const struct ld_config *cfg,
 	for (int i = 0; i < cfg->nlisten; i++) {
 		struct listener *L = &s->l[s->nl];
 		L->cfg = cfg->listen[i];
-		L->src = ld_clock_source(clock, &L->cfg);
-		if (L->src == NULL)
-			goto fail;
+		if (role != LD_ROLE_WRITER) {
+			L->src = ld_clock_source(clock, &L->cfg);
+			if (L->src == NULL)
+				goto fail;
+		}
 		s->nl++;
 		for (int k = 0; k < nw; k++)
 			if (open_socket(L, &s->w[k]->sk[i], k, nw > 1,
-			                cfg->rcvbuf_kib) != 0)
+			                cfg->rcvbuf_kib,
+			                given != NULL ? given[k * cfg->nlisten + i]
+			                              : -1) != 0)
 				goto fail;
-		ld_log(LD_LOG_INFO, "serving %s on %s/udp", L->cfg.mode_name,
-		       L->name);
+		if (role != LD_ROLE_SERVER)
+			ld_log(LD_LOG_INFO, "serving %s on %s/udp",
+			       L->cfg.mode_name, L->name);
 	}
-	if (nw > 1)
+	if (nw > 1 && role != LD_ROLE_SERVER)
 		ld_log(LD_LOG_INFO, "%d worker threads", nw);
+	if (role == LD_ROLE_WRITER) {
+		/* no keys, no client state: those are the server's */
+		*out = s;
+		return 0;
+	}
 	prec = cfg->precision == LD_PRECISION_AUTO ? ld_clock_precision(clock)
 	                                           : cfg->precision;
 	s->params.stratum = (uint8_t)cfg->stratum;
@@ -315,6 +359,22 @@ void ld_server_free(struct ld_server *s)
 	ld_auth_free(s->auth);
 	free(s);
 }
+int ld_server_fds(const struct ld_server *s, int *fds, int max)
+{
+	int n = 0;
+
+	for (int k = 0; k < s->nw; k++)
+		for (int i = 0; i < s->nl; i++)
+			if (n < max)
+				fds[n++] = s->w[k]->sk[i].fd;
+	return n;
+}
+
+void ld_server_supervise(struct ld_server *s, const struct ld_supervise *sup)
+{
+	s->sup = *sup;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -392,10 +452,13 @@ struct table_watch {
 static int watch_tables(struct ld_server *s, struct table_watch *w, int *nw)
 {
 	char paths[2][PATH_MAX];
-	int n = ld_clock_watch_paths(s->clock, paths);
-	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	int n, fd;
 
 	*nw = 0;
+	if (s->clock == NULL ||
+	    (n = ld_clock_watch_paths(s->clock, paths)) == 0)
+		return -1; /* nothing to watch here (privsep.c) */
+	fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	for (int i = 0; i < n; i++) {
@@ -488,7 +551,7 @@ static int watch_steps(void)
 /* The main thread's loop: its poll set (the sockets when it serves them,
  * the step watch at nl, the table watch last) and its clocks. */
 struct main_loop {
-	struct pollfd pfd[LD_MAX_LISTEN + 2];
+	struct pollfd pfd[LD_MAX_LISTEN + 3];
 	int np;
 	int wfd, sfd;  /* table and step watches, -1 for none */
 	struct table_watch tw[MAX_WATCHES]; /* what wfd watches */
@@ -512,9 +575,12 @@ static void loop_setup(struct ld_server *s, struct main_loop *ml)
 		ml->pfd[i].fd = ml->inline_serve ? s->w[0]->sk[i].fd : -1;
 		ml->pfd[i].events = POLLIN;
 	}
-	/* the step watch at nl (fd -1 is ignored by ppoll), the table watch
-	 * last */
+	/* the step watch at nl (fd -1 is ignored by ppoll), the writer's
+	 * socketpair at nl + 1, the table watch last */
 	ml->pfd[ml->np].fd = ml->sfd;
+	ml->pfd[ml->np].events = POLLIN;
+	ml->np++;
+	ml->pfd[ml->np].fd = s->ctl_fd;
 	ml->pfd[ml->np].events = POLLIN;
 	ml->np++;
 	if (ml->wfd >= 0) {
@@ -522,6 +588,29 @@ static void loop_setup(struct ld_server *s, struct main_loop *ml)
 		ml->pfd[ml->np].events = POLLIN;
 		ml->np++;
 	}
+}
+
+/* NTP's bound on a clock left to itself: 15 us/s (RFC 5905 PHI) */
+#define LD_PHI_NS_PER_S 15000
+
+/* The server's writer is gone (its socketpair closed: killed, crashed):
+ * the server serves on from the page's last snapshot, as every reader
+ * of the page does, and says so; its root dispersion grows from now on
+ * (loop_periodic). */
+static void writer_gone(struct ld_server *s, struct main_loop *ml, int64_t now)
+{
+	char b;
+
+	if (read(s->ctl_fd, &b, 1) > 0)
+		return; /* a word, not the end */
+	close(s->ctl_fd);
+	s->ctl_fd = -1;
+	ml->pfd[s->nl + 1].fd = -1;
+	s->writer_gone = now;
+	ld_log(LD_LOG_WARNING,
+	       "the writer process is gone: serving on from the timeline's "
+	       "last snapshot, the root dispersion growing %d us/s",
+	       LD_PHI_NS_PER_S / 1000);
 }
 
 /* What the watches saw: a leap file changed (reloaded a little later), the
@@ -539,6 +628,8 @@ static void loop_watches(struct ld_server *s, struct main_loop *ml, int64_t now)
 		ml->pfd[s->nl].fd = ml->sfd;
 		ml->last_update = now - 250000000;
 	}
+	if (s->ctl_fd >= 0 && (ml->pfd[s->nl + 1].revents & (POLLIN | POLLHUP)))
+		writer_gone(s, ml, now);
 }
 
 /* The periodic work: the clock updated, the stats file written, a changed
@@ -546,11 +637,21 @@ static void loop_watches(struct ld_server *s, struct main_loop *ml, int64_t now)
 static void loop_periodic(struct ld_server *s, struct main_loop *ml, int64_t now)
 {
 	if (now - ml->last_update >= 250000000) {
-		ld_clock_update(s->clock);
+		if (s->clock != NULL)
+			ld_clock_update(s->clock);
 		ld_sd_watchdog(); /* fed by the tick that updates the page */
 		ml->last_update = now;
+		if (s->writer_gone != 0) {
+			/* the bound widens with the time left to itself */
+			int64_t d = s->cfg->root_dispersion_ns +
+			            (now - s->writer_gone) / LC__NS * LD_PHI_NS_PER_S;
+			__atomic_store_n(&s->root_disp_now,
+			                 ld_ntp_short_from_ns(d), __ATOMIC_RELAXED);
+		}
 	}
-	if (now - ml->last_stats >= LC__NS) {
+	if (s->sup.tick != NULL)
+		s->sup.tick(s->sup.arg, now);
+	if (s->role != LD_ROLE_WRITER && now - ml->last_stats >= LC__NS) {
 		ld__srv_write_stats(s);
 		ml->last_stats = now;
 	}
@@ -581,13 +682,20 @@ static void loop_signals(struct ld_server *s)
 {
 	if (ld_sig_hup) {
 		ld_sig_hup = 0;
-		ld_log(LD_LOG_INFO, "SIGHUP: reloading the leap table (and any key file and NTS certificate)");
-		ld_clock_reload(s->clock);
+		if (s->role != LD_ROLE_SERVER)
+			ld_log(LD_LOG_INFO, "SIGHUP: reloading the leap table (and any key file and NTS certificate)");
+		if (s->clock != NULL)
+			ld_clock_reload(s->clock);
 		ld_auth_reload(s->auth);
+		if (s->sup.signal != NULL)
+			s->sup.signal(s->sup.arg, SIGHUP);
 	}
 	if (ld_sig_usr1) {
 		ld_sig_usr1 = 0;
-		ld_server_dump_stats(s, 1);
+		if (s->role != LD_ROLE_WRITER)
+			ld_server_dump_stats(s, 1);
+		if (s->sup.signal != NULL)
+			s->sup.signal(s->sup.arg, SIGUSR1);
 	}
 }
 
@@ -601,18 +709,25 @@ int ld_server_run(struct ld_server *s)
 	ml.reload_at = -1;
 	ml.wfd = watch_tables(s, ml.tw, &ml.ntw);
 	ml.sfd = watch_steps();
-	/* one thread: it serves here; more: the workers do */
-	ml.inline_serve = s->nw <= 1;
+	/* one thread: it serves here; more: the workers do; the writer
+	 * never reads its sockets (they are the server's) */
+	ml.inline_serve = s->nw <= 1 && s->role != LD_ROLE_WRITER;
+	if (s->clock == NULL) {
+		if (ml.sfd >= 0)
+			close(ml.sfd);
+		ml.sfd = -1;
+	}
 
 	if (ld_auth_start(s->auth) != 0)
 		return -1;
 	sigemptyset(&empty);
-	if (start_workers(s) != 0) {
+	if (s->role != LD_ROLE_WRITER && start_workers(s) != 0) {
 		loop_close_watches(&ml);
 		return -1;
 	}
 	loop_setup(s, &ml);
-	ld__srv_write_stats(s);
+	if (s->role != LD_ROLE_WRITER)
+		ld__srv_write_stats(s);
 	while (!ld_sig_term) {
 		struct timespec tmo = { 0, 250000000 };
 		int n = ppoll(ml.pfd, (nfds_t)ml.np, &tmo, &empty);
@@ -634,6 +749,7 @@ int ld_server_run(struct ld_server *s)
 	}
 	loop_close_watches(&ml);
 	stop_workers(s);
-	ld_server_dump_stats(s, 1);
+	if (s->role != LD_ROLE_WRITER)
+		ld_server_dump_stats(s, 1);
 	return 0;
 }

@@ -129,6 +129,12 @@ static void read_cmsgs(struct msghdr *mh, struct rx_meta *m)
 		    c->cmsg_len >= CMSG_LEN(sizeof(struct timespec))) {
 			memcpy(&m->kts, CMSG_DATA(c), sizeof(m->kts));
 			m->have_ts = 1;
+		} else if (c->cmsg_level == SOL_SOCKET &&
+		           c->cmsg_type == SCM_TIMESTAMPING &&
+		           c->cmsg_len >= CMSG_LEN(sizeof(struct timespec))) {
+			/* ts[0], the software stamp (0 if none was taken) */
+			memcpy(&m->kts, CMSG_DATA(c), sizeof(m->kts));
+			m->have_ts = m->kts.tv_sec != 0 || m->kts.tv_nsec != 0;
 		} else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO &&
 		           c->cmsg_len >= CMSG_LEN(sizeof(struct in_pktinfo))) {
 			memcpy(&m->pi4, CMSG_DATA(c), sizeof(m->pi4));
@@ -393,8 +399,9 @@ static int make_reply(struct ld_server *s, struct request *r,
 {
 	struct listener *L = r->L;
 	struct ld_reading a, b;
+	struct ld_ntp_server params;
 	uint64_t prev_tx = 0;
-	uint32_t refid;
+	uint32_t refid, disp;
 	int64_t rx_ns;
 	int xleave;
 
@@ -419,7 +426,12 @@ static int make_reply(struct ld_server *s, struct request *r,
 	xleave = ld_xleave_lookup(s->xl, r->from, r->req.org_ts, &prev_tx);
 	/* The reference timestamp: the served time's last whole second,
 	 * never after the receive timestamp. */
-	ld_ntp_make_reply(&r->req, &s->params, a.li, refid,
+	params = s->params;
+	/* grown by the main thread once the writer is gone (server.c) */
+	disp = __atomic_load_n(&s->root_disp_now, __ATOMIC_RELAXED);
+	if (disp != 0)
+		params.root_dispersion = disp;
+	ld_ntp_make_reply(&r->req, &params, a.li, refid,
 	                  lc_ntp_from_unix_ns(lc__fdiv(rx_ns, LC__NS) * LC__NS),
 	                  *rx_ntp, 0, rep);
 	if (xleave) {

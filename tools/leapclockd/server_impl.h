@@ -104,6 +104,18 @@ struct ld_server {
 	long stats_pid;         /* the pid pid_start and boot_id are for */
 	char pid_start[32];     /* field 22 of /proc/self/stat */
 	char boot_id[64];
+	/* privilege separation (privsep.c) */
+	int role;               /* LD_ROLE_* */
+	const int *given;       /* LD_ROLE_SERVER: the bound sockets handed
+	                         * down, worker-major; NULL: bind them */
+	int ngiven;
+	int ctl_fd;             /* the server's end to its writer; -1 none */
+	long daemon_pid;        /* the daemon's pid, the writer's in the
+	                         * server process (the stats file's pid) */
+	int64_t writer_gone;    /* CLOCK_MONOTONIC ns the writer went; 0 */
+	uint32_t root_disp_now; /* atomic: the root dispersion served since
+	                         * (NTP short format); 0: params' */
+	struct ld_supervise sup; /* LD_ROLE_WRITER: the server process */
 };
 
 /* Counters: one writer (the socket's worker), readers anywhere. */

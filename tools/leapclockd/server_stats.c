@@ -81,16 +81,22 @@ static void read_line(const char *path, char *buf, size_t size)
 /* What says that the stats file's pid is this process and not a later
  * one that reuses it: the process start time (clock ticks after boot) and
  * the boot. Read again after a fork (detaching changes the pid). */
+static long daemon_pid(const struct ld_server *s)
+{
+	return s->daemon_pid > 0 ? s->daemon_pid : (long)getpid();
+}
+
 static void stats_identity(struct ld_server *s)
 {
-	char buf[1024], *p;
+	char buf[1024], path[64], *p;
 	int field;
 
-	if (s->stats_pid == (long)getpid())
+	if (s->stats_pid == daemon_pid(s))
 		return;
-	s->stats_pid = (long)getpid();
+	s->stats_pid = daemon_pid(s);
 	s->pid_start[0] = '\0';
-	read_line("/proc/self/stat", buf, sizeof(buf));
+	snprintf(path, sizeof(path), "/proc/%ld/stat", s->stats_pid);
+	read_line(path, buf, sizeof(buf));
 	/* the command name (field 2) may hold spaces: count from its ')' */
 	p = strrchr(buf, ')');
 	for (field = 2; p != NULL && field < 22; field++)
@@ -114,7 +120,7 @@ void ld__srv_remove_stats(struct ld_server *s)
 
 	if (!s->stats_written || path[0] == '\0')
 		return;
-	snprintf(want, sizeof(want), "pid %ld\n", (long)getpid());
+	snprintf(want, sizeof(want), "pid %ld\n", daemon_pid(s));
 	/* without waiting: a FIFO put there must not hold up the stop */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
 	if (fd < 0)
@@ -200,7 +206,7 @@ static void print_stats(struct ld_server *s, FILE *f)
 	stats_identity(s);
 	fprintf(f, "# leapclockd statistics: read with 'leapclock server-stats'\n");
 	fprintf(f, "leapclockd-stats 1\n");
-	fprintf(f, "pid %ld\n", (long)getpid());
+	fprintf(f, "pid %ld\n", daemon_pid(s));
 	if (s->pid_start[0] != '\0')
 		fprintf(f, "pid-start %s\n", s->pid_start);
 	if (s->boot_id[0] != '\0')
