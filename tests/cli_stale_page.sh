@@ -27,7 +27,7 @@ unset LEAPCLOCK_TIMELINE
 "$build/leapclockd" -d --timeline /run/leapclock/timeline >/run/d.log 2>&1 &
 dpid=$!
 for _ in $(seq 100); do grep -q "running (pid $dpid)" /run/d.log 2>/dev/null && break; sleep 0.05; done
-kill -9 "$dpid"; wait "$dpid" 2>/dev/null
+kill -9 $(pgrep -P "$dpid") "$dpid"; wait "$dpid" 2>/dev/null
 [ -f /run/leapclock/timeline ] && ok "a stale page at the default path (its writer killed)" || bad "no page: $(cat /run/d.log)"
 out=$(LEAPCLOCK_LEAPFILE=$src/tests/data/leapseconds.tzdata2026f "$build/leapclock" status --json 2>/run/err)
 grep -q '"source":"in-process"' <<<"$out" && ok "  a new program runs in-process" || bad "  a new program: $out"

@@ -50,7 +50,7 @@ up() {
 	return 1
 }
 down() { # down SIGNAL: stop the last daemon
-	kill "-$1" "${pids[-1]}" 2>/dev/null
+	kill "-$1" $(pgrep -P "${pids[-1]}") "${pids[-1]}" 2>/dev/null
 	wait "${pids[-1]}" 2>/dev/null
 	unset 'pids[-1]'
 }
@@ -272,7 +272,16 @@ if up note "$N" --leapfile "$ND/leap-seconds.list"; then
 		grep -q '^table note' "$T/note.out" && break; sleep 0.1
 	done
 	note=$(sed -n 's/^table note  *//p' "$T/note.out")
-	LEAPCLOCK_TIMELINE=$N "$L" status --json >"$T/note.json" 2>/dev/null
+	# as the text above, until the page's note shows: right after the
+	# text read, a --json read sometimes (2 of 3 full runs on a loaded
+	# machine, not reproduced alone) found the page's socket refusing and
+	# ran in-process; a page read failing so is left open in the closing
+	# note, not hidden: the retry is counted and printed
+	for i in $(seq 20); do
+		LEAPCLOCK_TIMELINE=$N "$L" status --json >"$T/note.json" 2>/dev/null
+		grep -q '"note":"' "$T/note.json" && break; sleep 0.1
+	done
+	[ "$i" -gt 1 ] && echo "note: status --json read the page at try $i"
 	check "text and json: the note ends ' ...' after a whole word of the daemon's message" "$T/note.json" "$note" "$T/note.log" <<'EOF'
 full = open(sys.argv[3]).read()
 for n in (t["table"]["note"], sys.argv[2]):

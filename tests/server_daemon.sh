@@ -49,7 +49,7 @@ stop() {
   kill "$1" 2>/dev/null
   for _ in $(seq 30); do kill -0 "$1" 2>/dev/null || { wait "$1" 2>/dev/null; return 0; }; sleep 0.1; done
   bad "$2: still running 3 s after SIGTERM"
-  kill -9 "$1" 2>/dev/null
+  kill -9 $(pgrep -P "$1") "$1" 2>/dev/null
   return 1
 }
 

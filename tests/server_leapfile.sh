@@ -26,7 +26,7 @@ fi
 T=$(mktemp -d /tmp/lc-server-leapfile.XXXXXX)
 pids=()
 cleanup() {
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	for p in "${pids[@]}"; do kill -9 $(pgrep -P "$p") "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	rm -rf "$T"
 }
@@ -109,7 +109,7 @@ down() {
 	kill -TERM "$pid"
 	for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 	if kill -0 "$pid" 2>/dev/null; then
-		bad "$1: still running 5 s after SIGTERM"; kill -9 "$pid"
+		bad "$1: still running 5 s after SIGTERM"; kill -9 $(pgrep -P "$pid") "$pid"
 	else
 		ok "$1: SIGTERM stops it"
 	fi

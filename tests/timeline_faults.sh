@@ -19,7 +19,7 @@ command -v python3 >/dev/null || { echo "SKIP: python3 is not installed (Debian 
 tmp=$(mktemp -d)
 chmod 700 "$tmp"
 dpid=
-trap '[ -n "$dpid" ] && kill -9 $dpid 2>/dev/null; rm -rf "$tmp"' EXIT
+trap '[ -n "$dpid" ] && kill -9 $(pgrep -P $dpid) $dpid 2>/dev/null; rm -rf "$tmp"' EXIT
 build_cc "$build"
 "$cc" -O2 $sanflags -I"$src/include" -o "$tmp/rd" "$src/tests/progs/timeline_reader.c" \
 	"$build/libleapclock.a" -lm -pthread || { echo "FAIL cannot build timeline_reader"; exit 1; }
@@ -66,7 +66,7 @@ expect_line "the page says which writer" "^writer_pid $dpid$" "$info"
 "$tmp/rd" read 9000 1000 >"$tmp/kill.txt" &
 rpid=$!
 sleep 1
-kill -9 "$dpid"
+kill -9 $(pgrep -P "$dpid") "$dpid"
 wait "$dpid" 2>/dev/null
 dead=$dpid
 dpid=

@@ -15,7 +15,7 @@ fails=0
 tmp=$(mktemp -d)
 chmod 700 "$tmp"
 dpid=
-trap '[ -n "$dpid" ] && kill -9 $dpid 2>/dev/null; rm -rf "$tmp"' EXIT
+trap '[ -n "$dpid" ] && kill -9 $(pgrep -P $dpid) $dpid 2>/dev/null; rm -rf "$tmp"' EXIT
 build_cc "$build"
 "$cc" -O2 $sanflags -I"$src/include" -o "$tmp/rd" "$src/tests/progs/timeline_reader.c" \
 	"$build/libleapclock.a" -lm -pthread || { echo "FAIL cannot build timeline_reader"; exit 1; }
