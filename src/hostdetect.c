@@ -39,6 +39,11 @@ static int smear_check(struct lc__hd_state *st, const struct lc__hd_input *in,
 
 		if (abs64(exp) < LC__HD_SIG_NS && abs64(obs) < LC__HD_SIG_NS)
 			continue;
+		/* a curve near a whole leap behind (a smear that starts at
+		 * the leap, just begun) tells nothing from a host that is a
+		 * leap behind */
+		if (abs64(abs64(exp) - LC__NS) < LC__HD_SIG_NS)
+			continue;
 		if (abs64(obs - exp) <= LC__HD_TOL_NS)
 			st->match[i]++;
 		else
@@ -73,53 +78,58 @@ static void slew_text(int64_t ppb, char *buf, size_t n)
 	snprintf(buf, n, "slew:%" PRId64, ppm);
 }
 
+/* The line of a slew starts again at this sample. */
+static void slew_restart(struct lc__hd_state *st, int64_t mono, int64_t p)
+{
+	st->slew_n = 0;
+	st->t0 = st->tp = mono;
+	st->p0 = st->pp = p;
+}
+
 static int slew_check(struct lc__hd_state *st, const struct lc__hd_input *in,
                       int64_t obs)
 {
 	/* progress: how much of the leap the host is still behind, ns */
-	int64_t p = in->gap > 0 ? obs : -obs;
+	int64_t p = in->gap > 0 ? obs : -obs, moved, dt, r, all;
+	char text[40];
 
 	if (in->gap == 0)
 		return 0;
-	if (abs64(p - LC__NS) <= LC__HD_TOL_NS) {
-		st->behind = 1;
-		st->slew_n = 0;
-		st->tp = in->mono_ns;
-		st->pp = p;
-		st->t0 = in->mono_ns;
-		st->p0 = p;
-		return 0;
-	}
-	if (!st->behind || p <= LC__HD_SIG_NS / 4 || p > LC__NS) {
-		st->slew_n = 0;
-		return 0;
-	}
-	if (in->mono_ns > st->tp && p < st->pp) {
-		int64_t r = (int64_t)((__int128)(st->pp - p) * LC__NS /
-		                      (in->mono_ns - st->tp));
-		int64_t all;
-
-		if (st->slew_n == 0 || r < st->rmin)
-			st->rmin = r;
-		if (st->slew_n == 0 || r > st->rmax)
-			st->rmax = r;
-		st->slew_n++;
-		st->tp = in->mono_ns;
-		st->pp = p;
-		all = (int64_t)((__int128)(st->p0 - p) * LC__NS /
-		                (in->mono_ns - st->t0));
-		if (st->slew_n >= LC__HD_SLEW_N && st->p0 - p >= LC__HD_SIG_NS &&
-		    all >= 100000 && st->rmin * 5 >= all * 4 &&
-		    st->rmax * 4 <= all * 5) {
-			char text[40];
-
-			slew_text(all, text, sizeof(text));
-			return found(st, LC_HOST_DETECT_SLEW, text);
+	if (!st->behind) {
+		/* a smear is half a leap behind at most at the boundary */
+		if (p >= LC__NS * 9 / 10 && p <= LC__NS + LC__HD_TOL_NS) {
+			st->behind = 1;
+			slew_restart(st, in->mono_ns, p);
 		}
-	} else {
-		st->slew_n = 0; /* not closing: not a slew (yet) */
+		return 0;
 	}
-	return 0;
+	moved = st->pp - p;
+	dt = in->mono_ns - st->tp;
+	if (dt <= 0)
+		return 0;
+	/* slower than 100 ppm since the last point: not (yet) a slew, the
+	 * line starts here */
+	if ((__int128)moved * 10000 < dt) {
+		slew_restart(st, in->mono_ns, p);
+		return 0;
+	}
+	/* points 1 ms apart at least, the last 5 ms (its end) aside */
+	if (moved < LC__NS / 1000 || p <= LC__HD_TOL_NS)
+		return 0;
+	r = (int64_t)((__int128)moved * LC__NS / dt);
+	if (st->slew_n == 0 || r < st->rmin)
+		st->rmin = r;
+	if (st->slew_n == 0 || r > st->rmax)
+		st->rmax = r;
+	st->slew_n++;
+	st->tp = in->mono_ns;
+	st->pp = p;
+	all = (int64_t)((__int128)(st->p0 - p) * LC__NS / (in->mono_ns - st->t0));
+	if (st->slew_n < LC__HD_SLEW_N || st->p0 - p < LC__HD_SIG_NS ||
+	    all < 100000 || st->rmin * 5 < all * 4 || st->rmax * 4 > all * 5)
+		return 0;
+	slew_text(all, text, sizeof(text));
+	return found(st, LC_HOST_DETECT_SLEW, text);
 }
 
 int lc__hd_update(struct lc__hd_state *st, const struct lc__hd_input *in)
@@ -138,7 +148,7 @@ int lc__hd_update(struct lc__hd_state *st, const struct lc__hd_input *in)
 	}
 	if (in->closed_step)
 		return found(st, LC_HOST_DETECT_STEP, "step");
-	obs = in->d_ns - st->base_ns;
+	obs = in->d_ns + in->steered_ns - st->base_ns;
 	if (smear_check(st, in, obs))
 		return 1;
 	return slew_check(st, in, obs);

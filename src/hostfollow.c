@@ -228,7 +228,7 @@ void lc__hf_update(struct lc__hf_state *st, const struct lc__hf_input *in,
 	int64_t dt = in->mono_ns - st->last_mono;
 	int64_t lp, lc, e, r, mv, ref;
 	uint64_t fires = 0;
-	int k = 0, stepped = 0;
+	int k = 0, stepped = 0, moving;
 
 	memset(out, 0, sizeof(*out));
 	if (dt < 0)
@@ -267,8 +267,14 @@ void lc__hf_update(struct lc__hf_state *st, const struct lc__hf_input *in,
 	 * an undeclared smear may have carried us, L less what we steered
 	 * since the window began. */
 	ref = st->win_active && st->win_held ? -st->win_ns : lc;
+	/* moving towards ref at 100 ppm or more since the last sample: a
+	 * slew starting, or not yet over */
+	moving = st->gap != 0 && (mv < 0) == (st->gap > 0) &&
+	         (__int128)abs64(mv) * 10000 > dt;
 	if (st->gap != 0 && in->mode != LC_HOST_LEAP_SMEAR &&
-	    between(d, ref, ref + st->gap * LC__NS, in->step_ns) &&
+	    (between(d, ref, ref + st->gap * LC__NS, in->step_ns) ||
+	     (moving && (abs64(d - ref) <= in->step_ns ||
+	                 abs64(d - ref - st->gap * LC__NS) <= in->step_ns))) &&
 	    abs64(mv) <= in->step_ns + slew_bound(dt) &&
 	    (fires == 0 || fires <= (uint64_t)st->owed)) {
 		/* The host closing the leap (the rule above): no reference

@@ -62,7 +62,9 @@
  *  - The host closing a leap it did not apply (modes other than
  *    smear): with gap != 0, no unexplained step signal and no move a slew
  *    cannot explain, a host strictly between the candidates (beyond
- *    step_ns from both) is slewing the second out (chrony leapsecmode
+ *    step_ns from both), or within step_ns of one and moving towards L
+ *    at 100 ppm or more since the last sample (a slew's first and last
+ *    millisecond), is slewing the second out (chrony leapsecmode
  *    slew, ntpd -x, an upstream's late correction; or an undeclared
  *    smear): it is no reference, the rate is held, L kept, `closing` and
  *    `held` said, until it is back within step_ns of a candidate. Back
@@ -203,11 +205,11 @@ void lc__hf_prime(struct lc__hf_state *st, const struct lc__hf_input *in,
  *    LC__HD_TOL_NS; LC__HD_SMEAR_N matches and no more than one miss in
  *    ten recognise the first such preset (google before aws: the same
  *    curve);
- *  - a slew: after the boundary the host a full leap behind (within
- *    LC__HD_TOL_NS of it), then closing it at a steady rate: at least
- *    LC__HD_SLEW_N intervals, each within 0.8..1.25 of the overall rate,
- *    at least LC__HD_SIG_NS done, the rate at least 100 ppm (slower is a
- *    smear's);
+ *  - a slew: after the boundary the host 90 % of a leap behind or more
+ *    (a smear is half at most), then closing it at a steady rate: at
+ *    least LC__HD_SLEW_N intervals (of 1 ms or more), each within
+ *    0.8..1.25 of the overall rate, at least LC__HD_SIG_NS done, the rate
+ *    at least 100 ppm (slower is a smear's);
  *  - a step: the decision said the host closed a full leap at once.
  * Pure: no I/O, no globals. */
 #define LC__HD_TOL_NS (5 * LC__NS / 1000)
@@ -233,6 +235,8 @@ struct lc__hd_input {
 	int64_t d_ns;       /* host - our REALTIME */
 	int64_t mono_ns;
 	int64_t learnt_ns;  /* the decision's L before this sample */
+	int64_t steered_ns; /* the phase we steered since the window began
+	                     * (hf win_ns): the host's own move is d + it */
 	int gap;            /* leaps the host is behind (after this sample,
 	                     * or before it when it closed the gap now) */
 	int near_leap;

@@ -337,8 +337,9 @@ static void detect(struct lc_timekeeper *tk, const struct lc__hf_input *in,
 	di.d_ns = in->host_ns - rt;
 	di.mono_ns = in->mono_ns;
 	di.learnt_ns = learnt;
+	di.steered_ns = tk->hf.win_active ? tk->hf.win_ns : 0;
 	di.gap = out->closed ? out->gap_before : out->gap;
-	di.closed_step = out->closed == 2 && out->action != LC__HF_STEP;
+	di.closed_step = out->closed == 2;
 	if (lc__hd_update(&tk->hd, &di) != 1)
 		return;
 	tk->host.detected = tk->hd.kind;
