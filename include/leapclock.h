@@ -883,6 +883,13 @@ struct lc_timeline_info {
 	int host_state;          /* enum lc_host_state, as the writer sees it */
 	int64_t host_offset_ns;
 	uint64_t host_steps;
+	/* Appended in 0.2: the host's declared leap handling and what the
+	 * detection recognised (lc_tk_host) */
+	int host_leap;                 /* enum lc_host_leap */
+	char host_leap_text[40];       /* "kernel", "smear:google", ... */
+	int host_detected;             /* enum lc_host_detect */
+	char host_detected_text[40];   /* "smear:google", "slew", ""; */
+	int64_t host_hold_ns;          /* lc_tk_host hold_ns */
 };
 
 /* Which timeline `tk` reads and its state. For a timekeeper other than
@@ -1010,7 +1017,8 @@ enum lc_host_detect {
 };
 
 /* The host-following state as of the last lc_update(). LC_ENOENT if the
- * timekeeper does not follow the host. */
+ * timekeeper does not follow the host (host_leap and host_leap_text are
+ * still filled: the declared mode). */
 LC_API int lc_tk_host_status(const lc_timekeeper *tk, struct lc_tk_host *st);
 
 /* The next leap armed in the timekeeper (by adjtimex or the table): `when`,

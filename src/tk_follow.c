@@ -387,8 +387,8 @@ void lc__tk_follow_report_stderr(struct lc_timekeeper *tk)
 	pthread_mutex_unlock(&tk->lock);
 }
 
-/* The declared mode as the status shows it. */
-static void mode_status(struct lc_timekeeper *tk)
+/* The declared mode's text (lc_host_leap_format). */
+static void mode_text(const struct lc_timekeeper *tk, char *buf, size_t n)
 {
 	struct lc_host_leap_spec sp;
 
@@ -399,10 +399,15 @@ static void mode_status(struct lc_timekeeper *tk)
 	                  : tk->cfg.host_slew_ppb;
 	if (tk->cfg.host_smear != NULL)
 		sp.smear = *tk->cfg.host_smear;
-	tk->host.host_leap = sp.mode;
-	if (lc_host_leap_format(&sp, tk->host.host_leap_text,
-	                        sizeof(tk->host.host_leap_text)) < 0)
-		tk->host.host_leap_text[0] = '\0';
+	if (lc_host_leap_format(&sp, buf, n) < 0)
+		buf[0] = '\0';
+}
+
+/* The declared mode as the status shows it. */
+static void mode_status(struct lc_timekeeper *tk)
+{
+	tk->host.host_leap = tk->cfg.host_leap;
+	mode_text(tk, tk->host.host_leap_text, sizeof(tk->host.host_leap_text));
 }
 
 void lc__tk_follow_host(struct lc_timekeeper *tk, int64_t mono_now)
@@ -473,7 +478,10 @@ int lc_tk_host_status(const lc_timekeeper *tk, struct lc_tk_host *st)
 	if (st == NULL)
 		return LC_EINVAL;
 	if (!tk->cfg.follow_host) {
+		/* not following (a rehearsal): the declared mode only */
 		memset(st, 0, sizeof(*st));
+		st->host_leap = tk->cfg.host_leap;
+		mode_text(tk, st->host_leap_text, sizeof(st->host_leap_text));
 		return LC_ENOENT;
 	}
 	pthread_mutex_lock(&w->lock);
