@@ -267,9 +267,11 @@ void lc__hf_update(struct lc__hf_state *st, const struct lc__hf_input *in,
 	 * an undeclared smear may have carried us, L less what we steered
 	 * since the window began. */
 	ref = st->win_active && st->win_held ? -st->win_ns : lc;
-	/* moving towards ref at 100 ppm or more since the last sample: a
-	 * slew starting, or not yet over */
-	moving = st->gap != 0 && (mv < 0) == (st->gap > 0) &&
+	/* declared slew, step or ignore: moving towards ref at 100 ppm or
+	 * more since the last sample is a slew starting, or not yet over (in
+	 * kernel mode that is drift, steered, as before) */
+	moving = in->mode >= LC_HOST_LEAP_SLEW && st->gap != 0 &&
+	         (mv < 0) == (st->gap > 0) &&
 	         (__int128)abs64(mv) * 10000 > dt;
 	if (st->gap != 0 && in->mode != LC_HOST_LEAP_SMEAR &&
 	    (between(d, ref, ref + st->gap * LC__NS, in->step_ns) ||

@@ -62,9 +62,10 @@
  *  - The host closing a leap it did not apply (modes other than
  *    smear): with gap != 0, no unexplained step signal and no move a slew
  *    cannot explain, a host strictly between the candidates (beyond
- *    step_ns from both), or within step_ns of one and moving towards L
- *    at 100 ppm or more since the last sample (a slew's first and last
- *    millisecond), is slewing the second out (chrony leapsecmode
+ *    step_ns from both), or (declared slew, step, ignore) within step_ns
+ *    of one and moving towards L at 100 ppm or more since the last
+ *    sample (a slew's first and last millisecond; in kernel mode that is
+ *    drift, steered), is slewing the second out (chrony leapsecmode
  *    slew, ntpd -x, an upstream's late correction; or an undeclared
  *    smear): it is no reference, the rate is held, L kept, `closing` and
  *    `held` said, until it is back within step_ns of a candidate. Back
