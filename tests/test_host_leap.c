@@ -21,6 +21,7 @@
  * containing the truth. No clock is touched.
  */
 #include "lc_test.h"
+#include "lc_testdata.h"
 
 #include "leapclock.h"
 
@@ -56,21 +57,12 @@ struct host {
 
 static int64_t true_rt(const struct host *h, int64_t t)
 {
-	return h->r0 + t - (t >= h->leap_t ? h->dir * NS : 0);
+	return lc_test_true_rt(h->r0, h->leap_t, h->dir, t);
 }
 
 static struct timespec true_utc(const struct host *h, int64_t t)
 {
-	struct timespec ts;
-
-	if (h->dir > 0 && t >= h->leap_t && t < h->leap_t + NS) {
-		ts.tv_sec = (time_t)((h->r0 + h->leap_t) / NS - 1);
-		ts.tv_nsec = (long)(NS + t - h->leap_t);
-		return ts;
-	}
-	ts.tv_sec = (time_t)(true_rt(h, t) / NS);
-	ts.tv_nsec = (long)(true_rt(h, t) % NS);
-	return ts;
+	return lc_test_true_utc(h->r0, h->leap_t, h->dir, t);
 }
 
 /* How much of the leap the HK_BEHIND host has not corrected at t (ns). */
@@ -128,54 +120,6 @@ static int host_sample(void *arg, struct lc_host_sample *out)
 	out->flags =
 	    LC_HOST_SAMPLE_KERNEL | LC_HOST_SAMPLE_CWS | LC_HOST_SAMPLE_ERROR;
 	return 0;
-}
-
-/* ---- the table, armed, cancelled, re-armed in place --------------------- */
-
-static char *base_text;
-
-static int table_load(lc_leaptable *t, int dir, int with_leap)
-{
-	const char *extra = !with_leap ? ""
-	                    : dir > 0 ? "Leap\t2030\tJun\t30\t23:59:60\t+\tS\n"
-	                              : "Leap\t2030\tJun\t30\t23:59:59\t-\tS\n";
-	char *buf;
-	int rc;
-
-	if (base_text == NULL) {
-		char path[512];
-		FILE *f;
-		long n;
-		size_t len;
-
-		snprintf(path, sizeof(path), "%s/leapseconds.tzdata2026f",
-		         LC_TEST_DATA_DIR);
-		f = fopen(path, "rb");
-		if (f == NULL)
-			return -1;
-		fseek(f, 0, SEEK_END);
-		n = ftell(f);
-		rewind(f);
-		base_text = malloc((size_t)(n < 0 ? 0 : n) + 1);
-		len = base_text ? fread(base_text, 1, (size_t)n, f) : 0;
-		fclose(f);
-		if (base_text == NULL)
-			return -1;
-		base_text[len] = '\0';
-		/* the expiry commented out: the 2030 row is in force */
-		for (char *l = base_text; (l = strstr(l, "Expires")) != NULL; l++)
-			if (l == base_text || l[-1] == '\n')
-				l[0] = '#';
-	}
-	buf = malloc(strlen(base_text) + strlen(extra) + 1);
-	if (buf == NULL)
-		return -1;
-	strcpy(buf, base_text);
-	strcat(buf, extra);
-	rc = lc_leaptable_load_buffer(t, "2030", buf, strlen(buf),
-	                              LC_LEAPFMT_TZDATA, NULL);
-	free(buf);
-	return rc;
 }
 
 /* ---- one run -------------------------------------------------------------- */
@@ -389,7 +333,7 @@ static void run_one(const struct run *r)
 	LC_EQ_INT(lc_smear_preset("utc-sls", 0, &sls, NULL), 0);
 	if (r->host_smear != NULL)
 		LC_EQ_INT(lc_smear_preset(r->host_smear, 0, &up.smear, NULL), 0);
-	if (table == NULL || table_load(table, r->dir, armed) < 0) {
+	if (table == NULL || lc_test_table_2030_load(table, r->dir, armed) < 0) {
 		LC_TRUE(0);
 		lc_leaptable_free(table);
 		return;
@@ -438,7 +382,7 @@ static void run_one(const struct run *r)
 			                                 rel < -200 * NS);
 
 			if (want != armed) {
-				LC_EQ_INT(table_load(table, r->dir, want), 0);
+				LC_EQ_INT(lc_test_table_2030_load(table, r->dir, want), 0);
 				armed = want;
 			}
 		}
@@ -684,6 +628,5 @@ int main(int argc, char **argv)
 	LC_RUN(test_declared_ignore, "ignore: corrected by a step, by a slew 3 days later, never: TAI true, both directions");
 	LC_RUN(test_late_arm_cancel, "the leap armed late, cancelled, re-armed, in each mode, both directions");
 	LC_RUN(test_detection, "undeclared: Google's and Amazon's smears, chrony's and ntpd -x's slews and a step recognised; none on a kernel that applies it");
-	free(base_text);
 	return lc_test_done();
 }

@@ -1,2 +1,0 @@
-# Empty dependencies file for lc_clockbound_read.
-# This may be replaced when dependencies are built.

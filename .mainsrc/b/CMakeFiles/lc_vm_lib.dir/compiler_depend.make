@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for lc_vm_lib.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for leapclock-preload.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for test_sha1.
-# This may be replaced when dependencies are built.
