@@ -48,7 +48,7 @@ void lc_cmd_smear_usage(FILE *out)
 	    "options:\n"
 	    "  --preset P       google (default), ntpd, chrony, fbclock, "
 	    "utc-sls, minute,\n"
-	    "                   cosine, windows, ntp-classic; --window overrides "
+	    "                   cosine, windows, ntp-classic, aws; --window overrides "
 	    "the window\n"
 	    "                   of ntpd and ntp-classic (7200..86400 s) and "
 	    "cosine\n"

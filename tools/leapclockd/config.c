@@ -734,7 +734,7 @@ static void usage(FILE *out)
 	        "  utc            real UTC; the leap indicator announces a leap only\n"
 	        "                 during the UTC day that ends with it\n"
 	        "  smear:PRESET   smeared UTC (google, ntpd, chrony, fbclock, utc-sls,\n"
-	        "                 minute, cosine, windows, ntp-classic); never announces\n"
+	        "                 minute, cosine, windows, ntp-classic, aws); never announces\n"
 	        "                 a leap; the smear offset is in a 254.x.y.z\n"
 	        "                 reference id\n"
 	        "\n"
