@@ -579,7 +579,10 @@ static int compare_policies(const struct smear_opts *so, struct ctx *x)
 	if (s == NULL) {
 		for (const char *const *nm = lc_smear_preset_names();
 		     *nm && nnames < MAXP; nm++)
-			snprintf(names[nnames++], 32, "%s", *nm);
+			/* aws is google's curve under Amazon's name: drawn
+			 * once, as google */
+			if (strcmp(*nm, "aws") != 0)
+				snprintf(names[nnames++], 32, "%s", *nm);
 	} else {
 		while (*s) {
 			size_t len = strcspn(s, ",");
