@@ -10,6 +10,8 @@
 #  - one clock for the whole program: a set in one process is read by its
 #    parent shell, a forked child and a daemon left behind after the main
 #    process exited (leapclock run waits for it: it is its subreaper);
+#  - an expired table is said once (the run's line; the writer and the
+#    shims say nothing more);
 #  - nothing reaches outside: the host clock's adjtimex modes-0 state
 #    (state, status, freq, offset, TAI, tick) is the same before and
 #    after, and a program outside, reading the time all along, reads the
@@ -94,6 +96,25 @@ if [ "$(id -u)" = 0 ]; then
 	fi
 else
 	skip_note "CAP_SYS_TIME dropped (not root)"
+fi
+
+# an expired table is said once, not once by the run and again by the
+# sandbox's writer (it loaded the table a second time): a table named, and
+# the system's (whose search line, when it has one, must not repeat)
+out=$(LEAPCLOCK_LEAPFILE=$src/tests/data/leapseconds.tzdata2025b \
+	run --pretend 2026-12-01T00:00:00Z -- bash -c 'date -u +%Y; date -u +%Y' 2>&1)
+n=$(printf '%s\n' "$out" | grep -c 'expired')
+if [ "$n" = 1 ] && [ "$(printf '%s\n' "$out" | grep -c '^2026$')" = 2 ]; then
+	ok "an expired table (tzdata2025b at 2026-12-01) is said once for the sandbox and its two programs"
+else
+	bad "the expired table's warning: $n lines (want 1)" "$out"
+fi
+out=$(LEAPCLOCK_LEAPFILE= run --pretend 2030-01-01T00:00:00Z -- bash -c 'date -u +%Y; date -u +%Y' 2>&1)
+dup=$(printf '%s\n' "$out" | grep -v '^2030$' | sort | uniq -d)
+if [ -z "$dup" ] && [ "$(printf '%s\n' "$out" | grep -c '^2030$')" = 2 ]; then
+	ok "the system's table at 2030: no line said twice ($(printf '%s\n' "$out" | grep -vc '^2030$') lines about it)"
+else
+	bad "the system's table: a line said twice" "$out"
 fi
 
 wait "$outside"

@@ -618,8 +618,11 @@ static int run_check(struct run_opts *o)
  * named by LEAPCLOCK_LEAPFILE is that table or an error (here as in the
  * shim, said once before the program starts), --pretend must be an
  * instant the shim's int64_t ns hold, and an expired table is said once
- * (*expired: the shims are told it was). 0 or the exit status. */
-static int run_table(const struct run_opts *o, int *expired)
+ * (*expired: the shims are told it was). The table is handed to *keep
+ * (the sandbox's: loaded again, a system table's search would be said a
+ * second time). 0 or the exit status. */
+static int run_table(const struct run_opts *o, int *expired,
+                     lc_leaptable **keep)
 {
 	const char *env = getenv(LCP_ENV_LEAPFILE);
 	struct lc_error err;
@@ -644,7 +647,7 @@ static int run_table(const struct run_opts *o, int *expired)
 	if (o->pretend == NULL)
 		clock_gettime(CLOCK_REALTIME, &ts);
 	*expired = lc_cli_warn_expired(CMD, t, NULL, (int64_t)ts.tv_sec);
-	lc_leaptable_free(t);
+	*keep = t;
 	return 0;
 }
 
@@ -846,19 +849,18 @@ static void sb_close(struct sandbox *sb)
 	lc_leaptable_free(sb->table);
 }
 
-/* The sandbox's timeline, page and socket. 0 or the exit status. */
-static int sb_open(struct sandbox *sb, const struct run_opts *o)
+/* The sandbox's timeline (on `table`, run_table's, which it owns from
+ * here), page and socket. 0 or the exit status. */
+static int sb_open(struct sandbox *sb, const struct run_opts *o,
+                   lc_leaptable *table)
 {
-	const char *env = getenv(LCP_ENV_LEAPFILE), *tmp = getenv("TMPDIR");
+	const char *tmp = getenv("TMPDIR");
 	struct lc_tk_config cfg;
 	struct lc_error err;
 	struct sockaddr_un sa;
 	struct timespec ts;
 
-	sb->table = lc_cli_load_table(CMD, o->leapfile != NULL ? o->leapfile
-	                                   : env != NULL && *env ? env : NULL);
-	if (sb->table == NULL)
-		return LC_EXIT_USAGE;
+	sb->table = table;
 	if (lc_counter_new_system(&sb->counter, CLOCK_MONOTONIC) != 0)
 		return LC_EXIT_RUNTIME;
 	lc_tk_config_init(&cfg);
@@ -937,7 +939,8 @@ static int64_t sb_mono_ns(void)
 /* Runs the program on the sandbox's clock, serves its set calls and ticks
  * the timeline until the program and every process it left behind (we are
  * their subreaper) have exited. Returns the program's exit status. */
-static int run_sandbox(const struct run_opts *o, char **argv)
+static int run_sandbox(const struct run_opts *o, char **argv,
+                       lc_leaptable *table)
 {
 	struct sandbox sb;
 	struct sigaction sa;
@@ -951,9 +954,10 @@ static int run_sandbox(const struct run_opts *o, char **argv)
 	if (drop_sys_time() < 0) {
 		fprintf(stderr, "leapclock run: --sandbox: cannot drop "
 		        "CAP_SYS_TIME: %s\n", strerror(errno));
+		lc_leaptable_free(table);
 		return LC_EXIT_RUNTIME;
 	}
-	rc = sb_open(&sb, o);
+	rc = sb_open(&sb, o, table);
 	if (rc != 0) {
 		sb_close(&sb);
 		return rc;
@@ -1032,6 +1036,7 @@ static int run_sandbox(const struct run_opts *o, char **argv)
 int lc_cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
+	lc_leaptable *table = NULL;
 	char lib[PATH_MAX];
 	int rc, expired = 0;
 
@@ -1044,23 +1049,26 @@ int lc_cmd_run(int argc, char **argv)
 	if (rc == 0)
 		rc = run_check(&o);
 	if (rc == 0)
-		rc = run_table(&o, &expired);
+		rc = run_table(&o, &expired, &table);
 	if (rc == 0 && o.timeline != NULL && strcmp(o.timeline, "none") != 0 &&
 	    check_timeline(o.timeline) < 0)
 		rc = 2;
 	if (rc == 0)
 		rc = check_program(argv[optind], 0);
-	if (rc != 0)
-		return rc;
-	if (find_preload(lib, sizeof(lib)) < 0) {
+	if (rc == 0 && find_preload(lib, sizeof(lib)) < 0) {
 		fprintf(stderr, "leapclock run: cannot find %s next to the "
 		        "leapclock binary or in the library directory (set "
 		        "LEAPCLOCK_PRELOAD to its path)\n", PRELOAD_NAME);
-		return LC_EXIT_RUNTIME;
+		rc = LC_EXIT_RUNTIME;
+	}
+	if (rc != 0) {
+		lc_leaptable_free(table);
+		return rc;
 	}
 	run_env(&o, lib, expired);
 	if (o.sandbox)
-		return run_sandbox(&o, argv + optind);
+		return run_sandbox(&o, argv + optind, table);
+	lc_leaptable_free(table); /* the shim loads its own */
 	fflush(NULL);
 	execvp(argv[optind], argv + optind);
 	fprintf(stderr, "leapclock run: cannot run %s: %s\n", argv[optind],
