@@ -7,6 +7,10 @@
 #    boundary, the timer is not early, the state at it is TIME_WAIT;
 #  - what the sandbox honours and refuses, with Linux's errnos
 #    (leap2015 checks);
+#  - raw syscalls (tests/progs/raw_settime.c: clock_settime, settimeofday,
+#    adjtimex, clock_adjtime through syscall(2)) reach the sandbox's
+#    clock through its seccomp filter, with Linux's errnos, while a raw
+#    clock_gettime reads the host's real time; outside, the same are EPERM;
 #  - one clock for the whole program: a set in one process is read by its
 #    parent shell, a forked child and a daemon left behind after the main
 #    process exited (leapclock run waits for it: it is its subreaper);
@@ -58,6 +62,27 @@ if [ $? -eq 0 ]; then
 	ok "the sandbox honours and refuses as Linux ($(printf '%s\n' "$out" | grep -c '^ok ') checks)"
 else
 	bad "the sandbox's checks" "$out"
+fi
+
+# raw syscalls (syscall(2), past the shim): the sandbox's seccomp filter
+# hands them to its writer, in a process the shell started too
+r=$build/lc_raw_settime
+if [ -x "$r" ]; then
+	out=$(run -- bash -c '"$1" sandbox "$2"' sh "$r" "$(date +%s)" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && ! printf '%s\n' "$out" | grep -q '^FAIL'; then
+		ok "raw clock_settime/settimeofday/adjtimex/clock_adjtime reach the sandbox's clock ($(printf '%s\n' "$out" | grep -c '^ok ') checks: set, read back through the shim, Linux's errnos, the host's clock unmoved)"
+	else
+		bad "raw syscalls in the sandbox (rc $rc)" "$out"
+	fi
+	out=$(timeout 60 "${nocap[@]}" "$r" refused 2>&1)
+	if [ $? -eq 0 ]; then
+		ok "outside the sandbox, without CAP_SYS_TIME, the same raw sets are EPERM"
+	else
+		bad "raw syscalls outside the sandbox" "$out"
+	fi
+else
+	bad "lc_raw_settime not built"
 fi
 
 # one clock: the shell, a forked child and a daemon that outlives the

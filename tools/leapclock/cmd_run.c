@@ -11,6 +11,7 @@
 
 #include "../../preload/env.h"
 #include "../../preload/sandbox.h"
+#include "sbfilter.h"
 #include "timekeeper.h"
 #include "timeline.h"
 
@@ -785,6 +786,58 @@ static int sb_errno(int rc)
 	return rc < -4000 ? -EINVAL : rc;
 }
 
+/* A set of the sandbox's CLOCK_REALTIME: 0 or -errno. */
+static int sb_settime(void *ctx, int64_t sec, int64_t nsec)
+{
+	struct sandbox *sb = ctx;
+	struct timespec ts;
+	int rc;
+
+	sb->sets++;
+	if (nsec < 0 || nsec >= 1000000000) {
+		rc = -EINVAL;
+	} else {
+		ts.tv_sec = (time_t)sec;
+		ts.tv_nsec = (long)nsec;
+		rc = sb_errno(lc_settime(sb->tk, LC_CLOCK_REALTIME, &ts));
+	}
+	if (sb->debug)
+		fprintf(stderr, "leapclock run: sandbox: settime %" PRId64
+		        ".%09" PRId64 " -> %d\n", sec, nsec, rc);
+	lc__tl_writer_tick(sb->w, "", NULL);
+	return rc;
+}
+
+/* adjtimex on the sandbox's clock: the clock state or -errno. */
+static int sb_adjtimex_lc(struct sandbox *sb, struct lc_timex *tx)
+{
+	unsigned int modes = tx->modes;
+	int rc;
+
+	if (modes != 0)
+		sb->adjs++;
+	rc = sb_errno(lc_adjtimex(sb->tk, tx));
+	if (sb->debug && modes != 0)
+		fprintf(stderr, "leapclock run: sandbox: adjtimex "
+		        "modes 0x%x status 0x%x -> %d\n", modes,
+		        tx->status, rc);
+	lc__tl_writer_tick(sb->w, "", NULL);
+	return rc;
+}
+
+/* the same for a raw syscall's struct timex (sbfilter.c) */
+static int sb_adjtimex(void *ctx, struct timex *tx)
+{
+	struct lc_timex l;
+	int rc;
+
+	lcp_sb_to_lc(&l, tx);
+	rc = sb_adjtimex_lc(ctx, &l);
+	if (rc >= 0)
+		lcp_sb_from_lc(tx, &l);
+	return rc;
+}
+
 static void sb_serve(struct sandbox *sb, int fd)
 {
 	struct lcp_sb_req rq;
@@ -800,35 +853,13 @@ static void sb_serve(struct sandbox *sb, int fd)
 	memset(&rp, 0, sizeof(rp));
 	rp.magic = LCP_SB_MAGIC;
 	if (rq.op == LCP_SB_SETTIME) {
-		struct timespec ts;
-
-		sb->sets++;
-		if (rq.nsec < 0 || rq.nsec >= 1000000000) {
-			rp.rc = -EINVAL;
-		} else {
-			ts.tv_sec = (time_t)rq.sec;
-			ts.tv_nsec = (long)rq.nsec;
-			rp.rc = sb_errno(lc_settime(sb->tk, LC_CLOCK_REALTIME,
-			                            &ts));
-		}
-		if (sb->debug)
-			fprintf(stderr, "leapclock run: sandbox: settime %" PRId64
-			        ".%09" PRId64 " -> %d\n", rq.sec, rq.nsec, rp.rc);
+		rp.rc = sb_settime(sb, rq.sec, rq.nsec);
 	} else if (rq.op == LCP_SB_ADJTIMEX) {
-		unsigned int modes = rq.tx.modes;
-
-		if (modes != 0)
-			sb->adjs++;
 		rp.tx = rq.tx;
-		rp.rc = sb_errno(lc_adjtimex(sb->tk, &rp.tx));
-		if (sb->debug && modes != 0)
-			fprintf(stderr, "leapclock run: sandbox: adjtimex "
-			        "modes 0x%x status 0x%x -> %d\n", modes,
-			        rp.tx.status, rp.rc);
+		rp.rc = sb_adjtimex_lc(sb, &rp.tx);
 	} else {
 		rp.rc = -EINVAL;
 	}
-	lc__tl_writer_tick(sb->w, "", NULL);
 	send(fd, &rp, sizeof(rp), MSG_NOSIGNAL);
 }
 
@@ -943,9 +974,10 @@ static int run_sandbox(const struct run_opts *o, char **argv,
                        lc_leaptable *table)
 {
 	struct sandbox sb;
+	struct lc_sbf_ops ops;
 	struct sigaction sa;
 	int64_t next = 0;
-	int status = 0, have = 0, rc;
+	int status = 0, have = 0, rc, sv[2], nfd;
 	pid_t pid;
 
 	memset(&sb, 0, sizeof(sb));
@@ -968,6 +1000,12 @@ static int run_sandbox(const struct run_opts *o, char **argv,
 		fprintf(stderr, "leapclock run: sandbox: page %s, socket %s\n",
 		        sb.page, sb.sock);
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+		fprintf(stderr, "leapclock run: socketpair: %s\n",
+		        strerror(errno));
+		sb_close(&sb);
+		return LC_EXIT_RUNTIME;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -976,13 +1014,34 @@ static int run_sandbox(const struct run_opts *o, char **argv,
 		return LC_EXIT_RUNTIME;
 	}
 	if (pid == 0) {
+		int fd;
+
 		close(sb.lfd);
+		close(sv[0]);
+		/* raw set calls of every process of the program: ours
+		 * (sbfilter.h) */
+		fd = lc_sbf_install();
+		lc_sbf_send(sv[1], fd);
+		if (fd >= 0)
+			close(fd);
+		close(sv[1]);
 		execvp(argv[0], argv);
 		fprintf(stderr, "leapclock run: cannot run %s: %s\n", argv[0],
 		        strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
+	close(sv[1]);
+	nfd = lc_sbf_recv(sv[0]);
+	close(sv[0]);
+	if (nfd < 0 && o->debug)
+		fprintf(stderr, "leapclock run: sandbox: no seccomp filter "
+		        "(%s): a raw syscall that sets the clock meets the "
+		        "kernel, EPERM\n", strerror(-nfd));
 	sb_child_pid = pid;
+	ops.ctx = &sb;
+	ops.settime = sb_settime;
+	ops.adjtimex = sb_adjtimex;
+	ops.debug = o->debug;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = sb_forward;
 	sa.sa_flags = SA_RESTART;
@@ -992,18 +1051,28 @@ static int run_sandbox(const struct run_opts *o, char **argv,
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGQUIT, &sa, NULL);
 	for (;;) {
-		struct pollfd pfd = { sb.lfd, POLLIN, 0 };
+		struct pollfd pfd[2] = { { sb.lfd, POLLIN, 0 },
+		                         { nfd, POLLIN, 0 } };
 		int64_t now;
 		pid_t p;
 		int st;
 
-		if (poll(&pfd, 1, 20) > 0) {
+		if (poll(pfd, nfd >= 0 ? 2 : 1, 20) > 0) {
 			int fd;
 
 			/* served at once: no exec while it is open */
 			while ((fd = accept(sb.lfd, NULL, NULL)) >= 0) {
 				sb_serve(&sb, fd);
 				close(fd);
+			}
+			if (nfd >= 0 && (pfd[1].revents & POLLIN) &&
+			    lc_sbf_serve(nfd, &ops) < 0) {
+				close(nfd);
+				nfd = -1;
+			} else if (nfd >= 0 && (pfd[1].revents & ~POLLIN)) {
+				/* POLLHUP: no process of the program left */
+				close(nfd);
+				nfd = -1;
 			}
 		}
 		now = sb_mono_ns();
@@ -1025,6 +1094,8 @@ static int run_sandbox(const struct run_opts *o, char **argv,
 	if (o->debug)
 		fprintf(stderr, "leapclock run: sandbox: %lu settime and %lu "
 		        "adjtimex calls that set\n", sb.sets, sb.adjs);
+	if (nfd >= 0)
+		close(nfd);
 	sb_close(&sb);
 	if (!have)
 		return LC_EXIT_RUNTIME;
