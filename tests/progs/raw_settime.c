@@ -151,6 +151,32 @@ static int sandboxed(long real)
 	r = sys(SYS_adjtimex, (long)&tx, 0);
 	check(r == -EINVAL, "raw adjtimex ADJ_TICK 20000: EINVAL", r);
 
+	/* ADJ_TICK steers the sandbox's REALTIME (its MONOTONIC is the
+	 * host's): 9000 us a tick of 10000 runs it 10% slow */
+	{
+		struct timespec m0, m1, r0, r1;
+		double dm, dr;
+
+		memset(&tx, 0, sizeof(tx));
+		tx.modes = ADJ_TICK;
+		tx.tick = 9000;
+		r = sys(SYS_adjtimex, (long)&tx, 0);
+		clock_gettime(CLOCK_MONOTONIC, &m0);
+		clock_gettime(CLOCK_REALTIME, &r0);
+		usleep(1000000);
+		clock_gettime(CLOCK_MONOTONIC, &m1);
+		clock_gettime(CLOCK_REALTIME, &r1);
+		tx.modes = ADJ_TICK;
+		tx.tick = 10000;
+		sys(SYS_adjtimex, (long)&tx, 0);
+		dm = (double)(m1.tv_sec - m0.tv_sec) + (m1.tv_nsec - m0.tv_nsec) / 1e9;
+		dr = (double)(r1.tv_sec - r0.tv_sec) + (r1.tv_nsec - r0.tv_nsec) / 1e9;
+		printf("     tick 9000: REALTIME %.6f s in MONOTONIC %.6f s\n", dr, dm);
+		check(r >= 0 && dr / dm > 0.89 && dr / dm < 0.91,
+		      "raw adjtimex ADJ_TICK 9000 runs the sandbox's REALTIME 10% slow (per mille)",
+		      (long)(1000 * dr / dm));
+	}
+
 	r = host_now();
 	check(r >= real - 60 && r <= real + 60,
 	      "the host's CLOCK_REALTIME (a raw clock_gettime) is the real time", r - real);
