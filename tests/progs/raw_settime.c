@@ -24,6 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/net_tstamp.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/timex.h>
@@ -53,6 +56,90 @@ static long host_now(void)
 
 	syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts);
 	return (long)ts.tv_sec;
+}
+
+/* A UDP packet to ourselves on a socket with `opt` (SO_TIMESTAMP,
+ * SO_TIMESTAMPNS or SO_TIMESTAMPING), received with recvmsg (or recvmmsg):
+ * its stamp minus the program's CLOCK_REALTIME read just after, in ns
+ * (NO_STAMP if none came). */
+#define NO_STAMP (-(1LL << 62))
+
+static long long stamp_lag(int opt, int mm)
+{
+	struct sockaddr_in a;
+	socklen_t al = sizeof(a);
+	char buf[16], cbuf[256];
+	struct iovec v = { buf, sizeof(buf) };
+	struct mmsghdr mh;
+	struct msghdr *m = &mh.msg_hdr;
+	struct cmsghdr *c;
+	struct timespec now;
+	long long st = 0;
+	int fd, val = 1, got = 0;
+
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (opt == SO_TIMESTAMPING)
+		val = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &al) != 0 ||
+	    setsockopt(fd, SOL_SOCKET, opt, &val, sizeof(val)) != 0 ||
+	    sendto(fd, "x", 1, 0, (struct sockaddr *)&a, sizeof(a)) != 1)
+		return NO_STAMP;
+	memset(&mh, 0, sizeof(mh));
+	m->msg_iov = &v;
+	m->msg_iovlen = 1;
+	m->msg_control = cbuf;
+	m->msg_controllen = sizeof(cbuf);
+	if ((mm ? recvmmsg(fd, &mh, 1, 0, NULL) : (int)recvmsg(fd, m, 0)) < 1) {
+		close(fd);
+		return NO_STAMP;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	close(fd);
+	for (c = CMSG_FIRSTHDR(m); c != NULL; c = CMSG_NXTHDR(m, c)) {
+		if (c->cmsg_level != SOL_SOCKET)
+			continue;
+		if (c->cmsg_type == SCM_TIMESTAMP) {
+			struct timeval tv;
+
+			memcpy(&tv, CMSG_DATA(c), sizeof(tv));
+			st = tv.tv_sec * 1000000000LL + tv.tv_usec * 1000LL;
+			got = 1;
+		} else if (c->cmsg_type == SCM_TIMESTAMPNS ||
+		           c->cmsg_type == SCM_TIMESTAMPING) {
+			struct timespec ts;
+
+			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+			st = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+			got = 1;
+		}
+	}
+	if (!got)
+		return NO_STAMP;
+	return st - (now.tv_sec * 1000000000LL + now.tv_nsec);
+}
+
+static void stamps(void)
+{
+	static const struct { int opt, mm; const char *what; } k[] = {
+		{ SO_TIMESTAMP, 0, "SO_TIMESTAMP, recvmsg" },
+		{ SO_TIMESTAMPNS, 0, "SO_TIMESTAMPNS, recvmsg" },
+		{ SO_TIMESTAMPNS, 1, "SO_TIMESTAMPNS, recvmmsg" },
+		{ SO_TIMESTAMPING, 0, "SO_TIMESTAMPING (software), recvmsg" },
+	};
+	char what[160];
+
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		long long lag = stamp_lag(k[i].opt, k[i].mm);
+
+		snprintf(what, sizeof(what), "a packet's kernel stamp (%s) is on the "
+		         "sandbox's clock: within 50 ms before its REALTIME (lag us)",
+		         k[i].what);
+		check(lag <= 0 && lag > -50000000, what, (long)(lag / 1000));
+	}
 }
 
 static int refused(void)
@@ -124,6 +211,10 @@ static int sandboxed(long real)
 	clock_gettime(CLOCK_REALTIME, &now);
 	check(r >= 0 && now.tv_sec - ts.tv_sec == 1,
 	      "raw clock_adjtime ADJ_SETOFFSET +1 s moved the sandbox's clock", (long)(now.tv_sec - ts.tv_sec));
+
+	/* the kernel's packet stamps, read from the host's clock, are the
+	 * shim's to move onto the program's (2016 here) */
+	stamps();
 
 	/* refusals, as Linux */
 	r = sys(SYS_clock_settime, CLOCK_MONOTONIC, (long)&ts);
