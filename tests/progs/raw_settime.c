@@ -85,38 +85,47 @@ static long long stamp_lag(int opt, int mm)
 		val = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
 	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
 	    getsockname(fd, (struct sockaddr *)&a, &al) != 0 ||
-	    setsockopt(fd, SOL_SOCKET, opt, &val, sizeof(val)) != 0 ||
-	    sendto(fd, "x", 1, 0, (struct sockaddr *)&a, sizeof(a)) != 1)
-		return NO_STAMP;
-	memset(&mh, 0, sizeof(mh));
-	m->msg_iov = &v;
-	m->msg_iovlen = 1;
-	m->msg_control = cbuf;
-	m->msg_controllen = sizeof(cbuf);
-	if ((mm ? recvmmsg(fd, &mh, 1, 0, NULL) : (int)recvmsg(fd, m, 0)) < 1) {
-		close(fd);
+	    setsockopt(fd, SOL_SOCKET, opt, &val, sizeof(val)) != 0) {
+		if (fd >= 0)
+			close(fd);
 		return NO_STAMP;
 	}
-	clock_gettime(CLOCK_REALTIME, &now);
-	close(fd);
-	for (c = CMSG_FIRSTHDR(m); c != NULL; c = CMSG_NXTHDR(m, c)) {
-		if (c->cmsg_level != SOL_SOCKET)
-			continue;
-		if (c->cmsg_type == SCM_TIMESTAMP) {
-			struct timeval tv;
+	/* the kernel turns its receive stamps on a little after the first
+	 * socket asks (a deferred static key): SO_TIMESTAMPING, which has no
+	 * fallback, may get none on a first packet; a few tries */
+	for (int tries = 0; tries < 5 && !got; tries++) {
+		if (tries > 0)
+			usleep(20000);
+		if (sendto(fd, "x", 1, 0, (struct sockaddr *)&a, sizeof(a)) != 1)
+			break;
+		memset(&mh, 0, sizeof(mh));
+		m->msg_iov = &v;
+		m->msg_iovlen = 1;
+		m->msg_control = cbuf;
+		m->msg_controllen = sizeof(cbuf);
+		if ((mm ? recvmmsg(fd, &mh, 1, 0, NULL) : (int)recvmsg(fd, m, 0)) < 1)
+			break;
+		clock_gettime(CLOCK_REALTIME, &now);
+		for (c = CMSG_FIRSTHDR(m); c != NULL; c = CMSG_NXTHDR(m, c)) {
+			if (c->cmsg_level != SOL_SOCKET)
+				continue;
+			if (c->cmsg_type == SCM_TIMESTAMP) {
+				struct timeval tv;
 
-			memcpy(&tv, CMSG_DATA(c), sizeof(tv));
-			st = tv.tv_sec * 1000000000LL + tv.tv_usec * 1000LL;
-			got = 1;
-		} else if (c->cmsg_type == SCM_TIMESTAMPNS ||
-		           c->cmsg_type == SCM_TIMESTAMPING) {
-			struct timespec ts;
+				memcpy(&tv, CMSG_DATA(c), sizeof(tv));
+				st = tv.tv_sec * 1000000000LL + tv.tv_usec * 1000LL;
+				got = 1;
+			} else if (c->cmsg_type == SCM_TIMESTAMPNS ||
+			           c->cmsg_type == SCM_TIMESTAMPING) {
+				struct timespec ts;
 
-			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-			st = ts.tv_sec * 1000000000LL + ts.tv_nsec;
-			got = 1;
+				memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+				st = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+				got = 1;
+			}
 		}
 	}
+	close(fd);
 	if (!got)
 		return NO_STAMP;
 	return st - (now.tv_sec * 1000000000LL + now.tv_nsec);
