@@ -16,6 +16,7 @@
 #include "shim.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -49,21 +50,13 @@ static void shift(int64_t *sec, int64_t *frac, int64_t unit, int64_t d)
 	*frac = lc__fmod(ns, LC__NS) / unit;
 }
 
-static void shift_tv(void *p, int64_t d)
-{
-	struct timeval tv;
-	int64_t s, f;
+/* struct timeval and struct timespec: a time_t and a long, one layout */
+_Static_assert(sizeof(struct timeval) == sizeof(struct timespec) &&
+                       offsetof(struct timeval, tv_usec) ==
+                               offsetof(struct timespec, tv_nsec),
+               "timeval and timespec differ");
 
-	memcpy(&tv, p, sizeof(tv));
-	s = tv.tv_sec;
-	f = tv.tv_usec;
-	shift(&s, &f, 1000, d);
-	tv.tv_sec = (time_t)s;
-	tv.tv_usec = (suseconds_t)f;
-	memcpy(p, &tv, sizeof(tv));
-}
-
-static void shift_ts(void *p, int64_t d)
+static void shift_native(void *p, int64_t unit, int64_t d)
 {
 	struct timespec ts;
 	int64_t s, f;
@@ -71,7 +64,7 @@ static void shift_ts(void *p, int64_t d)
 	memcpy(&ts, p, sizeof(ts));
 	s = ts.tv_sec;
 	f = ts.tv_nsec;
-	shift(&s, &f, 1, d);
+	shift(&s, &f, unit, d);
 	ts.tv_sec = (time_t)s;
 	ts.tv_nsec = (long)f;
 	memcpy(p, &ts, sizeof(ts));
@@ -118,16 +111,16 @@ static void restamp(struct msghdr *m)
 		switch (c->cmsg_type) {
 		case SO_TIMESTAMP_OLD:
 			if (len >= sizeof(struct timeval))
-				shift_tv(p, d);
+				shift_native(p, 1000, d);
 			break;
 		case SO_TIMESTAMPNS_OLD:
 			if (len >= sizeof(struct timespec))
-				shift_ts(p, d);
+				shift_native(p, 1, d);
 			break;
 		case SO_TIMESTAMPING_OLD:
 			/* [0] software, [1] unused, [2] hardware: the first */
 			if (len >= sizeof(struct timespec))
-				shift_ts(p, d);
+				shift_native(p, 1, d);
 			break;
 		case SO_TIMESTAMP_NEW:
 			if (len >= sizeof(struct ts64))

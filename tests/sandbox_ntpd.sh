@@ -29,6 +29,7 @@ src=$(cd "$src" && pwd)
 build=$(cd "$build" && pwd)
 . "$src/tests/progs/preload_lib.sh"
 . "$src/tests/progs/tmp_lib.sh"
+. "$src/tests/progs/sandbox_lib.sh"
 export LEAPCLOCK_LEAPFILE=$src/tests/data/leapseconds.tzdata2026f
 unset LEAPCLOCK_TIMELINE LEAPCLOCK_MODE LEAPCLOCK_SANDBOX
 D=$build/leapclockd
@@ -120,14 +121,7 @@ wait "${pids[@]}" 2>/dev/null
 pids=()
 [ $rc -eq 0 ] || bad "the sandbox run (rc $rc)" "$(tail -20 "$d/sandbox.log"; tail -20 "$d/ntpd.log" 2>/dev/null)"
 
-# the writer's --debug lines: "settime S.N -> RC", "adjtimex modes 0xM status 0xS -> RC"
-steps=$(grep -c 'sandbox: settime .* -> 0$' "$d/sandbox.log")
-insert=0 adjs=0
-while read -r m s; do
-	adjs=$((adjs + 1))
-	(( (m & 0x10) && (s & 0x10) )) && insert=$((insert + 1)) # ADJ_STATUS, STA_INS
-	(( m & 0x100 )) && steps=$((steps + 1))                    # ADJ_SETOFFSET
-done < <(sed -n 's/.*sandbox: adjtimex modes \(0x[0-9a-f]*\) status \(0x[0-9a-f]*\) .*/\1 \2/p' "$d/sandbox.log")
+read -r steps insert adjs < <(sb_debug_counts "$d/sandbox.log")
 if [ "$steps" -gt 0 ]; then
 	ok "ntpd stepped the sandbox's clock at start ($steps steps; it started 1 s behind)"
 else
