@@ -174,6 +174,28 @@ static void count_leaps(struct lc__hf_state *st, const struct lc__hf_input *in)
 		st->owed = 0;
 }
 
+/* A leap the host applied before us: our clock, up to LC__HF_SMEAR_HOLD
+ * behind the host's near a leap (an undeclared smear is held, not
+ * steered), is still short of the armed leap's boundary that the host has
+ * passed, so the host reads a second from us by that leap (ahead across a
+ * deletion, behind across an insertion): x = d + dir s is the host's
+ * phase ahead of ours, and the boundary is no farther than x. That is
+ * the host a leap ahead of us, gap = -dir, which our own leap at the
+ * boundary closes (count_leaps); taken for a step of d it moved REALTIME
+ * and TAI a second (test_bounds, test_leap_host_first). */
+static void host_first(struct lc__hf_state *st, const struct lc__hf_input *in,
+                       int64_t d)
+{
+	int64_t x = d + (int64_t)in->leap_ahead * LC__NS;
+
+	if (in->leap_ahead == 0 || st->gap != 0 || in->host_smear)
+		return;
+	if (x > -in->step_ns &&
+	    x <= LC__HF_SMEAR_HOLD(in->step_ns) + in->step_ns &&
+	    in->leap_in_ns <= x + in->step_ns)
+		st->gap = -in->leap_ahead;
+}
+
 /* The undeclared-smear window: what our steering moved the phase beyond
  * the frequency learnt before it. */
 static void track_window(struct lc__hf_state *st,
@@ -235,6 +257,7 @@ void lc__hf_update(struct lc__hf_state *st, const struct lc__hf_input *in,
 		dt = 0;
 
 	count_leaps(st, in);
+	host_first(st, in, d);
 	/* the move since the last sample, our leaps and the kernel's aside */
 	mv = d - (int64_t)st->gap * LC__NS -
 	     (st->last_q - (int64_t)((__int128)st->prop_ppb * dt / LC__NS));

@@ -147,6 +147,9 @@ struct lc__hf_input {
 	int smeared;         /* the declared host smear is non-zero now */
 	int host_smear;      /* a host smear is declared at all */
 	int near_leap;       /* within 2 days of a table leap (threshold rule) */
+	int leap_ahead;      /* the armed leap our clock has yet to reach
+	                      * (+1, -1), 0 none */
+	int64_t leap_in_ns;  /* MONOTONIC ns from the sample to its boundary */
 	int mode;            /* enum lc_host_leap (_SMEAR: host_smear set) */
 	int ours_set;        /* our clock was set since the last sample */
 	int64_t step_ns;     /* host_step_ns */

@@ -258,6 +258,12 @@ static void follow_input(struct lc_timekeeper *tk,
 	in->smeared = in->expected_ns != rt;
 	in->host_smear = tk->cfg.host_smear != NULL;
 	in->near_leap = near_table_leap(tk, rt);
+	in->leap_ahead = 0;
+	in->leap_in_ns = 0;
+	if (s->leap_dir != 0 && m < s->leap_mono) {
+		in->leap_ahead = (int)s->leap_dir;
+		in->leap_in_ns = s->leap_mono - m;
+	}
 	in->mode = tk->cfg.host_leap;
 	in->ours_set = tk->hf_offs_tai_valid && s->offs_tai != tk->hf_offs_tai;
 	in->step_ns = tk->cfg.host_step_ns;

@@ -437,6 +437,73 @@ static void test_deletion_behind(void)
 	lc_leaptable_free(table);
 }
 
+/* A leap the host applies before us: near a table leap an undeclared
+ * host is followed loosely (a smear it may be making is held, not
+ * steered, up to LC__HF_SMEAR_HOLD), so our clock may run ms behind the
+ * host's. Here the counter runs 5 ppm slow against a host 1 ms ahead of
+ * true time, from an hour before the leap, an update each second, and
+ * one lands just after the host's clock passed the boundary but before
+ * ours does: the host reads a second from us (ahead across a deletion,
+ * behind across an insertion) by its own leap, which is no step. */
+static void leap_host_first(int dir)
+{
+	lc_leaptable *table = lc_test_table_2030(dir);
+	struct host h;
+	lc_timekeeper *tk;
+	struct timespec g;
+	struct lc_tk_host hst;
+	int64_t t, lag;
+
+	n_bad = 0;
+	memset(&h, 0, sizeof(h));
+	h.dir = dir;
+	h.give_error = 1;
+	h.maxerror_us = 5000;
+	h.herr = 1 * MS;
+	h.leap_t = 200000 * NS;
+	h.r0 = (L2030 - (dir > 0 ? 0 : 1)) * NS - h.leap_t;
+	t = h.leap_t - 3600 * NS;
+	tk = make(&h, table, -5000, t);
+	for (; t <= h.leap_t - NS; t += NS) {
+		lc_sim_set_true_ns(h.c, t);
+		lc_update(tk);
+	}
+	t = h.leap_t - NS / 2;
+	lc_sim_set_true_ns(h.c, t);
+	lc_gettime(tk, LC_CLOCK_REALTIME, &g);
+	lag = true_rt(&h, t + h.herr) - ts_ns(&g);
+	/* the host passes the boundary at true leap_t - 1 ms, we lag it */
+	t = h.leap_t - h.herr + lag / 2;
+	lc_sim_set_true_ns(h.c, t);
+	lc_update(tk);
+	for (int64_t r = t; r < h.leap_t + lag + 2 * MS; r += 100 * US)
+		if (check_at(&h, tk, r) < 0)
+			break;
+	/* and a second later, both past it */
+	for (int i = 0; i < 3 && n_bad == 0; i++) {
+		t += NS;
+		lc_sim_set_true_ns(h.c, t);
+		lc_update(tk);
+		check_at(&h, tk, t + NS / 2);
+	}
+	LC_GT_I64(lag, 2 * MS);
+	LC_EQ_I64((int64_t)n_bad, 0);
+	LC_EQ_INT(lc_tk_host_status(tk, &hst), 0);
+	LC_EQ_I64((int64_t)hst.steps, 0);
+	printf("  %s, our clock %.3f ms behind the host's, updated after the "
+	       "host passed it, before we did: contained, no step\n",
+	       dir > 0 ? "insertion" : "deletion", (double)lag / 1e6);
+	lc_tk_free(tk);
+	lc_counter_free(h.c);
+	lc_leaptable_free(table);
+}
+
+static void test_leap_host_first(void)
+{
+	leap_host_first(-1);
+	leap_host_first(1);
+}
+
 /* The word never rounds a bound down. */
 static void test_pack(void)
 {
@@ -463,6 +530,8 @@ int main(int argc, char **argv)
 	       "reads, both leap directions, a declared smear");
 	LC_RUN(test_deletion_behind, "a deleted second behind the snapshot, "
 	                             "reached by the bound: contained");
+	LC_RUN(test_leap_host_first,
+	       "a leap the host applies before our lagging clock: no step");
 	LC_RUN(test_stale_widens, "a stale snapshot's bound widens at the "
 	                          "drift rate, turns free-running, stays true");
 	LC_RUN(test_unsync_unknown,
