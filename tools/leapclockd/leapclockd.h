@@ -245,11 +245,14 @@ enum {
 	LD_ROLE_SERVER = 2  /* NTP, NTS-KE, metrics, stats: unprivileged */
 };
 
-/* What the writer's loop calls (privsep.c): each tick, and with the
- * signals to hand on. */
+/* What the loop calls (privsep.c). The writer's: each tick, and with the
+ * signals to hand on. The server's: `ready` when `fd` (the handover
+ * socket; -1 none) is readable, told whether its writer still lives. */
 struct ld_supervise {
 	void (*tick)(void *arg, int64_t now_mono);
 	void (*signal)(void *arg, int sig);
+	void (*ready)(void *arg, int writer_alive);
+	int fd;
 	void *arg;
 };
 
@@ -263,6 +266,9 @@ int ld_server_new_role(struct ld_server **out, const struct ld_config *cfg,
                        int ngiven, int ctl_fd);
 /* The writer's bound sockets (worker-major), for the server it starts. */
 int ld_server_fds(const struct ld_server *s, int *fds, int max);
+/* 1 if `fds` (n, worker-major) are the UDP sockets `cfg` asks for: as
+ * many, each bound to its listener's address (any port for port 0). */
+int ld_server_fds_match(const struct ld_config *cfg, const int *fds, int n);
 /* The writer's loop: what to call each tick and on signals. */
 void ld_server_supervise(struct ld_server *s, const struct ld_supervise *sup);
 
