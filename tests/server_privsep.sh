@@ -29,6 +29,11 @@ export LEAPCLOCK_TIMELINE=$T/page LEAPCLOCK_LEAPFILE=$S/tests/data/leap-seconds.
 P=$((20000 + RANDOM % 20000))
 fails=0
 ok() { echo "ok   $1"; }
+# waits (at most 10 s) for 30 answers in a probe's file, then 0.3 s more
+lc_answers_in() {
+  for _ in $(seq 200); do [ "$(grep -c . "$1" 2>/dev/null)" -ge 30 ] && break; sleep 0.05; done
+  sleep 0.3
+}
 bad() { echo "FAIL $1"; fails=$((fails + 1)); }
 
 cc=${CC:-cc}
@@ -108,7 +113,7 @@ pids+=("$R")
 python3 "$S/tests/progs/ntp_probe.py" "$P" 400 10000 >"$T/probe1" &
 Q=$!
 pids+=("$Q")
-sleep 1
+lc_answers_in "$T/probe1"
 kill -9 "$SP"
 t_kill=$(python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))')
 wait "$Q"
@@ -213,7 +218,7 @@ pids+=("$R")
 python3 "$S/tests/progs/ntp_probe.py" "$P" 300 10000 >"$T/probe2" &
 Q=$!
 pids+=("$Q")
-sleep 1
+lc_answers_in "$T/probe2"
 t_kw=$(mono)
 kill -9 "$W"
 wait "$W" 2>/dev/null
@@ -252,7 +257,7 @@ if [ "$have_ss" = 1 ]; then
   SS=$!
   pids+=("$SS")
 fi
-sleep 1
+lc_answers_in "$T/probe3"
 t_new=$(mono)
 "$D" -d --timeline "$T/page" --listen "127.0.0.1:$P=utc" --threads 2 \
   --ratelimit off --stats-file "$T/run/stats" "${metrics[@]}" "${user[@]}" >"$T/d2.log" 2>&1 &

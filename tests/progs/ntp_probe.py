@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """ntp_probe.py PORT COUNT GAP_US - NTP client queries to 127.0.0.1:PORT,
-each printed as "mono_before transmit_unix_ns mono_after" (bounded in
+each printed as "mono_before transmit_unix_ns mono_after" as it comes
+(so that a test can wait for the first answers; bounded in
 count; each waits at most 0.5 s for its answer)."""
 import socket
 import struct
@@ -11,7 +12,6 @@ port, count, gap = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.settimeout(0.2)
 NTP_UNIX = 2208988800
-out = []
 for i in range(count):
     pkt = bytearray(48)
     pkt[0] = (0 << 6) | (4 << 3) | 3
@@ -27,6 +27,5 @@ for i in range(count):
         continue  # short, or a kiss-o'-death (stratum 0)
     sec, frac = struct.unpack("!II", data[40:48])
     ns = (sec - NTP_UNIX) * 10**9 + (frac * 10**9 >> 32)
-    out.append(f"{a} {ns} {b}")
+    print(f"{a} {ns} {b}", flush=True)
     time.sleep(gap / 1e6)
-print("\n".join(out))

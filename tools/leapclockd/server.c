@@ -699,8 +699,9 @@ static void loop_periodic(struct ld_server *s, struct main_loop *ml, int64_t now
 			/* the bound widens with the time left to itself */
 			int64_t d = s->cfg->root_dispersion_ns +
 			            (now - s->writer_gone) / LC__NS * LD_PHI_NS_PER_S;
-			__atomic_store_n(&s->root_disp_now,
-			                 ld_ntp_short_from_ns(d), __ATOMIC_RELAXED);
+			atomic_store_explicit(&s->root_disp_now,
+			                      ld_ntp_short_from_ns(d),
+			                      memory_order_relaxed);
 		}
 	}
 	if (s->sup.tick != NULL)
