@@ -8,20 +8,23 @@
  * The server (NTP, NTS-KE/TLS, metrics, the stats file) is the same
  * binary executed again (/proc/self/exe's file, so that nothing of the writer's
  * address space, its writable mapping least of all, survives into it),
- * told so by $LEAPCLOCKD_SERVER: "ctl=FD detach=0|1 syslog=0|1 fds=A,B,..":
- * its end of a socketpair to the writer and the UDP sockets the writer
- * bound, worker-major. It reads the page as any reader does (PATH.sock's
- * sealed memfd, mapped read-only), or, with --no-timeline, runs its own
- * timekeeper in-process; drops to --user (nobody when none is named),
- * sets no_new_privs and a seccomp filter (ld_privsep_confine), says 'R'
- * on the socketpair once everything is bound, and serves.
+ * told so by $LEAPCLOCKD_SERVER: "ctl=FD detach=0|1 syslog=0|1 ho=FD
+ * fds=A,B,..": its end of a socketpair to the writer, the handover
+ * socket (-1: none) and the UDP sockets the writer bound, worker-major.
+ * It reads the page as any reader does (PATH.sock's sealed memfd, mapped
+ * read-only), or, with --no-timeline, runs its own timekeeper in-process;
+ * drops to --user, sets no_new_privs and landlock before its first thread
+ * (ld_privsep_landlock), the seccomp filter after (ld_privsep_confine,
+ * every thread), says 'R' on the socketpair once everything is bound, and
+ * serves.
  *
  * A server that dies is started again by the writer (1 s later, doubling
  * to 32 s while it keeps dying within 10 s of its start), on the same
  * sockets: requests that arrive meanwhile wait in their socket's queue.
  * The timeline is the writer's alone and sees nothing of it. A writer
  * that dies closes the socketpair: the server serves on from the page's
- * last snapshot (server.c writer_gone).
+ * last snapshot (server.c writer_gone) until a writer started again takes
+ * its sockets over (the handover, below).
  */
 #define _GNU_SOURCE
 #include "leapclockd.h"
