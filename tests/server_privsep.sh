@@ -29,9 +29,19 @@ export LEAPCLOCK_TIMELINE=$T/page LEAPCLOCK_LEAPFILE=$S/tests/data/leap-seconds.
 P=$((20000 + RANDOM % 20000))
 fails=0
 ok() { echo "ok   $1"; }
-# waits (at most 10 s) for 30 answers in a probe's file, then 0.3 s more
-lc_answers_in() {
-  for _ in $(seq 200); do [ "$(grep -c . "$1" 2>/dev/null)" -ge 30 ] && break; sleep 0.05; done
+mono() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'; }
+# under_load N READS QUERIES GAP_US: a reader of the page (READS, 10 ms
+# apart) into $T/readerN, an NTP client (QUERIES, GAP_US apart) into
+# $T/probeN, pids R and Q; returns once the client has 30 answers (at
+# most 10 s) and 0.3 s more
+under_load() {
+  "$T/rd" read "$2" 10000 >"$T/reader$1" 2>"$T/reader$1.err" &
+  R=$!
+  pids+=("$R")
+  python3 "$S/tests/progs/ntp_probe.py" "$P" "$3" "$4" >"$T/probe$1" &
+  Q=$!
+  pids+=("$Q")
+  for _ in $(seq 200); do [ "$(grep -c . "$T/probe$1" 2>/dev/null)" -ge 30 ] && break; sleep 0.05; done
   sleep 0.3
 }
 bad() { echo "FAIL $1"; fails=$((fails + 1)); }
@@ -107,15 +117,9 @@ fi
 lc_wait_answers "$B/leapclock" "127.0.0.1:$P" d || bad "no answer"
 
 # -- kill -9 the server under load; a reader of the page meanwhile
-"$T/rd" read 500 10000 >"$T/reader1" 2>"$T/reader1.err" &
-R=$!
-pids+=("$R")
-python3 "$S/tests/progs/ntp_probe.py" "$P" 400 10000 >"$T/probe1" &
-Q=$!
-pids+=("$Q")
-lc_answers_in "$T/probe1"
+under_load 1 500 400 10000
 kill -9 "$SP"
-t_kill=$(python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))')
+t_kill=$(mono)
 wait "$Q"
 wait "$R"
 NSP=
@@ -179,7 +183,6 @@ for _ in range(5):
 print(-1)
 PY
 }
-mono() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'; }
 # what clients and a page reader saw across an event at mono time $3:
 # answers before/after, the longest wait between answers, queries lost;
 # the reader's TAI - MONOTONIC spread and its slowest read
@@ -212,13 +215,7 @@ sys.exit(0 if ok else 1)
 PY
 }
 d0=$(disp)
-"$T/rd" read 400 10000 >"$T/reader2" 2>"$T/reader2.err" &
-R=$!
-pids+=("$R")
-python3 "$S/tests/progs/ntp_probe.py" "$P" 300 10000 >"$T/probe2" &
-Q=$!
-pids+=("$Q")
-lc_answers_in "$T/probe2"
+under_load 2 400 300 10000
 t_kw=$(mono)
 kill -9 "$W"
 wait "$W" 2>/dev/null
@@ -246,18 +243,12 @@ socks() { ss -Huanep "sport = :$P" 2>/dev/null | grep -o 'ino:[0-9]*' | sort | t
 have_ss=1
 command -v ss >/dev/null || have_ss=0
 s_before=$(socks)
-python3 "$S/tests/progs/ntp_probe.py" "$P" 600 5000 >"$T/probe3" &
-Q=$!
-pids+=("$Q")
-"$T/rd" read 400 10000 >"$T/reader3" 2>"$T/reader3.err" &
-R=$!
-pids+=("$R")
 if [ "$have_ss" = 1 ]; then
   ( for _ in $(seq 300); do ss -Huan "sport = :$P" | wc -l; sleep 0.01; done ) >"$T/ports" 2>/dev/null &
   SS=$!
   pids+=("$SS")
 fi
-lc_answers_in "$T/probe3"
+under_load 3 400 600 5000
 t_new=$(mono)
 "$D" -d --timeline "$T/page" --listen "127.0.0.1:$P=utc" --threads 2 \
   --ratelimit off --stats-file "$T/run/stats" "${metrics[@]}" "${user[@]}" >"$T/d2.log" 2>&1 &
