@@ -14,15 +14,13 @@
  * leap file and the host, binds the UDP sockets and runs the server
  * process (server_main) again and again if it dies; the server serves.
  *
- * Started as root with --user NAME, the server drops to
+ * Started as root outside systemd with --user NAME, the server drops to
  * that user once everything is bound and every secret read (before
  * detaching, so that a failure is printed): the NTS key folder and the
  * certificate and its key become the user's, mode 0700/0600, and a drop
  * that does not hold (setuid(0) still works) stops the daemon rather than
- * leave it running as root. The same under systemd: the unit runs the
- * writer as root with CAP_SETUID and CAP_SETGID in its bounding set so
- * that the server drops (a unit with User= starts both unprivileged, and
- * --user is then not needed).
+ * leave it running as root. Under systemd ($INVOCATION_ID) the unit
+ * decides the user (User=): its bounding set has no CAP_SETUID anyway.
  */
 #define _GNU_SOURCE /* setgroups, pipe2 */
 #include "leapclockd.h"
@@ -381,6 +379,12 @@ static int drop_privileges(const struct ld_config *c)
 	if (geteuid() != 0) {
 		ld_log(LD_LOG_INFO, "not started as root: --user %s not needed",
 		       c->user);
+		return 0;
+	}
+	if (getenv("INVOCATION_ID") != NULL) {
+		ld_log(LD_LOG_INFO,
+		       "under systemd: the unit's User= decides, --user %s "
+		       "ignored", c->user);
 		return 0;
 	}
 	e = getpwnam_r(c->user, &pw, buf, sizeof(buf), &res);

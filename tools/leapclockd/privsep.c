@@ -329,6 +329,17 @@ static int read_byte(int fd, char *b, int ms)
 	}
 }
 
+/* A Unix socket's address: 0, or -1 if `path` does not fit. */
+static int un_addr(struct sockaddr_un *sa, const char *path)
+{
+	size_t n = strlen(path);
+
+	if (n >= sizeof(sa->sun_path))
+		return -1;
+	memcpy(sa->sun_path, path, n + 1);
+	return 0;
+}
+
 void ld_privsep_ho_path(const struct ld_config *cfg, char *buf, size_t n)
 {
 	const char *base = cfg->timeline[0] != '\0' ? cfg->timeline
@@ -497,9 +508,8 @@ int ld_privsep_find(struct ld_orphan *o, const char *path, const char *exe,
 
 	o->pid = 0;
 	o->conn = -1;
-	if (path[0] == '\0' || strlen(path) >= sizeof(sa.sun_path))
+	if (path[0] == '\0' || un_addr(&sa, path) != 0)
 		return 0;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (c < 0)
 		return 0;
@@ -608,12 +618,11 @@ int ld_privsep_listen(struct ld_privsep *p)
 
 	if (p->ho_path[0] == '\0')
 		return 0;
-	if (strlen(p->ho_path) >= sizeof(sa.sun_path)) {
+	if (un_addr(&sa, p->ho_path) != 0) {
 		ld_log(LD_LOG_WARNING, "%s: too long for a socket: no handover",
 		       p->ho_path);
 		return -1;
 	}
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", p->ho_path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
