@@ -147,9 +147,12 @@ if len(before) < 20 or len(after) < 20:
 gap = (after[0][2] - kill) / 1e9
 print("  first answer %.3f s after the kill" % gap)
 # the served time stays the same clock: no step between answers
-steps = [abs((b[1] - a[1]) - (b[2] - a[2])) for a, b in zip(rows, rows[1:])]
-print("  largest served-vs-monotonic step between answers %.3f ms" % (max(steps) / 1e6))
-sys.exit(0 if gap < 3 and max(steps) < 50e6 else 1)
+# the served clock against the client's MONOTONIC: each answer puts
+# served - MONOTONIC in [served - after, served - before]; with no step
+# every such interval holds one offset (a late answer only widens its own)
+step = max(r[1] - r[2] for r in rows) - min(r[1] - r[0] for r in rows)
+print("  served clock against MONOTONIC: the answers' bounds miss each other by %.3f ms" % (step / 1e6))
+sys.exit(0 if gap < 3 and step < 5e6 else 1)
 PY
 python3 - "$T/reader1" <<'PY' && ok "the page's reader saw no step (TAI against MONOTONIC)" || bad "the page's timeline stepped"
 import sys
@@ -193,12 +196,14 @@ rows = [list(map(int, l.split())) for l in open(probe) if l.strip()]
 after = [r for r in rows if r[2] > t]
 gaps = [b[2] - a[2] for a, b in zip(rows, rows[1:]) if b[2] > t]
 gap = max(gaps) / 1e9 if gaps else -1
-steps = [abs((b[1] - a[1]) - (b[2] - a[2])) for a, b in zip(rows, rows[1:])]
+# no step: every answer's bound on served - MONOTONIC, [served - after,
+# served - before], holds one offset (by how much they miss each other)
+step = max(r[1] - r[2] for r in rows) - min(r[1] - r[0] for r in rows) if rows else -1
 first = (after[0][2] - t) / 1e9 if after else -1
 print("  %s, clients: %d answers of %d queries (%d lost), %d after it, first %.3f s after, "
-      "longest wait between answers %.3f s, largest step %.3f ms"
+      "longest wait between answers %.3f s, bounds miss each other by %.3f ms (a step)"
       % (what, len(rows), sent, sent - len(rows), len(after), first, gap,
-         max(steps) / 1e6 if steps else -1))
+         step / 1e6))
 vals, lat = [], []
 for l in open(reader):
     n = [int(x) for x in l.split() if x.lstrip("-").isdigit()]
@@ -209,7 +214,7 @@ for l in open(reader):
 if vals:
     print("  %s, page reader: %d readings, TAI - MONOTONIC spread %.3f ms, slowest read %.1f us"
           % (what, len(vals), (max(vals) - min(vals)) / 1e6, max(lat) / 1e3))
-ok = len(after) >= 20 and 0 <= gap < float(sys.argv[6]) and max(steps) < 50e6 and \
+ok = len(after) >= 20 and 0 <= gap < float(sys.argv[6]) and step < 5e6 and \
      len(vals) >= 100 and (max(vals) - min(vals)) < 5e6
 sys.exit(0 if ok else 1)
 PY
@@ -225,8 +230,8 @@ sleep 0.5
 d1=$(disp)
 n2=$(grep -c . "$T/probe2")
 if [ "$n2" -ge 270 ]; then ok "across kill -9 of the writer the server answered $n2 of 300"; else bad "across the writer's death: $n2 of 300 answers"; fi
-seen "$T/probe2" "$T/reader2" "$t_kw" 300 "kill -9 writer" 0.5 &&
-  ok "kill -9 of the writer: no wait over 0.5 s, no step, for clients and the page's reader" ||
+seen "$T/probe2" "$T/reader2" "$t_kw" 300 "kill -9 writer" 1.0 &&
+  ok "kill -9 of the writer: no wait over 1 s, no step, for clients and the page's reader" ||
   bad "kill -9 of the writer: what clients or the reader saw"
 if python3 -c "import sys; a, b = float('$d0'), float('$d1'); sys.exit(0 if a >= 0 and b > a + 10 else 1)"; then
   ok "root dispersion grew: $d0 us -> $d1 us"

@@ -523,7 +523,7 @@ int main(int argc, char **argv)
 	ld_privsep_init(&ps, argv, !cfg.foreground);
 	ps.syslog_now = cfg.use_syslog == 1;
 	ld_privsep_ho_path(&cfg, ps.ho_path, sizeof(ps.ho_path));
-	ngot = ld_privsep_find(&orphan, ps.ho_path, ps.exe, got,
+	ngot = ld_privsep_find(&orphan, ps.ho_path, ps.exe, cfg.user, got,
 	                       LD_PRIVSEP_MAX_FDS);
 	if (ngot > 0 && !ld_server_fds_match(&cfg, got, ngot)) {
 		ld_log(LD_LOG_WARNING, "handover: the old server's sockets are "

@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -449,10 +450,22 @@ static long parent_of(long pid)
 	return pp;
 }
 
+/* 1 if uid is the user named (--user), to which our server drops. */
+static int is_user(uid_t uid, const char *user)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+
+	return user[0] != '\0' && getpwnam_r(user, &pw, buf, sizeof(buf),
+	                                      &res) == 0 &&
+	       res != NULL && pw.pw_uid == uid;
+}
+
 /* What the sender of the answer was (its kernel-stamped credentials: a
  * listening socket's SO_PEERCRED names the process that listened, our
  * dead writer): 0 an orphaned server of this binary. */
-static int check_orphan(const struct ucred *cr, const char *exe)
+static int check_orphan(const struct ucred *cr, const char *exe,
+                        const char *user)
 {
 	char e[4096], want[4096];
 	long pp;
@@ -468,7 +481,7 @@ static int check_orphan(const struct ucred *cr, const char *exe)
 		ld_log(LD_LOG_WARNING, "handover: no peer credentials");
 		return -1;
 	}
-	if (cr->uid != 0 && cr->uid != getuid() && geteuid() != 0) {
+	if (cr->uid != 0 && cr->uid != getuid() && !is_user(cr->uid, user)) {
 		ld_log(LD_LOG_WARNING, "handover: pid %ld is of another user",
 		       (long)cr->pid);
 		return -1;
@@ -488,7 +501,7 @@ static int check_orphan(const struct ucred *cr, const char *exe)
 }
 
 int ld_privsep_find(struct ld_orphan *o, const char *path, const char *exe,
-                    int *fds, int max)
+                    const char *user, int *fds, int max)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	union {
@@ -547,7 +560,7 @@ int ld_privsep_find(struct ld_orphan *o, const char *path, const char *exe,
 			}
 		}
 	}
-	if (b != 'F' || check_orphan(&cr, exe) != 0) {
+	if (b != 'F' || check_orphan(&cr, exe, user) != 0) {
 		if (b == 'B')
 			ld_log(LD_LOG_WARNING, "handover: the server (pid %ld) "
 			       "has its writer: leaving it", (long)cr.pid);

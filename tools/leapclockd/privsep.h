@@ -57,11 +57,12 @@ void ld_privsep_init(struct ld_privsep *p, char **argv, int detach);
  * else beside the pid file, else "" (none). */
 void ld_privsep_ho_path(const struct ld_config *cfg, char *buf, size_t n);
 /* A starting writer: finds a server on `path` that outlived its writer
- * (verified: this binary, its parent not this binary, it says its writer
- * is gone) and takes dups of its UDP sockets into fds (it serves on
- * meanwhile). Returns how many (0: none, or no orphan: o->pid says). */
+ * (verified: this binary, of root, our uid or `user`'s (--user), its
+ * parent not this binary, it says its writer is gone) and takes dups of
+ * its UDP sockets into fds (it serves on meanwhile). Returns how many (0:
+ * none, or no orphan: o->pid says). */
 int ld_privsep_find(struct ld_orphan *o, const char *path, const char *exe,
-                    int *fds, int max);
+                    const char *user, int *fds, int max);
 /* Tells the orphan to stop and waits until it has (SIGKILL after 3 s):
  * its NTS-KE and metrics ports are free after. */
 void ld_privsep_orphan_stop(struct ld_orphan *o);
