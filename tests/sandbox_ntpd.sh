@@ -84,7 +84,7 @@ lc_test_tmp sandbox-ntpd
 # leapclockd's network namespace: a process holds it, leapclockd joins it
 unshare -n sleep 600 &
 nsp=$!
-pids+=($nsp)
+pids+=("$nsp")
 for _ in $(seq 50); do
 	[ "$(readlink /proc/$nsp/ns/net)" != "$(readlink /proc/self/ns/net)" ] && break
 	sleep 0.1
@@ -110,7 +110,7 @@ nsenter -t "$nsp" -n -- "${nocap[@]}" "$D" -d --no-timeline --stats-file none \
 	--pretend 2016-12-31T23:58:20Z --listen "$srv:123=utc" \
 	2>"$d/leapclockd.log" &
 lcd=$!
-pids+=($lcd)
+pids+=("$lcd")
 if ! lc_wait_answers "$lc" "$srv:123" leapclockd >/dev/null; then
 	bad "leapclockd did not start on $srv:123" "$(cat "$d/leapclockd.log")"
 	finish
