@@ -153,11 +153,19 @@ struct job {
 
 static void run_jobs(struct job *j, int nj, int rounds)
 {
-	for (int r = 0; r < rounds; r++)
+	for (int r = 0; r < rounds; r++) {
 		for (int k = 0; k < nj; k++) {
+			/* A job reads a timekeeper updated just before it
+			 * (untimed): in use a default timekeeper is updated
+			 * once a second by the library's thread (the vDSO's
+			 * data at every tick), so a read combines a snapshot
+			 * under a second old; without updates the snapshot
+			 * would age through the run. */
+			lc_update((lc_timekeeper *)j[k].tk);
 			cur_id = j[k].id;
 			j[k].r[r] = time_one(j[k].f, j[k].tk, j[k].n);
 		}
+	}
 	for (int k = 0; k < nj; k++) {
 		qsort(j[k].r, (size_t)rounds, sizeof(double), cmp_d);
 		/* the minimum: on a shared machine the noise only adds */

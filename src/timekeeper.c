@@ -558,49 +558,102 @@ static void read_slow_ts(const lc_timekeeper *tk, lc_clock_id id,
 	lc__tk_clock_at(&s, id, mono, ts);
 }
 
+uint64_t lc__cyc2ns_wide(uint64_t delta, uint64_t mult, uint64_t frac,
+                         unsigned shift)
+{
+	if ((int64_t)delta < 0)
+		delta = 0;
+	return (uint64_t)(((unsigned __int128)delta * mult + frac) >> shift);
+}
+
+/* One reader per clock id and counter kind, each a leaf that lc_gettime()
+ * jumps to: a TSC read keeps its few registers to itself (with every clock
+ * inlined into lc_gettime, and the system counter's call on the path, the
+ * reads shared one frame: six saved registers and the UTC_SLS path's
+ * spills on every read) and ends in one split of the reading
+ * (lc__tk_ts_of), whose division happens beside the counter read. */
+typedef int (*gettime_fn)(const lc_timekeeper *tk, struct timespec *ts);
+
+#define LC__TK_READERS(K, KIND)                                                \
+	static __attribute__((noinline)) int realtime_##K(                    \
+		const lc_timekeeper *tk, struct timespec *ts)                 \
+	{                                                                     \
+		if (!lc__tk_gettime_fast_k(tk, ts, KIND, 0,                    \
+		                           LC__TKW(offs_real), 1))            \
+			lc__tk_ns_to_ts(lc__tk_slow_rt(tk, NULL), ts);        \
+		return 0;                                                     \
+	}                                                                     \
+	static __attribute__((noinline)) int tai_##K(const lc_timekeeper *tk, \
+	                                             struct timespec *ts)     \
+	{                                                                     \
+		lc__tk_gettime_fast_k(tk, ts, KIND, 0, LC__TKW(offs_tai), 0);  \
+		return 0;                                                     \
+	}                                                                     \
+	static __attribute__((noinline)) int mono_##K(                        \
+		const lc_timekeeper *tk, struct timespec *ts)                 \
+	{                                                                     \
+		lc__tk_gettime_fast_k(tk, ts, KIND, 0, 0, 0);                  \
+		return 0;                                                     \
+	}                                                                     \
+	static __attribute__((noinline)) int raw_##K(const lc_timekeeper *tk, \
+	                                             struct timespec *ts)     \
+	{                                                                     \
+		lc__tk_gettime_fast_k(tk, ts, KIND, 1, 0, 0);                  \
+		return 0;                                                     \
+	}                                                                     \
+	static __attribute__((noinline)) int boot_##K(                        \
+		const lc_timekeeper *tk, struct timespec *ts)                 \
+	{                                                                     \
+		lc__tk_gettime_fast_k(tk, ts, KIND, 0, LC__TKW(offs_boot), 0); \
+		return 0;                                                     \
+	}                                                                     \
+	static __attribute__((noinline)) int utc_##K(const lc_timekeeper *tk, \
+	                                             struct timespec *ts)     \
+	{                                                                     \
+		if (!lc__tk_gettime_fast_k(tk, ts, KIND, 0,                    \
+		                           LC__TKW(offs_real), 1))            \
+			read_slow_ts(tk, LC_CLOCK_UTC, ts);                   \
+		return 0;                                                     \
+	}                                                                     \
+	/* Without a smear policy UTC_SLS is UTC (the same reader). The     \
+	 * flags never change after lc_tk_new(), so either copy tells. */     \
+	static __attribute__((noinline)) int utc_sls_##K(                     \
+		const lc_timekeeper *tk, struct timespec *ts)                 \
+	{                                                                     \
+		if (!(lc__tkw(&lc__tk_latch_of(tk)->copy[0], LC__TKW(flags)) & \
+		      LC__TKF_SMEAR))                                         \
+			return utc_##K(tk, ts);                               \
+		if (!lc__tk_gettime_sls_fast_k(tk, ts, KIND, 0))              \
+			read_slow_ts(tk, LC_CLOCK_UTC_SLS, ts);               \
+		return 0;                                                     \
+	}                                                                     \
+	static const gettime_fn readers_##K[LC_CLOCK_COUNT] = {               \
+		[LC_CLOCK_REALTIME] = realtime_##K,                           \
+		[LC_CLOCK_TAI] = tai_##K,                                     \
+		[LC_CLOCK_MONOTONIC] = mono_##K,                              \
+		[LC_CLOCK_UTC] = utc_##K,                                     \
+		[LC_CLOCK_MONOTONIC_RAW] = raw_##K,                           \
+		[LC_CLOCK_BOOTTIME] = boot_##K,                               \
+		[LC_CLOCK_UTC_SLS] = utc_sls_##K,                             \
+	};
+
+LC__TK_READERS(any, 0)
+LC__TK_READERS(sys, LC_COUNTER_SYSTEM)
+#if defined(__x86_64__)
+LC__TK_READERS(tsc, LC_COUNTER_TSC)
+#endif
+
 int lc_gettime(const lc_timekeeper *tk, lc_clock_id id, struct timespec *ts)
 {
-	if (tk == NULL)
+	if (tk == NULL || (unsigned)id >= LC_CLOCK_COUNT)
 		return LC_EINVAL;
-	int64_t v;
-
-	switch (id) {
-	case LC_CLOCK_REALTIME:
-		lc__tk_gettime_rt(tk, ts, 1);
-		return 0;
-	case LC_CLOCK_TAI:
-		lc__tk_ns_to_ts(read_mono_plus(tk, LC__TKW(offs_tai)), ts);
-		return 0;
-	case LC_CLOCK_MONOTONIC:
-		lc__tk_ns_to_ts(lc__tk_read_mono(tk), ts);
-		return 0;
-	case LC_CLOCK_UTC:
-		if (lc__tk_gettime_utc_fast(tk, ts))
-			return 0;
-		read_slow_ts(tk, id, ts);
-		return 0;
-	case LC_CLOCK_MONOTONIC_RAW:
-		v = read_raw(tk);
-		lc__tk_ns_to_ts(v, ts);
-		return 0;
-	case LC_CLOCK_BOOTTIME:
-		lc__tk_ns_to_ts(read_mono_plus(tk, LC__TKW(offs_boot)), ts);
-		return 0;
-	case LC_CLOCK_UTC_SLS:
-		/* Without a smear policy UTC_SLS is UTC. The flags never
-		 * change after lc_tk_new(), so either copy tells. */
-		if (!(lc__tkw(&lc__tk_latch_of(tk)->copy[0], LC__TKW(flags)) &
-		      LC__TKF_SMEAR)) {
-			if (lc__tk_gettime_utc_fast(tk, ts))
-				return 0;
-		} else if (lc__tk_gettime_sls_fast(tk, ts)) {
-			return 0;
-		}
-		read_slow_ts(tk, id, ts);
-		return 0;
-	default:
-		return LC_EINVAL;
-	}
+#if defined(__x86_64__)
+	if (lc__likely(lc__tk_pub(tk)->counter_kind == LC_COUNTER_TSC))
+		return readers_tsc[id](tk, ts);
+#endif
+	if (lc__tk_pub(tk)->counter_kind == LC_COUNTER_SYSTEM)
+		return readers_sys[id](tk, ts);
+	return readers_any[id](tk, ts);
 }
 
 int64_t lc_now_ns(const lc_timekeeper *tk, lc_clock_id id)

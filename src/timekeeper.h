@@ -213,6 +213,29 @@ static inline uint64_t lc__tk_counter_read(const struct lc__tk_pub *p)
 	return lc__counter_read(p->counter);
 }
 
+/* The same with the counter's kind known at the call site: `kind` (a
+ * constant) LC_COUNTER_TSC reads the TSC without testing the kind, so that
+ * a reader compiled for it has no call on its path and keeps its values in
+ * the registers a call would clobber; LC_COUNTER_SYSTEM calls the host
+ * clock without the tests; 0 tests the kind (lc_gettime picks the reader
+ * by the timekeeper's kind). */
+static inline uint64_t lc__tk_counter_read_k(const struct lc__tk_pub *p,
+                                             int kind)
+{
+#if defined(__x86_64__)
+	if (kind == LC_COUNTER_TSC)
+		return lc__rdtsc();
+#endif
+	if (kind == LC_COUNTER_SYSTEM) {
+		struct timespec ts;
+
+		lc__host.clock_gettime(p->counter->clk, &ts);
+		return (uint64_t)ts.tv_sec * 1000000000u +
+		       (uint64_t)ts.tv_nsec;
+	}
+	return lc__tk_counter_read(p);
+}
+
 /* The latch part of a timekeeper (it is the first member). */
 static inline const struct lc__tk_pub *lc__tk_pub(const lc_timekeeper *tk)
 {
@@ -273,6 +296,24 @@ static inline uint64_t lc__cyc2ns(uint64_t cycles, uint64_t last,
 		return (uint64_t)(((unsigned __int128)delta * mult + frac) >>
 		                  shift);
 	}
+	return (delta * mult + frac) >> shift;
+}
+
+/* lc__cyc2ns() with its 128-bit case out of line (timekeeper.c), for the
+ * fast readers: the wide multiply's registers (rdx:rax, the double shift)
+ * then do not shape the hot path's register allocation. The same value. */
+uint64_t lc__cyc2ns_wide(uint64_t delta, uint64_t mult, uint64_t frac,
+                         unsigned shift) __attribute__((cold, noinline));
+
+static inline uint64_t lc__cyc2ns_fast(uint64_t cycles, uint64_t last,
+                                       uint64_t mult, uint64_t frac,
+                                       uint64_t shift_max)
+{
+	uint64_t delta = cycles - last;
+	unsigned shift = (unsigned)(shift_max & 0xff);
+
+	if (lc__unlikely(delta >> ((shift_max >> 8) & 0xff)))
+		return lc__cyc2ns_wide(delta, mult, frac, shift);
 	return (delta * mult + frac) >> shift;
 }
 
@@ -476,32 +517,125 @@ static inline void lc__tk_gettime_rt(const lc_timekeeper *tk,
 	lc__tk_ns_to_ts(lc__tk_read_rt(tk, leap_check), ts);
 }
 
-/* UTC_SLS when a smear policy is configured: one multiply after MONOTONIC's
- * (the words of line 1); returns 0 when the slow path must decide (past
- * the piece the writer prepared, or inside an unsmeared 23:59:60). */
-static inline int lc__tk_gettime_sls_fast(const lc_timekeeper *tk,
-                                          struct timespec *ts)
+/* ns since 1970 at the snapshot, `b`, plus `d` ns since the snapshot, as a
+ * timespec, the way the vDSO splits its reading: b is split while the
+ * counter is being read (it depends only on the snapshot, so the CPU does
+ * its multiply by 1/10^9 in the shadow of the rdtsc), and after the read
+ * only d is added to the ns part, with one carry. The ns part then needs a
+ * division only when b < 0 or d is a second or more past the carry (a
+ * writer not updated for over a second: the result is the same, by the
+ * division of b + d). */
+static inline __attribute__((always_inline)) void
+lc__tk_ts_of(int64_t b, uint64_t d, struct timespec *ts)
+{
+	if (lc__likely(b >= 0)) {
+		uint64_t sec = (uint64_t)b / 1000000000u;
+		uint64_t ns = (uint64_t)b % 1000000000u + d;
+
+		if (lc__likely(ns < 2000000000u)) {
+			uint64_t carry = ns >= 1000000000u;
+
+			ts->tv_sec = (time_t)(sec + carry);
+			ts->tv_nsec = (long)(ns - (carry ? 1000000000u : 0));
+			return;
+		}
+	}
+	lc__tk_ns_to_ts(b + (int64_t)d, ts);
+}
+
+/* The fast timespec read of a clock that is MONOTONIC (or MONOTONIC_RAW,
+ * raw != 0) plus one snapshot word (off_word; 0 for none), every term
+ * inline. Only the sequence is loaded before the counter read (the read
+ * must not run ahead of it: the copy it selects has a cycle_last no later
+ * than the counter); the copy's words are loaded after it, while the
+ * ordered read is still under way, as the vDSO does, so that no word's
+ * load is on the path and few registers are live across the read; the
+ * split of the snapshot's instant (lc__tk_ts_of) runs beside it too. The
+ * retry compares the sequence of the latch the copy was read from. With
+ * leap_check, returns 0 at or past rt_slow (the caller takes the slow
+ * path: a leap or a smear at hand), as lc__tk_read_rt_at() does;
+ * otherwise 1. `kind`: as lc__tk_counter_read_k(). */
+static inline __attribute__((always_inline)) int
+lc__tk_gettime_fast_k(const lc_timekeeper *tk, struct timespec *ts, int kind,
+                      int raw, size_t off_word, int leap_check)
 {
 	const struct lc__tk_pub *p = lc__tk_pub(tk);
+	const struct lc__tk_latch *l;
 	const struct lc__tk_copy *c;
-	uint64_t seq, last, mult, frac, smax, dmax, mlo, mhi, clo, chi, d, hi;
-	int64_t base, v;
-	unsigned __int128 t;
+	uint64_t seq, cyc, d;
+	int64_t mono, b;
+	int slow = 0;
 
 	do {
-		seq = lc__tk_read_begin(p, &c);
-		last = lc__tkw(c, LC__TKW(cycle_last));
-		mult = lc__tkw(c, LC__TKW(mult));
-		frac = lc__tkw(c, LC__TKW(frac));
-		smax = lc__tkw(c, LC__TKW(shift_max));
-		base = (int64_t)lc__tkw(c, LC__TKW(sls[0].base));
-		dmax = lc__tkw(c, LC__TKW(sls[0].dmax));
-		mlo = lc__tkw(c, LC__TKW(sls[0].m_lo));
-		mhi = lc__tkw(c, LC__TKW(sls[0].m_hi));
-		clo = lc__tkw(c, LC__TKW(sls[0].c_lo));
-		chi = lc__tkw(c, LC__TKW(sls[0].c_hi));
-		d = lc__cyc2ns(lc__tk_counter_read(p), last, mult, frac, smax);
-		if (lc__unlikely(d >= dmax)) {
+		l = atomic_load_explicit(&p->latch, memory_order_relaxed);
+		seq = atomic_load_explicit(&l->seq, memory_order_acquire);
+		c = &l->copy[seq & 1];
+		cyc = lc__tk_counter_read_k(p, kind);
+		mono = (int64_t)lc__tkw(c, raw ? LC__TKW(raw_mono)
+		                               : LC__TKW(mono));
+		b = mono;
+		if (off_word)
+			b += (int64_t)lc__tkw(c, off_word);
+		d = lc__cyc2ns_fast(cyc, lc__tkw(c, LC__TKW(cycle_last)),
+		                    lc__tkw(c, raw ? LC__TKW(raw_mult)
+		                                   : LC__TKW(mult)),
+		                    lc__tkw(c, raw ? LC__TKW(raw_frac)
+		                                   : LC__TKW(frac)),
+		                    lc__tkw(c, LC__TKW(shift_max)));
+		if (leap_check)
+			slow = mono + (int64_t)d >=
+			       (int64_t)lc__tkw(c, LC__TKW(rt_slow));
+	} while (atomic_load_explicit(&l->seq, memory_order_relaxed) != seq);
+	if (lc__unlikely(slow))
+		return 0;
+	lc__tk_ts_of(b, d, ts);
+	return 1;
+}
+
+/* UTC_SLS when a smear policy is configured: one multiply after MONOTONIC's
+ * (the words of line 1, loaded, as line 0's, after the counter read has
+ * started: see lc__tk_gettime_fast_k); returns 0 when the slow path must
+ * decide (past the piece the writer prepared, or inside an unsmeared
+ * 23:59:60). With `or_utc`, a snapshot without a smear policy
+ * (LC__TKF_SMEAR clear) reads UTC, as lc__tk_gettime_utc_fast() does:
+ * UTC_SLS is UTC then, and the flags word is loaded with the others, off
+ * the path, instead of before the loop. */
+static inline __attribute__((always_inline)) int
+lc__tk_gettime_sls_fast_k(const lc_timekeeper *tk, struct timespec *ts,
+                          int kind, int or_utc)
+{
+	const struct lc__tk_pub *p = lc__tk_pub(tk);
+	const struct lc__tk_latch *l;
+	const struct lc__tk_copy *c;
+	uint64_t seq, cyc, mlo, mhi, clo, chi, d, v;
+	int64_t base, mono;
+	unsigned __int128 t;
+	int slow;
+
+	do {
+		l = atomic_load_explicit(&p->latch, memory_order_relaxed);
+		seq = atomic_load_explicit(&l->seq, memory_order_acquire);
+		c = &l->copy[seq & 1];
+		cyc = lc__tk_counter_read_k(p, kind);
+		d = lc__cyc2ns_fast(cyc, lc__tkw(c, LC__TKW(cycle_last)),
+		                    lc__tkw(c, LC__TKW(mult)),
+		                    lc__tkw(c, LC__TKW(frac)),
+		                    lc__tkw(c, LC__TKW(shift_max)));
+		if (or_utc && !(lc__tkw(c, LC__TKW(flags)) & LC__TKF_SMEAR)) {
+			mono = (int64_t)lc__tkw(c, LC__TKW(mono));
+			base = mono + (int64_t)lc__tkw(c, LC__TKW(offs_real));
+			slow = mono + (int64_t)d >=
+			       (int64_t)lc__tkw(c, LC__TKW(rt_slow));
+			v = d;
+			continue;
+		}
+		if (lc__likely(d < lc__tkw(c, LC__TKW(sls[0].dmax)))) {
+			base = (int64_t)lc__tkw(c, LC__TKW(sls[0].base));
+			mlo = lc__tkw(c, LC__TKW(sls[0].m_lo));
+			mhi = lc__tkw(c, LC__TKW(sls[0].m_hi));
+			clo = lc__tkw(c, LC__TKW(sls[0].c_lo));
+			chi = lc__tkw(c, LC__TKW(sls[0].c_hi));
+		} else {
 			if (d >= lc__tkw(c, LC__TKW(sls[1].dmax)))
 				return 0;
 			base = (int64_t)lc__tkw(c, LC__TKW(sls[1].base));
@@ -513,11 +647,19 @@ static inline int lc__tk_gettime_sls_fast(const lc_timekeeper *tk,
 		/* d < 2^40 and M < 2^85: no product overflows */
 		t = (unsigned __int128)d * mlo +
 		    (((unsigned __int128)chi << 64) | clo);
-		hi = (uint64_t)(t >> 64) + d * mhi;
-		v = base + (int64_t)(hi >> 20);
-	} while (lc__tk_read_retry(p, seq));
-	lc__tk_ns_to_ts(v, ts);
+		v = ((uint64_t)(t >> 64) + d * mhi) >> 20;
+		slow = 0;
+	} while (atomic_load_explicit(&l->seq, memory_order_relaxed) != seq);
+	if (lc__unlikely(slow))
+		return 0;
+	lc__tk_ts_of(base, v, ts);
 	return 1;
+}
+
+static inline int lc__tk_gettime_sls_fast(const lc_timekeeper *tk,
+                                          struct timespec *ts)
+{
+	return lc__tk_gettime_sls_fast_k(tk, ts, 0, 0);
 }
 
 /* UTC away from a leap is REALTIME; returns 0 when the slow path must
@@ -525,20 +667,7 @@ static inline int lc__tk_gettime_sls_fast(const lc_timekeeper *tk,
 static inline int lc__tk_gettime_utc_fast(const lc_timekeeper *tk,
                                           struct timespec *ts)
 {
-	const struct lc__tk_pub *p = lc__tk_pub(tk);
-	const struct lc__tk_copy *c;
-	uint64_t seq;
-	int64_t mono, rt;
-
-	do {
-		seq = lc__tk_read_begin(p, &c);
-		mono = lc__tk_mono_of(c, lc__tk_counter_read(p));
-		if (lc__unlikely(mono >= (int64_t)lc__tkw(c, LC__TKW(rt_slow))))
-			return 0;
-		rt = mono + (int64_t)lc__tkw(c, LC__TKW(offs_real));
-	} while (lc__tk_read_retry(p, seq));
-	lc__tk_ns_to_ts(rt, ts);
-	return 1;
+	return lc__tk_gettime_fast_k(tk, ts, 0, 0, LC__TKW(offs_real), 1);
 }
 
 /* ---- timer inverses (src/timekeeper.c), for the timer queue, the loop's

@@ -47,12 +47,15 @@ struct lc__timer {
 	};
 	struct lc__tq *q;     /* its queue (lc_timer_init); NULL: never set up */
 	int64_t interval;     /* ns on the timer's clock; 0: one-shot */
-	struct lc__timer *rnext, *rprev; /* ready list */
 	uint32_t idx;   /* heap index (>= LC__HEAP0), 0 when not queued */
 	uint32_t clock; /* lc_clock_id */
 	uint32_t flags; /* LC_TIMER_* it was started with */
 	uint32_t state; /* LC__T_*, LC__T_CANCELLED for the pending delivery */
-	/* line 1: delivery and cancel-on-set */
+	/* bytes 48-127: expiry, delivery and cancel-on-set. What a start and
+	 * a stop touch is the first 48 bytes, so that it is one cache line
+	 * also in an array whose timers start 16 bytes into a line (glibc's
+	 * malloc of a large array), where bytes 48-63 are in the next. */
+	struct lc__timer *rnext, *rprev; /* ready list */
 	lc_timer_cb cb;
 	void *data;
 	int64_t overrun;      /* overruns of the last delivered expiry */
@@ -64,6 +67,8 @@ struct lc__timer {
 
 _Static_assert(sizeof(struct lc__timer) <= sizeof(struct lc_timer),
                "struct lc_timer is too small for the private timer");
+_Static_assert(offsetof(struct lc__timer, state) + 4 <= 48,
+               "a start's and a stop's fields fit in 48 bytes");
 
 /* Both lines of a timer, ahead of an expiry or a delivery. */
 static inline void lc__prefetch_timer(const struct lc__timer *t)

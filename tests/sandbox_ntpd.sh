@@ -5,8 +5,14 @@
 # run --sandbox`, issue 24 item 3) with the kernel discipline (no -x: its
 # ntp_adjtime calls are the sandbox's), synchronised to leapclockd serving
 # utc at --pretend 2016-12-31T23:58:20Z (the real insertion of 2016), and
-# learns the leap from the served leap bits alone (no leapfile: its
-# dynamic leap, scheduled for the end of the month).
+# is given the leap by its leapfile (tests/data/leap-seconds.list.tzdata2026f,
+# which leapclockd's leap bits agree with). Not from the bits alone:
+# NTPsec 1.2.2 (and its master of 2026) schedules a leap learnt from the
+# bits at 00:00 of the same day of the next month (ntpd/ntp_leapsec.c,
+# leapsec_add: tm_mon++ but tm_mday kept), so bits first seen on
+# 2016-12-31 schedule it for 2017-01-31 (ntpd -D 1: "leap_armed",
+# leapsec_query ddist 30 days), and it never arms STA_INS for the real
+# one; only bits first seen on the 1st of the month would do.
 #   - ntpd steps the sandbox's clock, which starts a second behind
 #     leapclockd (clock_settime: the writer's --debug log);
 #   - ntpd arms the leap through the sandbox's adjtimex (ADJ_STATUS with
@@ -18,10 +24,15 @@
 #     10 ms of leapclockd's (both inserted the second);
 #   - the host clock's adjtimex state is the same before and after.
 # NTPsec 1.2 sends and serves on port 123 only, and so does leapclockd for
-# it: the test runs in its own network namespace (root; leapclockd on
-# 10.123.0.1:123, an address of lo's: ntpd refuses a server at any
-# 127.x address but 127.0.0.1 ("attempt to configure invalid address");
-# ntpd on 127.0.0.1:123); everything runs without
+# it: the test runs in its own network namespace (root), and leapclockd
+# in a second one, joined to it by a veth pair: leapclockd on
+# 10.123.0.1:123, ntpd on 10.123.0.2:123. Not one namespace: ntpd refuses
+# a server at any 127.x address but 127.0.0.1 ("attempt to configure
+# invalid address"), and it sends to a server only from a socket of its
+# own bound to the source address the kernel picks for it, which for an
+# address of the same namespace is that address itself, leapclockd's
+# (ntpd -D 3: "newpeer(10.123.0.1): local interface currently not
+# bound", and it never sent a packet). Everything runs without
 # CAP_SYS_TIME. Files: BUILD_DIR/sandbox_ntpd/.
 # NTPD names another ntpd.
 set -u
@@ -68,9 +79,23 @@ if [ "${LC_SBNTPD_NS:-}" != 1 ]; then
 	exec env LC_SBNTPD_NS=1 unshare -n -- bash "$0" "$@"
 fi
 ip link set lo up || { echo "FAIL cannot bring lo up in the test's network namespace"; exit 1; }
-srv=10.123.0.1
-ip addr add "$srv/32" dev lo || { echo "FAIL cannot add $srv to lo in the test's network namespace"; exit 1; }
+srv=10.123.0.1 me=10.123.0.2
 lc_test_tmp sandbox-ntpd
+# leapclockd's network namespace: a process holds it, leapclockd joins it
+unshare -n sleep 600 &
+nsp=$!
+pids+=("$nsp")
+for _ in $(seq 50); do
+	[ "$(readlink /proc/$nsp/ns/net)" != "$(readlink /proc/self/ns/net)" ] && break
+	sleep 0.1
+done
+if ! ip link add lcntp0 type veth peer name lcntp1 netns "$nsp" 2>"$T/veth.err"; then
+	echo "skip sandbox_ntpd: cannot make a veth pair in the test's network namespace ($(cat "$T/veth.err")): ntpd needs its server in another namespace"
+	exit 77
+fi
+ip addr add "$me/24" dev lcntp0 && ip link set lcntp0 up &&
+	nsenter -t "$nsp" -n sh -c "ip link set lo up && ip addr add $srv/24 dev lcntp1 && ip link set lcntp1 up" ||
+	{ echo "FAIL cannot set up the veth pair ($me, $srv)"; exit 1; }
 nocap=()
 if command -v setpriv >/dev/null; then
 	nocap=(setpriv --bounding-set=-sys_time --inh-caps=-sys_time --)
@@ -81,10 +106,11 @@ rm -rf "$d"
 mkdir -m 0700 "$d"
 echo "ntpd: $ntpd ($("$ntpd" --version 2>&1 | head -1))"
 
-"${nocap[@]}" "$D" -d --no-timeline --stats-file none \
+nsenter -t "$nsp" -n -- "${nocap[@]}" "$D" -d --no-timeline --stats-file none \
 	--pretend 2016-12-31T23:58:20Z --listen "$srv:123=utc" \
 	2>"$d/leapclockd.log" &
-pids+=($!)
+lcd=$!
+pids+=("$lcd")
 if ! lc_wait_answers "$lc" "$srv:123" leapclockd >/dev/null; then
 	bad "leapclockd did not start on $srv:123" "$(cat "$d/leapclockd.log")"
 	finish
@@ -95,9 +121,13 @@ echo 0.000 >"$d/ntp.drift"
 cat >"$d/ntp.conf" <<CONF
 server $srv iburst minpoll 0 maxpoll 0
 driftfile $d/ntp.drift
+leapfile $src/tests/data/leap-seconds.list.tzdata2026f
+statsdir $d/
+statistics peerstats loopstats
+filegen peerstats file peerstats type none enable
+filegen loopstats file loopstats type none enable
 interface ignore wildcard
-interface listen 127.0.0.1
-interface ignore $srv
+interface listen $me
 CONF
 # inside the sandbox: ntpd, a watcher of the clock's state, then ntpdig
 cat >"$d/inside.sh" <<'INSIDE'
@@ -121,19 +151,22 @@ INSIDE
 TZ=UTC timeout 240 "${nocap[@]}" "$lc" run --sandbox --debug --pretend 2016-12-31T23:58:19Z -- \
 	bash "$d/inside.sh" "$d" "$ntpd" "$build/lc_leap2015" "$srv" >"$d/sandbox.log" 2>&1
 rc=$?
-kill "${pids[@]}" $(pgrep -P "${pids[0]}") 2>/dev/null
+kill "${pids[@]}" $(pgrep -P "$lcd") 2>/dev/null
 wait "${pids[@]}" 2>/dev/null
 pids=()
 [ $rc -eq 0 ] || bad "the sandbox run (rc $rc)" "$(tail -20 "$d/sandbox.log"; tail -20 "$d/ntpd.log" 2>/dev/null)"
 
 read -r steps insert adjs < <(sb_debug_counts "$d/sandbox.log")
 if [ "$steps" -gt 0 ]; then
-	ok "ntpd stepped the sandbox's clock at start ($steps steps; it started 1 s behind)"
+	# 1 s behind leapclockd's pretended time, plus the time leapclockd ran
+	# before the sandbox started
+	by=$(sed -n 's/.*time stepped by \([-+0-9.]*\).*/\1/p' "$d/ntpd.log" | head -1)
+	ok "ntpd stepped the sandbox's clock at start ($steps steps; ntpd.log: stepped by ${by:-?} s; it started at least 1 s behind)"
 else
 	bad "ntpd never stepped the sandbox's clock" "$(grep sandbox "$d/sandbox.log" | head -8; tail -20 "$d/ntpd.log" 2>/dev/null)"
 fi
 if [ "$insert" -gt 0 ]; then
-	ok "ntpd armed STA_INS through the sandbox's adjtimex ($insert of its $adjs ntp_adjtime calls that set; kernel discipline)"
+	ok "ntpd armed STA_INS through the sandbox's adjtimex from its leapfile ($insert of its $adjs ntp_adjtime calls that set; kernel discipline)"
 else
 	bad "ntpd never armed STA_INS in the sandbox ($adjs ntp_adjtime calls that set)" "$(grep -i 'leap\|clock' "$d/ntpd.log" 2>/dev/null | tail -12; grep 'sandbox: adjtimex' "$d/sandbox.log" | tail -5)"
 fi

@@ -62,6 +62,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +97,7 @@ static _Thread_local struct src_cache tl_cache[LD_MAX_LISTEN];
 
 /* Table generations and clock ids, unique in the process (several clocks
  * in a test). */
-static uint64_t gen_counter, clock_ids;
+static _Atomic uint64_t gen_counter, clock_ids;
 
 #define LD_RETIRED_MAX 16
 #define LD_HAZARDS 128
@@ -112,11 +113,11 @@ static _Thread_local uint64_t tl_hz_clock;
 static _Thread_local int tl_hz_slot;
 
 struct ld_clock {
-	lc_leaptable *table;  /* the main thread's view: cur->t */
-	struct tver *cur;     /* published (seq_cst) */
+	_Atomic(lc_leaptable *) table; /* the main thread's view: cur->t */
+	_Atomic(struct tver *) cur;    /* published (seq_cst) */
 	uint64_t id;
-	const struct tver *hazard[LD_HAZARDS]; /* in use by a reader */
-	int nhazard;          /* slots handed out (atomic) */
+	_Atomic(const struct tver *) hazard[LD_HAZARDS]; /* in use by a reader */
+	atomic_int nhazard;   /* slots handed out */
 	pthread_mutex_t slow; /* readers past LD_HAZARDS; free_retired */
 	/* versions replaced by a reload, freed once no hazard names them */
 	struct tver *retired[LD_RETIRED_MAX];
@@ -402,8 +403,8 @@ int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg)
 	if (c->cur == NULL)
 		goto fail;
 	c->cur->t = c->table;
-	c->cur->gen = __atomic_add_fetch(&gen_counter, 1, __ATOMIC_RELAXED);
-	c->id = __atomic_add_fetch(&clock_ids, 1, __ATOMIC_RELAXED);
+	c->cur->gen = (atomic_fetch_add_explicit(&gen_counter, 1, memory_order_relaxed) + 1);
+	c->id = (atomic_fetch_add_explicit(&clock_ids, 1, memory_order_relaxed) + 1);
 	pthread_mutex_init(&c->slow, NULL);
 
 	if (open_counter(c, cfg) != 0)
@@ -481,8 +482,8 @@ int ld_clock_new_reader(struct ld_clock **out, const struct ld_config *cfg)
 	if (c->cur == NULL)
 		goto fail;
 	c->cur->t = c->table;
-	c->cur->gen = __atomic_add_fetch(&gen_counter, 1, __ATOMIC_RELAXED);
-	c->id = __atomic_add_fetch(&clock_ids, 1, __ATOMIC_RELAXED);
+	c->cur->gen = (atomic_fetch_add_explicit(&gen_counter, 1, memory_order_relaxed) + 1);
+	c->id = (atomic_fetch_add_explicit(&clock_ids, 1, memory_order_relaxed) + 1);
 	pthread_mutex_init(&c->slow, NULL);
 	*out = c;
 	return 0;
@@ -637,7 +638,7 @@ static const struct tver *table_enter(struct ld_clock *c)
 	int slot;
 
 	if (tl_hz_clock != c->id) {
-		int i = __atomic_fetch_add(&c->nhazard, 1, __ATOMIC_RELAXED);
+		int i = atomic_fetch_add_explicit(&c->nhazard, 1, memory_order_relaxed);
 
 		tl_hz_clock = c->id;
 		tl_hz_slot = i < LD_HAZARDS ? i : -1;
@@ -645,14 +646,14 @@ static const struct tver *table_enter(struct ld_clock *c)
 	slot = tl_hz_slot;
 	if (slot < 0) {
 		pthread_mutex_lock(&c->slow);
-		return __atomic_load_n(&c->cur, __ATOMIC_SEQ_CST);
+		return atomic_load(&c->cur);
 	}
-	v = __atomic_load_n(&c->cur, __ATOMIC_SEQ_CST);
+	v = atomic_load(&c->cur);
 	for (;;) {
 		const struct tver *again;
 
-		__atomic_store_n(&c->hazard[slot], v, __ATOMIC_SEQ_CST);
-		again = __atomic_load_n(&c->cur, __ATOMIC_SEQ_CST);
+		atomic_store(&c->hazard[slot], v);
+		again = atomic_load(&c->cur);
 		if (again == v)
 			return v;
 		v = again;
@@ -664,7 +665,8 @@ static void table_exit(struct ld_clock *c)
 	if (tl_hz_slot < 0)
 		pthread_mutex_unlock(&c->slow);
 	else
-		__atomic_store_n(&c->hazard[tl_hz_slot], NULL, __ATOMIC_RELEASE);
+		atomic_store_explicit(&c->hazard[tl_hz_slot], NULL,
+		                      memory_order_release);
 }
 
 static void source_at(struct ld_source *s, const struct tver *v, int64_t tai,
@@ -786,7 +788,7 @@ static void free_retired(struct ld_clock *c, int all)
 		int held = 0;
 
 		for (int h = 0; h < LD_HAZARDS && !all; h++)
-			if (__atomic_load_n(&c->hazard[h], __ATOMIC_SEQ_CST) ==
+			if (atomic_load(&c->hazard[h]) ==
 			    c->retired[i])
 				held = 1;
 		if (!held) {
@@ -851,14 +853,14 @@ static int publish_table(struct ld_clock *c, lc_leaptable *fresh)
 		free_retired(c, 0);
 	}
 	nv->t = fresh;
-	nv->gen = __atomic_add_fetch(&gen_counter, 1, __ATOMIC_RELAXED);
+	nv->gen = (atomic_fetch_add_explicit(&gen_counter, 1, memory_order_relaxed) + 1);
 #if !LD_HOST_CLOCK
 	if (c->rd == NULL)
 		lc__tk_set_table(c->tk, fresh);
 #endif
 	c->retired[c->nretired++] = c->cur;
-	__atomic_store_n(&c->table, fresh, __ATOMIC_RELAXED);
-	__atomic_store_n(&c->cur, nv, __ATOMIC_SEQ_CST);
+	atomic_store_explicit(&c->table, fresh, memory_order_relaxed);
+	atomic_store(&c->cur, nv);
 	free_retired(c, 0);
 	return 0;
 }
@@ -1034,7 +1036,7 @@ int ld_clock_watch_paths(const struct ld_clock *c, char paths[2][PATH_MAX])
 
 const lc_leaptable *ld_clock_table(const struct ld_clock *c)
 {
-	return __atomic_load_n(&c->table, __ATOMIC_RELAXED);
+	return atomic_load_explicit(&c->table, memory_order_relaxed);
 }
 
 int ld_clock_precision(struct ld_clock *c)
