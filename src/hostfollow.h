@@ -25,6 +25,10 @@
  *    one leap behind: late, or never). The nearest one is the host's leap
  *    status; nearest L with gap != 0 means the host caught up (gap := 0).
  *    e = d - k * gap s (k = 1 for the second candidate) is the phase error.
+ *    A host that has passed the boundary of the armed leap we have yet
+ *    to reach (in->leap_ahead, leap_in_ns), reading a second from us by
+ *    it with its phase ahead of ours within LC__HF_SMEAR_HOLD + step_ns,
+ *    is a leap ahead: gap := -dir, closed by our leap at the boundary.
  *  - No step signalled since the last sample: e is drift; the rate is
  *    steered to remove it (proportional over max(2 s, 2 intervals), a
  *    slow integral within 500 ppm, the sum within 10 %), near a leap too.
