@@ -757,9 +757,9 @@ static void iso(char *buf, size_t n, int64_t ns)
 static int calibrate(int64_t b_ns, int dir, int64_t *off, int64_t *width)
 {
 	struct sockaddr_in a;
-	struct timeval tv = {0, 50000};
+	struct timeval tv = {0, 200000};
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), got = 0;
-	uint64_t cookie = 0x6c6363616c000000ULL;
+	uint64_t cookie = 0x6c6363616c000000ULL + ((uint64_t)now(CLOCK_MONOTONIC_RAW) & 0xffff00);
 
 	memset(&a, 0, sizeof(a));
 	a.sin_family = AF_INET;
@@ -946,7 +946,7 @@ static int run_disc(int dir, int armed, const char *leapfile,
 		/* the upstream answers within seconds (a loaded machine) */
 		int rc = -1;
 
-		for (int k = 0; k < 5 && rc != 0; k++)
+		for (int k = 0; k < 8 && rc != 0; k++)
 			rc = calibrate(b_ns, dir, &off, &width);
 		if (rc != 0) {
 			printf("LC-FACE upstream FAIL no-answer\n");

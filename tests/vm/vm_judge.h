@@ -243,6 +243,9 @@ static inline void vj_init(struct vj *j, const struct vj_cfg *c)
 		j->c.ktol = VJ_KTOL;
 	vj_kclock = c->truth == VJ_TRUTH_RAW ? CLOCK_MONOTONIC_RAW : CLOCK_TAI;
 	j->defer = c->truth == VJ_TRUTH_RAW;
+	/* a disciplined host's run judges a few seconds around the leap */
+	if (!c->plan)
+		j->min_judged = 400;
 }
 
 /* VJ_TRUTH_RAW is measured over the 2 s before raw_a: readings before are
