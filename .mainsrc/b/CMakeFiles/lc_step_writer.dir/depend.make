@@ -1,0 +1,2 @@
+# Empty dependencies file for lc_step_writer.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for lc_vm_face.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,41 @@
+file(REMOVE_RECURSE
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/cmd_convert.c.o"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/cmd_convert.c.o.d"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/cmd_kernel_test.c.o"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/cmd_kernel_test.c.o.d"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/cmd_now.c.o"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/cmd_now.c.o.d"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/cmd_run.c.o"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/cmd_run.c.o.d"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/cmd_server_stats.c.o"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/cmd_server_stats.c.o.d"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/cmd_simulate.c.o"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/cmd_simulate.c.o.d"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/cmd_smear.c.o"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/cmd_smear.c.o.d"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/cmd_status.c.o"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/cmd_status.c.o.d"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/cmd_table.c.o"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/cmd_table.c.o.d"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/cmd_top.c.o"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/cmd_top.c.o.d"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/decimal.c.o"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/decimal.c.o.d"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/main.c.o"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/main.c.o.d"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/simprint.c.o"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/simprint.c.o.d"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/simtrace.c.o"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/simtrace.c.o.d"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/smear_chart.c.o"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/smear_chart.c.o.d"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/smearconv.c.o"
+  "CMakeFiles/leapclock_cli.dir/tools/leapclock/smearconv.c.o.d"
+  "leapclock"
+  "leapclock.pdb"
+)
+
+# Per-language clean rules from dependency scanning.
+foreach(lang C)
+  include(CMakeFiles/leapclock_cli.dir/cmake_clean_${lang}.cmake OPTIONAL)
+endforeach()

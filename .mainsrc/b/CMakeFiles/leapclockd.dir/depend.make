@@ -1,0 +1,2 @@
+# Empty dependencies file for leapclockd.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "libleapclockd_core.a"
+)

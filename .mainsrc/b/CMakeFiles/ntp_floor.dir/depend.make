@@ -1,0 +1,2 @@
+# Empty dependencies file for ntp_floor.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty dependencies file for test_tk_schedule.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,290 @@
+/*
+ * clock.c - the program's clocks in libleapclock-preload.so: the writer
+ * that keeps its timekeeper (and the smear span) current, the reads
+ * (clock_gettime, gettimeofday, time, timespec_get, clock_getres), the
+ * settings it refuses, and absolute deadlines on its clocks converted into
+ * host CLOCK_MONOTONIC ones for the modules that wait (wait.c, timers.c).
+ * preload.c has the design; shim.h the inline read path.
+ */
+#define _GNU_SOURCE
+
+#include "shim.h"
+
+#include "sandbox.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Not declared by glibc >= 2.31 headers; the symbol still exists. */
+LCP_EXPORT int stime(const time_t *t);
+
+struct lcp_smear lcp_sm;
+_Atomic int64_t lcp_next_update = INT64_MAX;
+_Atomic int lcp_writer;
+int lcp_updates_ok;
+
+/* ---- the writer ---------------------------------------------------------- */
+
+/* Our own timekeeper's NTP state (never the host's): no STA_UNSYNC and a
+ * zero maximum error (which would grow back to the unsynchronised limit in
+ * 8.9 h: re-zeroed at each update), so that its adjtimex answers the pure
+ * leap state (TIME_INS, TIME_OOP, TIME_WAIT); the host's own sync verdict
+ * is combined in ntp.c. Writer only. */
+void lcp_mark_synced(unsigned int extra_modes)
+{
+	struct lc_timex tx;
+
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = LC_ADJ_MAXERROR | LC_ADJ_ESTERROR | extra_modes;
+	lc_adjtimex(lcp_tk, &tx);
+}
+
+void lcp_update_slow(int64_t mono)
+{
+	if (!lcp_writer_try())
+		return; /* another thread, or the code we interrupted */
+	if (mono >=
+	    atomic_load_explicit(&lcp_next_update, memory_order_relaxed)) {
+		lc_update(lcp_tk);
+		lcp_mark_synced(0);
+		if (lcp_sm.on)
+			lcp_sm_replan(); /* a leap the table gained, the
+			                  * next one */
+		atomic_store_explicit(&lcp_next_update, mono + LC__NS,
+		                      memory_order_relaxed);
+	}
+	lcp_writer_done();
+}
+
+/* Makes the span of the table leap at hand (the one around the program's
+ * REALTIME, or the next) and publishes it if it differs from the current
+ * one. The writer's (under lcp_writer_try, or in lcp_init() before any
+ * reader). */
+void lcp_sm_replan(void)
+{
+	const lc_leaptable *t = lcp_page ? lc_tk_table(lcp_tk) : lcp_table;
+	const struct lc__smear_span *cur = lcp_sm_cur();
+	struct lc__smear_span *np = &lcp_sm.slot[lcp_sm.next];
+	int64_t mono, rt = lcp_exact_rt(&mono);
+
+	if (t == NULL || lc__smear_span_at(t, &lcp_sm.policy, rt, np) < 0 ||
+	    np->dir == 0) {
+		atomic_store_explicit(&lcp_sm.cur, NULL, memory_order_release);
+		return;
+	}
+	if (cur != NULL && cur->leap_when == np->leap_when &&
+	    cur->dir == np->dir && cur->lo == np->lo && cur->hi == np->hi)
+		return; /* the span in force */
+	lcp_sm.next = (lcp_sm.next + 1) % LCP_SM_SLOTS;
+	atomic_store_explicit(&lcp_sm.cur, np, memory_order_release);
+}
+
+/* ---- the program's clocks ------------------------------------------------ */
+
+/* The program's CLOCK_TAI in ns. */
+int64_t lcp_prog_tai(void)
+{
+	return lc__tk_read_mono_plus(lcp_tk, LC__TKW(offs_tai), 1);
+}
+
+static int64_t prog_now(int which)
+{
+	return which == 2 ? lcp_prog_tai() : lcp_prog_rt();
+}
+
+/* An absolute deadline on our clock `which` as a host CLOCK_MONOTONIC
+ * deadline (the first host instant at which the program's clock reads at or
+ * past it). LC_EINVAL for a bad timespec. */
+int lcp_to_host_mono(int which, const struct timespec *abs,
+                     struct timespec *out)
+{
+	const struct lc__smear_span *sp;
+	int64_t d, mono;
+	uint64_t cyc;
+	int rc;
+
+	if (abs->tv_nsec < 0 || abs->tv_nsec >= LC__NS)
+		return LC_EINVAL;
+	if ((int64_t)abs->tv_sec > INT64_MAX / LC__NS - 2) {
+		out->tv_sec = (time_t)(INT64_MAX / LC__NS);
+		out->tv_nsec = 0;
+		return 0;
+	}
+	if ((int64_t)abs->tv_sec < 0) {
+		out->tv_sec = 0;
+		out->tv_nsec = 0;
+		return 0;
+	}
+	d = lc__ts_to_ns(abs);
+	if (which == 1 && (sp = lcp_sm_cur()) != NULL && d >= sp->lo &&
+	    d < sp->hi) {
+		/* The span's exact inverse, on TAI, then to MONOTONIC with
+		 * the timeline's TAI offset now (outside the span the smeared
+		 * REALTIME is the exact one, converted below). */
+		mono = lc__smear_plan_mono_at(&sp->plan, -sp->old_ns, d) -
+		       (int64_t)lc__tk_read_word(lcp_tk, LC__TKW(offs_tai));
+	} else {
+		int64_t now_mono, now_rt;
+
+		lc_clock_id id = which == 2 ? LC_CLOCK_TAI : LC_CLOCK_REALTIME;
+
+		rc = lc_tk_mono_at(lcp_tk, id, abs, &mono);
+		if (rc < 0)
+			return rc;
+		/* lc_tk_mono_at answers the first instant ever: during a
+		 * repeated 23:59:59, a deadline later in it was first
+		 * reached in the first 23:59:59, already past. The program
+		 * (like Linux) waits for its clock from now on: REALTIME
+		 * runs with MONOTONIC until the next leap, so the deadline
+		 * is d - REALTIME now after now. */
+		now_rt = which == 1 ? lcp_exact_rt(&now_mono) : 0;
+		if (which == 1 && mono < now_mono && now_rt < d)
+			mono = now_mono + (d - now_rt);
+	}
+	lc_tk_cycles_at(lcp_tk, mono, &cyc); /* counter ns = host MONOTONIC */
+	if (cyc > (uint64_t)INT64_MAX)
+		cyc = (uint64_t)INT64_MAX;
+	*out = lc__ns_to_ts((int64_t)cyc);
+	return 0;
+}
+
+int lcp_reached(int which, const struct timespec *abs)
+{
+	return prog_now(which) >= lc__ts_to_ns(abs);
+}
+
+/* ---- reading clocks ------------------------------------------------------ */
+
+/* clock_gettime(), called by name nowhere in the shim: a call by name
+ * would bind to the exported symbol through the PLT (readelf -rW;
+ * tests/preload_binds.sh). */
+static int read_clock(clockid_t clk, struct timespec *ts)
+{
+	/* CLOCK_REALTIME_ALARM reads the realtime clock too (its timers stay
+	 * the host's: see docs/preload.md) */
+	int which = clk == CLOCK_REALTIME_ALARM ? 1 : lcp_ours(clk);
+
+	if (which == 0 || lc__unlikely(!lcp_ready()))
+		return lcp_raw_clock_gettime(clk, ts);
+	if (lcp_null(ts)) {
+		errno = EFAULT;
+		return -1;
+	}
+	lc__tk_ns_to_ts(prog_now(which), ts);
+	return 0;
+}
+
+LCP_EXPORT int clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	return read_clock(clk, ts);
+}
+
+LCP_EXPORT int gettimeofday(struct timeval *restrict tv, void *restrict tz)
+{
+	int64_t ns;
+
+	if (!lcp_ready()) {
+		__typeof__(gettimeofday) *f =
+			(__typeof__(gettimeofday) *)REAL(gettimeofday);
+		return f ? f(tv, tz) : (int)syscall(SYS_gettimeofday, tv, tz);
+	}
+	if (tz != NULL) {
+		struct timeval dummy;
+
+		REAL(gettimeofday)(&dummy, tz);
+	}
+	if (!lcp_null(tv)) {
+		ns = lcp_prog_rt();
+		tv->tv_sec = (time_t)lc__fdiv(ns, LC__NS);
+		tv->tv_usec = (suseconds_t)(lc__fmod(ns, LC__NS) / 1000);
+	}
+	return 0;
+}
+
+LCP_EXPORT time_t time(time_t *t)
+{
+	struct timespec ts;
+	time_t v;
+
+	if (!lcp_ready()) {
+		lcp_raw_clock_gettime(CLOCK_REALTIME, &ts);
+		v = ts.tv_sec;
+	} else {
+		v = (time_t)lc__fdiv(lcp_prog_rt(), LC__NS);
+	}
+	if (t != NULL)
+		*t = v;
+	return v;
+}
+
+LCP_EXPORT int timespec_get(struct timespec *ts, int base)
+{
+	if (base != TIME_UTC)
+		return 0;
+	if (read_clock(CLOCK_REALTIME, ts) != 0)
+		return 0;
+	return base;
+}
+
+LCP_EXPORT int clock_getres(clockid_t clk, struct timespec *res)
+{
+	__typeof__(clock_getres) *f = REAL(clock_getres);
+
+	/* REALTIME and TAI are MONOTONIC plus an offset: its resolution. */
+	if (lcp_ours(clk) && clk != CLOCK_REALTIME_COARSE)
+		clk = CLOCK_MONOTONIC;
+	if (f != NULL)
+		return f(clk, res);
+	return (int)syscall(SYS_clock_getres, clk, res);
+}
+
+/* ---- setting clocks: refused, or the sandbox's (sandbox.c) -------------- */
+
+LCP_EXPORT int clock_settime(clockid_t clk, const struct timespec *ts)
+{
+	if (!lcp_sb_on()) {
+		errno = EPERM;
+		return -1;
+	}
+	if (lcp_null(ts)) {
+		errno = EFAULT;
+		return -1;
+	}
+	/* Linux sets only CLOCK_REALTIME (CLOCK_TAI and the others have no
+	 * clock_set: EINVAL) */
+	if (clk != CLOCK_REALTIME) {
+		errno = EINVAL;
+		return -1;
+	}
+	return lcp_sb_settime((int64_t)ts->tv_sec, (int64_t)ts->tv_nsec);
+}
+
+LCP_EXPORT int settimeofday(const struct timeval *tv, const struct timezone *tz)
+{
+	if (!lcp_sb_on() || tz != NULL) {
+		/* the kernel's timezone is the host's, not the sandbox's */
+		errno = EPERM;
+		return -1;
+	}
+	if (tv == NULL)
+		return 0; /* neither: nothing to do, as Linux */
+	if (tv->tv_usec < 0 || tv->tv_usec >= 1000000) {
+		errno = EINVAL;
+		return -1;
+	}
+	return lcp_sb_settime((int64_t)tv->tv_sec,
+	                      (int64_t)tv->tv_usec * 1000);
+}
+
+LCP_EXPORT int stime(const time_t *t)
+{
+	if (!lcp_sb_on()) {
+		errno = EPERM;
+		return -1;
+	}
+	if (lcp_null(t)) {
+		errno = EFAULT;
+		return -1;
+	}
+	return lcp_sb_settime((int64_t)*t, 0);
+}

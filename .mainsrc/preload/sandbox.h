@@ -1,0 +1,51 @@
+/*
+ * sandbox.h - the time sandbox's wire format (`leapclock run --sandbox`),
+ * shared by the shim's client (preload/sandbox.c) and the writer
+ * (tools/leapclock/cmd_run.c).
+ *
+ * The writer owns the program's timeline: a timekeeper on the host's
+ * CLOCK_MONOTONIC whose leaps are armed by adjtimex (STA_INS/STA_DEL, as
+ * Linux), published as a timeline page in a private folder (mode 0700)
+ * that every process of the program reads. A call that sets the clock (or
+ * reads the NTP state) is one request on a SOCK_SEQPACKET Unix socket in
+ * that folder: connect, one request, one reply, close (a connection per
+ * call: nothing to redo after fork, nothing shared between threads). The
+ * socket's folder is the caller's own: only its user can connect.
+ */
+#ifndef LC_PRELOAD_SANDBOX_H
+#define LC_PRELOAD_SANDBOX_H
+
+#include "leapclock.h"
+
+#include <stdint.h>
+
+/* The socket's path (LEAPCLOCK_TIMELINE names the page beside it). */
+#define LCP_ENV_SANDBOX "LEAPCLOCK_SANDBOX"
+
+#define LCP_SB_MAGIC 0x4c435342u /* "LCSB" */
+
+enum lcp_sb_op {
+	LCP_SB_SETTIME = 1, /* clock_settime(CLOCK_REALTIME) and its kin */
+	LCP_SB_ADJTIMEX = 2 /* adjtimex(2), any modes */
+};
+
+struct lcp_sb_req {
+	uint32_t magic, op;
+	int64_t sec, nsec;   /* SETTIME: the new REALTIME */
+	struct lc_timex tx;  /* ADJTIMEX: in */
+};
+
+struct lcp_sb_rep {
+	uint32_t magic;
+	int32_t rc;          /* the call's return, or -errno */
+	struct lc_timex tx;  /* ADJTIMEX: out */
+};
+
+/* The shim's client (sandbox.c). lcp_sb_on: 1 inside a sandbox. The
+ * others return as the libc call they stand for (-1 with errno). */
+struct timex;
+int lcp_sb_on(void);
+int lcp_sb_settime(int64_t sec, int64_t nsec);
+int lcp_sb_adjtimex(struct timex *tx);
+
+#endif

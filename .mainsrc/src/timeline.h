@@ -1,0 +1,219 @@
+/*
+ * timeline.h - the host's timeline page (DESIGN.md section 8). Not public.
+ *
+ * One writer (leapclockd) runs the timekeeper and publishes its snapshot,
+ * the same two-copy latch every reader already uses (timekeeper.h), in a
+ * small file mapped shared: /run/leapclock/timeline by default. Readers
+ * (lc_default(), the preload shim, the server's own answers) map it
+ * read-only and read the latch lock-free, exactly as they read an
+ * in-process timekeeper. The page also carries what a reader needs beyond
+ * the snapshot: the counter the snapshot is in, the leap table the writer
+ * uses (so conversions and per-reader smears agree with it), and the
+ * status that `leapclock status` shows.
+ *
+ * Layout (version LC__TL_ABI; every field at a fixed offset, little
+ * endian as the host, all multi-word sections behind their own two-copy
+ * latch of 8-byte atomic words):
+ *
+ *	head	magic, abi, size, counter kind/clock/frequency, boot id,
+ *		flags (LC__TLF_*), writer pid, heartbeat (host
+ *		CLOCK_MONOTONIC ns of the writer's last update), writer
+ *		starts (one more each time a writer takes the page)
+ *	status	struct lc__tl_status (latch)
+ *	table	struct lc__tl_table (latch): the writer's leap table rows
+ *	latch	struct lc__tk_latch: the timekeeper snapshot
+ *
+ * The writer creates the page under a temporary name and renames it into
+ * place, so a reader never maps a half-written page; it holds an
+ * exclusive flock() on it while it runs, which is how a restarting writer
+ * knows the previous one is gone and continues the timeline in place (the
+ * same inode: readers' mappings stay valid and see no step).
+ *
+ * The files, one job each: timeline_page.c (this layout: its latches,
+ * validation and the checks both sides share), timeline_writer.c (the
+ * writer), timeline_reader.c (a reader), timeline_default.c (lc_default()
+ * and lc_timeline_info()).
+ */
+#ifndef LC_TIMELINE_H
+#define LC_TIMELINE_H
+
+#include "timekeeper.h"
+
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#define LC__TL_MAGIC UINT64_C(0x454e494c454d4954) /* "TIMELINE" */
+#define LC__TL_ABI 2u /* 2: the snapshot's UTC_SLS line */
+#define LC__TL_MAX_LEAPS 256
+#define LC__TL_BOOT_ID 40
+
+/* lc__tl_map_open(): a page is there, but its writer is gone. */
+#define LC__TL_EGONE (-116)
+
+#define LC__TLF_PRETEND 0x1 /* a rehearsal: never at the default path */
+
+/* What `leapclock status` shows; words so that it can be latched. */
+struct lc__tl_status {
+	int64_t last_update_rt;  /* the writer's REALTIME at its last update, ns */
+	int64_t writer_start_rt; /* when this writer took the page, ns */
+	int64_t table_format;    /* enum lc_leap_format */
+	int64_t table_hash;      /* enum lc_hash_status */
+	int64_t table_updated;   /* POSIX s; INT64_MIN unknown */
+	int64_t table_expires;   /* POSIX s; INT64_MIN unknown */
+	int64_t table_gen;       /* one more per table change */
+	int64_t host_state;      /* enum lc_host_state */
+	int64_t host_offset_ns;
+	int64_t host_steer_ppb;
+	int64_t host_steps;
+	char table_source[256];
+	char smear[48];          /* the page's UTC_SLS policy, "" none */
+	char table_note[160];    /* the last table problem, "" none */
+};
+
+struct lc__tl_row {
+	int64_t when;
+	int32_t tai_utc;
+	int32_t dir;
+};
+
+struct lc__tl_table {
+	int64_t count;
+	struct lc__tl_row rows[LC__TL_MAX_LEAPS];
+};
+
+#define LC__TL_WORDS(T) ((sizeof(T) + 7) / 8)
+
+struct lc__tl_page {
+	uint64_t magic;
+	uint32_t abi;
+	uint32_t size;
+	uint32_t counter_kind;
+	int32_t counter_clk;
+	uint64_t counter_freq;
+	char boot_id[LC__TL_BOOT_ID];
+	uint64_t flags;
+	_Atomic int64_t writer_pid;
+	_Atomic int64_t heartbeat;
+	_Atomic uint64_t writer_starts;
+
+	_Alignas(64) _Atomic uint64_t st_seq;
+	_Atomic uint64_t st[2][LC__TL_WORDS(struct lc__tl_status)];
+
+	_Alignas(64) _Atomic uint64_t tab_seq;
+	_Atomic uint64_t tab[2][LC__TL_WORDS(struct lc__tl_table)];
+
+	struct lc__tk_latch latch;
+};
+
+/* ---- validation (pure: fuzzed) --------------------------------------------- */
+
+/* Checks a page image of `len` bytes: magic, ABI version, size, counter,
+ * and the boot it belongs to (`boot_id`; "" accepts any). 0, or
+ * LC_EINVAL with the reason in *err. */
+int lc__tl_validate(const void *buf, size_t len, const char *boot_id,
+                    struct lc_error *err);
+/* This boot's id (/proc/sys/kernel/random/boot_id), "" if unknown. */
+void lc__tl_boot_id(char out[LC__TL_BOOT_ID]);
+
+/* The word latches of the status and the table: the writer's publish, a
+ * reader's consistent copy (lc__tl_read_status, lc__tl_read_table). */
+void lc__tl_write_status(struct lc__tl_page *pg, const struct lc__tl_status *st);
+void lc__tl_write_table(struct lc__tl_page *pg, const struct lc__tl_table *t);
+
+/* Shared by the writer and the readers (timeline_page.c). */
+int64_t lc__tl_host_ns(clockid_t id); /* a host clock, ns */
+/* Owned by root or us, writable by nobody else; else LC_EPERM naming
+ * `what` of `path`. */
+int lc__tl_check_owner(const struct stat *st, const char *what,
+                       const char *path, struct lc_error *err);
+/* The folder of `path`, checked as lc__tl_check_owner() does. */
+int lc__tl_check_folder(const char *path, struct lc_error *err);
+/* PATH.sock: -1 if too long. */
+int lc__tl_sock_path(const char *path, struct sockaddr_un *sa, socklen_t *len);
+/* 1 if a process of that pid exists (ours or not). */
+int lc__tl_pid_alive(int64_t pid);
+
+/* ---- the writer ---------------------------------------------------------------- */
+
+struct lc__tl_writer;
+
+/* Takes the page at `path` for `tk` (a writer: leapclockd's timekeeper).
+ * A valid page of this boot whose writer is gone is continued in place
+ * (lc__tk_resume: no reader sees a step); anything else is replaced by a
+ * new page. Fails if another writer holds the page, or if the folder or
+ * the page could be written by another unprivileged user. `flags`:
+ * LC__TLF_*; `smear` names the timekeeper's UTC_SLS policy ("" none).
+ * Errors name the path. */
+int lc__tl_writer_open(struct lc__tl_writer **out, const char *path,
+                       lc_timekeeper *tk, uint64_t flags, const char *smear,
+                       struct lc_error *err);
+/* After each lc_update() of the writer: heartbeat, status, and the table
+ * if it changed. `smear` names the policy ("" none); `note` the last
+ * table problem (NULL: keep). */
+void lc__tl_writer_tick(struct lc__tl_writer *w, const char *smear,
+                        const char *note);
+/* 1 if the writer continued an existing page (a restart). */
+int lc__tl_writer_resumed(const struct lc__tl_writer *w);
+/* For tests: the writer's own (writable) mapping of its page. */
+struct lc__tl_page *lc__tl_writer_page(struct lc__tl_writer *w);
+/* Stops writing; the page stays (readers read its snapshot on the
+ * counter, and after the staleness limit go on in-process from it). */
+void lc__tl_writer_close(struct lc__tl_writer *w);
+
+/* ---- readers -------------------------------------------------------------------- */
+
+/* How long a page may go without a heartbeat before its readers carry on
+ * in-process from its last snapshot. */
+#define LC__TL_STALE_NS (5 * LC__NS)
+
+struct lc__tl_map {
+	const struct lc__tl_page *pg;
+	size_t size;
+	int fd;
+	char path[256];
+};
+
+/* Maps the page at `path` read-only after the checks of DESIGN.md
+ * section 8: a regular file of the right size, owned by root or by us,
+ * writable by nobody else, in a folder nobody else can write; a page of
+ * this ABI and boot. `allow_pretend`: 0 refuses a rehearsal page. */
+int lc__tl_map_open(struct lc__tl_map *m, const char *path, int allow_pretend,
+                    struct lc_error *err);
+void lc__tl_map_close(struct lc__tl_map *m);
+/* The status and the table of a page (a consistent copy of each). */
+void lc__tl_read_status(const struct lc__tl_page *pg, struct lc__tl_status *st);
+void lc__tl_read_table(const struct lc__tl_page *pg, struct lc__tl_table *t);
+/* Nanoseconds since the page's last heartbeat (host CLOCK_MONOTONIC). */
+int64_t lc__tl_age(const struct lc__tl_page *pg);
+/* A counter of the page's kind, for a reader in this process. */
+int lc__tl_counter(const struct lc__tl_page *pg, lc_counter **out);
+/* Fills `t` with the page's table rows and info. */
+int lc__tl_table_into(const struct lc__tl_page *pg, lc_leaptable *t);
+
+/* A timekeeper reading a page: lc_default()'s and the shim's. */
+struct lc__tl_reader {
+	lc_timekeeper *tk;     /* reads the page; its lc_update() checks it */
+	lc_counter *counter;   /* of the page's kind */
+	lc_leaptable *table;   /* the page's table (replaced, never freed) */
+	lc_leaptable **old;    /* the tables it replaced, kept (a caller of
+	                        * lc_tk_table() may hold one) */
+	size_t nold;
+	struct lc_smear_policy smear;
+	struct lc__tl_map map;
+	int64_t table_gen;
+	int64_t rejoin_mono;   /* the last try for a restarted writer's page */
+	int source;            /* LC_TIMELINE_PAGE, then _FALLBACK */
+	char why[256];         /* why it fell back */
+};
+
+/* Opens a reader of the page at `path`: a timekeeper whose readers read
+ * the page and whose lc_update() picks up the writer's table changes and,
+ * once the page is LC__TL_STALE_NS old, carries on in-process from its
+ * last snapshot (at once for a page already stale). Fails (reason in
+ * *err) where lc__tl_map_open() does. */
+int lc__tl_reader_open(struct lc__tl_reader *r, const char *path,
+                       int allow_pretend, struct lc_error *err);
+
+#endif

@@ -1,0 +1,358 @@
+/*
+ * tk_follow.c - following the host's CLOCK_REALTIME (DESIGN.md 7), the
+ * timekeeper's side: sampling the host between two counter reads, the
+ * inputs of the decision (hostfollow.c, pure), and carrying out what it
+ * decides (a rate steer, or a step followed as a clock-was-set on the
+ * continuous timeline). Part of the writer (tk_writer.h); its entry
+ * points are in tk_follow.h.
+ */
+#include "tk_follow.h"
+
+#include "tk_writer.h"
+
+#include <string.h>
+#include <time.h>
+
+/* Host samples per update, the tightest kept, and the widest accepted. */
+#define FOLLOW_TRIES          8
+#define FOLLOW_TRIES_MAX      64
+#define FOLLOW_MAX_BRACKET_NS 20000
+#define FOLLOW_LEAP_WINDOW    (2 * 86400 * LC__NS)
+
+/* One sample of the host: the simulated one configured, else this host's
+ * (the kernel's facts and step signal where it has them). */
+int lc__tk_host_sample(const struct lc_timekeeper *tk,
+                       struct lc_host_sample *hs)
+{
+	if (tk->cfg.host_sample != NULL) {
+		memset(hs, 0, sizeof(*hs));
+		return tk->cfg.host_sample(tk->cfg.host_arg, hs);
+	}
+	if (tk->cfg.host_realtime != NULL) {
+		memset(hs, 0, sizeof(*hs));
+		hs->realtime_ns = tk->cfg.host_realtime(tk->cfg.host_arg);
+		return 0;
+	}
+	return lc__hostclock_sample(hs);
+}
+
+static void host_input(struct lc__hf_input *in, const struct lc_host_sample *hs)
+{
+	memset(in, 0, sizeof(*in));
+	in->host_ns = hs->realtime_ns;
+	in->has_kernel = (hs->flags & LC_HOST_SAMPLE_KERNEL) != 0;
+	in->ktai = hs->tai;
+	in->kstate = hs->state;
+	in->kstatus = hs->status;
+	in->has_cws = (hs->flags & LC_HOST_SAMPLE_CWS) != 0;
+	in->cws = hs->clock_was_set;
+}
+
+/* The host sample between two counter reads (a preemption in between
+ * would bias it): the tightest of FOLLOW_TRIES, and of up to
+ * FOLLOW_TRIES_MAX while every bracket was wider than a quarter of
+ * FOLLOW_MAX_BRACKET_NS, but never one older than a step signal another
+ * showed. *mid is the counter at the bracket's middle, *width_ns its
+ * width at the counter's nominal rate. -1 if no sample could be had. */
+int lc__tk_sample_bracketed(const struct lc_timekeeper *tk,
+                            struct lc_host_sample *hs, uint64_t *mid,
+                            int64_t *width_ns)
+{
+	uint64_t ca = 0, cb = 0, best = UINT64_MAX;
+	struct lc_host_sample hv;
+	int got = 0;
+
+	memset(hs, 0, sizeof(*hs));
+	for (int i = 0; i < FOLLOW_TRIES_MAX && best != 0; i++) {
+		uint64_t a, b;
+		int rc;
+
+		if (i >= FOLLOW_TRIES && got &&
+		    (int64_t)((unsigned __int128)best * LC__NS /
+		              tk->counter->freq) <= FOLLOW_MAX_BRACKET_NS / 4)
+			break;
+		a = lc__counter_read(tk->counter);
+		rc = lc__tk_host_sample(tk, &hv);
+		b = lc__counter_read(tk->counter);
+		if (rc < 0)
+			continue;
+		if (got && hv.clock_was_set != hs->clock_was_set)
+			best = UINT64_MAX;
+		if (b - a < best) {
+			best = b - a;
+			ca = a;
+			cb = b;
+			*hs = hv;
+			got = 1;
+		}
+	}
+	if (!got)
+		return -1;
+	*mid = ca + (cb - ca) / 2;
+	*width_ns = (int64_t)((unsigned __int128)(cb - ca) * LC__NS /
+	                      tk->counter->freq);
+	return 0;
+}
+
+/* The host following's starting point: what it learns from the sample
+ * that set REALTIME at creation (MONOTONIC is already set). */
+void lc__tk_prime_follow(struct lc_timekeeper *tk,
+                         const struct lc_host_sample *hs)
+{
+	struct lc__hf_input in;
+	int32_t tai;
+
+	host_input(&in, hs);
+	in.mono_ns = tk->s.mono;
+	if (lc__tkw_table_tai(tk, lc__fdiv(hs->realtime_ns, LC__NS), 0,
+	                      &tai) < 0)
+		tai = 0;
+	in.tai_utc = tai;
+	lc__hf_prime(&tk->hf, &in, tk->cfg.host_smear == NULL);
+	/* lc_tk_new's offs_tai, as lc__tkw_sync_table_tai() leaves it */
+	tk->hf_offs_tai = hs->realtime_ns - tk->s.mono + (int64_t)tai * LC__NS;
+	tk->hf_offs_tai_valid = 1;
+}
+
+/* The host's REALTIME, which lc_tk_new starts from (s->mono is set). When
+ * following the host, that sample is also the first one the decision
+ * learns from: REALTIME is set to the host's, so the learnt offset is 0
+ * (unless a declared host smear is under way), TAI-UTC the table's, and
+ * the kernel's state and step count are the baselines. */
+int64_t lc__tk_host_realtime(struct lc_timekeeper *tk)
+{
+	struct lc_host_sample hs;
+	struct timespec ts;
+
+	if (tk->cfg.follow_host && lc__tk_host_sample(tk, &hs) == 0) {
+		lc__tk_prime_follow(tk, &hs);
+		return hs.realtime_ns;
+	}
+	if (tk->cfg.host_realtime != NULL)
+		return tk->cfg.host_realtime(tk->cfg.host_arg);
+	if (tk->cfg.host_sample != NULL && lc__tk_host_sample(tk, &hs) == 0)
+		return hs.realtime_ns;
+	lc__host.clock_gettime(CLOCK_REALTIME, &ts);
+	return lc__ts_to_ns(&ts);
+}
+
+/* The value the host should show at REALTIME `rt` if it follows the
+ * declared smear: rt minus the smear offset (relative to the pre-leap
+ * timeline) around the nearest table leap. */
+static int64_t expected_host(const struct lc_timekeeper *tk, int64_t rt,
+                             int64_t mono_now)
+{
+	const struct lc__tk_snap *s = &tk->s;
+	const struct lc_smear_policy *p = tk->cfg.host_smear;
+	struct lc_leap prev, next;
+	int64_t sec = lc__fdiv(rt, LC__NS);
+	int in_repeat = s->leap_folded && s->leap_dir > 0 &&
+	                mono_now >= s->leap_mono &&
+	                mono_now < s->leap_mono + LC__NS;
+	int64_t pre, t_rel;
+
+	if (p == NULL)
+		return rt;
+	/* Relative time to the leap instant on the pre-leap timeline; the
+	 * smear offset is measured from that timeline (T), which reads one
+	 * second more than REALTIME after an insertion. */
+	if (lc_leaptable_next(tk->table, in_repeat ? sec - 1 : sec, &next) ==
+	        0 &&
+	    (next.when - (next.dir > 0 ? 0 : 1)) * LC__NS - rt <
+	        FOLLOW_LEAP_WINDOW) {
+		int64_t at =
+		    (next.dir > 0 ? next.when : next.when - 1) * LC__NS;
+
+		if (in_repeat)
+			pre = rt + LC__NS;
+		else
+			pre = rt;
+		t_rel = pre - at;
+		return pre - lc_smear_offset(p, next.dir, t_rel);
+	}
+	if (lc_leaptable_prev(tk->table, sec, &prev) == 0 &&
+	    rt - prev.when * LC__NS < FOLLOW_LEAP_WINDOW) {
+		int64_t at =
+		    (prev.dir > 0 ? prev.when : prev.when - 1) * LC__NS;
+
+		pre = rt + prev.dir * LC__NS;
+		t_rel = pre - at;
+		return pre - lc_smear_offset(p, prev.dir, t_rel);
+	}
+	return rt;
+}
+
+/* Within FOLLOW_LEAP_WINDOW of a table leap (on either side). */
+static int near_table_leap(const struct lc_timekeeper *tk, int64_t rt)
+{
+	struct lc_leap l;
+	int64_t sec = lc__fdiv(rt, LC__NS);
+
+	if (lc_leaptable_next(tk->table, sec, &l) == 0 &&
+	    l.when * LC__NS - rt <= FOLLOW_LEAP_WINDOW)
+		return 1;
+	if (lc_leaptable_next(tk->table, sec - 1, &l) == 0 &&
+	    l.when * LC__NS - rt <= FOLLOW_LEAP_WINDOW)
+		return 1;
+	if (lc_leaptable_prev(tk->table, sec, &l) == 0 &&
+	    rt - l.when * LC__NS <= FOLLOW_LEAP_WINDOW)
+		return 1;
+	return 0;
+}
+
+/* Follows a host step of `r` ns as a clock-was-set on the continuous
+ * timeline: TAI moves by r and UTC comes from the table at the new TAI, so
+ * that a step made inside an inserted 23:59:60 stays inside it (a
+ * REALTIME step there could not tell the repeated 23:59:59 from the
+ * first). As lc_settime(LC_CLOCK_TAI) does, under the lock already held. */
+static void follow_step(struct lc_timekeeper *tk, int64_t mono_now, int64_t r)
+{
+	struct lc__tk_snap *s = &tk->s;
+	int64_t v = mono_now + s->offs_tai + r, nsec = 0;
+	int32_t tai;
+	int in_leap = 0;
+
+	if (lc_leaptable_tai_utc_at_tai(tk->table, lc__fdiv(v, LC__NS), &tai,
+	                                &in_leap) < 0) {
+		lc__tkw_step_to(tk, mono_now,
+		                lc__tk_realtime_at(s, mono_now) + r);
+		return;
+	}
+	if (in_leap)
+		nsec = lc__fmod(v, LC__NS) + LC__NS;
+	v -= (int64_t)tai * LC__NS;
+	lc__tkw_step_to(tk, mono_now, v);
+	if (in_leap)
+		lc__tkw_enter_leap_second(tk, mono_now, v, nsec);
+}
+
+/* The decision's input for sample `hs` taken at counter `mid`. */
+static void follow_input(struct lc_timekeeper *tk,
+                         const struct lc_host_sample *hs, uint64_t mid,
+                         struct lc__hf_input *in)
+{
+	struct lc__tk_snap *s = &tk->s;
+	int64_t m, rt;
+
+	m = s->mono + (int64_t)lc__cyc2ns(mid, s->cycle_last, s->mult, s->frac,
+	                                  s->shift_max);
+	rt = lc__tk_realtime_at(s, m);
+
+	host_input(in, hs);
+	in->expected_ns = expected_host(tk, rt, m);
+	in->mono_ns = m;
+	/* TAI is continuous, so TAI - REALTIME at the sample is our TAI-UTC
+	 * with the leap applied at its instant. */
+	in->tai_utc =
+	    (int32_t)lc__fdiv(m + s->offs_tai - rt + LC__NS / 2, LC__NS);
+	in->smeared = in->expected_ns != rt;
+	in->host_smear = tk->cfg.host_smear != NULL;
+	in->near_leap = near_table_leap(tk, rt);
+	in->ours_set = tk->hf_offs_tai_valid && s->offs_tai != tk->hf_offs_tai;
+	in->step_ns = tk->cfg.host_step_ns;
+}
+
+/* How long a held move waits for its step signal on this host: Linux
+ * cancels the CANCEL_ON_SET timerfds microseconds after it set the clock
+ * (an IPI to every CPU between), a busy VM later. */
+#define FOLLOW_SIGNAL_TRIES 20
+#define FOLLOW_SIGNAL_WAIT_NS 100000
+
+/* The decision held an unsignalled move: on this host (not a simulated
+ * one, which cannot change under us), sample again a few times, briefly,
+ * for the signal the kernel may be about to give. 1 with *hs, *mid the
+ * sample that has it. */
+static int await_signal(struct lc_timekeeper *tk, struct lc_host_sample *hs,
+                        uint64_t *mid)
+{
+	if (tk->cfg.host_sample != NULL || tk->cfg.host_realtime != NULL)
+		return 0;
+	for (int i = 0; i < FOLLOW_SIGNAL_TRIES; i++) {
+		struct timespec d = { 0, FOLLOW_SIGNAL_WAIT_NS };
+		struct lc_host_sample hv;
+		uint64_t mv;
+		int64_t w;
+
+		nanosleep(&d, NULL);
+		if (lc__tk_sample_bracketed(tk, &hv, &mv, &w) < 0)
+			continue;
+		if (hv.clock_was_set != hs->clock_was_set) {
+			*hs = hv;
+			*mid = mv;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void lc__tk_follow_host(struct lc_timekeeper *tk, int64_t mono_now)
+{
+	struct lc__tk_snap *s = &tk->s;
+	struct lc_host_sample hs;
+	struct lc__hf_input in;
+	struct lc__hf_output out;
+	struct lc__hf_state before;
+	uint64_t mid;
+	int64_t width;
+
+	if (lc__tk_sample_bracketed(tk, &hs, &mid, &width) < 0)
+		return; /* no sample: run on as we are */
+	/* A bracket wider than FOLLOW_MAX_BRACKET_NS (the thread was
+	 * preempted, a VM's vCPU stolen, in every try) could put the host's
+	 * reading anywhere in it: steering on it would move our clock by
+	 * that noise. Run on as we are; the next update samples again. A
+	 * step is still followed then, later by one update. */
+	if (width > FOLLOW_MAX_BRACKET_NS &&
+	    hs.clock_was_set == tk->hf_last_cws)
+		return;
+	follow_input(tk, &hs, mid, &in);
+	tk->hf.i_ppb = tk->steer_i_ppb; /* lc__tk_resume may seed it */
+	before = tk->hf;
+	lc__hf_update(&tk->hf, &in, &out);
+	if (out.resample && await_signal(tk, &hs, &mid)) {
+		/* the signal came: decide again from the later sample */
+		tk->hf = before;
+		follow_input(tk, &hs, mid, &in);
+		lc__hf_update(&tk->hf, &in, &out);
+	}
+	tk->hf_last_cws = hs.clock_was_set;
+	tk->steer_i_ppb = tk->hf.i_ppb;
+
+	if (out.action == LC__HF_STEP) {
+		/* A step of the host clock (its administrator, or NTP):
+		 * follow it as a clock-was-set. */
+		follow_step(tk, mono_now, out.step_ns);
+		lc__hf_rebase(&tk->hf, tk->ntp.tai_offset);
+		tk->host.steps++;
+	}
+	tk->steer_ppb = out.steer_ppb;
+	tk->host.state = out.state;
+	tk->host.offset_ns = out.offset_ns;
+	tk->host.steer_ppb = out.steer_ppb;
+	tk->host.leaps_behind = out.gap;
+	tk->host.kernel_rule = out.kernel_rule;
+	tk->host.kernel_tai = in.has_kernel ? in.ktai : 0;
+	tk->host.kernel_state = in.has_kernel ? in.kstate : 0;
+	tk->host.kernel_status = in.has_kernel ? in.kstatus : 0;
+	tk->hf_offs_tai = s->offs_tai;
+	tk->hf_offs_tai_valid = 1;
+	lc__bnd_sample(tk, &hs, width, in.mono_ns);
+}
+
+int lc_tk_host_status(const lc_timekeeper *tk, struct lc_tk_host *st)
+{
+	if (tk == NULL)
+		return LC_EINVAL;
+	struct lc_timekeeper *w = (struct lc_timekeeper *)tk;
+
+	if (st == NULL)
+		return LC_EINVAL;
+	if (!tk->cfg.follow_host) {
+		memset(st, 0, sizeof(*st));
+		return LC_ENOENT;
+	}
+	pthread_mutex_lock(&w->lock);
+	*st = tk->host;
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}

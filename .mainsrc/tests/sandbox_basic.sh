@@ -1,0 +1,116 @@
+#!/bin/bash
+# sandbox_basic.sh BUILD_DIR SOURCE_DIR - `leapclock run --sandbox` (issue
+# 24 items 1 and 4): the program's own system clock.
+#  - the 2015 bug report's reproducer pattern (tests/progs/leap2015.c:
+#    settimeofday to 23:59:55, STA_INS / STA_DEL, a TIMER_ABSTIME timer
+#    for 00:00:00) runs unprivileged and passes: the leap applies at the
+#    boundary, the timer is not early, the state at it is TIME_WAIT;
+#  - what the sandbox honours and refuses, with Linux's errnos
+#    (leap2015 checks);
+#  - one clock for the whole program: a set in one process is read by its
+#    parent shell, a forked child and a daemon left behind after the main
+#    process exited (leapclock run waits for it: it is its subreaper);
+#  - nothing reaches outside: the host clock's adjtimex modes-0 state
+#    (state, status, freq, offset, TAI, tick) is the same before and
+#    after, and a program outside, reading the time all along, reads the
+#    host's time (never the sandbox's 23:59:5x); as root, CAP_SYS_TIME is
+#    in neither the effective nor the bounding set inside.
+set -u
+build=${1:?usage: sandbox_basic.sh BUILD_DIR SOURCE_DIR}
+src=${2:?usage: sandbox_basic.sh BUILD_DIR SOURCE_DIR}
+src=$(cd "$src" && pwd)
+. "$src/tests/progs/preload_lib.sh"
+export LEAPCLOCK_LEAPFILE=$src/tests/data/leapseconds.tzdata2026f
+unset LEAPCLOCK_TIMELINE LEAPCLOCK_MODE LEAPCLOCK_SANDBOX
+p=$build/lc_leap2015
+[ -x "$p" ] || { echo "skip: $p not built"; exit 77; }
+nocap=()
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	nocap=(setpriv --bounding-set=-sys_time --inh-caps=-sys_time --)
+fi
+# a sanitizer build: the runtimes first in LD_PRELOAD (preload_lib.sh)
+run() {
+	if [ -n "$san_preload" ]; then
+		timeout 60 "${nocap[@]}" env LD_PRELOAD="$san_preload" "$lc" run --sandbox "$@"
+	else
+		timeout 60 "${nocap[@]}" "$lc" run --sandbox "$@"
+	fi
+}
+
+host_before=$("${nocap[@]}" "$p" host)
+t_before=$(date +%s)
+# the program outside: the host's time, read every 100 ms meanwhile
+( for _ in $(seq 300); do date +%s; sleep 0.1; done ) >"$tmp/outside" 2>&1 &
+outside=$!
+
+for d in ins del; do
+	out=$(run -- "$p" $d 2>&1)
+	if [ $? -eq 0 ] && printf '%s\n' "$out" | grep -q '^leap2015: ok$'; then
+		ok "the 2015 reproducer pattern, $d: timer at 00:00:00 not early, TIME_WAIT at it"
+	else
+		bad "the 2015 reproducer pattern, $d" "$out"
+	fi
+done
+out=$(run -- "$p" checks 2>&1)
+if [ $? -eq 0 ]; then
+	ok "the sandbox honours and refuses as Linux ($(printf '%s\n' "$out" | grep -c '^ok ') checks)"
+else
+	bad "the sandbox's checks" "$out"
+fi
+
+# one clock: the shell, a forked child and a daemon that outlives the
+# main process all read the time one process set
+out=$(run -- bash -c '
+	"$1" set 1483228795 || exit 1
+	echo "shell $(date -u +%s)"
+	( echo "child $(date -u +%s)" ) &
+	wait
+	setsid bash -c "sleep 1; echo daemon \$(date -u +%s) >\"$2\"" </dev/null >/dev/null 2>&1 &
+	exit 0' sh "$p" "$tmp/daemon" 2>&1)
+rc=$?
+read -r dline <"$tmp/daemon" 2>/dev/null || dline=
+sh=$(printf '%s\n' "$out" | sed -n 's/^shell //p')
+ch=$(printf '%s\n' "$out" | sed -n 's/^child //p')
+dm=${dline#daemon }
+if [ $rc -eq 0 ] && [ "${sh:-0}" -ge 1483228795 ] && [ "$sh" -le 1483228797 ] &&
+	[ "${ch:-0}" -ge 1483228795 ] && [ "$ch" -le 1483228797 ] &&
+	[ "${dm:-0}" -ge 1483228796 ] && [ "$dm" -le 1483228799 ]; then
+	ok "one clock: set in one process, read by the shell ($sh), a child ($ch), a daemon left behind ($dm)"
+else
+	bad "one clock for every process (want 1483228795..)" "rc $rc; $out; daemon: $dline"
+fi
+
+if [ "$(id -u)" = 0 ]; then
+	# as root without setpriv: the run itself drops CAP_SYS_TIME
+	caps=$(timeout 60 "$lc" run --sandbox -- bash -c 'grep -E "^Cap(Eff|Bnd)" /proc/self/status' 2>&1)
+	bad_caps=
+	while read -r name val; do
+		(( 0x$val & (1 << 25) )) && bad_caps="$bad_caps $name"
+	done < <(printf '%s\n' "$caps" | grep '^Cap')
+	if [ -z "$bad_caps" ] && [ -n "$caps" ]; then
+		ok "as root, CAP_SYS_TIME is neither effective nor in the bounding set inside"
+	else
+		bad "CAP_SYS_TIME inside the sandbox" "$caps"
+	fi
+else
+	skip_note "CAP_SYS_TIME dropped (not root)"
+fi
+
+wait "$outside"
+t_after=$(date +%s)
+host_after=$("${nocap[@]}" "$p" host)
+if [ "$host_before" = "$host_after" ]; then
+	ok "the host clock's adjtimex state is unchanged ($host_after)"
+else
+	bad "the host clock's adjtimex state changed" "before: $host_before
+after:  $host_after"
+fi
+# every reading outside is the host's: within [before, after], in order
+if awk -v lo="$t_before" -v hi="$t_after" '
+	$1 < lo || $1 > hi + 1 || $1 < prev { bad = 1 } { prev = $1; n++ }
+	END { exit bad || n < 50 }' "$tmp/outside"; then
+	ok "a program outside read the host's time all along ($(wc -l <"$tmp/outside") readings in [$t_before, $t_after])"
+else
+	bad "a program outside saw another clock" "$(sort -u "$tmp/outside" | head)"
+fi
+finish
