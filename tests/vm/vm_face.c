@@ -35,6 +35,7 @@
 #define _GNU_SOURCE
 #include "vm_judge.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <fcntl.h>
@@ -406,6 +407,88 @@ static pid_t spawn(char *const argv[], char *const env[], const char *out)
 	return p;
 }
 
+/* The processes whose parent is p (from /proc), at most n. */
+static int children_of(pid_t p, pid_t *out, int n)
+{
+	char path[64], buf[512];
+	int k = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	while (d != NULL && k < n && (e = readdir(d)) != NULL) {
+		int fd, len;
+		long pid = strtol(e->d_name, NULL, 10), ppid = 0;
+		char *q;
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		len = (int)read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = 0;
+		q = strrchr(buf, ')'); /* "pid (comm) S ppid ..." */
+		if (q != NULL && sscanf(q + 1, " %*c %ld", &ppid) == 1 && ppid == p)
+			out[k++] = (pid_t)pid;
+	}
+	if (d != NULL)
+		closedir(d);
+	return k;
+}
+
+/* 1 while pid runs (not gone, not a zombie). */
+static int running(pid_t pid)
+{
+	char path[64], buf[256], *q;
+	int fd, len;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	len = (int)read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = 0;
+	q = strrchr(buf, ')');
+	return q != NULL && q[1] == ' ' && q[2] != 'Z';
+}
+
+/* Stops a leapclockd and its server process: since the daemon split the
+ * server outlives its writer by design, and one left running holds its
+ * sockets (the next run's writer then fails "bind: Address already in
+ * use" and exits: seen under load, where it lingered). Waits up to 3 s. */
+static void stop(pid_t p)
+{
+	pid_t kids[8];
+	int n;
+
+	if (p <= 0)
+		return;
+	n = children_of(p, kids, 8);
+	kill(p, SIGTERM);
+	for (int k = 0; k < n; k++)
+		kill(kids[k], SIGTERM);
+	waitpid(p, NULL, 0);
+	for (int t = 0; t < 300; t++) {
+		int left = 0;
+
+		for (int k = 0; k < n; k++)
+			left += running(kids[k]);
+		if (!left)
+			break;
+		usleep(10000);
+	}
+	for (int k = 0; k < n; k++)
+		if (running(kids[k]))
+			kill(kids[k], SIGKILL);
+}
+
 static void sleep_until_mono(int64_t t)
 {
 	struct timespec ts = {.tv_sec = t / VJ_NS, .tv_nsec = t % VJ_NS};
@@ -636,7 +719,8 @@ static int cmd_run(int argc, char **argv)
 		              "--ratelimit", "off", NULL};
 		ld = spawn(av, NULL, "/tmp/leapclockd.log");
 	}
-	for (int k = 0; k < 100 && access(PAGE, R_OK) != 0; k++)
+	/* (a loaded machine: leapclockd took 2 s to start) */
+	for (int k = 0; k < 400 && access(PAGE, R_OK) != 0; k++)
 		usleep(10000);
 	usleep(100000);
 	if (armed == 2) {
@@ -687,12 +771,8 @@ static int cmd_run(int argc, char **argv)
 		kernel_arm(dir, armed == 1);
 	}
 	fails += wait_faces(names, NFACES, kids, end_mono);
-	if (chrony > 0) {
-		kill(chrony, SIGTERM);
-		waitpid(chrony, NULL, 0);
-	}
-	kill(ld, SIGTERM);
-	waitpid(ld, NULL, 0);
+	stop(chrony);
+	stop(ld);
 	kernel_arm(dir, 0);
 	memset(&tx, 0, sizeof(tx));
 	printf("LC-SCEN %s dir=%s armed=%d offset=%.3fms kernel-state=%d "
@@ -827,13 +907,6 @@ static void status_key(const char *page, const char *key, char *out,
 	out[k] = 0;
 }
 
-static void stop(pid_t p)
-{
-	if (p > 0) {
-		kill(p, SIGTERM);
-		waitpid(p, NULL, 0);
-	}
-}
 
 enum { NDFACES = 7 };
 
@@ -938,7 +1011,7 @@ static int run_disc(int dir, int armed, const char *leapfile,
 		ld = spawn(av, NULL, "/tmp/leapclockd.log");
 		ldu = spawn(avu, NULL, "/tmp/leapclockd-undecl.log");
 	}
-	for (int k = 0; k < 100 && (access(PAGE, R_OK) != 0 ||
+	for (int k = 0; k < 400 && (access(PAGE, R_OK) != 0 ||
 	                            access(UNDECL_PAGE, R_OK) != 0);
 	     k++)
 		usleep(10000);
