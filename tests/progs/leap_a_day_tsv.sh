@@ -26,3 +26,27 @@ lad_tsv() {
 		                        $1 - mid + $3 / 1e6, $4, $5 }'
 	rm -f "$dates"
 }
+
+# lad_side_by_side KERNEL_TSV SANDBOX_TSV prints two lad_tsv outputs of
+# the same leap-a-day run side by side (tools/vm-kernel-test, issue 24
+# item 4): per iteration, one row per change of what adjtimex returned
+# (TAI offset, state) in either, with the t_rel_s of its first reading.
+lad_side_by_side() {
+	awk -F'\t' '
+		FNR == 1 { src++ }
+		/^#/ { next }
+		{ k = $4 "/" $5; it = $1
+		  if (k != last[src, it]) {
+		    n[src, it]++
+		    row[src, it, n[src, it]] = sprintf("%+10.6f %s %s", $3, $4, $5)
+		    if (dir[it] == "" || dir[it] == "-") dir[it] = $2
+		  }
+		  last[src, it] = k; if (it > maxit) maxit = it }
+		END { printf "  %-4s %-3s | %-33s | %-33s\n", "iter", "dir",
+		             "kernel: t_rel_s tai state", "sandbox: t_rel_s tai state"
+		      for (it = 1; it <= maxit; it++) {
+		        m = n[1, it] > n[2, it] ? n[1, it] : n[2, it]
+		        for (r = 1; r <= m; r++)
+		          printf "  %-4s %-3s | %-33s | %-33s\n", r == 1 ? it : "",
+		                 r == 1 ? dir[it] : "", row[1, it, r], row[2, it, r] } }' "$1" "$2"
+}

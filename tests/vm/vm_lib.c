@@ -2,15 +2,18 @@
  * vm_lib.c - the real-kernel leap test's library face: a program on
  * lc_default(), run inside the test VM by `lc_vm_face run`.
  *
- *	lc_vm_lib face lib|lib-inproc [--cpu N] CFG...
+ *	lc_vm_lib face lib|lib-inproc|lib-undecl [--cpu N] CFG...
  *
  * `lib` must read the page leapclockd publishes; `lib-inproc` (started with
  * LEAPCLOCK_TIMELINE=none) the in-process timeline that follows the host on
- * its own. Either reads REALTIME, UTC and TAI with lc_gettime in a tight
+ * its own; `lib-undecl` the page of a second leapclockd that was not told
+ * how the host handles the leap (judged on TAI only: it must never step).
+ * Each reads REALTIME, UTC and TAI with lc_gettime_bounds in a tight
  * loop, bracketed by the kernel's CLOCK_MONOTONIC, with leapclock timers for
  * 00:00:00 on REALTIME, UTC and TAI on an lc_loop in a thread; vm_judge.h
  * judges it. A UTC reading or deadline is compared as (sec, nsec), so that
- * 23:59:60.x (tv_nsec >= 1e9) comes before 00:00:00.
+ * 23:59:60.x (tv_nsec >= 1e9) comes before 00:00:00. Every reading's bound
+ * must contain kernel truth (vj_kbound).
  */
 #define _GNU_SOURCE
 #include "leapclock.h"
@@ -93,16 +96,17 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	lc_timeline_info(g_tk, &ti);
-	want = strcmp(face, "lib") == 0 ? LC_TIMELINE_PAGE
-	                                : LC_TIMELINE_IN_PROCESS;
+	want = strcmp(face, "lib-inproc") != 0 ? LC_TIMELINE_PAGE
+	                                       : LC_TIMELINE_IN_PROCESS;
 	vj_init(&g_j, &c);
+	g_j.tai_only = strcmp(face, "lib-undecl") == 0;
 	midnight = c.boundary_s + (c.dir > 0 ? 0 : 1);
 	tai_after = c.tai_before + c.dir;
 	if (lc_loop_new(&loop, g_tk, 0) != 0) {
 		printf("LC-FACE %s FAIL lc_loop_new\n", face);
 		return 1;
 	}
-	{
+	if (!g_j.tai_only) {
 		static const lc_clock_id ids[3] = {
 		    LC_CLOCK_REALTIME, LC_CLOCK_UTC, LC_CLOCK_TAI};
 		static const char *const names[3] = {"rt-lc", "utc-lc",
@@ -128,18 +132,30 @@ int main(int argc, char **argv)
 	pthread_create(&th, NULL, loop_main, loop);
 	pthread_detach(th);
 	for (;;) {
-		struct timespec rt, utc, tai;
+		struct lc_bounds b[3];
+		static const lc_clock_id bid[3] = {LC_CLOCK_REALTIME,
+		                                   LC_CLOCK_TAI, LC_CLOCK_UTC};
 		int64_t k1 = vj_ktai(), m1 = vj_mono(), m2, k2;
 
-		lc_gettime(g_tk, LC_CLOCK_REALTIME, &rt);
-		lc_gettime(g_tk, LC_CLOCK_UTC, &utc);
-		lc_gettime(g_tk, LC_CLOCK_TAI, &tai);
+		for (int k = 0; k < 3; k++)
+			lc_gettime_bounds(g_tk, bid[k], &b[k]);
 		m2 = vj_mono();
 		k2 = vj_ktai();
 		if (m1 >= c.end_mono)
 			break;
-		vj_kreading(&g_j, k1, m1, vj_ts_ns(&rt), vj_ts_ns(&tai),
-		            utc.tv_sec, utc.tv_nsec, m2, k2);
+		vj_kreading(&g_j, k1, m1, vj_ts_ns(&b[0].now),
+		            vj_ts_ns(&b[1].now), b[2].now.tv_sec,
+		            b[2].now.tv_nsec, m2, k2);
+		if (g_j.tai_only) {
+			usleep(500); /* a step detector: leaves the CPUs be */
+			continue;
+		}
+		/* VJ_RT, VJ_TAI, VJ_UTC in that order */
+		for (int k = 0; k < 3; k++)
+			vj_kbound(&g_j, k, k1, b[k].earliest.tv_sec,
+			          b[k].earliest.tv_nsec, b[k].latest.tv_sec,
+			          b[k].latest.tv_nsec, b[k].error_ns,
+			          b[k].status != LC_BOUNDS_UNKNOWN, k2, m1);
 	}
 	lc_timeline_info(g_tk, &ti);
 	{
@@ -157,5 +173,6 @@ int main(int argc, char **argv)
 		g_j.fail_note = want == LC_TIMELINE_PAGE ? "not-on-the-page"
 		                                         : "not-in-process";
 	pthread_mutex_lock(&g_mu);
+	vj_replay(&g_j);
 	return vj_report(&g_j, face, 1, extra);
 }

@@ -285,6 +285,11 @@ static int open_counter(struct ld_clock *c, const struct ld_config *cfg)
 		rc = lc_counter_new_system(&c->counter, CLOCK_MONOTONIC);
 	else if (strcmp(cfg->counter, "tsc") == 0)
 		rc = lc_counter_new_tsc(&c->counter, &err);
+	else if (strcmp(cfg->counter, "raw") == 0)
+		/* CLOCK_MONOTONIC_RAW: NTP discipline does not steer it, so
+		 * a --pretend upstream on the host it disciplines does not
+		 * follow its own client (tools/vm-kernel-test) */
+		rc = lc_counter_new_system(&c->counter, CLOCK_MONOTONIC_RAW);
 	else
 		rc = lc_counter_new_best(&c->counter);
 	if (rc < 0) {

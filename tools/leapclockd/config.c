@@ -276,7 +276,7 @@ static int set_counter(struct ld_config *c, const struct setting *s,
                        const char *val, const char *where)
 {
 	if (strcmp(val, "best") != 0 && strcmp(val, "system") != 0 &&
-	    strcmp(val, "tsc") != 0)
+	    strcmp(val, "tsc") != 0 && strcmp(val, "raw") != 0)
 		return bad_value(s, val, where);
 	return set_str(c, s, val, where);
 }
@@ -761,7 +761,7 @@ static void usage(FILE *out)
 	        "                          2^INTERVAL s on average per client, BURST at\n"
 	        "                          once (default 0:16); over it: dropped, with an\n"
 	        "                          occasional RATE kiss-o'-death\n"
-	        "      --counter C         best (default), system or tsc\n"
+	        "      --counter C         best (default), system, tsc or raw\n"
 	        "      --syslog            log to syslog even with -d\n"
 	        "      --threads N         worker threads (default auto: one per core)\n"
 	        "      --rcvbuf KIB        receive buffer per socket (default " LD_STR(LD_DEFAULT_RCVBUF_KIB) ";\n"
