@@ -5,7 +5,7 @@
  */
 #include "lc_test.h"
 
-#include "../tools/leapclockd/ntp_packet.c"
+#include "ntp_packet.h"
 
 /* A request built by hand: LI/VN/mode, poll, and a transmit timestamp. */
 static size_t make_req(uint8_t *b, size_t len, unsigned li, unsigned vn,

@@ -11,11 +11,10 @@
  */
 #include "lc_test.h"
 
-#include "../tools/leapclockd/clock.c"
-#include "../tools/leapclockd/clockbound.c"
-#include "../tools/leapclockd/config.c"
-#include "../tools/leapclockd/config_listen.c"
-#include "../tools/leapclockd/ntp_packet.c"
+#include "leapclockd.h"
+#include "clockbound.h"
+
+#include "ntp_packet.h"
 /* `leapclock convert --to utc-sls`, for the served smear to agree with */
 #include "../tools/leapclock/smearconv.c"
 

@@ -8,8 +8,7 @@
  */
 #include "lc_test.h"
 
-#include "../tools/leapclockd/config.c"
-#include "../tools/leapclockd/config_listen.c"
+#include "leapclockd.h"
 
 #include <arpa/inet.h>
 #include <stdarg.h>

@@ -14,7 +14,10 @@
 #define _GNU_SOURCE /* metrics.c: SOCK_NONBLOCK, SOCK_CLOEXEC */
 #include "lc_test.h"
 
-#include "../tools/leapclockd/metrics.c"
+#include "leapclockd.h"
+#include "metrics.h"
+
+#include <stdarg.h>
 
 /* ---- what metrics.c uses of the daemon (not called by the formatter) */
 static char last_log[512];

@@ -10,7 +10,8 @@
 #define _GNU_SOURCE
 #include "lc_test.h"
 
-#include "../tools/leapclockd/xleave.c"
+#include "leapclockd.h"
+#include "xleave.h"
 
 #include <arpa/inet.h>
 #include <pthread.h>
@@ -95,7 +96,7 @@ static void test_bounded_evicts(void)
 	uint64_t tx;
 
 	LC_TRUE(x != NULL);
-	LC_EQ_U64((uint64_t)x->mask + 1, 64);
+	LC_EQ_U64((uint64_t)ld_xleave_slots(x), 64);
 	for (uint32_t i = 0; i < n; i++) {
 		struct sockaddr_storage c = v4(0x0a000000 + i, 123);
 

@@ -62,6 +62,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,7 +98,7 @@ static _Thread_local struct src_cache tl_cache[LD_MAX_LISTEN];
 
 /* Table generations and clock ids, unique in the process (several clocks
  * in a test). */
-static uint64_t gen_counter, clock_ids;
+static _Atomic uint64_t gen_counter, clock_ids;
 
 #define LD_RETIRED_MAX 16
 #define LD_HAZARDS 128
@@ -113,11 +114,11 @@ static _Thread_local uint64_t tl_hz_clock;
 static _Thread_local int tl_hz_slot;
 
 struct ld_clock {
-	lc_leaptable *table;  /* the main thread's view: cur->t */
-	struct tver *cur;     /* published (seq_cst) */
+	_Atomic(lc_leaptable *) table; /* the main thread's view: cur->t */
+	_Atomic(struct tver *) cur;    /* published (seq_cst) */
 	uint64_t id;
-	const struct tver *hazard[LD_HAZARDS]; /* in use by a reader */
-	int nhazard;          /* slots handed out (atomic) */
+	_Atomic(const struct tver *) hazard[LD_HAZARDS]; /* in use by a reader */
+	atomic_int nhazard;   /* slots handed out */
 	pthread_mutex_t slow; /* readers past LD_HAZARDS; free_retired */
 	/* versions replaced by a reload, freed once no hazard names them */
 	struct tver *retired[LD_RETIRED_MAX];
@@ -134,6 +135,9 @@ struct ld_clock {
 	struct lc__tl_writer *tl;
 	char smear_name[48];            /* the page's UTC_SLS policy */
 	struct lc_smear_policy smear;
+	/* how the host handles a leap (--host-leap; config.c checked it) */
+	struct lc_host_leap_spec host_leap;
+	int detect_logged;              /* the detection said in the log */
 	char table_note[160];
 	/* the host following as last logged */
 	int host_state;
@@ -228,6 +232,7 @@ static int tk_start(struct ld_clock *c)
 	tc.smear = c->smear_name[0] != '\0' ? &c->smear : NULL;
 	tc.realtime_smeared = 0;
 	tc.follow_host = !c->pretend;
+	lc_host_leap_apply(&c->host_leap, &tc);
 	rc = lc_tk_new(&c->tk, c->counter, &tc);
 	if (rc == 0 && c->pretend) {
 		struct timespec ts = lc__ns_to_ts(pretend_tai_now(c));
@@ -399,8 +404,8 @@ int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg)
 	if (c->cur == NULL)
 		goto fail;
 	c->cur->t = c->table;
-	c->cur->gen = __atomic_add_fetch(&gen_counter, 1, __ATOMIC_RELAXED);
-	c->id = __atomic_add_fetch(&clock_ids, 1, __ATOMIC_RELAXED);
+	c->cur->gen = (atomic_fetch_add_explicit(&gen_counter, 1, memory_order_relaxed) + 1);
+	c->id = (atomic_fetch_add_explicit(&clock_ids, 1, memory_order_relaxed) + 1);
 	pthread_mutex_init(&c->slow, NULL);
 
 	if (open_counter(c, cfg) != 0)
@@ -409,6 +414,19 @@ int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg)
 		goto fail;
 	if (set_smear(c, cfg) != 0)
 		goto fail;
+	if (cfg->host_leap[0] != '\0' &&
+	    lc_host_leap_parse(cfg->host_leap, "host-leap", &c->host_leap,
+	                       NULL) != 0) {
+		ld_log(LD_LOG_ERR, "host-leap: '%s': not a mode", cfg->host_leap);
+		goto fail;
+	}
+	if (c->host_leap.mode != LC_HOST_LEAP_KERNEL) {
+		char text[48];
+
+		lc_host_leap_format(&c->host_leap, text, sizeof(text));
+		ld_log(LD_LOG_INFO, "host clock: its leap handling declared %s",
+		       text);
+	}
 	rc = tk_start(c);
 	if (rc < 0) {
 		ld_log(LD_LOG_ERR, "timekeeper: %s", lc_strerror(rc));
@@ -465,8 +483,8 @@ int ld_clock_new_reader(struct ld_clock **out, const struct ld_config *cfg)
 	if (c->cur == NULL)
 		goto fail;
 	c->cur->t = c->table;
-	c->cur->gen = __atomic_add_fetch(&gen_counter, 1, __ATOMIC_RELAXED);
-	c->id = __atomic_add_fetch(&clock_ids, 1, __ATOMIC_RELAXED);
+	c->cur->gen = (atomic_fetch_add_explicit(&gen_counter, 1, memory_order_relaxed) + 1);
+	c->id = (atomic_fetch_add_explicit(&clock_ids, 1, memory_order_relaxed) + 1);
 	pthread_mutex_init(&c->slow, NULL);
 	*out = c;
 	return 0;
@@ -619,7 +637,7 @@ static const struct tver *table_enter(struct ld_clock *c)
 	int slot;
 
 	if (tl_hz_clock != c->id) {
-		int i = __atomic_fetch_add(&c->nhazard, 1, __ATOMIC_RELAXED);
+		int i = atomic_fetch_add_explicit(&c->nhazard, 1, memory_order_relaxed);
 
 		tl_hz_clock = c->id;
 		tl_hz_slot = i < LD_HAZARDS ? i : -1;
@@ -627,14 +645,14 @@ static const struct tver *table_enter(struct ld_clock *c)
 	slot = tl_hz_slot;
 	if (slot < 0) {
 		pthread_mutex_lock(&c->slow);
-		return __atomic_load_n(&c->cur, __ATOMIC_SEQ_CST);
+		return atomic_load(&c->cur);
 	}
-	v = __atomic_load_n(&c->cur, __ATOMIC_SEQ_CST);
+	v = atomic_load(&c->cur);
 	for (;;) {
 		const struct tver *again;
 
-		__atomic_store_n(&c->hazard[slot], v, __ATOMIC_SEQ_CST);
-		again = __atomic_load_n(&c->cur, __ATOMIC_SEQ_CST);
+		atomic_store(&c->hazard[slot], v);
+		again = atomic_load(&c->cur);
 		if (again == v)
 			return v;
 		v = again;
@@ -646,7 +664,8 @@ static void table_exit(struct ld_clock *c)
 	if (tl_hz_slot < 0)
 		pthread_mutex_unlock(&c->slow);
 	else
-		__atomic_store_n(&c->hazard[tl_hz_slot], NULL, __ATOMIC_RELEASE);
+		atomic_store_explicit(&c->hazard[tl_hz_slot], NULL,
+		                      memory_order_release);
 }
 
 static void source_at(struct ld_source *s, const struct tver *v, int64_t tai,
@@ -731,8 +750,18 @@ static void log_host(struct ld_clock *c)
 	struct lc_tk_host h;
 	char bits[200];
 
-	if (lc_tk_host_status(c->tk, &h) != 0 ||
-	    (h.state == c->host_state && h.steps == c->host_steps))
+	if (lc_tk_host_status(c->tk, &h) != 0)
+		return;
+	if (h.detected != LC_HOST_DETECT_NONE && !c->detect_logged) {
+		/* once: what the host looks like, and how to declare it */
+		ld_log(LD_LOG_WARNING,
+		       "host clock looks like %s around the leap second: not "
+		       "followed (UTC and TAI stay true); declare it with "
+		       "--host-leap %s (host-leap %s in leapclockd.conf)",
+		       h.detected_text, h.detected_text, h.detected_text);
+		c->detect_logged = 1;
+	}
+	if (h.state == c->host_state && h.steps == c->host_steps)
 		return;
 	ld_log(LD_LOG_INFO,
 	       "host clock: %s, offset %+.6f ms, steps followed %" PRIu64
@@ -758,7 +787,7 @@ static void free_retired(struct ld_clock *c, int all)
 		int held = 0;
 
 		for (int h = 0; h < LD_HAZARDS && !all; h++)
-			if (__atomic_load_n(&c->hazard[h], __ATOMIC_SEQ_CST) ==
+			if (atomic_load(&c->hazard[h]) ==
 			    c->retired[i])
 				held = 1;
 		if (!held) {
@@ -789,6 +818,13 @@ int ld_clock_host_status(struct ld_clock *c, struct lc_tk_host *h)
 		h->offset_ns = st.host_offset_ns;
 		h->steer_ppb = st.host_steer_ppb;
 		h->steps = (uint64_t)st.host_steps;
+		h->host_leap = (int)st.host_leap;
+		h->detected = (int)st.host_detected;
+		h->hold_ns = st.host_hold_ns;
+		snprintf(h->host_leap_text, sizeof(h->host_leap_text), "%s",
+		         st.host_leap_text);
+		snprintf(h->detected_text, sizeof(h->detected_text), "%s",
+		         st.host_detected_text);
 		return 0;
 	}
 	return lc_tk_host_status(c->tk, h) == 0 ? 0 : -1;
@@ -816,14 +852,14 @@ static int publish_table(struct ld_clock *c, lc_leaptable *fresh)
 		free_retired(c, 0);
 	}
 	nv->t = fresh;
-	nv->gen = __atomic_add_fetch(&gen_counter, 1, __ATOMIC_RELAXED);
+	nv->gen = (atomic_fetch_add_explicit(&gen_counter, 1, memory_order_relaxed) + 1);
 #if !LD_HOST_CLOCK
 	if (c->rd == NULL)
 		lc__tk_set_table(c->tk, fresh);
 #endif
 	c->retired[c->nretired++] = c->cur;
-	__atomic_store_n(&c->table, fresh, __ATOMIC_RELAXED);
-	__atomic_store_n(&c->cur, nv, __ATOMIC_SEQ_CST);
+	atomic_store_explicit(&c->table, fresh, memory_order_relaxed);
+	atomic_store(&c->cur, nv);
 	free_retired(c, 0);
 	return 0;
 }
@@ -999,7 +1035,7 @@ int ld_clock_watch_paths(const struct ld_clock *c, char paths[2][PATH_MAX])
 
 const lc_leaptable *ld_clock_table(const struct ld_clock *c)
 {
-	return __atomic_load_n(&c->table, __ATOMIC_RELAXED);
+	return atomic_load_explicit(&c->table, memory_order_relaxed);
 }
 
 int ld_clock_precision(struct ld_clock *c)

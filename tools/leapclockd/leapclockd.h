@@ -3,14 +3,31 @@
  * time sources (one per served mode), the listening sockets and their
  * counters, and logging.
  *
- *   main.c    command line, daemon life cycle, signals
- *   privsep.c the writer and server processes, the server's seccomp filter
- *   config.c  the command line and the config file into struct ld_config
- *   clock.c   leapclock timekeepers -> what a mode serves (time, LI, refid)
- *   server.c  worker threads and their sockets, the receive/answer loop,
- *             kernel transmit stamps, rate limiting, statistics
- *   xleave.c  the interleaved mode's per-client table (xleave.h)
- *   ntp_packet.c  the wire format (pure; shared with fuzz and tests)
+ * The daemon's files (leapclockd(8); DESIGN.md section 5):
+ *
+ *   main.c            the life cycle: daemonising, pid file, the privilege
+ *                     drop, the writer's and the server's main
+ *   privsep.c         the writer and server processes, the handover of an
+ *                     orphaned server's sockets, landlock and seccomp
+ *   config.c          the command line and the config file -> ld_config
+ *   config_listen.c   the listen addresses, "ADDR:PORT=MODE"
+ *   clock.c           leapclock timekeepers -> what a mode serves
+ *   clockbound.c      the error bound in AWS ClockBound's format
+ *   server.c          the sockets, worker threads, the main loop
+ *   server_answer.c   the receive/answer path, rate limiting
+ *   server_stats.c    the counters summed, the stats file
+ *   xleave.c          the interleaved mode's per-client table (xleave.h)
+ *   ntp_packet.c      the wire format (pure; shared with fuzz and tests)
+ *   auth.c            a request to NTS or to the symmetric keys (auth.h)
+ *   keys.c            symmetric keys: AES-CMAC, the legacy digests (keys.h)
+ *   nts.c             NTS's NTP side, the cookie keys (nts.h)
+ *   nts_ef.c          NTS extension fields of a request (nts_ef.h)
+ *   nts_ke_records.c  NTS-KE records (nts_ke_records.h)
+ *   ntske.c           the NTS-KE server, TLS 1.3 (GnuTLS)
+ *   metrics.c         Prometheus metrics over libmicrohttpd (metrics.h)
+ *   sdnotify.c        READY=1 and WATCHDOG=1 to systemd (sdnotify.h)
+ *   safefile.h        how a file the daemon reads is opened
+ *   server_impl.h     what the server_*.c files share
  */
 #ifndef LEAPCLOCKD_H
 #define LEAPCLOCKD_H
@@ -121,6 +138,11 @@ struct ld_config {
 	 * LEAPCLOCK_SMEAR when neither is given; "" = none */
 	char smear[48];
 	char smear_where[PATH_MAX + 48]; /* "" = not given */
+	/* how the host handles a leap (--host-leap, host-leap, --host-smear
+	 * P as smear:P, or LEAPCLOCK_HOST_LEAP): lc_host_leap_parse's text;
+	 * "" = kernel */
+	char host_leap[64];
+	char host_leap_where[PATH_MAX + 48]; /* "" = not given */
 	char pidfile[PATH_MAX];  /* "" = none */
 	char clockbound[PATH_MAX]; /* --clockbound: ClockBound's segment; "" none */
 	char user_where[PATH_MAX + 48]; /* where user was set; "" = default */
@@ -245,11 +267,14 @@ enum {
 	LD_ROLE_SERVER = 2  /* NTP, NTS-KE, metrics, stats: unprivileged */
 };
 
-/* What the writer's loop calls (privsep.c): each tick, and with the
- * signals to hand on. */
+/* What the loop calls (privsep.c). The writer's: each tick, and with the
+ * signals to hand on. The server's: `ready` when `fd` (the handover
+ * socket; -1 none) is readable, told whether its writer still lives. */
 struct ld_supervise {
 	void (*tick)(void *arg, int64_t now_mono);
 	void (*signal)(void *arg, int sig);
+	void (*ready)(void *arg, int writer_alive);
+	int fd;
 	void *arg;
 };
 
@@ -263,6 +288,9 @@ int ld_server_new_role(struct ld_server **out, const struct ld_config *cfg,
                        int ngiven, int ctl_fd);
 /* The writer's bound sockets (worker-major), for the server it starts. */
 int ld_server_fds(const struct ld_server *s, int *fds, int max);
+/* 1 if `fds` (n, worker-major) are the UDP sockets `cfg` asks for: as
+ * many, each bound to its listener's address (any port for port 0). */
+int ld_server_fds_match(const struct ld_config *cfg, const int *fds, int n);
 /* The writer's loop: what to call each tick and on signals. */
 void ld_server_supervise(struct ld_server *s, const struct ld_supervise *sup);
 

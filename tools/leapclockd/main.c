@@ -448,11 +448,19 @@ static int server_main(struct ld_config *cfg, struct ld_privsep_child *pc)
 		if (detach_stdio() != 0)
 			goto fail;
 	}
-	if (ld_metrics_start(metrics) != 0)
+	/* landlock before any thread starts, seccomp (TSYNC) after */
+	if (ld_privsep_landlock(cfg) != 0 || ld_metrics_start(metrics) != 0)
 		goto fail;
 	start_stop_signals();
 	if (ld_privsep_confine() != 0)
 		goto fail;
+	{
+		/* a writer started after ours died takes our sockets over */
+		struct ld_supervise sup = { NULL, NULL, ld_privsep_handover,
+		                            pc->ho, pc };
+
+		ld_server_supervise(server, &sup);
+	}
 	ld_log(LD_LOG_INFO, "server process ready (pid %ld)", (long)getpid());
 	ld_privsep_ready(pc->ctl);
 	rc = ld_server_run(server);
@@ -474,8 +482,9 @@ int main(int argc, char **argv)
 	struct ld_privsep_child pc;
 	struct ld_clock *clock = NULL;
 	struct ld_server *writer = NULL;
-	int rc, report = -1, pidfd = -1, role, nfds;
-	int fds[LD_PRIVSEP_MAX_FDS];
+	static int got[LD_PRIVSEP_MAX_FDS];
+	struct ld_orphan orphan = { 0, -1 };
+	int rc, report = -1, pidfd = -1, role, ngot;
 
 	role = ld_privsep_child_env(&pc);
 	if (role < 0)
@@ -506,16 +515,34 @@ int main(int argc, char **argv)
 	 * host; the UDP sockets bound for the server process */
 	if (cfg.pidfile[0] != '\0' && (pidfd = pidfile_take(cfg.pidfile)) < 0)
 		goto fail;
-	if ((cfg.timeline[0] != '\0' && ld_clock_new(&clock, &cfg) != 0) ||
-	    ld_server_new_role(&writer, &cfg, clock, LD_ROLE_WRITER, NULL, 0,
-	                       -1) != 0)
+	if (cfg.timeline[0] != '\0' && ld_clock_new(&clock, &cfg) != 0)
 		goto fail;
+	/* a server that outlived its writer (killed, crashed) holds our
+	 * ports: its UDP sockets are taken over, and it is stopped just
+	 * before ours starts (privsep.c, the handover) */
+	ld_privsep_init(&ps, argv, !cfg.foreground);
+	ps.syslog_now = cfg.use_syslog == 1;
+	ld_privsep_ho_path(&cfg, ps.ho_path, sizeof(ps.ho_path));
+	ngot = ld_privsep_find(&orphan, ps.ho_path, ps.exe, cfg.user, got,
+	                       LD_PRIVSEP_MAX_FDS);
+	if (ngot > 0 && !ld_server_fds_match(&cfg, got, ngot)) {
+		ld_log(LD_LOG_WARNING, "handover: the old server's sockets are "
+		       "not the ones configured: binding anew once it is gone");
+		for (int i = 0; i < ngot; i++)
+			close(got[i]);
+		ngot = 0;
+	}
+	if (ngot == 0)
+		ld_privsep_orphan_stop(&orphan); /* before binding its ports */
+	if (ld_server_new_role(&writer, &cfg, clock, LD_ROLE_WRITER,
+	                       ngot > 0 ? got : NULL, ngot, -1) != 0)
+		goto fail;
+	ld_privsep_orphan_stop(&orphan);
+	ld_privsep_listen(&ps);
 	/* nobody of our user may read or write this process's memory
 	 * (ptrace, /proc/PID/mem): the server may be of the same user */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	nfds = ld_server_fds(writer, fds, LD_PRIVSEP_MAX_FDS);
-	ld_privsep_init(&ps, argv, fds, nfds, !cfg.foreground);
-	ps.syslog_now = cfg.use_syslog == 1;
+	ps.nfds = ld_server_fds(writer, ps.fds, LD_PRIVSEP_MAX_FDS);
 	if (ld_privsep_spawn(&ps) != 0 || ld_privsep_wait_ready(&ps) != 0)
 		goto fail;
 	if (!cfg.foreground) {
@@ -536,20 +563,23 @@ int main(int argc, char **argv)
 	ld_sd_ready();
 	{
 		struct ld_supervise sup = { ld_privsep_tick, ld_privsep_signal,
-		                            &ps };
+		                            NULL, -1, &ps };
 
 		ld_server_supervise(writer, &sup);
 	}
 	rc = ld_server_run(writer);
 	ld_log(LD_LOG_INFO, "stopping");
 	ld_privsep_stop(&ps);
+	ld_privsep_unlisten(&ps);
 	ld_server_free(writer);
 	ld_clock_free(clock);
 	pidfile_drop(cfg.pidfile, pidfd);
 	return rc == 0 ? 0 : 1;
 fail:
 	report_start(&report, 1);
+	ld_privsep_orphan_stop(&orphan);
 	ld_privsep_stop(&ps);
+	ld_privsep_unlisten(&ps);
 	ld_server_free(writer);
 	ld_clock_free(clock);
 	pidfile_drop(cfg.pidfile, pidfd);

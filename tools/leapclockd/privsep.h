@@ -4,8 +4,11 @@
 #ifndef LD_PRIVSEP_H
 #define LD_PRIVSEP_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+struct ld_config;
 
 #define LD_PRIVSEP_MAX_FDS (LD_MAX_THREADS * 4)
 
@@ -16,6 +19,15 @@ struct ld_privsep_child {
 	int syslog_now; /* the writer already logs to syslog */
 	int fds[LD_PRIVSEP_MAX_FDS]; /* the UDP sockets, worker-major */
 	int nfds;
+	int ho;         /* the handover socket's listening end; -1 none */
+	uid_t writer_uid; /* who may take the sockets over (and root) */
+	int ho_conn;    /* the new writer's connection, kept to the end */
+};
+
+/* An orphaned server found by a starting writer (ld_privsep_find). */
+struct ld_orphan {
+	pid_t pid;      /* 0: none */
+	int conn;       /* -1: none */
 };
 
 /* The writer's view of its server process. */
@@ -32,13 +44,36 @@ struct ld_privsep {
 	int backoff_s;      /* twice the next pause, s */
 	unsigned long restarts;
 	int stopping;
+	int ho;             /* the handover socket (listening); -1 none */
+	char ho_path[4096]; /* "": none */
 };
 
 /* 1 in the server process (pc filled, the variable removed), 0 in the
  * writer, -1 on a malformed variable. */
 int ld_privsep_child_env(struct ld_privsep_child *pc);
-void ld_privsep_init(struct ld_privsep *p, char **argv, const int *fds,
-                     int nfds, int detach);
+/* The sockets (fds, nfds) are set by the caller before the spawn. */
+void ld_privsep_init(struct ld_privsep *p, char **argv, int detach);
+/* The handover socket's path for `cfg`: beside the page (PATH.server),
+ * else beside the pid file, else "" (none). */
+void ld_privsep_ho_path(const struct ld_config *cfg, char *buf, size_t n);
+/* A starting writer: finds a server on `path` that outlived its writer
+ * (verified: this binary, of root, our uid or `user`'s (--user), its
+ * parent not this binary, it says its writer is gone) and takes dups of
+ * its UDP sockets into fds (it serves on meanwhile). Returns how many (0:
+ * none, or no orphan: o->pid says). */
+int ld_privsep_find(struct ld_orphan *o, const char *path, const char *exe,
+                    const char *user, int *fds, int max);
+/* Tells the orphan to stop and waits until it has (SIGKILL after 3 s):
+ * its NTS-KE and metrics ports are free after. */
+void ld_privsep_orphan_stop(struct ld_orphan *o);
+/* The writer: listens on p->ho_path (after any orphan is gone), handed to
+ * every server it starts. 0 or -1 (logged; no handover then). */
+int ld_privsep_listen(struct ld_privsep *p);
+/* Closes and removes it (the writer stopping). */
+void ld_privsep_unlisten(struct ld_privsep *p);
+/* The server: a connection on its handover socket (struct ld_supervise
+ * ready; arg the ld_privsep_child). */
+void ld_privsep_handover(void *arg, int writer_alive);
 /* Starts the server process (fork, exec of /proc/self/exe). 0 or -1. */
 int ld_privsep_spawn(struct ld_privsep *p);
 /* Waits for the server's 'R' (ready); -1 if it ended first (reaped). */
@@ -51,6 +86,11 @@ void ld_privsep_signal(void *arg, int sig);
 void ld_privsep_stop(struct ld_privsep *p);
 /* The server: ready ('R' to the writer). */
 void ld_privsep_ready(int ctl);
+/* The server, before it starts a thread (landlock binds the calling
+ * thread and those it starts later): no_new_privs, and landlock where the
+ * kernel has it: files written only beneath the stats file's and the NTS
+ * key folder; no TCP bind or connect (ABI 4). 0, or -1 (logged). */
+int ld_privsep_landlock(const struct ld_config *cfg);
 /* The server: no_new_privs and the seccomp filter (every thread). */
 int ld_privsep_confine(void);
 

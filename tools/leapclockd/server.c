@@ -370,6 +370,54 @@ int ld_server_fds(const struct ld_server *s, int *fds, int max)
 	return n;
 }
 
+static int same_addr(const struct sockaddr_storage *want, socklen_t len,
+                     const struct sockaddr_storage *got)
+{
+	if (want->ss_family != got->ss_family)
+		return 0;
+	if (want->ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const void *)want,
+		                         *b = (const void *)got;
+
+		return a->sin_addr.s_addr == b->sin_addr.s_addr &&
+		       (a->sin_port == 0 || a->sin_port == b->sin_port);
+	}
+	if (want->ss_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *a = (const void *)want,
+		                          *b = (const void *)got;
+
+		return memcmp(&a->sin6_addr, &b->sin6_addr,
+		              sizeof(a->sin6_addr)) == 0 &&
+		       (a->sin6_port == 0 || a->sin6_port == b->sin6_port);
+	}
+	return 0;
+}
+
+int ld_server_fds_match(const struct ld_config *cfg, const int *fds, int n)
+{
+	int nw = threads_wanted(cfg);
+
+	if (n != nw * cfg->nlisten)
+		return 0;
+	for (int k = 0; k < nw; k++)
+		for (int i = 0; i < cfg->nlisten; i++) {
+			struct sockaddr_storage got;
+			socklen_t gl = sizeof(got);
+			int type = 0;
+			socklen_t tl = sizeof(type);
+			int fd = fds[k * cfg->nlisten + i];
+
+			memset(&got, 0, sizeof(got));
+			if (getsockname(fd, (struct sockaddr *)&got, &gl) != 0 ||
+			    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 ||
+			    type != SOCK_DGRAM ||
+			    !same_addr(&cfg->listen[i].addr,
+			               cfg->listen[i].addrlen, &got))
+				return 0;
+		}
+	return 1;
+}
+
 void ld_server_supervise(struct ld_server *s, const struct ld_supervise *sup)
 {
 	s->sup = *sup;
@@ -551,7 +599,7 @@ static int watch_steps(void)
 /* The main thread's loop: its poll set (the sockets when it serves them,
  * the step watch at nl, the table watch last) and its clocks. */
 struct main_loop {
-	struct pollfd pfd[LD_MAX_LISTEN + 3];
+	struct pollfd pfd[LD_MAX_LISTEN + 4];
 	int np;
 	int wfd, sfd;  /* table and step watches, -1 for none */
 	struct table_watch tw[MAX_WATCHES]; /* what wfd watches */
@@ -576,11 +624,15 @@ static void loop_setup(struct ld_server *s, struct main_loop *ml)
 		ml->pfd[i].events = POLLIN;
 	}
 	/* the step watch at nl (fd -1 is ignored by ppoll), the writer's
-	 * socketpair at nl + 1, the table watch last */
+	 * socketpair at nl + 1, the handover socket at nl + 2, the table
+	 * watch last */
 	ml->pfd[ml->np].fd = ml->sfd;
 	ml->pfd[ml->np].events = POLLIN;
 	ml->np++;
 	ml->pfd[ml->np].fd = s->ctl_fd;
+	ml->pfd[ml->np].events = POLLIN;
+	ml->np++;
+	ml->pfd[ml->np].fd = s->sup.ready != NULL ? s->sup.fd : -1;
 	ml->pfd[ml->np].events = POLLIN;
 	ml->np++;
 	if (ml->wfd >= 0) {
@@ -630,6 +682,8 @@ static void loop_watches(struct ld_server *s, struct main_loop *ml, int64_t now)
 	}
 	if (s->ctl_fd >= 0 && (ml->pfd[s->nl + 1].revents & (POLLIN | POLLHUP)))
 		writer_gone(s, ml, now);
+	if (ml->pfd[s->nl + 2].fd >= 0 && (ml->pfd[s->nl + 2].revents & POLLIN))
+		s->sup.ready(s->sup.arg, s->ctl_fd >= 0);
 }
 
 /* The periodic work: the clock updated, the stats file written, a changed
@@ -645,8 +699,9 @@ static void loop_periodic(struct ld_server *s, struct main_loop *ml, int64_t now
 			/* the bound widens with the time left to itself */
 			int64_t d = s->cfg->root_dispersion_ns +
 			            (now - s->writer_gone) / LC__NS * LD_PHI_NS_PER_S;
-			__atomic_store_n(&s->root_disp_now,
-			                 ld_ntp_short_from_ns(d), __ATOMIC_RELAXED);
+			atomic_store_explicit(&s->root_disp_now,
+			                      ld_ntp_short_from_ns(d),
+			                      memory_order_relaxed);
 		}
 	}
 	if (s->sup.tick != NULL)

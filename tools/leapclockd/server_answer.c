@@ -87,24 +87,22 @@ static int rate_limited(struct ld_server *s, const struct sockaddr *sa,
 	 * empty slot's tat and kod_next (zero) are in the past, which is a
 	 * fresh start; a busy one's debt and kiss gap stay whoever asks. */
 	e = &s->rl[rl_index(s, sa)];
-	old = __atomic_load_n(&e->tat, __ATOMIC_RELAXED);
+	old = atomic_load_explicit(&e->tat, memory_order_relaxed);
 	for (;;) {
 		tat = old > now ? old : now;
 		if (tat - now > s->rl_slack_ns)
 			break;
-		if (__atomic_compare_exchange_n(&e->tat, &old,
-		                                tat + s->rl_period_ns, 0,
-		                                __ATOMIC_RELAXED,
-		                                __ATOMIC_RELAXED))
+		if (atomic_compare_exchange_strong_explicit(
+		            &e->tat, &old, tat + s->rl_period_ns,
+		            memory_order_relaxed, memory_order_relaxed))
 			return 0;
 		/* another worker moved it: old is its value now */
 	}
-	kn = __atomic_load_n(&e->kod_next, __ATOMIC_RELAXED);
+	kn = atomic_load_explicit(&e->kod_next, memory_order_relaxed);
 	while (now >= kn) {
-		if (__atomic_compare_exchange_n(&e->kod_next, &kn,
-		                                now + s->kod_gap_ns, 0,
-		                                __ATOMIC_RELAXED,
-		                                __ATOMIC_RELAXED)) {
+		if (atomic_compare_exchange_strong_explicit(
+		            &e->kod_next, &kn, now + s->kod_gap_ns,
+		            memory_order_relaxed, memory_order_relaxed)) {
 			*kod = 1;
 			break;
 		}
@@ -153,7 +151,8 @@ static void read_cmsgs(struct msghdr *mh, struct rx_meta *m)
  * *counter), 0 if not. */
 static int send_reply(struct listener *L, struct wsock *W, const uint8_t *out,
                       size_t len, const struct sockaddr *to, socklen_t tolen,
-                      const struct rx_meta *m, uint64_t *counter, int stamp)
+                      const struct rx_meta *m, _Atomic uint64_t *counter,
+                      int stamp)
 {
 	union {
 		struct cmsghdr align;
@@ -419,8 +418,8 @@ static int make_reply(struct ld_server *s, struct request *r,
 	refid = s->cfg->refid;
 	if (a.smear_ns >= NO_SMEAR_BELOW_NS || a.smear_ns <= -NO_SMEAR_BELOW_NS)
 		refid = ld_ntp_smear_refid(a.smear_ns);
-	__atomic_store_n(&L->last_li, a.li, __ATOMIC_RELAXED);
-	__atomic_store_n(&L->last_refid, refid, __ATOMIC_RELAXED);
+	atomic_store_explicit(&L->last_li, a.li, memory_order_relaxed);
+	atomic_store_explicit(&L->last_refid, refid, memory_order_relaxed);
 	/* interleaved: the origin names our previous reply's receive
 	 * timestamp, whose kernel transmit stamp we have */
 	xleave = ld_xleave_lookup(s->xl, r->from, r->req.org_ts, &prev_tx);
@@ -428,7 +427,7 @@ static int make_reply(struct ld_server *s, struct request *r,
 	 * never after the receive timestamp. */
 	params = s->params;
 	/* grown by the main thread once the writer is gone (server.c) */
-	disp = __atomic_load_n(&s->root_disp_now, __ATOMIC_RELAXED);
+	disp = atomic_load_explicit(&s->root_disp_now, memory_order_relaxed);
 	if (disp != 0)
 		params.root_dispersion = disp;
 	ld_ntp_make_reply(&r->req, &params, a.li, refid,

@@ -17,6 +17,8 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -36,8 +38,8 @@ struct listener {
 	char name[80]; /* the bound address */
 	int wildcard;
 	struct ld_source *src;
-	unsigned last_li;     /* relaxed atomics: any worker writes them */
-	uint32_t last_refid;
+	_Atomic unsigned last_li; /* relaxed: any worker writes them */
+	_Atomic uint32_t last_refid;
 };
 
 /* A reply sent whose kernel transmit stamp has not come back yet. */
@@ -49,12 +51,26 @@ struct tx_pending {
 	struct sockaddr_storage to;
 };
 
+/* A socket's counters: struct ld_counters's fields, in its order, each a
+ * relaxed atomic (one writer, the socket's worker; readers anywhere:
+ * server_stats.c sums them as an array). */
+struct ld_live_counters {
+	_Atomic uint64_t received, requests, replies, malformed, control,
+	        other_mode, ratelimited, kod, send_errors, auth_ok, auth_fail,
+	        interleaved, tx_kernel, denied;
+};
+_Static_assert(sizeof(struct ld_live_counters) == sizeof(struct ld_counters) &&
+               offsetof(struct ld_live_counters, denied) ==
+                       offsetof(struct ld_counters, denied) &&
+               sizeof(_Atomic uint64_t) == sizeof(uint64_t),
+               "struct ld_live_counters is struct ld_counters, atomic");
+
 /* One worker's socket for one listener. */
 struct wsock {
 	int fd;
 	int txts;          /* kernel transmit stamps on */
 	uint32_t next_id;  /* the number of the next datagram sent */
-	struct ld_counters c;
+	struct ld_live_counters c;
 	struct tx_pending txq[TXQ];
 };
 
@@ -77,8 +93,8 @@ struct worker {
 };
 
 struct rl_slot {
-	int64_t tat;      /* CLOCK_MONOTONIC ns; atomic */
-	int64_t kod_next; /* no kiss before this; atomic */
+	_Atomic int64_t tat;      /* CLOCK_MONOTONIC ns */
+	_Atomic int64_t kod_next; /* no kiss before this */
 };
 
 struct ld_server {
@@ -113,13 +129,13 @@ struct ld_server {
 	long daemon_pid;        /* the daemon's pid, the writer's in the
 	                         * server process (the stats file's pid) */
 	int64_t writer_gone;    /* CLOCK_MONOTONIC ns the writer went; 0 */
-	uint32_t root_disp_now; /* atomic: the root dispersion served since
+	_Atomic uint32_t root_disp_now; /* the root dispersion served since
 	                         * (NTP short format); 0: params' */
 	struct ld_supervise sup; /* LD_ROLE_WRITER: the server process */
 };
 
 /* Counters: one writer (the socket's worker), readers anywhere. */
-#define CINC(x) __atomic_store_n(&(x), __atomic_load_n(&(x), __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED)
+#define CINC(x) atomic_store_explicit(&(x), atomic_load_explicit(&(x), memory_order_relaxed) + 1, memory_order_relaxed)
 
 static inline int64_t mono_ns(void)
 {

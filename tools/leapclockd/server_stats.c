@@ -23,10 +23,11 @@ static void sum_counters(struct ld_server *s, int li, struct ld_counters *sum)
 
 	memset(sum, 0, sizeof(*sum));
 	for (int k = 0; k < s->nw; k++) {
-		const uint64_t *v = (const uint64_t *)&s->w[k]->sk[li].c;
+		const _Atomic uint64_t *v =
+		        (const _Atomic uint64_t *)&s->w[k]->sk[li].c;
 
 		for (size_t j = 0; j < sizeof(*sum) / sizeof(uint64_t); j++)
-			o[j] += __atomic_load_n(&v[j], __ATOMIC_RELAXED);
+			o[j] += atomic_load_explicit(&v[j], memory_order_relaxed);
 	}
 }
 
@@ -42,8 +43,9 @@ int ld_server_listener(struct ld_server *s, int i, struct ld_listener_info *out)
 	out->addr = s->l[i].name;
 	out->mode = s->l[i].cfg.mode_name;
 	out->src = s->l[i].src;
-	out->li = __atomic_load_n(&s->l[i].last_li, __ATOMIC_RELAXED);
-	out->refid = __atomic_load_n(&s->l[i].last_refid, __ATOMIC_RELAXED);
+	out->li = atomic_load_explicit(&s->l[i].last_li, memory_order_relaxed);
+	out->refid = atomic_load_explicit(&s->l[i].last_refid,
+	                                  memory_order_relaxed);
 	return 0;
 }
 
@@ -234,22 +236,23 @@ static void print_stats(struct ld_server *s, FILE *f)
 		        L->name, L->cfg.mode_name, c.received, c.requests,
 		        c.replies, c.malformed, c.control, c.other_mode,
 		        c.ratelimited, c.kod, c.send_errors,
-		        __atomic_load_n(&L->last_li, __ATOMIC_RELAXED),
-		        __atomic_load_n(&L->last_refid, __ATOMIC_RELAXED),
+		        atomic_load_explicit(&L->last_li, memory_order_relaxed),
+		        atomic_load_explicit(&L->last_refid, memory_order_relaxed),
 		        c.interleaved, c.tx_kernel, c.auth_ok, c.auth_fail,
 		        c.denied);
 	}
 	/* per worker (ignored by server-stats; shows the spread) */
 	for (int k = 0; k < s->nw && s->nw > 1; k++)
 		for (int i = 0; i < s->nl; i++) {
-			const struct ld_counters *c = &s->w[k]->sk[i].c;
+			const struct ld_live_counters *c = &s->w[k]->sk[i].c;
 
 			fprintf(f, "worker %d %s received=%" PRIu64
 			        " replies=%" PRIu64 " ratelimited=%" PRIu64 "\n",
 			        k, s->l[i].name,
-			        __atomic_load_n(&c->received, __ATOMIC_RELAXED),
-			        __atomic_load_n(&c->replies, __ATOMIC_RELAXED),
-			        __atomic_load_n(&c->ratelimited, __ATOMIC_RELAXED));
+			        atomic_load_explicit(&c->received, memory_order_relaxed),
+			        atomic_load_explicit(&c->replies, memory_order_relaxed),
+			        atomic_load_explicit(&c->ratelimited,
+			                             memory_order_relaxed));
 		}
 }
 

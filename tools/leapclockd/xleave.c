@@ -114,6 +114,11 @@ struct ld_xleave {
 	struct xl_slot *slot;
 };
 
+size_t ld_xleave_slots(const struct ld_xleave *x)
+{
+	return x->mask + 1;
+}
+
 struct ld_xleave *ld_xleave_new(size_t slots)
 {
 	struct ld_xleave *x = calloc(1, sizeof(*x));

@@ -38,6 +38,8 @@ struct ld_xleave;
  * NULL if out of memory. */
 struct ld_xleave *ld_xleave_new(size_t slots);
 void ld_xleave_free(struct ld_xleave *x);
+/* How many clients the table holds (the size asked, rounded up). */
+size_t ld_xleave_slots(const struct ld_xleave *x);
 /* A reply with receive timestamp `rx` (NTP format, as sent) goes to
  * `client`: its slot now holds (rx, transmit unknown). */
 void ld_xleave_sent(struct ld_xleave *x, const struct sockaddr *client,
