@@ -1,8 +1,8 @@
 /*
  * bench_preload.c - what an unmodified program pays for leapclock's clocks:
  * the cost of one clock_gettime(CLOCK_REALTIME) in this program bare, under
- * libleapclock-preload.so (exact mode, and smear:google pretending to be
- * inside Google's 24 h window, the smear's slowest path), and under
+ * libleapclock-preload.so (exact mode, and smear:google and smear:cosine
+ * pretending to be inside their windows: a line, and a curve's chords), and under
  * libfaketime (Debian package faketime) with a fixed offset, in one run.
  *
  *   bench_preload [--calls N] [--shim PATH] [--faketime PATH]
@@ -224,6 +224,10 @@ int main(int argc, char **argv)
 		  0, 0, 0 },
 		{ "leapclock smear:google, in", shim,
 		  { "LEAPCLOCK_MODE=smear:google",
+		    "LEAPCLOCK_PRETEND=2016-12-31T20:00:00Z", NULL },
+		  0, 0, 0 },
+		{ "leapclock smear:cosine, in", shim,
+		  { "LEAPCLOCK_MODE=smear:cosine",
 		    "LEAPCLOCK_PRETEND=2016-12-31T20:00:00Z", NULL },
 		  0, 0, 0 },
 		{ "libfaketime +1d", faketime,

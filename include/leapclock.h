@@ -592,7 +592,11 @@ enum lc_smear_shape {
 enum lc_smear_placement {
 	LC_SMEAR_ENDING = 0,   /* the window ends at the leap */
 	LC_SMEAR_CENTRED = 1,  /* the window is centred on the leap */
-	LC_SMEAR_STARTING = 2  /* the window starts at the leap */
+	LC_SMEAR_STARTING = 2, /* the window starts at the leap */
+	/* the smear ends at POSIX midnight (the start of an inserted
+	 * 23:59:60, the end of a deleted 23:59:59) and the window closes at
+	 * the end of the leap second: NTP's leapsmearinterval */
+	LC_SMEAR_ENDING_POSIX = 3
 };
 
 struct lc_smear_policy {
@@ -641,7 +645,11 @@ LC_API double lc_smear_rate_ppm(const struct lc_smear_policy *p, int dir, int64_
  * counted in SI
  * seconds; CENTRED runs from midnight - window/2 to midnight + window/2 as
  * read on a UTC clock, so that noon to noon is 86,400 s and spans 86,401 SI
- * s around an insertion. */
+ * s around an insertion. ENDING_POSIX smears over the window_ns SI seconds
+ * before POSIX midnight (leap + 0 for an insertion, + 1 s for a deletion)
+ * and, for an insertion, holds the whole second through 23:59:60: its
+ * window is [-window_ns, +1 s] (insertion), [1 s - window_ns, +1 s]
+ * (deletion). */
 LC_API void lc_smear_window_dir(const struct lc_smear_policy *p, int dir,
                                 int64_t *start_rel, int64_t *end_rel);
 /* The policy's peak |rate| in ppm for direction `dir` (0 if invalid). */

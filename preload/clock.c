@@ -56,25 +56,32 @@ void lcp_update_slow(int64_t mono)
 	lcp_writer_done();
 }
 
-/* Makes the span of the table leap at hand (the one around the program's
- * REALTIME, or the next) and publishes it if it differs from the current
- * one. The writer's (under lcp_writer_try, or in lcp_init() before any
+/* Makes the smear clock of the table leap at hand (the one around the
+ * program's REALTIME, or the next) and publishes it if its span differs
+ * from the current one's or the current one's fast pieces are running
+ * out. The writer's (under lcp_writer_try, or in lcp_init() before any
  * reader). */
 void lcp_sm_replan(void)
 {
 	const lc_leaptable *t = lcp_page ? lc_tk_table(lcp_tk) : lcp_table;
-	const struct lc__smear_span *cur = lcp_sm_cur();
-	struct lc__smear_span *np = &lcp_sm.slot[lcp_sm.next];
+	const struct lc__smear_clock *cur = lcp_sm_cur();
+	struct lc__smear_clock *np = &lcp_sm.slot[lcp_sm.next];
 	int64_t mono, rt = lcp_exact_rt(&mono);
+	int64_t tai = mono + (int64_t)lc__tk_read_word(lcp_tk,
+	                                               LC__TKW(offs_tai));
 
-	if (t == NULL || lc__smear_span_at(t, &lcp_sm.policy, rt, np) < 0 ||
-	    np->dir == 0) {
+	if (t == NULL ||
+	    lc__smear_clock_set(np, t, &lcp_sm.policy, rt, tai) < 0 ||
+	    np->span.dir == 0) {
 		atomic_store_explicit(&lcp_sm.cur, NULL, memory_order_release);
 		return;
 	}
-	if (cur != NULL && cur->leap_when == np->leap_when &&
-	    cur->dir == np->dir && cur->lo == np->lo && cur->hi == np->hi)
-		return; /* the span in force */
+	if (cur != NULL && cur->span.leap_when == np->span.leap_when &&
+	    cur->span.dir == np->span.dir && cur->span.lo == np->span.lo &&
+	    cur->span.hi == np->span.hi &&
+	    (!lc__smear_clock_inside(cur, rt) ||
+	     !lc__smear_clock_ending(cur, tai, LCP_SM_MARGIN)))
+		return; /* the clock in force */
 	lcp_sm.next = (lcp_sm.next + 1) % LCP_SM_SLOTS;
 	atomic_store_explicit(&lcp_sm.cur, np, memory_order_release);
 }
@@ -98,7 +105,7 @@ static int64_t prog_now(int which)
 int lcp_to_host_mono(int which, const struct timespec *abs,
                      struct timespec *out)
 {
-	const struct lc__smear_span *sp;
+	const struct lc__smear_clock *c;
 	int64_t d, mono;
 	uint64_t cyc;
 	int rc;
@@ -116,8 +123,10 @@ int lcp_to_host_mono(int which, const struct timespec *abs,
 		return 0;
 	}
 	d = lc__ts_to_ns(abs);
-	if (which == 1 && (sp = lcp_sm_cur()) != NULL && d >= sp->lo &&
-	    d < sp->hi) {
+	if (which == 1 && (c = lcp_sm_cur()) != NULL &&
+	    lc__smear_clock_inside(c, d)) {
+		const struct lc__smear_span *sp = &c->span;
+
 		/* The span's exact inverse, on TAI, then to MONOTONIC with
 		 * the timeline's TAI offset now (outside the span the smeared
 		 * REALTIME is the exact one, converted below). */

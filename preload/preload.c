@@ -481,7 +481,7 @@ static void init_ready(const struct lc_leaptable_info *tinfo)
 /* LEAPCLOCK_DEBUG: the configuration, on stderr. */
 static void say_config(void)
 {
-	const struct lc__smear_span *sp;
+	const struct lc__smear_clock *sp;
 	struct timespec now;
 	char buf[64];
 	int64_t w;
@@ -503,8 +503,10 @@ static void say_config(void)
 	sp = lcp_sm_cur();
 	if (sp != NULL)
 		lcp_say("smear window: %.3f s .. %.3f s from now",
-		        (double)(sp->plan.start_mono - lcp_prog_tai()) / 1e9,
-		        (double)(sp->plan.end_mono - lcp_prog_tai()) / 1e9);
+		        (double)(sp->span.plan.start_mono - lcp_prog_tai()) /
+		            1e9,
+		        (double)(sp->span.plan.end_mono - lcp_prog_tai()) /
+		            1e9);
 }
 
 /* The start: once, from the constructor or from the first call that comes

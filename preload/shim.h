@@ -28,7 +28,7 @@
 
 #include "env.h"
 #include "leapclock.h"
-#include "smear.h"
+#include "smear_clock.h"
 
 #include <mqueue.h>
 #include <pthread.h>
@@ -129,27 +129,32 @@ void lcp_say(const char *fmt, ...) LC__PRINTF(1, 2);
 
 /* ---- smear mode (clock.c) ------------------------------------------------ */
 
-/* smear mode: the policy, and the library's span of the table leap at
- * hand (lc__smear_span_at: the same pure function leapclockd's smear
- * sockets and `leapclock convert` use). The span's plan runs on TAI, the
- * exact timeline, so a step of the program's timeline moves nothing in it:
- * TAI is read at each smeared read. The writer makes the span again each
- * second (a leap the table gains, the next leap once one is over) and
- * publishes it whole: written into a slot of a small ring that no reader
- * is pointed at, then the current pointer switched (a reader holding the
- * previous one reads it unchanged until the ring comes round,
- * LCP_SM_SLOTS - 1 spans later). */
-#define LCP_SM_SLOTS 4
+/* smear mode: the policy, and the library's smear clock of the table leap
+ * at hand (smear_clock.h: the span of lc__smear_span_at, the same pure
+ * function leapclockd's smear sockets and `leapclock convert` use, with
+ * the fast pieces the timekeeper's own UTC_SLS reads, one multiply). The
+ * span's plan runs on TAI, the exact timeline, so a step of the program's
+ * timeline moves nothing in it: TAI is read at each smeared read. The
+ * writer makes the clock again each second when the span changes (a leap
+ * the table gains, the next leap once one is over) or its fast pieces run
+ * out within LCP_SM_MARGIN (a linear window's piece lasts minutes, a
+ * cosine's chords about a second), and publishes it whole: written into a
+ * slot of a small ring that no reader is pointed at, then the current
+ * pointer switched (a reader holding the previous one reads it unchanged
+ * until the ring comes round, LCP_SM_SLOTS - 1 publications and at least
+ * as many seconds later). */
+#define LCP_SM_SLOTS 8
+#define LCP_SM_MARGIN (2 * LC__NS)
 struct lcp_smear {
 	int on;
 	struct lc_smear_policy policy;
-	struct lc__smear_span slot[LCP_SM_SLOTS];
-	unsigned next; /* the writer's: the slot the next span goes in */
-	_Atomic(const struct lc__smear_span *) cur; /* NULL: no leap ahead */
+	struct lc__smear_clock slot[LCP_SM_SLOTS];
+	unsigned next; /* the writer's: the slot the next clock goes in */
+	_Atomic(const struct lc__smear_clock *) cur; /* NULL: no leap ahead */
 };
 extern struct lcp_smear lcp_sm;
 
-static inline const struct lc__smear_span *lcp_sm_cur(void)
+static inline const struct lc__smear_clock *lcp_sm_cur(void)
 {
 	return atomic_load_explicit(&lcp_sm.cur, memory_order_acquire);
 }
@@ -199,18 +204,19 @@ static inline int64_t lcp_exact_rt(int64_t *mono_out)
 
 /* The program's CLOCK_REALTIME in ns: the exact REALTIME, or inside the
  * span of a leap the smeared one, UTC_SLS = TAI - (TAI-UTC before the
- * leap) - the plan's offset at TAI (the span widens the window and the
- * leap second by 1 s: T and REALTIME differ by up to 1 s around a leap). */
+ * leap) - the plan's offset at TAI, from the smear clock's fast piece (the
+ * span widens the window and the leap second by 1 s: T and REALTIME differ
+ * by up to 1 s around a leap). */
 static inline int64_t lcp_prog_rt(void)
 {
 	int64_t mono, rt = lcp_exact_rt(&mono);
-	const struct lc__smear_span *sp = lcp_sm_cur();
+	const struct lc__smear_clock *c = lcp_sm_cur();
 
-	if (lc__unlikely(sp != NULL && rt >= sp->lo && rt < sp->hi)) {
+	if (lc__unlikely(c != NULL && lc__smear_clock_inside(c, rt))) {
 		int64_t tai = mono + (int64_t)lc__tk_read_word(
 		                         lcp_tk, LC__TKW(offs_tai));
 
-		rt = tai - sp->old_ns - lc__smear_plan_offset(&sp->plan, tai);
+		rt = lc__smear_clock_in(c, tai);
 	}
 	lcp_maybe_update(mono);
 	return rt;

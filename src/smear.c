@@ -78,10 +78,17 @@ void lc__smear_plan_none(struct lc__smear_plan *pl)
 	pl->end_mono = INT64_MAX;
 }
 
+/* Where the shape ends: end_mono, or the leap instant of a plan whose
+ * offset holds its full value from there (LC__SMEAR_HOLD). */
+static int64_t ramp_end(const struct lc__smear_plan *pl)
+{
+	return (pl->flags & LC__SMEAR_HOLD) ? pl->param[P_LEAP] : pl->end_mono;
+}
+
 static void set_peak(struct lc__smear_plan *pl)
 {
 	double pk = lc__smear_peak_ppm(
-	    (int)pl->shape, pl->end_mono - pl->start_mono, pl->param[P_RAMP],
+	    (int)pl->shape, ramp_end(pl) - pl->start_mono, pl->param[P_RAMP],
 	    pl->to_ns > pl->from_ns ? pl->to_ns - pl->from_ns
 	                            : pl->from_ns - pl->to_ns);
 	pl->param[P_PEAK] = (int64_t)ceil(pk * 1e6);
@@ -196,13 +203,13 @@ void lc__smear_plan_piece(const struct lc__smear_plan *pl, int64_t mono,
 		pc->base = pl->from_ns;
 		return;
 	}
-	if (mono >= pl->end_mono) {
-		pc->lo = pl->end_mono;
+	if (mono >= ramp_end(pl)) {
+		pc->lo = ramp_end(pl);
 		pc->hi = INT64_MAX;
 		pc->base = pl->to_ns;
 		return;
 	}
-	len = pl->end_mono - pl->start_mono;
+	len = ramp_end(pl) - pl->start_mono;
 	tau = mono - pl->start_mono;
 	diff = pl->to_ns - pl->from_ns;
 	neg = diff < 0;
@@ -211,7 +218,7 @@ void lc__smear_plan_piece(const struct lc__smear_plan *pl, int64_t mono,
 	if (pl->shape == LC_SMEAR_LINEAR || pl->shape == LC_SMEAR_STEP) {
 		/* sgn ceil(a tau / len) */
 		pc->lo = pl->start_mono;
-		pc->hi = pl->end_mono;
+		pc->hi = ramp_end(pl);
 		pc->t0 = pl->start_mono;
 		pc->d = len;
 		pc->p = neg ? -a : a;
@@ -243,15 +250,14 @@ int64_t lc__smear_piece_at(const struct lc__smear_piece *pc, int64_t mono)
 	                      (__int128)pc->p * (mono - pc->t0) + pc->q, pc->d);
 }
 
-/* 1 if mono is outside the window (the offset is from_ns or to_ns),
- * else 0 with the window's length, the time into it and the offset to
- * travel. */
+/* 1 if mono is outside the ramp (the offset is from_ns or to_ns), else 0
+ * with the ramp's length, the time into it and the offset to travel. */
 static int outside(const struct lc__smear_plan *pl, int64_t mono, int64_t *len,
                    int64_t *tau, int64_t *diff)
 {
-	if (mono <= pl->start_mono || mono >= pl->end_mono)
+	if (mono <= pl->start_mono || mono >= ramp_end(pl))
 		return 1;
-	*len = pl->end_mono - pl->start_mono;
+	*len = ramp_end(pl) - pl->start_mono;
 	*tau = mono - pl->start_mono;
 	*diff = pl->to_ns - pl->from_ns;
 	return 0;
@@ -298,9 +304,9 @@ double lc__smear_plan_rate_ppm(const struct lc__smear_plan *pl, int64_t mono)
 	int64_t len;
 	double x, rho;
 
-	if (mono < pl->start_mono || mono >= pl->end_mono)
+	if (mono < pl->start_mono || mono >= ramp_end(pl))
 		return 0;
-	len = pl->end_mono - pl->start_mono;
+	len = ramp_end(pl) - pl->start_mono;
 	x = (double)(mono - pl->start_mono) / (double)len;
 	rho = (double)pl->param[P_RAMP] / (double)len;
 	return -(double)(pl->to_ns - pl->from_ns) / (double)len *
@@ -312,12 +318,14 @@ double lc__smear_plan_peak_ppm(const struct lc__smear_plan *pl)
 	return (double)pl->param[P_PEAK] * 1e-6;
 }
 
-/* Fills *pl with a smear from `from` at `start` to `to` at `end` in the
- * policy's shape, the quadratic's ramp re-solved for this window. Returns
- * the peak rate in ppm, or -1 if the quadratic cannot fit under max. */
+/* Fills *pl with a smear from `from` at `start` to `to` at `rend` in the
+ * policy's shape, the quadratic's ramp re-solved for this window, holding
+ * `to` from rend to `end`. Returns the peak rate in ppm, or -1 if the
+ * quadratic cannot fit under max. */
 double lc__smear_make_plan(struct lc__smear_plan *pl,
                            const struct lc_smear_policy *p, int64_t start,
-                           int64_t end, int64_t from, int64_t to)
+                           int64_t rend, int64_t end, int64_t from,
+                           int64_t to)
 {
 	int64_t amount = to > from ? to - from : from - to;
 
@@ -327,9 +335,13 @@ double lc__smear_make_plan(struct lc__smear_plan *pl,
 	pl->from_ns = from;
 	pl->to_ns = to;
 	pl->shape = p->shape == LC_SMEAR_STEP ? LC_SMEAR_LINEAR : p->shape;
+	if (rend < end) {
+		pl->flags |= LC__SMEAR_HOLD;
+		pl->param[P_LEAP] = rend;
+	}
 	if (pl->shape == LC_SMEAR_QUADRATIC) {
 		pl->param[P_RAMP] =
-		    lc__smear_quad_ramp(end - start, amount, p->max_rate_ppm);
+		    lc__smear_quad_ramp(rend - start, amount, p->max_rate_ppm);
 		if (pl->param[P_RAMP] < 0) {
 			/* no trapezoid fits under max: report its need */
 			pl->param[P_RAMP] = 0;
@@ -346,16 +358,16 @@ double lc__smear_make_plan(struct lc__smear_plan *pl,
  * than the policy's own; LC_ERANGE if that is over or needs a rate beyond
  * max_rate or one that (nearly) stops the smeared clock. */
 static int plan_late(struct lc__smear_plan *np, const struct lc_smear_policy *p,
-                     int64_t now_mono, int64_t s, int64_t e, int64_t from,
-                     int64_t to, struct lc_error *err)
+                     int64_t now_mono, int64_t s, int64_t r, int64_t e,
+                     int64_t from, int64_t to, struct lc_error *err)
 {
 	const char *w = "<smear plan>";
 	double pk;
 
-	if (e <= now_mono)
+	if (r <= now_mono)
 		return lc__error(err, LC_ERANGE, w, 0,
 		                 "armed after the smear window ended");
-	pk = lc__smear_make_plan(np, p, now_mono, e, from, to);
+	pk = lc__smear_make_plan(np, p, now_mono, r, e, from, to);
 	if (pk < 0 ||
 	    (p->max_rate_ppm > 0 &&
 	     lc__smear_plan_peak_ppm(np) > p->max_rate_ppm * (1 + 1e-12)))
@@ -383,7 +395,7 @@ int lc__smear_plan_leap(struct lc__smear_plan *pl,
 {
 	const char *w = "<smear plan>";
 	struct lc__smear_plan np;
-	int64_t s, e, from = 0, to;
+	int64_t s, r, e, from = 0, to;
 	int active, unwinding;
 	int rc;
 
@@ -414,14 +426,15 @@ int lc__smear_plan_leap(struct lc__smear_plan *pl,
 		    "armed %.9f s after the leap instant: too late "
 		    "to smear it",
 		    (double)(now_mono - leap_mono) / 1e9);
-	lc__smear_window_dir(p, dir, &s, &e);
+	lc__smear_ramp_dir(p, dir, &s, &r, &e);
 	s = lc__sat_add(leap_mono, s);
+	r = lc__sat_add(leap_mono, r);
 	e = lc__sat_add(leap_mono, e);
 	to = dir * LC__NS;
 	if (now_mono <= s && from == 0) {
-		lc__smear_make_plan(&np, p, s, e, 0, to);
+		lc__smear_make_plan(&np, p, s, r, e, 0, to);
 	} else {
-		rc = plan_late(&np, p, now_mono, s, e, from, to, err);
+		rc = plan_late(&np, p, now_mono, s, r, e, from, to, err);
 		if (rc < 0)
 			return rc;
 	}
@@ -436,7 +449,7 @@ int lc__smear_plan_settime(struct lc__smear_plan *pl,
                            int dir, struct lc_error *err)
 {
 	struct lc__smear_plan np;
-	int64_t s, e;
+	int64_t s, r, e;
 	int rc;
 
 	if (pl->flags & LC__SMEAR_UNWIND)
@@ -447,9 +460,10 @@ int lc__smear_plan_settime(struct lc__smear_plan *pl,
 	if (dir != 1 && dir != -1)
 		return lc__error(err, LC_EINVAL, "<smear plan>", 0,
 		                 "direction %d is neither +1 nor -1", dir);
-	lc__smear_window_dir(p, dir, &s, &e);
+	lc__smear_ramp_dir(p, dir, &s, &r, &e);
 	lc__smear_make_plan(&np, p, lc__sat_add(leap_mono, s),
-	                    lc__sat_add(leap_mono, e), 0, dir * LC__NS);
+	                    lc__sat_add(leap_mono, r), lc__sat_add(leap_mono, e),
+	                    0, dir * LC__NS);
 	np.param[P_LEAP] = leap_mono;
 	np.param[P_DIR] = dir;
 	*pl = np;

@@ -9,7 +9,9 @@
  *
  * The offset goes from `from_ns` at start_mono to `to_ns` at end_mono along
  * the policy's shape (+1e9 for an insertion, -1e9 for a deletion, back to 0
- * for an unwind after a cancellation) and is constant outside the window.
+ * for an unwind after a cancellation) and is constant outside the window
+ * (with LC__SMEAR_HOLD the shape ends earlier, at the leap instant, and
+ * the offset holds to_ns from there to end_mono).
  * All fields are 8-byte integers so that the timekeeper can publish a plan
  * inside its snapshot as plain words.
  */
@@ -20,6 +22,10 @@
 
 #define LC__SMEAR_LATE 0x1   /* armed after the window should have started */
 #define LC__SMEAR_UNWIND 0x2 /* returning to UTC after a cancelled leap */
+/* The shape ends at param[1] (the leap instant, P_LEAP in smear.c), before
+ * end_mono; the offset holds to_ns from there: an insertion smeared by
+ * LC_SMEAR_ENDING_POSIX, the inserted second a plateau. */
+#define LC__SMEAR_HOLD 0x4
 
 struct lc__smear_plan {
 	int64_t start_mono; /* INT64_MAX: no plan */

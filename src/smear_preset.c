@@ -26,14 +26,17 @@ static const struct preset presets[] = {
     /* Google Public NTP (and AWS: "aws" below): 24 h linear, noon to noon UTC
      * (developers.google.com/time/smear; github.com/google/unsmear) */
     {"google", LC_SMEAR_LINEAR, LC_SMEAR_CENTRED, 86400, 0, 0, 0},
-    /* NTPsec leapsmearinterval (Debian's ntpd; NTPsec ntpd/ntp_timer.c,
-     * docs/leapsmear.adoc): linear over the interval ending at the leap's
-     * transition time, POSIX midnight, which on the pre-leap axis is the
-     * start of 23:59:60. KNOWN: this preset ends a second later, at UTC
-     * midnight (11.6 us from ntpd through the window): a window ending
-     * at the leap instant needs a placement the smear module does not
-     * have yet (docs/smearing.md, "Known differences") */
-    {"ntpd", LC_SMEAR_LINEAR, LC_SMEAR_ENDING, 86400, 0, 7200, 86400},
+    /* NTPsec leapsmearinterval (Debian's ntpd; NTPsec ntpd/ntp_timer.c
+     * check_leapsec, docs/leapsmear.adoc): intv_end = the leap's
+     * transition time (POSIX midnight, on the pre-leap axis the start of
+     * 23:59:60), intv_start = intv_end - interval, doffset =
+     * -(now - intv_start) tai_diff / interval: linear over the interval,
+     * the whole second absorbed as 23:59:60 begins. The inserted second
+     * then holds it (UTC_SLS reads the POSIX 23:59:59.x; NTPsec leaves
+     * that second as a TODO) and the window closes at UTC midnight
+     * (placement ENDING_POSIX; tests/test_smear.c
+     * test_ntp_presets_against_formula) */
+    {"ntpd", LC_SMEAR_LINEAR, LC_SMEAR_ENDING_POSIX, 86400, 0, 7200, 86400},
     /* chrony smoothtime 400 0.001024 leaponly: quadratic spline from the
      * leap instant (its leap timeout fires at true 23:59:60.000: chrony
      * reference.c set_leap_timeout, local.c LCL_NotifyLeap, smooth.c),
@@ -59,12 +62,17 @@ static const struct preset presets[] = {
      * 23:59:59.500 -> 00:00:00, which takes 2 seconds", to the end of
      * 23:59:60 */
     {"windows", LC_SMEAR_STEP, LC_SMEAR_ENDING, 2, 0, 0, 0},
-    /* NTP Classic (ntp.org) ntpd leapsmearinterval (ntpd/ntp_timer.c):
-     * the raised cosine (1 - cos(pi t/w))/2 over the same interval as
-     * NTPsec's, ending at the start of 23:59:60 (KNOWN: here a second
-     * later, as ntpd above). Last, so that the other
-     * presets keep their index (the tests' replayable seeds). */
-    {"ntp-classic", LC_SMEAR_COSINE, LC_SMEAR_ENDING, 86400, 0, 7200, 86400},
+    /* NTP Classic (ntp.org 4.2.8/4.3) ntpd leapsmearinterval
+     * (ntpd/ntp_timer.c check_leapsec, "Google approach"): doffset =
+     * -(tai_diff - cos(pi t / interval)) / 2 over the same interval as
+     * NTPsec's, ending at POSIX midnight, the raised cosine
+     * (1 - cos(pi t/w))/2 for an insertion (for a deletion that
+     * expression starts at 1 s, a bug: leapclock smears the mirror
+     * image). Placement ENDING_POSIX as ntpd above. Added after
+     * the others, so that they keep their index (the tests' replayable
+     * seeds). */
+    {"ntp-classic", LC_SMEAR_COSINE, LC_SMEAR_ENDING_POSIX, 86400, 0, 7200,
+     86400},
     /* Amazon Time Sync Service (169.254.169.123, fd00:ec2::123, and the
      * public time.aws.com): "leap seconds are smeared over a 24-hour
      * period, noon to noon UTC", linearly, as Google's

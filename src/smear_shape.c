@@ -20,6 +20,13 @@
  *                                    spans 86,401 SI s for an insertion
  *                                    (P = T's own midnight: 0 for an
  *                                    insertion, +1 s for a deletion)
+ *     ENDING_POSIX [P - W, max(P, m)]  the ramp [P - W, P] ends at T's own
+ *                                    (POSIX) midnight, as NTP's
+ *                                    leapsmearinterval; for an insertion
+ *                                    the offset then holds the whole
+ *                                    second through 23:59:60 (a plateau,
+ *                                    [0, 1 s]) and the window closes at
+ *                                    UTC midnight
  *
  * The offset d * 1e9 * g(x) (x the fraction of the window elapsed) is what
  * UTC_SLS is behind T: UTC_SLS = T - offset.
@@ -121,15 +128,30 @@ double lc__smear_gd_peak(int shape, double rho)
 /* Policies                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* The window [*s, *e] relative to the leap instant, for direction dir. */
-void lc__smear_window_dir(const struct lc_smear_policy *p, int dir, int64_t *s,
-                          int64_t *e)
+/* The window [*s, *e] relative to the leap instant, for direction dir, and
+ * the end *r of its ramp (s < r <= e; the offset holds its full value on
+ * [r, e]). */
+void lc__smear_ramp_dir(const struct lc_smear_policy *p, int dir, int64_t *s,
+                        int64_t *r, int64_t *e)
 {
 	int64_t m = dir > 0 ? LC__NS : 0; /* UTC midnight */
 	int64_t P = dir > 0 ? 0 : LC__NS; /* T's midnight */
 	int64_t W = p->window_ns;
 
 	switch (p->placement) {
+	case LC_SMEAR_ENDING_POSIX:
+		/* NTP's leapsmearinterval (NTPsec and NTP Classic
+		 * ntpd/ntp_timer.c): the interval ends at the leap's
+		 * transition time, POSIX midnight, on T: the start of
+		 * 23:59:60 for an insertion (the second absorbed as it
+		 * begins), the end of the deleted 23:59:59 for a deletion.
+		 * The window closes with the leap second, so that outside
+		 * it UTC_SLS is UTC: during 23:59:60 UTC_SLS reads the
+		 * POSIX 23:59:59.x (the plateau). */
+		*s = P - W;
+		*r = P;
+		*e = P > m ? P : m;
+		return;
 	case LC_SMEAR_STARTING:
 		/* From the leap instant itself: where chronyd's leap timeout
 		 * fires (its clock reads 00:00:00, true 23:59:60.000) and
@@ -153,6 +175,15 @@ void lc__smear_window_dir(const struct lc_smear_policy *p, int dir, int64_t *s,
 		*e = m;
 		break;
 	}
+	*r = *e;
+}
+
+void lc__smear_window_dir(const struct lc_smear_policy *p, int dir, int64_t *s,
+                          int64_t *e)
+{
+	int64_t r;
+
+	lc__smear_ramp_dir(p, dir, s, &r, e);
 }
 
 /* The quadratic's ramp length (ns) for a window of `len` ns that must move
@@ -202,15 +233,15 @@ static const char *shape_name(int s)
  * policy passed the structural checks. */
 double lc__smear_policy_peak(const struct lc_smear_policy *p, int dir)
 {
-	int64_t s, e, r = 0;
+	int64_t s, re, e, r = 0;
 
-	lc__smear_window_dir(p, dir, &s, &e);
+	lc__smear_ramp_dir(p, dir, &s, &re, &e);
 	if (p->shape == LC_SMEAR_QUADRATIC) {
-		r = lc__smear_quad_ramp(e - s, LC__NS, p->max_rate_ppm);
+		r = lc__smear_quad_ramp(re - s, LC__NS, p->max_rate_ppm);
 		if (r < 0)
 			return INFINITY;
 	}
-	return lc__smear_peak_ppm(p->shape, e - s, r, LC__NS);
+	return lc__smear_peak_ppm(p->shape, re - s, r, LC__NS);
 }
 
 /* The rate bound of the policy in direction dir: max_rate_ppm when set,
@@ -231,10 +262,10 @@ static int check_fields(const char *w, const struct lc_smear_policy *p,
 		                 "shape: unknown shape %d (linear, cosine, "
 		                 "quadratic or step)",
 		                 p->shape);
-	if (p->placement < 0 || p->placement > LC_SMEAR_STARTING)
+	if (p->placement < 0 || p->placement > LC_SMEAR_ENDING_POSIX)
 		return lc__error(err, LC_EINVAL, w, 0,
 		                 "placement: unknown placement %d (ending, "
-		                 "centred or starting)",
+		                 "centred, starting or ending-posix)",
 		                 p->placement);
 	if (p->window_ns <= 0)
 		return lc__error(err, LC_EINVAL, w, 0,
@@ -276,9 +307,10 @@ static int check_rates(const char *w, const struct lc_smear_policy *p,
 	double pk;
 
 	for (int dir = 1; dir >= -1; dir -= 2) {
-		int64_t s, e;
+		int64_t s, r, e;
 
-		lc__smear_window_dir(p, dir, &s, &e);
+		lc__smear_ramp_dir(p, dir, &s, &r, &e);
+		e = r; /* the rates are the ramp's */
 		if (p->shape == LC_SMEAR_QUADRATIC &&
 		    lc__smear_quad_ramp(e - s, LC__NS, p->max_rate_ppm) < 0)
 			return lc__error(

@@ -50,6 +50,7 @@ struct leap_axis {
 	int64_t L_tai;  /* the leap instant, TAI ns */
 	int64_t L_T;    /* the same on T (POSIX ns before the leap) */
 	int64_t s, e;   /* the window relative to the leap instant */
+	int64_t r;      /* the end of its ramp (s < r <= e) */
 };
 
 static void axis_of(const struct lc_leap *lp, const struct lc_smear_policy *p,
@@ -63,7 +64,7 @@ static void axis_of(const struct lc_leap *lp, const struct lc_smear_policy *p,
 	             ? (a->L_T > 0 ? INT64_MAX : INT64_MIN)
 	             : a->L_T * LC__NS;
 	a->L_tai = lc__sat_add(a->L_T, a->old_ns);
-	lc__smear_window_dir(p, a->dir, &a->s, &a->e);
+	lc__smear_ramp_dir(p, a->dir, &a->s, &a->r, &a->e);
 }
 
 /* The nominal offset of this leap's smear at rel (lc_smear_offset's value,
@@ -75,9 +76,9 @@ static int64_t axis_offset(const struct lc_smear_policy *p,
 
 	if (rel <= a->s)
 		return 0;
-	if (rel >= a->e)
+	if (rel >= a->r)
 		return a->dir * LC__NS;
-	lc__smear_make_plan(&pl, p, a->s, a->e, 0, a->dir * LC__NS);
+	lc__smear_make_plan(&pl, p, a->s, a->r, a->e, 0, a->dir * LC__NS);
 	return lc__smear_plan_offset(&pl, rel);
 }
 
@@ -298,6 +299,7 @@ static void span_fill(const struct lc_smear_policy *p,
 	sp->dir = a->dir;
 	sp->old_ns = a->old_ns;
 	lc__smear_make_plan(&sp->plan, p, lc__sat_add(a->L_tai, a->s),
+	                    lc__sat_add(a->L_tai, a->r),
 	                    lc__sat_add(a->L_tai, a->e), 0, a->dir * LC__NS);
 	sp->plan.param[1] = a->L_tai; /* P_LEAP, P_DIR: as a leap's plan */
 	sp->plan.param[2] = a->dir;

@@ -114,40 +114,37 @@ static int piece_around(const struct lc__tk_snap *s, int64_t m,
  * Fills *out for the piece around m (>= m0) and returns its end (an
  * exclusive MONOTONIC instant; m when there is none: dmax stays 0).
  */
-static int64_t sls_piece_fill(const struct lc__tk_snap *s, int64_t m,
-                              struct lc__tk_sls_piece *out)
+int64_t lc__sls_piece_make(const struct lc__smear_piece *pc, int64_t k0,
+                           int64_t hi, int64_t m0, int64_t m,
+                           struct lc__tk_sls_piece *out)
 {
-	const int64_t m0 = s->mono;
-	struct lc__smear_piece pc;
-	int64_t k0, hi, n0, r0, E, c0;
+	int64_t n0, r0, E, c0;
 	unsigned __int128 M, C;
 	__int128 num, S0;
 	uint64_t dmax;
 
 	memset(out, 0, sizeof(*out));
-	if (!piece_around(s, m, &pc, &k0, &hi))
+	if (pc->d <= 0 || pc->d >= (INT64_C(1) << 51) || pc->p >= pc->d ||
+	    pc->p <= -pc->d || hi <= m)
 		return m;
-	if (pc.d <= 0 || pc.d >= (INT64_C(1) << 51) || pc.p >= pc.d ||
-	    pc.p <= -pc.d || hi <= m)
-		return m;
-	num = (__int128)pc.p * ((__int128)m0 - pc.t0) + pc.q;
-	n0 = (int64_t)(num / pc.d);
-	r0 = (int64_t)(num % pc.d);
+	num = (__int128)pc->p * ((__int128)m0 - pc->t0) + pc->q;
+	n0 = (int64_t)(num / pc->d);
+	r0 = (int64_t)(num % pc->d);
 	if (r0 < 0) {
 		n0--;
-		r0 += pc.d;
+		r0 += pc->d;
 	}
-	S0 = (__int128)m0 + k0 - pc.base - n0;
+	S0 = (__int128)m0 + k0 - pc->base - n0;
 	if (S0 > INT64_MAX - (INT64_C(1) << 41) || S0 < INT64_MIN)
 		return m;
-	E = pc.d - pc.p;
-	c0 = pc.d - 1 - r0;
-	M = ceil_q84((uint64_t)E, (uint64_t)pc.d);
-	C = ceil_q84((uint64_t)c0, (uint64_t)pc.d);
+	E = pc->d - pc->p;
+	c0 = pc->d - 1 - r0;
+	M = ceil_q84((uint64_t)E, (uint64_t)pc->d);
+	C = ceil_q84((uint64_t)c0, (uint64_t)pc->d);
 	dmax = UINT64_C(1) << 40;
-	if ((((unsigned __int128)1 << 84) / (uint64_t)pc.d) < dmax)
-		dmax =
-		    (uint64_t)(((unsigned __int128)1 << 84) / (uint64_t)pc.d);
+	if ((((unsigned __int128)1 << 84) / (uint64_t)pc->d) < dmax)
+		dmax = (uint64_t)(((unsigned __int128)1 << 84) /
+		                  (uint64_t)pc->d);
 	if ((uint64_t)hi - (uint64_t)m0 < dmax)
 		dmax = (uint64_t)hi - (uint64_t)m0;
 	if (dmax <= (uint64_t)m - (uint64_t)m0)
@@ -159,6 +156,18 @@ static int64_t sls_piece_fill(const struct lc__tk_snap *s, int64_t m,
 	out->c_hi = (uint64_t)(C >> 64);
 	out->dmax = dmax;
 	return (int64_t)((uint64_t)m0 + dmax);
+}
+
+static int64_t sls_piece_fill(const struct lc__tk_snap *s, int64_t m,
+                              struct lc__tk_sls_piece *out)
+{
+	struct lc__smear_piece pc;
+	int64_t k0, hi;
+
+	memset(out, 0, sizeof(*out));
+	if (!piece_around(s, m, &pc, &k0, &hi))
+		return m;
+	return lc__sls_piece_make(&pc, k0, hi, s->mono, m, out);
 }
 
 void lc__tk_sls_fill(struct lc__tk_snap *s)

@@ -90,7 +90,7 @@ grep -q "windows: step" "$T/all.svg" && grep -q "chrony: quadratic" "$T/all.svg"
 # 5. custom policy and preset window override
 "$LC" smear --window 2h --shape cosine --placement centred --step 30m | grep -q "custom: cosine, centred, window 7200 s" &&
 	ok "custom policy" || bad "custom policy"
-"$LC" smear --preset ntpd --window 7200 | grep -q "ntpd: linear, ending, window 7200 s" &&
+"$LC" smear --preset ntpd --window 7200 | grep -q "ntpd: linear, ending-posix, window 7200 s" &&
 	ok "ntpd window override" || bad "ntpd window"
 "$LC" smear --preset google --leap 2015-06-30 --step 12h | grep -q "2015-06-30T23:59:60.000Z" &&
 	ok "--leap DATE" || bad "--leap DATE"

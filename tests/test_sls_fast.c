@@ -47,16 +47,24 @@ static struct lc_smear_policy preset(const char *name)
 static double max_err_curve, max_err_ideal;
 static long n_points, n_off_by_one;
 
+/* Where the plan's shape ends: end_mono, or the leap instant of a plan
+ * that holds its offset through the inserted second (LC__SMEAR_HOLD,
+ * placement ENDING_POSIX: ntpd, ntp-classic). */
+static int64_t shape_end(const struct lc__smear_plan *pl)
+{
+	return (pl->flags & LC__SMEAR_HOLD) ? pl->param[1] : pl->end_mono;
+}
+
 /* The ideal curve in long double: from + diff g(tau / len). */
 static long double ideal(const struct lc__smear_plan *pl, int64_t m)
 {
-	long double len = (long double)(pl->end_mono - pl->start_mono);
+	long double len = (long double)(shape_end(pl) - pl->start_mono);
 	long double x = (long double)(m - pl->start_mono) / len, g;
 	long double diff = (long double)(pl->to_ns - pl->from_ns);
 
 	if (m <= pl->start_mono)
 		return (long double)pl->from_ns;
-	if (m >= pl->end_mono)
+	if (m >= shape_end(pl))
 		return (long double)pl->to_ns;
 	if (pl->shape == LC_SMEAR_COSINE) {
 		g = sinl(3.14159265358979323846264338327950288L * x / 2);
@@ -116,10 +124,10 @@ static void check_point(const struct lc__smear_plan *pl, int64_t m)
  * farthest from the curve) and a random point. */
 static void check_chords(const struct lc__smear_plan *pl)
 {
-	int64_t m = pl->start_mono;
+	int64_t m = pl->start_mono, se = shape_end(pl);
 	long n = 0;
 
-	while (m < pl->end_mono && !lc_t_case_failed) {
+	while (m < se && !lc_t_case_failed) {
 		struct lc__smear_piece pc;
 
 		lc__smear_plan_piece(pl, m, &pc);
@@ -132,12 +140,25 @@ static void check_chords(const struct lc__smear_plan *pl)
 		m = pc.hi;
 		n++;
 	}
-	LC_EQ_I64(m, pl->end_mono);
+	LC_EQ_I64(m, se);
+	/* a held offset: to_ns, one constant piece, to the window's end */
+	if (se < pl->end_mono) {
+		struct lc__smear_piece pc;
+
+		check_point(pl, se);
+		check_point(pl, se + (pl->end_mono - se) / 2);
+		check_point(pl, pl->end_mono - 1);
+		LC_EQ_I64(lc__smear_plan_offset(pl, se), pl->to_ns);
+		LC_EQ_I64(lc__smear_plan_offset(pl, pl->end_mono - 1),
+		          pl->to_ns);
+		lc__smear_plan_piece(pl, se, &pc);
+		LC_TRUE(pc.p == 0 && pc.q == 0 && pc.hi > pl->end_mono);
+	}
 	/* 65,536 chords (the quadratic: two ramps of 32,768 and its
 	 * plateau), fewer only where knots meet in a short window */
 	if (pl->shape != LC_SMEAR_LINEAR)
 		LC_TRUE(n <= 65537 &&
-		        (n >= 65536 || pl->end_mono - pl->start_mono < 65536 ||
+		        (n >= 65536 || se - pl->start_mono < 65536 ||
 		         pl->param[0] < 32768));
 }
 
@@ -166,7 +187,7 @@ static void check_ns_steps(const struct lc__smear_plan *pl, int64_t c,
 
 static void check_plan(const struct lc__smear_plan *pl)
 {
-	int64_t s = pl->start_mono, e = pl->end_mono, len = e - s;
+	int64_t s = pl->start_mono, e = shape_end(pl), len = e - s;
 
 	check_chords(pl);
 	if (lc_t_case_failed)

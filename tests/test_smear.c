@@ -170,10 +170,10 @@ static void test_fixed_presets(void)
 	LC_EQ_I64(lc_smear_offset(&p, 1, s + 18000 * NS),
 	          llround((1 - cos(M_PI / 4)) / 2 * 1e9));
 
-	p = preset("ntpd"); /* linear, ends at midnight, 86,400 s */
+	p = preset("ntpd"); /* linear, 86,400 s ending at the leap */
 	lc_smear_window_dir(&p, 1, &s, &e);
 	LC_EQ_I64(e, NS);
-	LC_EQ_I64(e - s, 86400 * NS);
+	LC_EQ_I64(e - s, 86401 * NS); /* and the held 23:59:60 */
 	LC_EQ_I64(lc_smear_offset(&p, 1, s + 21600 * NS), NS / 4);
 }
 
@@ -197,23 +197,27 @@ static void test_presets_against_sources(void)
 	LC_EQ_I64(e, 43201 * NS);
 	LC_EQ_I64(lc_smear_offset(&p, 1, NS / 2), NS / 2);
 
-	/* NTPsec ntpd leapsmearinterval (ntpd/ntp_timer.c): intv_end = the
-	 * leap's transition time (POSIX midnight, on the pre-leap axis the
-	 * start of 23:59:60), intv_start = intv_end - interval, offset
-	 * (now - intv_start) / interval: [L - 86400 s, L]. NOT YET: the
-	 * presets ntpd and ntp-classic end at UTC midnight, L + 1 s (a
-	 * window ending at L needs a new placement, with UTC_SLS reading
-	 * the POSIX 23:59:59.x during 23:59:60: docs/smearing.md "Known
-	 * differences"). Pinned as they are, 1 s late, so that a change
-	 * shows here. */
+	/* NTPsec ntpd leapsmearinterval (ntpd/ntp_timer.c check_leapsec):
+	 * intv_end = the leap's transition time (POSIX midnight, on the
+	 * pre-leap axis L), intv_start = intv_end - interval, offset
+	 * (now - intv_start) / interval: the ramp [L - 86400 s, L]; the
+	 * offset then holds the whole second through 23:59:60 and the window
+	 * closes at UTC midnight (issue 28.16). NTP Classic: the same
+	 * interval. test_ntp_presets_against_formula samples them whole. */
 	p = preset("ntpd");
 	lc_smear_window_dir(&p, 1, &s, &e);
-	LC_EQ_I64(s, -86399 * NS); /* ntpd: -86400 s */
-	LC_EQ_I64(e, NS);          /* ntpd: 0 */
+	LC_EQ_I64(s, -86400 * NS);
+	LC_EQ_I64(e, NS);
+	LC_EQ_I64(lc_smear_offset(&p, 1, -43200 * NS), NS / 2);
+	LC_EQ_I64(lc_smear_offset(&p, 1, 0), NS);
+	LC_EQ_I64(lc_smear_offset(&p, 1, NS / 2), NS);
+	LC_EQ_DBL(lc_smear_rate_ppm(&p, 1, NS / 2), 0.0, 0);
 	p = preset("ntp-classic");
 	lc_smear_window_dir(&p, 1, &s, &e);
-	LC_EQ_I64(s, -86399 * NS);
+	LC_EQ_I64(s, -86400 * NS);
 	LC_EQ_I64(e, NS);
+	LC_EQ_I64(lc_smear_offset(&p, 1, -43200 * NS), NS / 2);
+	LC_EQ_I64(lc_smear_offset(&p, 1, 0), NS);
 
 	/* Kuhn's UTC-SLS (draft-kuhn-leapsecond-00): the last 1000 s of the
 	 * day, 23:43:21 to 24:00:00 with 23:59:60 in it, 0.1 % slow */
@@ -263,7 +267,7 @@ static void test_ntp_classic(void)
 	LC_EQ_INT(p.shape, LC_SMEAR_COSINE);
 	lc_smear_window_dir(&p, 1, &s, &e);
 	LC_EQ_I64(e, NS);
-	LC_EQ_I64(e - s, 86400 * NS);
+	LC_EQ_I64(e - s, 86401 * NS); /* the ramp, then 23:59:60 held */
 	LC_EQ_DBL(lc_smear_peak_ppm(&p, 1), M_PI / 2 / 86400 * 1e6, 1e-9);
 	LC_EQ_DBL(lc_smear_rate_ppm(&p, 1, s + 43200 * NS),
 	          -M_PI / 2 / 86400 * 1e6, 1e-9);
@@ -1491,6 +1495,146 @@ static void test_starting_presets(void)
 	lc_leaptable_free(t);
 }
 
+/* Issue 28.16: ntpd and ntp-classic against their sources' formula, the
+ * whole window. NTPsec and NTP Classic ntpd/ntp_timer.c check_leapsec:
+ *
+ *     intv_end   = the leap's transition time (POSIX midnight, `when`)
+ *     intv_start = intv_end - interval
+ *     t          = now - intv_start          (now in [intv_start, intv_end])
+ *     doffset    = -(t tai_diff / interval)             NTPsec (linear)
+ *     doffset    = -(tai_diff - cos(pi t / interval))/2  NTP Classic
+ *
+ * added to the served time. `now` is the POSIX clock, which before the
+ * leap is the pre-leap axis T = TAI - (TAI-UTC before): intv_end is
+ * `when` on T for both directions (the start of an inserted 23:59:60, the
+ * end of a deleted 23:59:59). After intv_end the whole second stays
+ * absorbed (on T the offset holds dir s: during 23:59:60 the smeared clock
+ * reads the POSIX 23:59:59.x, which NTPsec leaves as a TODO; after it UTC
+ * itself is T - dir s). NTP Classic's expression with tai_diff = -1 is
+ * (1 + cos)/2, a second at the start (a bug); the reference for a deletion
+ * is the mirror image of the insertion's, as leapclock smears it. So the
+ * reference UTC_SLS on T is T - dir 1e9 f(t / W), f(x) = x or
+ * (1 - cos(pi x))/2, clamped to [0, 1]; compared with the table's smear,
+ * lc__smear_sls_from_tai (what every face reads). */
+static long double ntp_ref_offset(int classic, int dir, int64_t when_ns,
+                                  int64_t W, int64_t T)
+{
+	long double t = (long double)(T - (when_ns - W)), x = t / (long double)W;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return (long double)dir * 1e9L;
+	if (classic)
+		return (long double)dir * 1e9L *
+		       (1 - cosl(3.14159265358979323846264338327950288L * x)) /
+		       2;
+	return (long double)dir * 1e9L * x;
+}
+
+static void ntp_check(const lc_leaptable *t, const char *name, int64_t W,
+                      int dir, int64_t when, int64_t old_s, long *n,
+                      double *worst)
+{
+	struct lc_smear_policy p;
+	struct lc_error err = {0};
+	int64_t s, e, when_ns = when * NS, old = old_s * NS;
+	/* the leap instant on T: the start of 23:59:60, or of the deleted
+	 * 23:59:59 */
+	int64_t L = dir > 0 ? when_ns : when_ns - NS;
+	int64_t lo, hi, out;
+	int classic = strcmp(name, "ntp-classic") == 0;
+	const long N = 12000;
+
+	LC_EQ_INT(lc_smear_preset(name, W, &p, &err), 0);
+	lc_smear_window_dir(&p, dir, &s, &e);
+	/* the window: the ramp [when - W, when] on T, to the end of the leap
+	 * second */
+	LC_EQ_I64(L + s, when_ns - W);
+	LC_EQ_I64(e, NS);
+	lo = L + s - 10 * NS;
+	hi = L + e + 10 * NS;
+	for (long i = 0; i <= N + 4000 && !lc_t_case_failed; i++) {
+		int64_t T, sls;
+		long double want, d;
+
+		if (i <= N) /* the whole window, evenly, off the grid */
+			T = lo + (int64_t)((__int128)(hi - lo) * i / N) +
+			    (i % 7) * 1237;
+		else /* and the last 2 s before the leap to 2 s after */
+			T = L - 2 * NS + (i - N) * (4 * NS / 4000) + 777;
+		if (T < lo || T > hi)
+			continue;
+		LC_EQ_INT(lc__smear_sls_from_tai(t, &p, T + old, &sls), 0);
+		want = (long double)T -
+		       ntp_ref_offset(classic, dir, when_ns, W, T);
+		d = fabsl((long double)sls - want);
+		if (d > *worst)
+			*worst = (double)d;
+		if (d > 1000) {
+			printf("  %s W=%lld dir %d at T = L%+.9f s: UTC_SLS "
+			       "%lld, the source's %.1Lf\n",
+			       name, (long long)(W / NS), dir,
+			       (double)(T - L) / 1e9, (long long)sls, want);
+			LC_TRUE(d <= 1000);
+		}
+		/* outside the window UTC_SLS is UTC exactly: T before it,
+		 * T - dir s after it */
+		if (T < L + s)
+			LC_EQ_I64(sls, T);
+		if (T >= L + e)
+			LC_EQ_I64(sls, T - dir * NS);
+		(*n)++;
+	}
+	/* an insertion's 23:59:60.5 reads the POSIX 23:59:59.5, and the
+	 * smeared clock is back on UTC at its end */
+	if (dir > 0) {
+		LC_EQ_INT(lc__smear_sls_from_tai(t, &p, L + NS / 2 + old, &out),
+		          0);
+		LC_EQ_I64(out, when_ns - NS / 2);
+		LC_EQ_INT(lc__smear_sls_from_tai(t, &p, L + NS + old, &out), 0);
+		LC_EQ_I64(out, when_ns);
+	}
+}
+
+static void test_ntp_presets_against_formula(void)
+{
+	lc_leaptable *ins = lc_leaptable_new();
+	int64_t dwhen = 0;
+	lc_leaptable *del = deletion_table(&dwhen);
+	static const char *const names[] = {"ntpd", "ntp-classic"};
+	static const int64_t windows[] = {86400 * NS, 7200 * NS};
+	long n = 0;
+	double worst = 0;
+
+	LC_TRUE(ins != NULL && del != NULL);
+	if (ins == NULL || del == NULL) {
+		lc_leaptable_free(ins);
+		lc_leaptable_free(del);
+		return;
+	}
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 2; k++) {
+			long before = n;
+
+			/* 2016-12-31 inserted (TAI-UTC 36 before), 2029-06-30
+			 * deleted (37 before) */
+			ntp_check(ins, names[i], windows[k], 1, M2017, 36, &n,
+			          &worst);
+			LC_GE_I64(n - before, 10000);
+			before = n;
+			ntp_check(del, names[i], windows[k], -1, dwhen, 37, &n,
+			          &worst);
+			LC_GE_I64(n - before, 10000);
+		}
+	LC_TRUE(worst <= 1000.0);
+	printf("#   %ld instants (8 windows): within %.3f ns of the sources' "
+	       "formula\n",
+	       n, worst);
+	lc_leaptable_free(ins);
+	lc_leaptable_free(del);
+}
+
 int main(int argc, char **argv)
 {
 	lc_test_init(argc, argv);
@@ -1505,8 +1649,13 @@ int main(int argc, char **argv)
 	       "fbclock 16 ppm, minute, cosine 20 h, ntpd windows");
 	LC_RUN(test_presets_against_sources,
 	       "each preset's window and midpoint against its source's "
-	       "numbers (google, utc-sls, windows, fbclock, chrony; ntpd "
-	       "and ntp-classic pinned 1 s late, a known difference)");
+	       "numbers (google, utc-sls, windows, fbclock, chrony, ntpd, "
+	       "ntp-classic)");
+	LC_RUN(test_ntp_presets_against_formula,
+	       "ntpd and ntp-classic against NTPsec's and NTP Classic's "
+	       "leapsmearinterval formula, both directions, two windows, "
+	       ">= 10,000 instants each: within 1 us, UTC_SLS == UTC outside "
+	       "the window");
 	LC_RUN(test_ntp_classic,
 	       "ntp-classic: NTP Classic's cosine over 86,400 s ending at "
 	       "the leap (7200..86400), beside ntpd's (NTPsec's) line");

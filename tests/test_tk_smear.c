@@ -428,11 +428,15 @@ static void check_rearm(const char *name, int64_t window, int capped,
 	struct sim m;
 	struct walk w;
 	int64_t L = (int64_t)D2030 * NS, ws, we, t_cancel, t_rearm, latest;
-	int64_t off, t_end, step;
+	int64_t off, t_end, step, wr;
 	double bound_ppm;
 
 	LC_EQ_INT(lc_smear_preset(name, window, &p, NULL), 0);
 	lc_smear_window_dir(&p, 1, &ws, &we);
+	/* where the smear must be complete: the window's end, or, for ntpd's
+	 * placement, the leap instant (the offset then holds through
+	 * 23:59:60) */
+	wr = p.placement == LC_SMEAR_ENDING_POSIX ? 0 : we;
 	bound_ppm = ceil(lc_smear_peak_ppm(&p, 1));
 	if (capped) {
 		p.max_rate_ppm =
@@ -460,8 +464,8 @@ static void check_rearm(const char *name, int64_t window, int capped,
 		    (int64_t)((double)NS / (20.0 * bound_ppm * 1e-6) *
 		              shape_peak_slope(&p));
 
-		if (L + we - need < latest)
-			latest = L + we - need;
+		if (L + wr - need < latest)
+			latest = L + wr - need;
 	}
 	/* cancel somewhere in the window before `latest` */
 	t_cancel = lc_rand_range(L + ws + (we - ws) / 20,
@@ -487,7 +491,7 @@ static void check_rearm(const char *name, int64_t window, int capped,
 	 * (The rate is the mean times the shape's peak slope; 1e-6 of
 	 * margin either side for the rounding of the library's figure.) */
 	if (capped && off == 0) {
-		double need = 1e9 / (double)(L + we - (t_rearm + m.t_off)) *
+		double need = 1e9 / (double)(L + wr - (t_rearm + m.t_off)) *
 		              shape_peak_slope(&p) * 1e6;
 
 		if (need > p.max_rate_ppm * (1 - 1e-6) &&
@@ -505,7 +509,7 @@ static void check_rearm(const char *name, int64_t window, int capped,
 	 * here: the offset left over the time left, from the offset now */
 	if (!capped) {
 		double need = (double)(NS - off) /
-		              (double)(L + we - (t_rearm + m.t_off)) *
+		              (double)(L + wr - (t_rearm + m.t_off)) *
 		              shape_peak_slope(&p) * 1e6;
 
 		if (need > w.bound_ppm)

@@ -59,7 +59,9 @@ void lc_cmd_smear_usage(FILE *out)
 	    "  --placement PL   ending (ends at midnight), centred "
 	    "(midnight +- DUR/2 on\n"
 	    "                   a UTC clock), starting (starts at "
-	    "midnight)\n"
+	    "midnight),\n"
+	    "                   ending-posix (ends at POSIX midnight, "
+	    "holding through 23:59:60)\n"
 	    "  --max-rate PPM   bound on the rate; for quadratic, its "
 	    "plateau\n"
 	    "  --leap DATE      the day the leap ends (YYYY-MM-DD) or a "
@@ -406,14 +408,14 @@ static int smear_option(struct smear_opts *so, struct ctx *x, int o,
 		so->custom = 1;
 		break;
 	case OPT_PLACEMENT:
-		so->placement = lookup(optarg, placement_names, 3);
+		so->placement = lookup(optarg, placement_names, 4);
 		if (so->placement < 0 && strcmp(optarg, "centered") == 0)
 			so->placement = LC_SMEAR_CENTRED;
 		if (so->placement < 0)
 			return lc_cli_usage_error(
 			    CMD,
 			    "--placement: unknown placement '%s' "
-			    "(ending, centred, starting)",
+			    "(ending, centred, starting, ending-posix)",
 			    optarg);
 		so->custom = 1;
 		break;

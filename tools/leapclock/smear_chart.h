@@ -47,7 +47,8 @@ static inline void day_of(const struct ctx *x, char *buf, size_t n)
 
 static const char *const shape_names[] = {"linear", "cosine", "quadratic",
                                           "step"};
-static const char *const placement_names[] = {"ending", "centred", "starting"};
+static const char *const placement_names[] = {"ending", "centred", "starting",
+                                              "ending-posix"};
 
 /* A "nice" tick step for a span, about `want` ticks. */
 double lc_cli_smear_nice_step(double span, int want);

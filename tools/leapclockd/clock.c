@@ -56,7 +56,7 @@
 #include "internal.h"
 #include "kernel_names.h"
 #include "leaptable_impl.h"
-#include "smear.h"
+#include "smear_clock.h"
 #include "timeline.h"
 
 #include <inttypes.h>
@@ -87,9 +87,10 @@ struct src_cache {
 	int64_t li_day;
 	uint64_t li_gen; /* 0: none */
 	unsigned li;
-	/* smear: the library's span around the last reading, for table
-	 * generation span_gen (0: none yet; generations start at 1) */
-	struct lc__smear_span span;
+	/* smear: the library's smear clock around the last reading
+	 * (smear_clock.h), for table generation span_gen (0: none yet;
+	 * generations start at 1) */
+	struct lc__smear_clock sm;
 	uint64_t span_gen;
 };
 
@@ -609,31 +610,29 @@ static unsigned day_li(struct src_cache *k, const lc_leaptable *t,
 /* UTC_SLS at TAI `tai` for the source's policy: the library's pure smear
  * of the table (src/smear.c), the same function the shim, lc_gettime's
  * page reader and `leapclock convert --to utc-sls` use. `rt` is the POSIX
- * reading at that instant. The span the library names around it is kept
- * per table: outside every window UTC_SLS is REALTIME itself (one
- * compare), inside one it is the span's prepared plan on TAI (no table
- * look-up), equal to lc__smear_sls_from_tai at every instant. */
+ * reading at that instant. The library's smear clock around it
+ * (smear_clock.h) is kept per table: outside every window UTC_SLS is
+ * REALTIME itself (one compare), inside one it is the clock's fast piece
+ * on TAI (one multiply, primed again when it runs out), equal to
+ * lc__smear_sls_from_tai at every instant. */
 static int64_t smear_at(const struct ld_source *s, struct src_cache *k,
                         const lc_leaptable *t, uint64_t gen, int64_t tai,
                         int64_t rt)
 {
-	const struct lc__smear_span *sp = &k->span;
-	int64_t sls;
+	struct lc__smear_clock *c = &k->sm;
 
-	if (k->span_gen != gen ||
-	    !((rt >= sp->quiet_lo && rt < sp->quiet_hi) ||
-	      (rt >= sp->lo && rt < sp->hi))) {
-		if (lc__smear_span_at(t, &s->policy, rt, &k->span) < 0) {
+	if (k->span_gen != gen || !lc__smear_clock_covers(c, rt)) {
+		if (lc__smear_clock_set(c, t, &s->policy, rt, tai) < 0) {
 			k->span_gen = 0;
 			return rt; /* cannot happen: the preset is valid */
 		}
 		k->span_gen = gen;
 	}
-	if (rt >= sp->quiet_lo && rt < sp->quiet_hi)
+	if (!lc__smear_clock_inside(c, rt))
 		return rt;
-	if (__builtin_sub_overflow(tai, sp->old_ns, &sls))
-		return rt;
-	return sls - lc__smear_plan_offset(&sp->plan, tai);
+	if (lc__unlikely(lc__smear_clock_ending(c, tai, 0)))
+		lc__smear_clock_prime(c, tai);
+	return lc__smear_clock_in(c, tai);
 }
 
 /* The table version in use, held until table_exit (see the top). */
