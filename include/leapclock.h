@@ -739,8 +739,10 @@ struct lc_tk_config {
 	int (*host_sample)(void *arg, struct lc_host_sample *out);
 	/* The host's CLOCK_REALTIME in POSIX ns, sampled now, without kernel
 	 * facts or step signal (the threshold rule). Both NULL: this host
-	 * (Linux: adjtimex with modes 0 and the timerfd; elsewhere
-	 * clock_gettime(CLOCK_REALTIME) and the threshold rule). */
+	 * (following it on Linux: adjtimex with modes 0 and the timerfd;
+	 * elsewhere, and for a timekeeper that does not follow it, whose
+	 * REALTIME only starts at the host's: clock_gettime(CLOCK_REALTIME)
+	 * alone, no adjtimex, no timerfd). */
 	int64_t (*host_realtime)(void *arg);
 	void *host_arg; /* passed to host_sample / host_realtime */
 	/* The smear the host is known to follow (e.g. the "google" preset for

@@ -132,14 +132,6 @@ static void die(const char *what)
 	_exit(2);
 }
 
-/* The program's own timekeeper samples only REALTIME, never the kernel's
- * adjtimex or a timerfd of its own (it does not follow the host). */
-static int64_t host_realtime_cb(void *arg)
-{
-	(void)arg;
-	return lcp_host_ns(CLOCK_REALTIME);
-}
-
 /* The system table plus one synthetic row, as an IERS list of data lines
  * (NTP seconds, TAI-UTC) that lc_leaptable_load_buffer reads. */
 static int add_extra_leap(int64_t when, int dir, struct lc_error *err)
@@ -448,7 +440,6 @@ static void own_timekeeper(int pretend, int64_t tai0, int64_t anchor)
 	lc_tk_config_init(&cfg);
 	cfg.table = lcp_table;
 	cfg.leap_source = LC_LEAP_FROM_TABLE;
-	cfg.host_realtime = host_realtime_cb;
 	if (lc_tk_new(&lcp_tk, counter, &cfg) < 0)
 		die("cannot create the timekeeper");
 	if (pretend) {
