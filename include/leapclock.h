@@ -211,6 +211,18 @@ LC_API int lc_leaptable_load_file(lc_leaptable *t, const char *path, int format,
 LC_API int lc_leaptable_load_buffer(lc_leaptable *t, const char *name,
                                     const void *buf, size_t len, int format,
                                     struct lc_error *err);
+/* Adds one leap at the end of the table: the UTC day that ends at POSIX
+ * second `when` (the 00:00:00 after the leap, any UTC midnight, as for a
+ * buffer) gets an inserted 23:59:60 (dir +1) or loses its 23:59:59 (dir
+ * -1), and TAI-UTC from `when` on is the last row's plus dir. For a
+ * rehearsed leap (`leapclock run --leap-in`, LEAPCLOCK_EXTRA_LEAP): the
+ * table's other rows and its info (source, format, hash, updated and
+ * expiry, which describe the file loaded) stay as they were; count grows
+ * by one. LC_EINVAL: t NULL or dir not +-1. LC_ETABLE (*t unchanged, *err
+ * says why): `when` not a UTC midnight, not after the table's last row,
+ * or the table full. */
+LC_API int lc_leaptable_add(lc_leaptable *t, int64_t when, int dir,
+                            struct lc_error *err);
 /* Loads the system's table. With $LEAPCLOCK_LEAPFILE set (and not empty)
  * that file is the table: if it cannot be used (missing too), its error is
  * returned with *err naming the file and line, and *t is unchanged.
