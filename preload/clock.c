@@ -21,7 +21,6 @@ LCP_EXPORT int stime(const time_t *t);
 struct lcp_smear lcp_sm;
 _Atomic int64_t lcp_next_update = INT64_MAX;
 _Atomic int lcp_writer;
-int lcp_updates_ok;
 
 /* ---- the writer ---------------------------------------------------------- */
 
@@ -35,7 +34,16 @@ void lcp_mark_synced(unsigned int extra_modes)
 	struct lc_timex tx;
 
 	memset(&tx, 0, sizeof(tx));
+	if (extra_modes & LC_ADJ_STATUS) {
+		/* STA_UNSYNC off, the rest kept: the STA_INS/STA_DEL the
+		 * table armed at the timekeeper's creation (a start in the
+		 * leap's last day) stay */
+		lc_adjtimex(lcp_tk, &tx);
+		tx.status &= ~LC_STA_UNSYNC;
+	}
 	tx.modes = LC_ADJ_MAXERROR | LC_ADJ_ESTERROR | extra_modes;
+	tx.maxerror = 0;
+	tx.esterror = 0;
 	lc_adjtimex(lcp_tk, &tx);
 }
 

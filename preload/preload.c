@@ -174,33 +174,6 @@ static void resolve_leap_in(const char *in)
 	unsetenv(LCP_ENV_LEAP_DIR);
 }
 
-/*
- * The timekeeper's writer (lc_update, adjtimex) runs Linux's leap state
- * machine, which arms a table leap at a second boundary *before* it: the
- * start of 23:59:59 for an insertion, of 23:59:58 for a deletion (an
- * STA_INS seen first at the leap's own boundary arms the next midnight,
- * as in Linux). A timekeeper started after that boundary (a pretend
- * instant in the last second or two) never sees its state machine armed
- * for the leap its readers apply: its adjtimex would answer TIME_OK where
- * the program must see TIME_INS/TIME_DEL (and earlier timekeepers
- * dropped the leap from REALTIME at the first update). Then the writer
- * never runs: the readers keep applying the leap armed at creation (exact
- * in every read, the slow path after it) and adjtimex is answered from the
- * snapshot (lc__tk_snapshot_timex()).
- */
-static int updates_safe(void)
-{
-	struct lc__tk_snap s;
-	int64_t mono, rt;
-
-	lc__tk_read_snap(lcp_tk, &s, &mono);
-	if (s.leap_dir == 0 || s.leap_folded)
-		return 1;
-	rt = lc__tk_realtime_at(&s, mono);
-	/* leap_sec: the 00:00:00 after an insertion, the deleted 23:59:59 */
-	return lc__fdiv(rt, LC__NS) + 1 <= s.leap_sec - 1;
-}
-
 /* The host's timeline (DESIGN.md section 8): the page at
  * $LEAPCLOCK_TIMELINE or /run/leapclock/timeline, unless this program
  * rehearses on its own (LEAPCLOCK_PRETEND, LEAPCLOCK_LEAP_IN) or
@@ -431,12 +404,7 @@ static void init_ready(const struct lc_leaptable_info *tinfo)
 {
 	if (lcp_sm.on)
 		lcp_sm_replan();
-	/* A page reader's update only checks the page (its writer runs the
-	 * state machine), so it is always safe. */
-	lcp_updates_ok = lcp_page || updates_safe();
-	if (lcp_updates_ok)
-		atomic_store(&lcp_next_update,
-		             lcp_host_ns(CLOCK_MONOTONIC) + LC__NS);
+	atomic_store(&lcp_next_update, lcp_host_ns(CLOCK_MONOTONIC) + LC__NS);
 	atomic_store_explicit(&lcp_state, LCP_ST_READY, memory_order_release);
 	pthread_atfork(NULL, NULL, lcp_timers_after_fork);
 	warn_expired(tinfo);

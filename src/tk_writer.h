@@ -96,6 +96,10 @@ int lc__tkw_table_tai(const struct lc_timekeeper *tk, int64_t sec,
                       int in_repeat, int32_t *tai);
 /* The pending leap from the NTP state or the table, and the smear
  * schedule with it. */
+/* LC_LEAP_FROM_TABLE, at creation and after a step (tk->next_sec is the
+ * next boundary): the leap state as if the table had been followed all
+ * along, the next table leap armed when its last day has begun. */
+void lc__tkw_table_arm_now(struct lc_timekeeper *tk);
 void lc__tkw_rearm(struct lc_timekeeper *tk, int64_t mono_now);
 /* Publishes tk->s into the writer's latch. */
 void lc__tkw_publish(struct lc_timekeeper *tk);

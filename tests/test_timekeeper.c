@@ -981,6 +981,105 @@ static void test_table_late_start(void)
 	check_late_start(W2017 * NS - 1, 7 * MS, 0);
 }
 
+/* A table-driven timekeeper created (or set, `set_ns` >= 0) inside the
+ * last day before a table leap, its last seconds included, has that leap
+ * armed at once as a host under chrony's leapsectz has: adjtimex says
+ * TIME_INS with STA_INS (TIME_DEL, STA_DEL) before any update, then
+ * TIME_OOP in 23:59:60 and TIME_WAIT (a deletion: TIME_WAIT), and REALTIME
+ * repeats (skips) the second exactly at the leap. Before (issue 25 item 6),
+ * the state was TIME_OK until the leap's own boundary, and the preload
+ * shim stopped its writer in the last two seconds for that (updates_safe):
+ * the first adjtimex check fails without lc__tkw_table_arm_now. */
+static void check_arm_at_start(lc_leaptable *tab, int64_t start_ns,
+                               int64_t set_ns, int64_t w, int dir)
+{
+	const int ins = dir > 0;
+	struct lc_tk_config cfg;
+	struct lc_timex tx;
+	struct env e;
+	int seen[8], nseen = 0, st;
+	int64_t rt0 = set_ns >= 0 ? set_ns : start_ns, m0 = 0;
+	/* the leap's REALTIME boundary: 00:00:00 (insertion), the deleted
+	 * 23:59:59 (deletion) */
+	int64_t b = (ins ? w : w - 1) * NS;
+
+	memset(&e, 0, sizeof(e));
+	lc_counter_new_sim(&e.c, 1000000000u, 0);
+	lc_tk_config_init(&cfg);
+	cfg.initial_realtime_ns = start_ns;
+	cfg.leap_source = LC_LEAP_FROM_TABLE;
+	cfg.table = tab;
+	LC_EQ_INT(lc_tk_new(&e.tk, e.c, &cfg), 0);
+	if (set_ns >= 0) {
+		struct timespec ts = { (time_t)(set_ns / NS),
+		                       (long)(set_ns % NS) };
+
+		run_for(&e, 5 * MS, 0);
+		LC_EQ_INT(lc_settime(e.tk, LC_CLOCK_REALTIME, &ts), 0);
+		m0 = lc_now_ns(e.tk, LC_CLOCK_MONOTONIC);
+	}
+	/* synchronised (as the shim marks it): STA_UNSYNC off, the rest of
+	 * the status kept, maxerror 0 (16 s of it would set STA_UNSYNC again
+	 * at the next boundary) */
+	adj_read(&e, &tx);
+	tx.modes = LC_ADJ_STATUS | LC_ADJ_MAXERROR;
+	tx.status &= ~LC_STA_UNSYNC;
+	tx.maxerror = 0;
+	lc_adjtimex(e.tk, &tx);
+	st = adj_read(&e, &tx);
+	LC_EQ_INT(st, ins ? LC_TIME_INS : LC_TIME_DEL);
+	LC_EQ_INT(tx.status & (LC_STA_INS | LC_STA_DEL),
+	          ins ? LC_STA_INS : LC_STA_DEL);
+	seen[nseen++] = st;
+	while (lc_now_ns(e.tk, LC_CLOCK_REALTIME) < b + 2 * NS) {
+		int64_t rt, m;
+
+		run_for(&e, 10 * MS, 10 * MS);
+		m = lc_now_ns(e.tk, LC_CLOCK_MONOTONIC) - m0;
+		rt = lc_now_ns(e.tk, LC_CLOCK_REALTIME);
+		/* the exact leap: -1 s from 00:00:00 on (insertion), +1 s
+		 * from the deleted 23:59:59 on */
+		LC_EQ_I64(rt, rt0 + m - (rt0 + m >= b ? dir * NS : 0));
+		st = adj_read(&e, &tx);
+		if (st != seen[nseen - 1] && nseen < 8)
+			seen[nseen++] = st;
+	}
+	LC_GE_INT(nseen, (ins ? 3 : 2));
+	if (ins) {
+		LC_EQ_INT(seen[1], LC_TIME_OOP);
+		LC_EQ_INT(seen[2], LC_TIME_WAIT);
+	} else {
+		LC_EQ_INT(seen[1], LC_TIME_WAIT);
+	}
+	env_free(&e);
+}
+
+static void test_table_arm_at_start(void)
+{
+	lc_leaptable *del = lc_leaptable_new();
+	/* a deletion 30 days after the 2017 leap (2017-01-31 00:00:00) */
+	const int64_t d = W2017 + 30 * 86400;
+
+	LC_EQ_INT(lc_leaptable_add(del, d, -1, NULL), 0);
+	check_arm_at_start(NULL, W2017 * NS - 500 * MS, -1, W2017, 1);
+	LC_BAIL();
+	check_arm_at_start(NULL, W2017 * NS - 1500 * MS, -1, W2017, 1);
+	LC_BAIL();
+	check_arm_at_start(NULL, W2017 * NS - 3600 * NS, -1, W2017, 1);
+	LC_BAIL();
+	/* set, from a day before, into the last second */
+	check_arm_at_start(NULL, (W2017 - 86400 - 10) * NS,
+	                   W2017 * NS - 700 * MS, W2017, 1);
+	LC_BAIL();
+	check_arm_at_start(del, (d - 1) * NS - 500 * MS, -1, d, -1);
+	LC_BAIL();
+	check_arm_at_start(del, (d - 1) * NS - 2500 * MS, -1, d, -1);
+	LC_BAIL();
+	check_arm_at_start(del, (d - 2 * 86400) * NS, (d - 1) * NS - 300 * MS,
+	                   d, -1);
+	lc_leaptable_free(del);
+}
+
 /* Long gaps between updates: the writer skips quiet seconds exactly. A
  * year in one update ends in the same state as updates every 3 days (which
  * process every second); with the table as source, updates 5 days apart
@@ -1361,6 +1460,7 @@ int main(int argc, char **argv)
 	LC_RUN(test_mono_at, "lc_tk_mono_at/cycles_at: first instant at or past the deadline on every clock, across insertion and deletion");
 	LC_RUN(test_mono_at_repeat, "lc_tk_mono_at REALTIME in the repeated 23:59:59: the first occurrence before the leap, the repeated one from inside it (from now on), updated or not");
 	LC_RUN(test_table_source, "LC_LEAP_FROM_TABLE: the table arms 2016-12-31 23:59:60 and owns TAI-UTC");
+	LC_RUN(test_table_arm_at_start, "table source created or set in the leap's last day (its last second too): TIME_INS/TIME_DEL armed at once, then OOP/WAIT, the exact leap");
 	LC_RUN(test_table_late_start, "table source started in the last second before a leap: the writer applies the leap its readers apply");
 	LC_RUN(test_long_gaps, "long gaps between updates: quiet seconds skipped exactly, table leaps still folded");
 	LC_RUN(test_two_leaps, "two table leaps a day apart (+1 +1, +1 -1): exact through the second with an update after the first; one update after both folds both (REALTIME, UTC, TAI-UTC, clock-was-set +2, nothing left armed)");
