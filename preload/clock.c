@@ -132,22 +132,15 @@ int lcp_to_host_mono(int which, const struct timespec *abs,
 		mono = lc__smear_plan_mono_at(&sp->plan, -sp->old_ns, d) -
 		       (int64_t)lc__tk_read_word(lcp_tk, LC__TKW(offs_tai));
 	} else {
-		int64_t now_mono, now_rt;
-
-		lc_clock_id id = which == 2 ? LC_CLOCK_TAI : LC_CLOCK_REALTIME;
-
-		rc = lc_tk_mono_at(lcp_tk, id, abs, &mono);
+		/* During a repeated 23:59:59 a deadline later in it is its
+		 * repeated occurrence, from now on (lc_tk_mono_at's
+		 * contract, as Linux's hrtimer; test_timekeeper
+		 * test_mono_at_repeat). */
+		rc = lc_tk_mono_at(lcp_tk, which == 2 ? LC_CLOCK_TAI
+		                                      : LC_CLOCK_REALTIME,
+		                   abs, &mono);
 		if (rc < 0)
 			return rc;
-		/* lc_tk_mono_at answers the first instant ever: during a
-		 * repeated 23:59:59, a deadline later in it was first
-		 * reached in the first 23:59:59, already past. The program
-		 * (like Linux) waits for its clock from now on: REALTIME
-		 * runs with MONOTONIC until the next leap, so the deadline
-		 * is d - REALTIME now after now. */
-		now_rt = which == 1 ? lcp_exact_rt(&now_mono) : 0;
-		if (which == 1 && mono < now_mono && now_rt < d)
-			mono = now_mono + (d - now_rt);
 	}
 	lc_tk_cycles_at(lcp_tk, mono, &cyc); /* counter ns = host MONOTONIC */
 	if (cyc > (uint64_t)INT64_MAX)
