@@ -386,6 +386,16 @@ void lc__tkw_publish(struct lc_timekeeper *tk)
 	 * re-check and retries; the release store of the bump publishes the
 	 * copy written before it. */
 	seq = atomic_load_explicit(&p->seq, memory_order_relaxed);
+	/* even between publications (one writer: the lock, or a page's) */
+	LC__ASSERT((seq & 1) == 0);
+	/* a plan's window is ordered; the next leap's starts at or after the
+	 * running plan's end (timekeeper.h, plan_next) */
+	LC__ASSERT(!lc__smear_plan_active(&s->plan) ||
+	           s->plan.start_mono <= s->plan.end_mono);
+	LC__ASSERT(!lc__smear_plan_active(&s->plan_next) ||
+	           (s->plan_next.start_mono <= s->plan_next.end_mono &&
+	            lc__smear_plan_active(&s->plan) &&
+	            s->plan.end_mono <= s->plan_next.start_mono));
 	for (int k = 0; k < 2; k++) {
 		struct lc__tk_copy *c =
 		    &p->copy[((seq + 1 + (uint64_t)k) & 1) ? 0 : 1];
