@@ -143,7 +143,7 @@ LC_API const char *lc_clock_name(lc_clock_id id);
 LC_API int lc_clock_from_name(const char *name, lc_clock_id *out);
 
 /* ------------------------------------------------------------------------ */
-/* Leap-second table (src/leaptable.c)                                       */
+/* Leap-second table (src/leaptable.c, the files: src/leapfile*.c)          */
 /* ------------------------------------------------------------------------ */
 
 typedef struct lc_leaptable lc_leaptable;
@@ -660,7 +660,7 @@ LC_API void lc_smear_window_dir(const struct lc_smear_policy *p, int dir,
 LC_API double lc_smear_peak_ppm(const struct lc_smear_policy *p, int dir);
 
 /* ------------------------------------------------------------------------ */
-/* Timekeeper (src/timekeeper.c)                                             */
+/* Timekeeper (src/timekeeper.c, tk_new.c, tk_set.c, tk_follow.c)           */
 /* ------------------------------------------------------------------------ */
 
 typedef struct lc_timekeeper lc_timekeeper;

@@ -1,14 +1,18 @@
 /*
  * tk_writer.h - the timekeeper's writer: its state (struct lc_timekeeper)
  * and the steps every writer operation is made of, for the modules that
- * together make up the writer. Not public; no other module includes it
- * (readers and timers go through timekeeper.h, the snapshot).
+ * together make up the writer. Not public; besides them only bounds.c
+ * (which computes the published error bound from the writer's state) and
+ * tests/test_timeline.c (which checks that a page reader's writer state
+ * stays unused) include it; readers and timers go through timekeeper.h,
+ * the snapshot.
  *
  *	timekeeper.c	the tick (lc_update), the steps below, publication,
  *			the readers
  *	tk_new.c	creation, and the hand-over to and from a timeline page
  *	tk_set.c	setting the time: lc_settime, lc_adjtimex
  *	tk_follow.c	following the host (tk_follow.h)
+ *	bounds.c	the error bound's sources (bounds.h)
  *
  * and the pure parts they call: tk_schedule.c (the smear schedule),
  * tk_sls.c (UTC_SLS from a snapshot), tk_inverse.c (timers' inverses),

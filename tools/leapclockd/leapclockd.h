@@ -3,13 +3,27 @@
  * time sources (one per served mode), the listening sockets and their
  * counters, and logging.
  *
- *   main.c    command line, daemon life cycle, signals
- *   privsep.c the writer and server processes, the server's seccomp filter
- *   config.c  the command line and the config file into struct ld_config
- *   clock.c   leapclock timekeepers -> what a mode serves (time, LI, refid)
- *   server.c  worker threads and their sockets, the receive/answer loop,
- *             kernel transmit stamps, rate limiting, statistics
- *   xleave.c  the interleaved mode's per-client table (xleave.h)
+ *   main.c        command line, daemon life cycle, signals
+ *   privsep.c     the writer and server processes, the server's seccomp
+ *                 filter (privsep.h)
+ *   config.c      the command line and the config file into struct
+ *                 ld_config; config_listen.c its --listen addresses
+ *   clock.c       leapclock timekeepers -> what a mode serves (time, LI,
+ *                 refid)
+ *   server.c      the sockets and worker threads; server_answer.c a
+ *                 worker's receive/answer path (rate limiting, kernel
+ *                 transmit stamps); server_stats.c the summed counters and
+ *                 the stats file (server_impl.h)
+ *   xleave.c      the interleaved mode's per-client table (xleave.h)
+ *   auth.c        a request to NTS or to the symmetric keys (auth.h);
+ *                 keys.c the symmetric keys (keys.h)
+ *   nts.c         NTS on the NTP side and the cookie keys (nts.h), nts_ef.c
+ *                 its extension fields; ntske.c the NTS-KE server over TLS,
+ *                 nts_ke_records.c its records
+ *   metrics.c     the Prometheus metrics (metrics.h)
+ *   clockbound.c  the error bound in ClockBound's shared memory
+ *   sdnotify.c    READY=1 and WATCHDOG=1 to systemd (sdnotify.h)
+ *   safefile.h    how a file the daemon reads is opened
  *   ntp_packet.c  the wire format (pure; shared with fuzz and tests)
  */
 #ifndef LEAPCLOCKD_H
