@@ -107,49 +107,6 @@ int lcp_sb_settime(int64_t sec, int64_t nsec)
 	return 0;
 }
 
-static void to_lc(struct lc_timex *l, const struct timex *t)
-{
-	memset(l, 0, sizeof(*l));
-	l->modes = t->modes;
-	l->offset = t->offset;
-	l->freq = t->freq;
-	l->maxerror = t->maxerror;
-	l->esterror = t->esterror;
-	l->status = t->status;
-	l->constant = t->constant;
-	l->time.tv_sec = t->time.tv_sec;
-	l->time.tv_usec = t->time.tv_usec;
-	l->tick = t->tick;
-}
-
-static void from_lc(struct timex *t, const struct lc_timex *l)
-{
-	unsigned int modes = t->modes;
-
-	memset(t, 0, sizeof(*t));
-	t->modes = modes;
-	t->offset = (long)l->offset;
-	t->freq = (long)l->freq;
-	t->maxerror = (long)l->maxerror;
-	t->esterror = (long)l->esterror;
-	t->status = l->status;
-	t->constant = (long)l->constant;
-	t->precision = (long)l->precision;
-	t->tolerance = (long)l->tolerance;
-	t->time.tv_sec = (time_t)l->time.tv_sec;
-	t->time.tv_usec = (suseconds_t)l->time.tv_usec;
-	t->tick = (long)l->tick;
-	t->ppsfreq = (long)l->ppsfreq;
-	t->jitter = (long)l->jitter;
-	t->shift = l->shift;
-	t->stabil = (long)l->stabil;
-	t->jitcnt = (long)l->jitcnt;
-	t->calcnt = (long)l->calcnt;
-	t->errcnt = (long)l->errcnt;
-	t->stbcnt = (long)l->stbcnt;
-	t->tai = l->tai;
-}
-
 int lcp_sb_adjtimex(struct timex *tx)
 {
 	struct lcp_sb_req rq;
@@ -163,12 +120,12 @@ int lcp_sb_adjtimex(struct timex *tx)
 	memset(&rq, 0, sizeof(rq));
 	rq.magic = LCP_SB_MAGIC;
 	rq.op = LCP_SB_ADJTIMEX;
-	to_lc(&rq.tx, tx);
+	lcp_sb_to_lc(&rq.tx, tx);
 	rc = sb_call(&rq, &rp);
 	if (rc < 0) {
 		errno = -rc;
 		return -1;
 	}
-	from_lc(tx, &rp.tx);
+	lcp_sb_from_lc(tx, &rp.tx);
 	return rc;
 }

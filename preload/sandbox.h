@@ -18,6 +18,8 @@
 #include "leapclock.h"
 
 #include <stdint.h>
+#include <string.h>
+#include <sys/timex.h>
 
 /* The socket's path (LEAPCLOCK_TIMELINE names the page beside it). */
 #define LCP_ENV_SANDBOX "LEAPCLOCK_SANDBOX"
@@ -41,9 +43,54 @@ struct lcp_sb_rep {
 	struct lc_timex tx;  /* ADJTIMEX: out */
 };
 
+/* struct timex (the kernel's and libc's, one layout on a 64-bit ABI) to
+ * the library's and back: the shim's requests, and the raw syscalls the
+ * writer's seccomp filter hands it (tools/leapclock/sbfilter.c). */
+static inline void lcp_sb_to_lc(struct lc_timex *l, const struct timex *t)
+{
+	memset(l, 0, sizeof(*l));
+	l->modes = t->modes;
+	l->offset = t->offset;
+	l->freq = t->freq;
+	l->maxerror = t->maxerror;
+	l->esterror = t->esterror;
+	l->status = t->status;
+	l->constant = t->constant;
+	l->time.tv_sec = t->time.tv_sec;
+	l->time.tv_usec = t->time.tv_usec;
+	l->tick = t->tick;
+}
+
+static inline void lcp_sb_from_lc(struct timex *t, const struct lc_timex *l)
+{
+	unsigned int modes = t->modes;
+
+	memset(t, 0, sizeof(*t));
+	t->modes = modes;
+	t->offset = (long)l->offset;
+	t->freq = (long)l->freq;
+	t->maxerror = (long)l->maxerror;
+	t->esterror = (long)l->esterror;
+	t->status = l->status;
+	t->constant = (long)l->constant;
+	t->precision = (long)l->precision;
+	t->tolerance = (long)l->tolerance;
+	t->time.tv_sec = (time_t)l->time.tv_sec;
+	t->time.tv_usec = (suseconds_t)l->time.tv_usec;
+	t->tick = (long)l->tick;
+	t->ppsfreq = (long)l->ppsfreq;
+	t->jitter = (long)l->jitter;
+	t->shift = l->shift;
+	t->stabil = (long)l->stabil;
+	t->jitcnt = (long)l->jitcnt;
+	t->calcnt = (long)l->calcnt;
+	t->errcnt = (long)l->errcnt;
+	t->stbcnt = (long)l->stbcnt;
+	t->tai = l->tai;
+}
+
 /* The shim's client (sandbox.c). lcp_sb_on: 1 inside a sandbox. The
  * others return as the libc call they stand for (-1 with errno). */
-struct timex;
 int lcp_sb_on(void);
 int lcp_sb_settime(int64_t sec, int64_t nsec);
 int lcp_sb_adjtimex(struct timex *tx);

@@ -53,7 +53,8 @@
 	X(sem_clockwait) X(pthread_mutex_clocklock)                         \
 	X(pthread_rwlock_clockrdlock) X(pthread_rwlock_clockwrlock)         \
 	X(pthread_timedjoin_np) X(pthread_clockjoin_np) X(cnd_timedwait)    \
-	X(mtx_timedlock) X(mq_timedsend) X(mq_timedreceive)
+	X(mtx_timedlock) X(mq_timedsend) X(mq_timedreceive)                 \
+	X(recvmsg) X(recvmmsg)
 
 #define LCP_DECL(name) extern __typeof__(name) *_Atomic lcp_real_##name;
 LCP_REALS(LCP_DECL)

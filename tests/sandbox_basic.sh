@@ -7,9 +7,15 @@
 #    boundary, the timer is not early, the state at it is TIME_WAIT;
 #  - what the sandbox honours and refuses, with Linux's errnos
 #    (leap2015 checks);
+#  - raw syscalls (tests/progs/raw_settime.c: clock_settime, settimeofday,
+#    adjtimex, clock_adjtime through syscall(2)) reach the sandbox's
+#    clock through its seccomp filter, with Linux's errnos, while a raw
+#    clock_gettime reads the host's real time; outside, the same are EPERM;
 #  - one clock for the whole program: a set in one process is read by its
 #    parent shell, a forked child and a daemon left behind after the main
 #    process exited (leapclock run waits for it: it is its subreaper);
+#  - an expired table is said once (the run's line; the writer and the
+#    shims say nothing more);
 #  - nothing reaches outside: the host clock's adjtimex modes-0 state
 #    (state, status, freq, offset, TAI, tick) is the same before and
 #    after, and a program outside, reading the time all along, reads the
@@ -58,6 +64,27 @@ else
 	bad "the sandbox's checks" "$out"
 fi
 
+# raw syscalls (syscall(2), past the shim): the sandbox's seccomp filter
+# hands them to its writer, in a process the shell started too
+r=$build/lc_raw_settime
+if [ -x "$r" ]; then
+	out=$(run -- bash -c '"$1" sandbox "$2"' sh "$r" "$(date +%s)" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && ! printf '%s\n' "$out" | grep -q '^FAIL'; then
+		ok "raw clock_settime/settimeofday/adjtimex/clock_adjtime reach the sandbox's clock ($(printf '%s\n' "$out" | grep -c '^ok ') checks: set, read back through the shim, Linux's errnos, the host's clock unmoved)"
+	else
+		bad "raw syscalls in the sandbox (rc $rc)" "$out"
+	fi
+	out=$(timeout 60 "${nocap[@]}" "$r" refused 2>&1)
+	if [ $? -eq 0 ]; then
+		ok "outside the sandbox, without CAP_SYS_TIME, the same raw sets are EPERM"
+	else
+		bad "raw syscalls outside the sandbox" "$out"
+	fi
+else
+	bad "lc_raw_settime not built"
+fi
+
 # one clock: the shell, a forked child and a daemon that outlives the
 # main process all read the time one process set
 out=$(run -- bash -c '
@@ -94,6 +121,25 @@ if [ "$(id -u)" = 0 ]; then
 	fi
 else
 	skip_note "CAP_SYS_TIME dropped (not root)"
+fi
+
+# an expired table is said once, not once by the run and again by the
+# sandbox's writer (it loaded the table a second time): a table named, and
+# the system's (whose search line, when it has one, must not repeat)
+out=$(LEAPCLOCK_LEAPFILE=$src/tests/data/leapseconds.tzdata2025b \
+	run --pretend 2026-12-01T00:00:00Z -- bash -c 'date -u +%Y; date -u +%Y' 2>&1)
+n=$(printf '%s\n' "$out" | grep -c 'expired')
+if [ "$n" = 1 ] && [ "$(printf '%s\n' "$out" | grep -c '^2026$')" = 2 ]; then
+	ok "an expired table (tzdata2025b at 2026-12-01) is said once for the sandbox and its two programs"
+else
+	bad "the expired table's warning: $n lines (want 1)" "$out"
+fi
+out=$(LEAPCLOCK_LEAPFILE= run --pretend 2030-01-01T00:00:00Z -- bash -c 'date -u +%Y; date -u +%Y' 2>&1)
+dup=$(printf '%s\n' "$out" | grep -v '^2030$' | sort | uniq -d)
+if [ -z "$dup" ] && [ "$(printf '%s\n' "$out" | grep -c '^2030$')" = 2 ]; then
+	ok "the system's table at 2030: no line said twice ($(printf '%s\n' "$out" | grep -vc '^2030$') lines about it)"
+else
+	bad "the system's table: a line said twice" "$out"
 fi
 
 wait "$outside"

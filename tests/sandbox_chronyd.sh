@@ -25,6 +25,7 @@ src=${2:?usage: sandbox_chronyd.sh BUILD_DIR SOURCE_DIR}
 src=$(cd "$src" && pwd)
 . "$src/tests/progs/preload_lib.sh"
 . "$src/tests/progs/tmp_lib.sh"
+. "$src/tests/progs/sandbox_lib.sh"
 export LEAPCLOCK_LEAPFILE=$src/tests/data/leapseconds.tzdata2026f
 unset LEAPCLOCK_TIMELINE LEAPCLOCK_MODE LEAPCLOCK_SANDBOX
 D=$build/leapclockd
@@ -99,12 +100,7 @@ CONF
 	else
 		bad "$mode: no \"Insert second\" from chronyc tracking" "$(cat "$d/tracking.last" 2>/dev/null; tail -5 "$d/chronyd.log")"
 	fi
-	# the writer's --debug lines: "adjtimex modes 0xM status 0xS -> RC"
-	insert=0 steps=$(grep -c 'sandbox: settime' "$d/chronyd.log")
-	while read -r m s; do
-		(( (m & 0x10) && (s & 0x10) )) && insert=$((insert + 1)) # ADJ_STATUS, STA_INS
-		(( m & 0x100 )) && steps=$((steps + 1))                    # ADJ_SETOFFSET
-	done < <(sed -n 's/.*sandbox: adjtimex modes \(0x[0-9a-f]*\) status \(0x[0-9a-f]*\) .*/\1 \2/p' "$d/chronyd.log")
+	read -r steps insert _ < <(sb_debug_counts "$d/chronyd.log")
 	if [ "$mode" = system ]; then
 		if [ "$insert" -gt 0 ] && [ -n "$after" ] && awk -v o="$off" 'BEGIN { exit !(o < 0.01 && o > -0.01) }'; then
 			ok "system: chronyd armed STA_INS through the sandbox's adjtimex ($insert calls), the sandbox inserted the second: after it leap status Normal, last offset $off s (under 10 ms)"

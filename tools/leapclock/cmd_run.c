@@ -11,6 +11,7 @@
 
 #include "../../preload/env.h"
 #include "../../preload/sandbox.h"
+#include "sbfilter.h"
 #include "timekeeper.h"
 #include "timeline.h"
 
@@ -653,9 +654,11 @@ static int run_leap_in(struct run_opts *o, lc_leaptable *t)
  * named by LEAPCLOCK_LEAPFILE is that table or an error (here as in the
  * shim, said once before the program starts), --pretend must be an
  * instant the shim's int64_t ns hold, --leap-in's leap must fit it, and an
- * expired table is said once (*expired: the shims are told it was). 0 or
- * the exit status. */
-static int run_table(struct run_opts *o, int *expired)
+ * expired table is said once (*expired: the shims are told it was). The
+ * table is handed to *keep (the sandbox's: loaded again, a system table's
+ * search would be said a second time; --leap-in, which the sandbox
+ * excludes, has added its leap to it). 0 or the exit status. */
+static int run_table(struct run_opts *o, int *expired, lc_leaptable **keep)
 {
 	const char *env = getenv(LCP_ENV_LEAPFILE);
 	struct lc_error err;
@@ -682,8 +685,12 @@ static int run_table(struct run_opts *o, int *expired)
 		clock_gettime(CLOCK_REALTIME, &ts);
 	*expired = lc_cli_warn_expired(CMD, t, NULL, (int64_t)ts.tv_sec);
 	rc = o->leap_in != NULL ? run_leap_in(o, t) : 0;
-	lc_leaptable_free(t);
-	return rc;
+	if (rc != 0) {
+		lc_leaptable_free(t);
+		return rc;
+	}
+	*keep = t;
+	return 0;
 }
 
 /* The program's environment: the shim preloaded, and its configuration,
@@ -821,6 +828,58 @@ static int sb_errno(int rc)
 	return rc < -4000 ? -EINVAL : rc;
 }
 
+/* A set of the sandbox's CLOCK_REALTIME: 0 or -errno. */
+static int sb_settime(void *ctx, int64_t sec, int64_t nsec)
+{
+	struct sandbox *sb = ctx;
+	struct timespec ts;
+	int rc;
+
+	sb->sets++;
+	if (nsec < 0 || nsec >= 1000000000) {
+		rc = -EINVAL;
+	} else {
+		ts.tv_sec = (time_t)sec;
+		ts.tv_nsec = (long)nsec;
+		rc = sb_errno(lc_settime(sb->tk, LC_CLOCK_REALTIME, &ts));
+	}
+	if (sb->debug)
+		fprintf(stderr, "leapclock run: sandbox: settime %" PRId64
+		        ".%09" PRId64 " -> %d\n", sec, nsec, rc);
+	lc__tl_writer_tick(sb->w, "", NULL);
+	return rc;
+}
+
+/* adjtimex on the sandbox's clock: the clock state or -errno. */
+static int sb_adjtimex_lc(struct sandbox *sb, struct lc_timex *tx)
+{
+	unsigned int modes = tx->modes;
+	int rc;
+
+	if (modes != 0)
+		sb->adjs++;
+	rc = sb_errno(lc_adjtimex(sb->tk, tx));
+	if (sb->debug && modes != 0)
+		fprintf(stderr, "leapclock run: sandbox: adjtimex "
+		        "modes 0x%x status 0x%x -> %d\n", modes,
+		        tx->status, rc);
+	lc__tl_writer_tick(sb->w, "", NULL);
+	return rc;
+}
+
+/* the same for a raw syscall's struct timex (sbfilter.c) */
+static int sb_adjtimex(void *ctx, struct timex *tx)
+{
+	struct lc_timex l;
+	int rc;
+
+	lcp_sb_to_lc(&l, tx);
+	rc = sb_adjtimex_lc(ctx, &l);
+	if (rc >= 0)
+		lcp_sb_from_lc(tx, &l);
+	return rc;
+}
+
 static void sb_serve(struct sandbox *sb, int fd)
 {
 	struct lcp_sb_req rq;
@@ -836,35 +895,13 @@ static void sb_serve(struct sandbox *sb, int fd)
 	memset(&rp, 0, sizeof(rp));
 	rp.magic = LCP_SB_MAGIC;
 	if (rq.op == LCP_SB_SETTIME) {
-		struct timespec ts;
-
-		sb->sets++;
-		if (rq.nsec < 0 || rq.nsec >= 1000000000) {
-			rp.rc = -EINVAL;
-		} else {
-			ts.tv_sec = (time_t)rq.sec;
-			ts.tv_nsec = (long)rq.nsec;
-			rp.rc = sb_errno(lc_settime(sb->tk, LC_CLOCK_REALTIME,
-			                            &ts));
-		}
-		if (sb->debug)
-			fprintf(stderr, "leapclock run: sandbox: settime %" PRId64
-			        ".%09" PRId64 " -> %d\n", rq.sec, rq.nsec, rp.rc);
+		rp.rc = sb_settime(sb, rq.sec, rq.nsec);
 	} else if (rq.op == LCP_SB_ADJTIMEX) {
-		unsigned int modes = rq.tx.modes;
-
-		if (modes != 0)
-			sb->adjs++;
 		rp.tx = rq.tx;
-		rp.rc = sb_errno(lc_adjtimex(sb->tk, &rp.tx));
-		if (sb->debug && modes != 0)
-			fprintf(stderr, "leapclock run: sandbox: adjtimex "
-			        "modes 0x%x status 0x%x -> %d\n", modes,
-			        rp.tx.status, rp.rc);
+		rp.rc = sb_adjtimex_lc(sb, &rp.tx);
 	} else {
 		rp.rc = -EINVAL;
 	}
-	lc__tl_writer_tick(sb->w, "", NULL);
 	send(fd, &rp, sizeof(rp), MSG_NOSIGNAL);
 }
 
@@ -885,19 +922,18 @@ static void sb_close(struct sandbox *sb)
 	lc_leaptable_free(sb->table);
 }
 
-/* The sandbox's timeline, page and socket. 0 or the exit status. */
-static int sb_open(struct sandbox *sb, const struct run_opts *o)
+/* The sandbox's timeline (on `table`, run_table's, which it owns from
+ * here), page and socket. 0 or the exit status. */
+static int sb_open(struct sandbox *sb, const struct run_opts *o,
+                   lc_leaptable *table)
 {
-	const char *env = getenv(LCP_ENV_LEAPFILE), *tmp = getenv("TMPDIR");
+	const char *tmp = getenv("TMPDIR");
 	struct lc_tk_config cfg;
 	struct lc_error err;
 	struct sockaddr_un sa;
 	struct timespec ts;
 
-	sb->table = lc_cli_load_table(CMD, o->leapfile != NULL ? o->leapfile
-	                                   : env != NULL && *env ? env : NULL);
-	if (sb->table == NULL)
-		return LC_EXIT_USAGE;
+	sb->table = table;
 	if (lc_counter_new_system(&sb->counter, CLOCK_MONOTONIC) != 0)
 		return LC_EXIT_RUNTIME;
 	lc_tk_config_init(&cfg);
@@ -976,12 +1012,14 @@ static int64_t sb_mono_ns(void)
 /* Runs the program on the sandbox's clock, serves its set calls and ticks
  * the timeline until the program and every process it left behind (we are
  * their subreaper) have exited. Returns the program's exit status. */
-static int run_sandbox(const struct run_opts *o, char **argv)
+static int run_sandbox(const struct run_opts *o, char **argv,
+                       lc_leaptable *table)
 {
 	struct sandbox sb;
+	struct lc_sbf_ops ops;
 	struct sigaction sa;
 	int64_t next = 0;
-	int status = 0, have = 0, rc;
+	int status = 0, have = 0, rc, sv[2], nfd;
 	pid_t pid;
 
 	memset(&sb, 0, sizeof(sb));
@@ -990,9 +1028,10 @@ static int run_sandbox(const struct run_opts *o, char **argv)
 	if (drop_sys_time() < 0) {
 		fprintf(stderr, "leapclock run: --sandbox: cannot drop "
 		        "CAP_SYS_TIME: %s\n", strerror(errno));
+		lc_leaptable_free(table);
 		return LC_EXIT_RUNTIME;
 	}
-	rc = sb_open(&sb, o);
+	rc = sb_open(&sb, o, table);
 	if (rc != 0) {
 		sb_close(&sb);
 		return rc;
@@ -1003,6 +1042,12 @@ static int run_sandbox(const struct run_opts *o, char **argv)
 		fprintf(stderr, "leapclock run: sandbox: page %s, socket %s\n",
 		        sb.page, sb.sock);
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+		fprintf(stderr, "leapclock run: socketpair: %s\n",
+		        strerror(errno));
+		sb_close(&sb);
+		return LC_EXIT_RUNTIME;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -1011,13 +1056,34 @@ static int run_sandbox(const struct run_opts *o, char **argv)
 		return LC_EXIT_RUNTIME;
 	}
 	if (pid == 0) {
+		int fd;
+
 		close(sb.lfd);
+		close(sv[0]);
+		/* raw set calls of every process of the program: ours
+		 * (sbfilter.h) */
+		fd = lc_sbf_install();
+		lc_sbf_send(sv[1], fd);
+		if (fd >= 0)
+			close(fd);
+		close(sv[1]);
 		execvp(argv[0], argv);
 		fprintf(stderr, "leapclock run: cannot run %s: %s\n", argv[0],
 		        strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
+	close(sv[1]);
+	nfd = lc_sbf_recv(sv[0]);
+	close(sv[0]);
+	if (nfd < 0 && o->debug)
+		fprintf(stderr, "leapclock run: sandbox: no seccomp filter "
+		        "(%s): a raw syscall that sets the clock meets the "
+		        "kernel, EPERM\n", strerror(-nfd));
 	sb_child_pid = pid;
+	ops.ctx = &sb;
+	ops.settime = sb_settime;
+	ops.adjtimex = sb_adjtimex;
+	ops.debug = o->debug;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = sb_forward;
 	sa.sa_flags = SA_RESTART;
@@ -1027,18 +1093,28 @@ static int run_sandbox(const struct run_opts *o, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGQUIT, &sa, NULL);
 	for (;;) {
-		struct pollfd pfd = { sb.lfd, POLLIN, 0 };
+		struct pollfd pfd[2] = { { sb.lfd, POLLIN, 0 },
+		                         { nfd, POLLIN, 0 } };
 		int64_t now;
 		pid_t p;
 		int st;
 
-		if (poll(&pfd, 1, 20) > 0) {
+		if (poll(pfd, nfd >= 0 ? 2 : 1, 20) > 0) {
 			int fd;
 
 			/* served at once: no exec while it is open */
 			while ((fd = accept(sb.lfd, NULL, NULL)) >= 0) {
 				sb_serve(&sb, fd);
 				close(fd);
+			}
+			if (nfd >= 0 && (pfd[1].revents & POLLIN) &&
+			    lc_sbf_serve(nfd, &ops) < 0) {
+				close(nfd);
+				nfd = -1;
+			} else if (nfd >= 0 && (pfd[1].revents & ~POLLIN)) {
+				/* POLLHUP: no process of the program left */
+				close(nfd);
+				nfd = -1;
 			}
 		}
 		now = sb_mono_ns();
@@ -1060,6 +1136,8 @@ static int run_sandbox(const struct run_opts *o, char **argv)
 	if (o->debug)
 		fprintf(stderr, "leapclock run: sandbox: %lu settime and %lu "
 		        "adjtimex calls that set\n", sb.sets, sb.adjs);
+	if (nfd >= 0)
+		close(nfd);
 	sb_close(&sb);
 	if (!have)
 		return LC_EXIT_RUNTIME;
@@ -1071,6 +1149,7 @@ static int run_sandbox(const struct run_opts *o, char **argv)
 int lc_cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
+	lc_leaptable *table = NULL;
 	char lib[PATH_MAX];
 	int rc, expired = 0;
 
@@ -1083,23 +1162,26 @@ int lc_cmd_run(int argc, char **argv)
 	if (rc == 0)
 		rc = run_check(&o);
 	if (rc == 0)
-		rc = run_table(&o, &expired);
+		rc = run_table(&o, &expired, &table);
 	if (rc == 0 && o.timeline != NULL && strcmp(o.timeline, "none") != 0 &&
 	    check_timeline(o.timeline) < 0)
 		rc = 2;
 	if (rc == 0)
 		rc = check_program(argv[optind], 0);
-	if (rc != 0)
-		return rc;
-	if (find_preload(lib, sizeof(lib)) < 0) {
+	if (rc == 0 && find_preload(lib, sizeof(lib)) < 0) {
 		fprintf(stderr, "leapclock run: cannot find %s next to the "
 		        "leapclock binary or in the library directory (set "
 		        "LEAPCLOCK_PRELOAD to its path)\n", PRELOAD_NAME);
-		return LC_EXIT_RUNTIME;
+		rc = LC_EXIT_RUNTIME;
+	}
+	if (rc != 0) {
+		lc_leaptable_free(table);
+		return rc;
 	}
 	run_env(&o, lib, expired);
 	if (o.sandbox)
-		return run_sandbox(&o, argv + optind);
+		return run_sandbox(&o, argv + optind, table);
+	lc_leaptable_free(table); /* the shim loads its own */
 	fflush(NULL);
 	execvp(argv[optind], argv + optind);
 	fprintf(stderr, "leapclock run: cannot run %s: %s\n", argv[optind],
