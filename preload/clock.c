@@ -133,16 +133,16 @@ int lcp_to_host_mono(int which, const struct timespec *abs,
 		       (int64_t)lc__tk_read_word(lcp_tk, LC__TKW(offs_tai));
 	} else {
 		/* During a repeated 23:59:59 a deadline later in it is its
-		 * repeated occurrence, from now on (lc_tk_mono_at's
+		 * repeated occurrence, from now on (lc__tk_mono_at's
 		 * contract, as Linux's hrtimer; test_timekeeper
 		 * test_mono_at_repeat). */
-		rc = lc_tk_mono_at(lcp_tk, which == 2 ? LC_CLOCK_TAI
+		rc = lc__tk_mono_at(lcp_tk, which == 2 ? LC_CLOCK_TAI
 		                                      : LC_CLOCK_REALTIME,
 		                   abs, &mono);
 		if (rc < 0)
 			return rc;
 	}
-	lc_tk_cycles_at(lcp_tk, mono, &cyc); /* counter ns = host MONOTONIC */
+	lc__tk_cycles_at(lcp_tk, mono, &cyc); /* counter ns = host MONOTONIC */
 	if (cyc > (uint64_t)INT64_MAX)
 		cyc = (uint64_t)INT64_MAX;
 	*out = lc__ns_to_ts((int64_t)cyc);

@@ -28,7 +28,7 @@
  *    host's TAI offset); MONOTONIC, BOOTTIME, the CPU-time clocks and the
  *    rest pass through untouched.
  *  - Absolute REALTIME/TAI deadlines are converted into host CLOCK_MONOTONIC
- *    deadlines (lc_tk_mono_at or the plan's inverse; the timekeeper's
+ *    deadlines (lc__tk_mono_at or the plan's inverse; the timekeeper's
  *    MONOTONIC is the host's) and, where the shim waits itself, re-checked
  *    after the wakeup: the program's realtime must have reached the deadline
  *    or the shim waits again. Never early. The kernel-delivered ones

@@ -8,7 +8,7 @@
 #include "lc_test.h"
 
 #include "leapclock.h"
-#include "timekeeper.h" /* lc_tk_mono_at, lc_tk_cycles_at */
+#include "timekeeper.h" /* lc__tk_mono_at, lc__tk_cycles_at */
 
 #define NS INT64_C(1000000000)
 #define US INT64_C(1000)
@@ -730,7 +730,7 @@ static int ts_ge(const struct timespec *a, const struct timespec *b)
 	       (a->tv_sec == b->tv_sec && a->tv_nsec >= b->tv_nsec);
 }
 
-/* lc_tk_mono_at: for random deadlines on every clock around an insertion and
+/* lc__tk_mono_at: for random deadlines on every clock around an insertion and
  * a deletion (computed before the leap), the clock reads at or past the
  * deadline at the returned instant and before it 1 ns earlier (never early,
  * and exact). */
@@ -766,7 +766,7 @@ static void check_inverse(int dir)
 			v[i].d.tv_sec = (time_t)(w - 1 - (lc_rand() % 2));
 			v[i].d.tv_nsec = (long)(NS + lc_rand_range(0, NS - 1));
 		}
-		LC_EQ_INT(lc_tk_mono_at(e.tk, (lc_clock_id)id, &v[i].d, &v[i].m),
+		LC_EQ_INT(lc__tk_mono_at(e.tk, (lc_clock_id)id, &v[i].d, &v[i].m),
 		          0);
 	}
 	qsort(v, N, sizeof(v[0]), dl_cmp);
@@ -777,7 +777,7 @@ static void check_inverse(int dir)
 
 		/* the true time at which MONOTONIC reaches m: through the
 		 * counter inverse */
-		LC_EQ_INT(lc_tk_cycles_at(e.tk, v[i].m - 1, &cyc), 0);
+		LC_EQ_INT(lc__tk_cycles_at(e.tk, v[i].m - 1, &cyc), 0);
 		t = lc_sim_true_ns_at(e.c, cyc);
 		if (t >= e.t && lc_now_ns(e.tk, LC_CLOCK_MONOTONIC) < v[i].m - 1) {
 			run_for(&e, t - e.t, 0);
@@ -792,7 +792,7 @@ static void check_inverse(int dir)
 				LC_FALSE(ts_ge(&r, &v[i].d));
 			}
 		}
-		LC_EQ_INT(lc_tk_cycles_at(e.tk, v[i].m, &cyc), 0);
+		LC_EQ_INT(lc__tk_cycles_at(e.tk, v[i].m, &cyc), 0);
 		t = lc_sim_true_ns_at(e.c, cyc);
 		if (t > e.t)
 			run_for(&e, t - e.t, 0);
@@ -822,21 +822,21 @@ static void test_mono_at(void)
 	lm = 10 * NS; /* REALTIME reaches W at MONOTONIC 10 s */
 	d.tv_sec = (time_t)w;
 	d.tv_nsec = 0;
-	LC_EQ_INT(lc_tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), 0);
+	LC_EQ_INT(lc__tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), 0);
 	LC_EQ_I64(m, lm + NS); /* 00:00:00 comes after 23:59:60 */
-	LC_EQ_INT(lc_tk_mono_at(e.tk, LC_CLOCK_UTC, &d, &m), 0);
+	LC_EQ_INT(lc__tk_mono_at(e.tk, LC_CLOCK_UTC, &d, &m), 0);
 	LC_EQ_I64(m, lm + NS);
 	d.tv_sec = (time_t)(w - 1);
 	d.tv_nsec = 999999999;
-	LC_EQ_INT(lc_tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), 0);
+	LC_EQ_INT(lc__tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), 0);
 	LC_EQ_I64(m, lm - 1);
 	d.tv_nsec = 1250 * MS;
-	LC_EQ_INT(lc_tk_mono_at(e.tk, LC_CLOCK_UTC, &d, &m), 0);
+	LC_EQ_INT(lc__tk_mono_at(e.tk, LC_CLOCK_UTC, &d, &m), 0);
 	LC_EQ_I64(m, lm + 250 * MS);
-	LC_EQ_INT(lc_tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), LC_EINVAL);
+	LC_EQ_INT(lc__tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), LC_EINVAL);
 	d.tv_sec = (time_t)(w + 37);
 	d.tv_nsec = 0;
-	LC_EQ_INT(lc_tk_mono_at(e.tk, LC_CLOCK_TAI, &d, &m), 0);
+	LC_EQ_INT(lc__tk_mono_at(e.tk, LC_CLOCK_TAI, &d, &m), 0);
 	LC_EQ_I64(m, lm);
 	env_free(&e);
 	check_inverse(1);
@@ -863,14 +863,14 @@ static void check_mono_at_repeat(int update)
 	env_new(&e, 1000000000u, 0, (w - 10) * NS, LC_LEAP_FROM_ADJTIMEX);
 	clear_time_state(&e);
 	adj_status(&e, LC_STA_INS);
-	LC_EQ_INT(lc_tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), 0);
+	LC_EQ_INT(lc__tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), 0);
 	LC_EQ_I64(m, lm - 200 * MS);
 	run_for(&e, lm + 300 * MS - e.t, update ? 100 * MS : 0);
 	LC_EQ_I64(lc_now_ns(e.tk, LC_CLOCK_REALTIME), (w - 1) * NS + 300 * MS);
-	LC_EQ_INT(lc_tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), 0);
+	LC_EQ_INT(lc__tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), 0);
 	LC_EQ_I64(m, lm + 800 * MS);
 	d.tv_nsec = (long)(200 * MS);
-	LC_EQ_INT(lc_tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), 0);
+	LC_EQ_INT(lc__tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), 0);
 	LC_EQ_I64(m, lm + 200 * MS);
 	/* the instant found reads 23:59:59.8 in the repeat, 1 ns before it
 	 * still less */
@@ -1457,8 +1457,8 @@ int main(int argc, char **argv)
 	LC_RUN(test_settime, "settime REALTIME/UTC (incl. 23:59:60)/TAI, rejections, clock-was-set");
 	LC_RUN(test_exact_without_update, "exact leap with no update: reads, clock-was-set and next-leap switch at the instant");
 	LC_RUN(test_next_leap_vectors, "next-leap vectors of the reference through lc_tk_next_leap, predicted and armed");
-	LC_RUN(test_mono_at, "lc_tk_mono_at/cycles_at: first instant at or past the deadline on every clock, across insertion and deletion");
-	LC_RUN(test_mono_at_repeat, "lc_tk_mono_at REALTIME in the repeated 23:59:59: the first occurrence before the leap, the repeated one from inside it (from now on), updated or not");
+	LC_RUN(test_mono_at, "lc__tk_mono_at/cycles_at: first instant at or past the deadline on every clock, across insertion and deletion");
+	LC_RUN(test_mono_at_repeat, "lc__tk_mono_at REALTIME in the repeated 23:59:59: the first occurrence before the leap, the repeated one from inside it (from now on), updated or not");
 	LC_RUN(test_table_source, "LC_LEAP_FROM_TABLE: the table arms 2016-12-31 23:59:60 and owns TAI-UTC");
 	LC_RUN(test_table_arm_at_start, "table source created or set in the leap's last day (its last second too): TIME_INS/TIME_DEL armed at once, then OOP/WAIT, the exact leap");
 	LC_RUN(test_table_late_start, "table source started in the last second before a leap: the writer applies the leap its readers apply");
