@@ -213,8 +213,7 @@ void lc__heap_cancel_at(struct lc__heap *h, uint32_t k)
 {
 	/* the head leaves at once; the live count still drops, so the bound
 	 * on tombstones applies here too */
-	LC__ASSERT(k >= LC__HEAP0 && k < h->n && !ent_dead(&h->v[k]) &&
-	           h->v[k].t->idx == k);
+	LC__ASSERT(k >= LC__HEAP0 && k < h->n && !ent_dead(&h->v[k]));
 	remove_at(h, k);
 	clean_top(h);
 	if (h->dead > 64 && h->dead > lc__heap_count(h))
