@@ -765,7 +765,61 @@ struct lc_tk_config {
 	 * with a step signal, the largest drift a signal that the kernel's
 	 * leap explains may hide); 0: 1 ms. */
 	int64_t host_step_ns;
+	/* How the host handles a leap (enum lc_host_leap, DESIGN.md 7):
+	 * LC_HOST_LEAP_KERNEL (0, the default) as above; _SMEAR: the host
+	 * follows an upstream that smears by host_smear (which must be set;
+	 * host_smear set with _KERNEL is _SMEAR, as before this field);
+	 * _SLEW, _STEP, _IGNORE: the host keeps the old TAI-UTC past the
+	 * boundary and its NTP slews the second out (at up to host_slew_ppb),
+	 * steps it out, or leaves it to its upstream. Appended in 0.2. */
+	int host_leap;
+	/* _SLEW: the host's maximum slew rate, ppb; 0: chrony's default
+	 * maxslewrate, 83,333 ppm (ntpd -x: 500 ppm, "slew:500"). */
+	int64_t host_slew_ppb;
 };
+
+/* How the host the timekeeper follows handles a leap second
+ * (lc_tk_config host_leap; leapclockd --host-leap; LEAPCLOCK_HOST_LEAP). */
+enum lc_host_leap {
+	LC_HOST_LEAP_KERNEL = 0, /* its kernel applies it (armed by NTP), late,
+	                          * or never: DESIGN.md 7 */
+	LC_HOST_LEAP_SMEAR = 1,  /* synced to a smearing upstream (a preset) */
+	LC_HOST_LEAP_SLEW = 2,   /* chrony leapsecmode slew, ntpd -x */
+	LC_HOST_LEAP_STEP = 3,   /* chrony leapsecmode step */
+	LC_HOST_LEAP_IGNORE = 4  /* chrony leapsecmode ignore: left to the
+	                          * upstream, corrected at any later time */
+};
+
+/* chrony's default maxslewrate, 83,333 ppm, in ppb. */
+#define LC_HOST_SLEW_DEFAULT_PPB INT64_C(83333000)
+
+/* A host leap mode as text says it: "kernel", "smear:PRESET" (any
+ * lc_smear_preset_names() name: google, aws, ...), "slew", "slew:PPM"
+ * (1..100000 ppm, e.g. slew:500 for ntpd -x), "step", "ignore". */
+struct lc_host_leap_spec {
+	int mode;                     /* enum lc_host_leap */
+	int64_t slew_ppb;             /* _SLEW: the rate, ppb; 0 the default */
+	struct lc_smear_policy smear; /* _SMEAR: the preset's policy */
+};
+
+/* Parses `text` into *out. LC_EINVAL with a reason naming the bad part
+ * (and err->where set to `where`, e.g. "--host-leap"; NULL: "host leap
+ * mode"). */
+LC_API int lc_host_leap_parse(const char *text, const char *where,
+                              struct lc_host_leap_spec *out,
+                              struct lc_error *err);
+/* The text form of a spec, as lc_host_leap_parse() reads it back:
+ * "kernel", "smear:google", "slew", "slew:500", ... Returns the length
+ * (snprintf's), or LC_EINVAL for a bad spec. */
+LC_API int lc_host_leap_format(const struct lc_host_leap_spec *s, char *buf,
+                               size_t size);
+/* Puts the spec into a config (host_leap, host_slew_ppb, host_smear
+ * pointing into *s, which must outlive the timekeeper). */
+LC_API void lc_host_leap_apply(const struct lc_host_leap_spec *s,
+                               struct lc_tk_config *cfg);
+/* The mode's name: "kernel", "smear", "slew", "step", "ignore" ("?" for
+ * an unknown value). */
+LC_API const char *lc_host_leap_name(int mode);
 
 /* Sets defaults: no table (built-in), leaps from adjtimex, realtime 0,
  * TAI offset from the table, no smear, no host following. */
@@ -843,6 +897,13 @@ struct lc_timeline_info {
 	int host_state;          /* enum lc_host_state, as the writer sees it */
 	int64_t host_offset_ns;
 	uint64_t host_steps;
+	/* Appended in 0.2: the host's declared leap handling and what the
+	 * detection recognised (lc_tk_host) */
+	int host_leap;                 /* enum lc_host_leap */
+	char host_leap_text[40];       /* "kernel", "smear:google", ... */
+	int host_detected;             /* enum lc_host_detect */
+	char host_detected_text[40];   /* "smear:google", "slew", ""; */
+	int64_t host_hold_ns;          /* lc_tk_host hold_ns */
 };
 
 /* Which timeline `tk` reads and its state. For a timekeeper other than
@@ -939,10 +1000,39 @@ struct lc_tk_host {
 	int32_t kernel_tai; /* the host kernel's TAI offset, s, and its state */
 	int kernel_state;   /* (LC_TIME_*) and status (LC_STA_*) at the last */
 	int kernel_status;  /* sample; 0 unless kernel facts were sampled */
+	/* Appended in 0.2: the declared mode (lc_tk_config host_leap, the
+	 * smear's preset in host_leap_text: "smear:google") ... */
+	int host_leap;           /* enum lc_host_leap */
+	char host_leap_text[40]; /* lc_host_leap_format() of it */
+	/* ... and what the detection recognised, undeclared (kernel mode),
+	 * around a table leap: LC_HOST_DETECT_* and the declaration that
+	 * would describe it ("smear:google", "slew", "slew:500", "step"), ""
+	 * none. Once recognised it stays until the timekeeper is freed. */
+	int detected;            /* enum lc_host_detect */
+	char detected_text[40];
+	/* While the host is slewing (or smearing, undeclared) a leap out:
+	 * how long the writer has held its rate, ns (0: not holding). */
+	int64_t hold_ns;
+};
+
+/* What the detection (kernel mode) recognised in the host's phase around
+ * a table leap (DESIGN.md 7). */
+enum lc_host_detect {
+	LC_HOST_DETECT_NONE = 0,
+	LC_HOST_DETECT_SMEAR = 1, /* a smear preset's curve, within 5 ms over
+	                           * at least 8 samples 20 ms or more apart
+	                           * from the host's learnt offset */
+	LC_HOST_DETECT_SLEW = 2,  /* after the boundary, the host a leap behind
+	                           * and closing it at a steady rate (5 samples
+	                           * within 5 ms of a line, at least 20 ms
+	                           * of it done) */
+	LC_HOST_DETECT_STEP = 3   /* the host a leap behind, then stepped by
+	                           * the leap's second (not its kernel's leap) */
 };
 
 /* The host-following state as of the last lc_update(). LC_ENOENT if the
- * timekeeper does not follow the host. */
+ * timekeeper does not follow the host (host_leap and host_leap_text are
+ * still filled: the declared mode). */
 LC_API int lc_tk_host_status(const lc_timekeeper *tk, struct lc_tk_host *st);
 
 /* The next leap armed in the timekeeper (by adjtimex or the table): `when`,

@@ -110,12 +110,16 @@ static void threshold_rule(struct lc__hf_state *st,
 		out->state = in->smeared ? LC_HOST_SMEARED : LC_HOST_AGREES;
 		st->off_ns = d;
 		st->gap = 0;
-	} else if (ad <= LC__NS + step && in->near_leap) {
+	} else if (ad <= LC__NS + step &&
+	           (in->near_leap ||
+	            (in->mode >= LC_HOST_LEAP_SLEW && st->gap != 0 &&
+	             (d > 0) == (st->gap > 0)))) {
 		/* The host's own leap handling: applied late, not at all, or
 		 * smeared without our knowing. We already applied the leap
 		 * at its exact instant; report, do not follow. */
 		out->steer_ppb = hold(st);
 		out->state = LC_HOST_LEAP_OFF;
+		out->held = 1;
 		st->gap = d > 0 ? 1 : -1;
 		st->off_ns = d - st->gap * LC__NS;
 	} else {
@@ -209,14 +213,22 @@ static int is_step(struct lc__hf_state *st, uint64_t fires, int64_t r,
 	return fires > explained || abs64(r) > step_ns;
 }
 
+/* d strictly between a and b, beyond `margin` from both. */
+static int between(int64_t d, int64_t a, int64_t b, int64_t margin)
+{
+	int64_t lo = a < b ? a : b, hi = a < b ? b : a;
+
+	return d > lo + margin && d < hi - margin;
+}
+
 void lc__hf_update(struct lc__hf_state *st, const struct lc__hf_input *in,
                    struct lc__hf_output *out)
 {
 	int64_t d = in->host_ns - in->expected_ns;
 	int64_t dt = in->mono_ns - st->last_mono;
-	int64_t lp, lc, e, r, mv;
+	int64_t lp, lc, e, r, mv, ref;
 	uint64_t fires = 0;
-	int k = 0, stepped = 0;
+	int k = 0, stepped = 0, moving;
 
 	memset(out, 0, sizeof(*out));
 	if (dt < 0)
@@ -251,6 +263,55 @@ void lc__hf_update(struct lc__hf_state *st, const struct lc__hf_input *in,
 	e = d - (k ? st->gap * LC__NS : 0);
 	r = e - lp;
 
+	/* The host's place if it kept true time: L, or near a leap where
+	 * an undeclared smear may have carried us, L less what we steered
+	 * since the window began. */
+	ref = st->win_active && st->win_held ? -st->win_ns : lc;
+	/* declared slew, step or ignore: moving towards ref at 100 ppm or
+	 * more since the last sample is a slew starting, or not yet over (in
+	 * kernel mode that is drift, steered, as before) */
+	moving = in->mode >= LC_HOST_LEAP_SLEW && st->gap != 0 &&
+	         (mv < 0) == (st->gap > 0) &&
+	         (__int128)abs64(mv) * 10000 > dt;
+	if (st->gap != 0 && in->mode != LC_HOST_LEAP_SMEAR &&
+	    (between(d, ref, ref + st->gap * LC__NS, in->step_ns) ||
+	     (moving && (abs64(d - ref) <= in->step_ns ||
+	                 abs64(d - ref - st->gap * LC__NS) <= in->step_ns))) &&
+	    abs64(mv) <= in->step_ns + slew_bound(dt) &&
+	    (fires == 0 || fires <= (uint64_t)st->owed)) {
+		/* The host closing the leap (the rule above): no reference
+		 * while it slews; L and the gap kept. */
+		st->owed -= (int)fires;
+		st->suspect = 0;
+		out->offset_ns = d;
+		out->state = LC_HOST_LEAP_OFF;
+		out->held = 1;
+		out->closing = 1;
+		st->off_ns = lp;
+		out->steer_ppb = hold(st);
+		goto done;
+	}
+	if (st->gap != 0 && !k && abs64(r) <= in->step_ns) {
+		/* Back at L from a leap behind: the leap's own correction
+		 * (a step, or a slew's end). Declared (slew, step, ignore):
+		 * explained, not followed; its signal, if it has not come,
+		 * may still come. In kernel mode, as before: a signalled one
+		 * is followed by the rest r (its NTP's correction beyond the
+		 * leap's second). */
+		out->closed = abs64(mv) > in->step_ns || fires > 0 ? 2 : 1;
+		out->gap_before = st->gap;
+	}
+	if (out->closed && in->mode >= LC_HOST_LEAP_SLEW) {
+		if (fires > 0)
+			st->owed -= (int)(fires < (uint64_t)st->owed ? fires
+			                                             : (uint64_t)st->owed);
+		else if (abs64(mv) > in->step_ns) {
+			st->owed++;
+			st->owed_mono = in->mono_ns;
+		}
+		fires = 0;
+		mv = 0;
+	}
 	stepped = fires > 0 && is_step(st, fires, r, in->step_ns);
 	if (!k)
 		st->gap = 0; /* the host shows our leaps (again) */
@@ -292,10 +353,13 @@ void lc__hf_update(struct lc__hf_state *st, const struct lc__hf_input *in,
 		 * before, do not follow. */
 		out->offset_ns = d;
 		out->state = LC_HOST_LEAP_OFF;
+		out->held = 1;
+		st->win_held = 1;
 		st->off_ns = e;
 		st->i_ppb = st->win_i_ppb;
 		out->steer_ppb = hold(st);
 	} else {
+		st->win_held = 0;
 		out->offset_ns = d;
 		out->state = k ? LC_HOST_LEAP_OFF
 		           : in->smeared ? LC_HOST_SMEARED
@@ -303,9 +367,13 @@ void lc__hf_update(struct lc__hf_state *st, const struct lc__hf_input *in,
 		st->off_ns = e;
 		out->steer_ppb = steer(st, e, dt, in->step_ns);
 	}
+	if (st->win_active && !out->held && out->action != LC__HF_STEP)
+		out->unknown_ns = abs64(st->win_ns + e);
 done:
 	if (out->action == LC__HF_STEP)
 		st->win_active = 0; /* the window starts again from here */
+	if (!st->win_active)
+		st->win_held = 0;
 	st->last_steer = out->steer_ppb;
 	st->last_q = out->offset_ns - (int64_t)st->gap * LC__NS;
 	out->gap = st->gap;

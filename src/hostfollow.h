@@ -59,11 +59,26 @@
  *    one sample (the rate learnt kept, L unchanged, `resample` asked):
  *    if the next sample has the signal the whole move is the step; if
  *    not, it was drift, steered from then on.
+ *  - The host closing a leap it did not apply (modes other than
+ *    smear): with gap != 0, no unexplained step signal and no move a slew
+ *    cannot explain, a host strictly between the candidates (beyond
+ *    step_ns from both), or (declared slew, step, ignore) within step_ns
+ *    of one and moving towards L at 100 ppm or more since the last
+ *    sample (a slew's first and last millisecond; in kernel mode that is
+ *    drift, steered), is slewing the second out (chrony leapsecmode
+ *    slew, ntpd -x, an upstream's late correction; or an undeclared
+ *    smear): it is no reference, the rate is held, L kept, `closing` and
+ *    `held` said, until it is back within step_ns of a candidate. Back
+ *    at L (k = 0, the move from L within step_ns) it has closed the gap:
+ *    a step signal or an unsignalled move then is the leap's (chrony
+ *    leapsecmode step, or the end of a slew), explained, not followed;
+ *    a signal may still be owed for it.
  *  - Without a step signal (or before one was learnt, or after our own
  *    clock was set) the threshold rule of old is used: up to step_ns
  *    steered (not near a table leap without a declared host smear), up to
  *    1 s + step_ns near a table leap reported as leap handling, else a
- *    step of d.
+ *    step of d. In the slew, step and ignore modes, a host a leap behind
+ *    stays reported (not stepped) also after those 2 days.
  */
 #ifndef LC_HOSTFOLLOW_H
 #define LC_HOSTFOLLOW_H
@@ -107,6 +122,7 @@ struct lc__hf_state {
 	 * window began, beyond the frequency learnt before it. */
 	int win_active;
 	int64_t win_ns, win_i_ppb;
+	int win_held;        /* the window's hold is on (an undeclared smear) */
 	/* The last sample moved beyond step_ns with no step signal and was
 	 * held, not steered (an unsignalled move, see the rule above). */
 	int suspect;
@@ -131,6 +147,7 @@ struct lc__hf_input {
 	int smeared;         /* the declared host smear is non-zero now */
 	int host_smear;      /* a host smear is declared at all */
 	int near_leap;       /* within 2 days of a table leap (threshold rule) */
+	int mode;            /* enum lc_host_leap (_SMEAR: host_smear set) */
 	int ours_set;        /* our clock was set since the last sample */
 	int64_t step_ns;     /* host_step_ns */
 };
@@ -151,6 +168,17 @@ struct lc__hf_output {
 	int resample;        /* an unsignalled move was held: a sample
 	                      * taken a little later may show its signal */
 	int unsignalled;     /* LC__HF_STEP taken without its signal */
+	int held;            /* the host is not a reference now (it closes a
+	                      * leap, or smears undeclared): the rate held */
+	int closing;         /* held because the host is between the
+	                      * candidates, slewing the leap out */
+	int closed;          /* the host closed the gap this sample, explained
+	                      * by the leap: 2 at once (a step), 1 at the end
+	                      * of a slew */
+	int gap_before;      /* st->gap before this sample's closing */
+	int64_t unknown_ns;  /* near a leap, undeclared: how far the host
+	                      * moved since the window began (what a smear it
+	                      * does not declare may have carried us) */
 };
 
 void lc__hf_init(struct lc__hf_state *st);
@@ -167,6 +195,62 @@ void lc__hf_rebase(struct lc__hf_state *st, int32_t tai_utc);
  * when `offset_known`). */
 void lc__hf_prime(struct lc__hf_state *st, const struct lc__hf_input *in,
                   int offset_known);
+
+/* ---- detection (src/hostdetect.c): what an undeclared host does --------- */
+
+/* DESIGN.md 7, "Detection". Around a table leap, in kernel mode, the
+ * host's phase (host - our REALTIME, less the offset learnt before the
+ * window: obs) is compared with
+ *  - each smear preset's curve (what obs would be on that smear): a
+ *    sample counts where either is LC__HD_SIG_NS or more, a match within
+ *    LC__HD_TOL_NS; LC__HD_SMEAR_N matches and no more than one miss in
+ *    ten recognise the first such preset (google before aws: the same
+ *    curve);
+ *  - a slew: after the boundary the host 90 % of a leap behind or more
+ *    (a smear is half at most), then closing it at a steady rate: at
+ *    least LC__HD_SLEW_N intervals (of 1 ms or more), each within
+ *    0.8..1.25 of the overall rate, at least LC__HD_SIG_NS done, the rate
+ *    at least 100 ppm (slower is a smear's);
+ *  - a step: the decision said the host closed a full leap at once.
+ * Pure: no I/O, no globals. */
+#define LC__HD_TOL_NS (5 * LC__NS / 1000)
+#define LC__HD_SIG_NS (20 * LC__NS / 1000)
+#define LC__HD_SMEAR_N 8
+#define LC__HD_SLEW_N 5
+#define LC__HD_PRESETS 16
+
+struct lc__hd_state {
+	int kind;           /* enum lc_host_detect: recognised (final) */
+	char text[40];      /* its declaration, "smear:google", "slew:500" */
+	int have_base;
+	int64_t base_ns;    /* the learnt offset when the window began */
+	int match[LC__HD_PRESETS], miss[LC__HD_PRESETS];
+	int behind;         /* after the boundary, seen a full leap behind */
+	int slew_n;         /* intervals seen of a slew under way */
+	int slew_bad;
+	int64_t t0, p0, tp, pp; /* its first and last samples: mono, progress */
+	int64_t rmin, rmax;     /* the intervals' rates, ppb */
+};
+
+struct lc__hd_input {
+	int64_t d_ns;       /* host - our REALTIME */
+	int64_t mono_ns;
+	int64_t learnt_ns;  /* the decision's L before this sample */
+	int64_t steered_ns; /* the phase we steered since the window began
+	                     * (hf win_ns): the host's own move is d + it */
+	int gap;            /* leaps the host is behind (after this sample,
+	                     * or before it when it closed the gap now) */
+	int near_leap;
+	int closed_step;    /* the decision: the host stepped a leap out */
+	int npresets;
+	const char *const *names;
+	int64_t smear_ns[LC__HD_PRESETS]; /* obs on each preset's curve */
+};
+
+void lc__hd_init(struct lc__hd_state *st);
+/* One sample; 1 when it recognised something now (st->kind, st->text),
+ * once. */
+int lc__hd_update(struct lc__hd_state *st, const struct lc__hd_input *in);
 
 /* ---- the real host (src/hostclock.c) ------------------------------------ */
 

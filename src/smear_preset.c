@@ -23,7 +23,7 @@ struct preset {
 
 /* Sources and figures: docs/smearing.md and leapclock-smear(1). */
 static const struct preset presets[] = {
-    /* Google Public NTP / AWS: 24 h linear, noon to noon UTC
+    /* Google Public NTP (and AWS: "aws" below): 24 h linear, noon to noon UTC
      * (developers.google.com/time/smear; github.com/google/unsmear) */
     {"google", LC_SMEAR_LINEAR, LC_SMEAR_CENTRED, 86400, 0, 0, 0},
     /* NTPsec leapsmearinterval (Debian's ntpd; NTPsec ntpd/ntp_timer.c,
@@ -65,6 +65,15 @@ static const struct preset presets[] = {
      * later, as ntpd above). Last, so that the other
      * presets keep their index (the tests' replayable seeds). */
     {"ntp-classic", LC_SMEAR_COSINE, LC_SMEAR_ENDING, 86400, 0, 7200, 86400},
+    /* Amazon Time Sync Service (169.254.169.123, fd00:ec2::123, and the
+     * public time.aws.com): "leap seconds are smeared over a 24-hour
+     * period, noon to noon UTC", linearly, as Google's
+     * (docs.aws.amazon.com/AWSEC2/latest/UserGuide/set-time.html,
+     * aws.amazon.com/about-aws/whats-new/2017/11/introducing-the-amazon-
+     * time-sync-service): the same curve as "google", under its own name
+     * so that an EC2 host can say what it runs on (--host-leap smear:aws).
+     * After ntp-classic, for the same reason. */
+    {"aws", LC_SMEAR_LINEAR, LC_SMEAR_CENTRED, 86400, 0, 0, 0},
 };
 
 #define NPRESETS (sizeof(presets) / sizeof(presets[0]))
@@ -73,7 +82,8 @@ const char *const *lc_smear_preset_names(void)
 {
 	static const char *const names[NPRESETS + 1] = {
 	    "google", "ntpd",   "chrony",  "fbclock",     "utc-sls",
-	    "minute", "cosine", "windows", "ntp-classic", NULL,
+	    "minute", "cosine", "windows", "ntp-classic", "aws",
+	    NULL,
 	};
 	return names;
 }

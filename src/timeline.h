@@ -45,7 +45,8 @@
 #include <sys/un.h>
 
 #define LC__TL_MAGIC UINT64_C(0x454e494c454d4954) /* "TIMELINE" */
-#define LC__TL_ABI 2u /* 2: the snapshot's UTC_SLS line */
+#define LC__TL_ABI 3u /* 2: the snapshot's UTC_SLS line; 3: the host's
+                       * leap mode and detection in the status */
 #define LC__TL_MAX_LEAPS 256
 #define LC__TL_BOOT_ID 40
 
@@ -70,6 +71,11 @@ struct lc__tl_status {
 	char table_source[256];
 	char smear[48];          /* the page's UTC_SLS policy, "" none */
 	char table_note[160];    /* the last table problem, "" none */
+	int64_t host_leap;       /* enum lc_host_leap (ABI 3) */
+	int64_t host_detected;   /* enum lc_host_detect */
+	int64_t host_hold_ns;    /* lc_tk_host hold_ns */
+	char host_leap_text[40]; /* lc_host_leap_format of the mode */
+	char host_detected_text[40]; /* its declaration, "" none */
 };
 
 struct lc__tl_row {

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "timeline.h"
+#include "tk_follow.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -25,6 +26,7 @@ static lc_timekeeper *default_tk;
 static struct lc__tl_reader default_rd;
 static lc_leaptable *default_table;
 static struct lc_smear_policy default_smear;
+static struct lc_host_leap_spec default_host_leap;
 static char default_path[256];
 static int default_source;
 static char default_why[256];
@@ -70,10 +72,32 @@ static lc_timekeeper *in_process(void)
 		    lc_smear_preset(sm, 0, &default_smear, NULL) == 0)
 			cfg.smear = &default_smear;
 	}
+	{
+		/* How the host handles a leap (lc_host_leap_parse); a bad
+		 * value is said once and the kernel mode used */
+		const char *hl = getenv("LEAPCLOCK_HOST_LEAP");
+		struct lc_error herr;
+
+		memset(&herr, 0, sizeof(herr));
+		if (hl != NULL && *hl != '\0') {
+			if (lc_host_leap_parse(hl, "LEAPCLOCK_HOST_LEAP",
+			                       &default_host_leap, &herr) == 0) {
+				lc_host_leap_apply(&default_host_leap, &cfg);
+			} else {
+				char msg[600];
+
+				lc_error_format(&herr, msg, sizeof(msg));
+				fprintf(stderr, "leapclock: %s; using the kernel "
+				                "mode\n", msg);
+			}
+		}
+	}
 	if (lc_tk_new(&tk, c, &cfg) < 0) {
 		lc_counter_free(c);
 		return NULL;
 	}
+	/* a host that looks like an undeclared smear or slew: said once */
+	lc__tk_follow_report_stderr(tk);
 	return tk;
 }
 
@@ -228,6 +252,15 @@ int lc_timeline_info(const lc_timekeeper *tk, struct lc_timeline_info *out)
 			out->host_state = h.state;
 			out->host_offset_ns = h.offset_ns;
 			out->host_steps = h.steps;
+			out->host_leap = h.host_leap;
+			out->host_detected = h.detected;
+			out->host_hold_ns = h.hold_ns;
+			snprintf(out->host_leap_text,
+			         sizeof(out->host_leap_text), "%s",
+			         h.host_leap_text);
+			snprintf(out->host_detected_text,
+			         sizeof(out->host_detected_text), "%s",
+			         h.detected_text);
 		}
 		return 0;
 	}
@@ -252,5 +285,12 @@ int lc_timeline_info(const lc_timekeeper *tk, struct lc_timeline_info *out)
 	out->host_state = (int)st.host_state;
 	out->host_offset_ns = st.host_offset_ns;
 	out->host_steps = (uint64_t)st.host_steps;
+	out->host_leap = (int)st.host_leap;
+	out->host_detected = (int)st.host_detected;
+	out->host_hold_ns = st.host_hold_ns;
+	snprintf(out->host_leap_text, sizeof(out->host_leap_text), "%s",
+	         st.host_leap_text);
+	snprintf(out->host_detected_text, sizeof(out->host_detected_text),
+	         "%s", st.host_detected_text);
 	return 0;
 }

@@ -96,8 +96,19 @@ static void write_status(struct lc__tl_writer *w, const char *smear,
 		w->st.host_offset_ns = h.offset_ns;
 		w->st.host_steer_ppb = h.steer_ppb;
 		w->st.host_steps = (int64_t)h.steps;
+		w->st.host_leap = h.host_leap;
+		w->st.host_detected = h.detected;
+		w->st.host_hold_ns = h.hold_ns;
+		snprintf(w->st.host_leap_text, sizeof(w->st.host_leap_text),
+		         "%s", h.host_leap_text);
+		snprintf(w->st.host_detected_text,
+		         sizeof(w->st.host_detected_text), "%s",
+		         h.detected_text);
 	} else {
 		w->st.host_state = LC_HOST_NOT_FOLLOWED;
+		w->st.host_leap = h.host_leap;
+		snprintf(w->st.host_leap_text, sizeof(w->st.host_leap_text),
+		         "%s", h.host_leap_text);
 	}
 	w->st.last_update_rt = lc_now_ns(w->tk, LC_CLOCK_REALTIME);
 	lc__tl_write_status(w->pg, &w->st);

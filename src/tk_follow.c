@@ -11,6 +11,7 @@
 #include "hostcall.h"
 #include "tk_writer.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -107,6 +108,8 @@ int lc__tk_sample_bracketed(const struct lc_timekeeper *tk,
 	return 0;
 }
 
+static void mode_status(struct lc_timekeeper *tk);
+
 /* The host following's starting point: what it learns from the sample
  * that set REALTIME at creation (MONOTONIC is already set). */
 void lc__tk_prime_follow(struct lc_timekeeper *tk,
@@ -122,6 +125,7 @@ void lc__tk_prime_follow(struct lc_timekeeper *tk,
 		tai = 0;
 	in.tai_utc = tai;
 	lc__hf_prime(&tk->hf, &in, tk->cfg.host_smear == NULL);
+	mode_status(tk);
 	/* lc_tk_new's offs_tai, as lc__tkw_sync_table_tai() leaves it */
 	tk->hf_offs_tai = hs->realtime_ns - tk->s.mono + (int64_t)tai * LC__NS;
 	tk->hf_offs_tai_valid = 1;
@@ -152,11 +156,11 @@ int64_t lc__tk_host_realtime(struct lc_timekeeper *tk)
 /* The value the host should show at REALTIME `rt` if it follows the
  * declared smear: rt minus the smear offset (relative to the pre-leap
  * timeline) around the nearest table leap. */
-static int64_t expected_host(const struct lc_timekeeper *tk, int64_t rt,
-                             int64_t mono_now)
+static int64_t expected_host_by(const struct lc_timekeeper *tk,
+                                const struct lc_smear_policy *p, int64_t rt,
+                                int64_t mono_now)
 {
 	const struct lc__tk_snap *s = &tk->s;
-	const struct lc_smear_policy *p = tk->cfg.host_smear;
 	struct lc_leap prev, next;
 	int64_t sec = lc__fdiv(rt, LC__NS);
 	int in_repeat = s->leap_folded && s->leap_dir > 0 &&
@@ -193,6 +197,12 @@ static int64_t expected_host(const struct lc_timekeeper *tk, int64_t rt,
 		return pre - lc_smear_offset(p, prev.dir, t_rel);
 	}
 	return rt;
+}
+
+static int64_t expected_host(const struct lc_timekeeper *tk, int64_t rt,
+                             int64_t mono_now)
+{
+	return expected_host_by(tk, tk->cfg.host_smear, rt, mono_now);
 }
 
 /* Within FOLLOW_LEAP_WINDOW of a table leap (on either side). */
@@ -261,6 +271,7 @@ static void follow_input(struct lc_timekeeper *tk,
 	in->smeared = in->expected_ns != rt;
 	in->host_smear = tk->cfg.host_smear != NULL;
 	in->near_leap = near_table_leap(tk, rt);
+	in->mode = tk->cfg.host_leap;
 	in->ours_set = tk->hf_offs_tai_valid && s->offs_tai != tk->hf_offs_tai;
 	in->step_ns = tk->cfg.host_step_ns;
 }
@@ -298,6 +309,120 @@ static int await_signal(struct lc_timekeeper *tk, struct lc_host_sample *hs,
 	return 0;
 }
 
+/* The detection's presets, loaded once. */
+static void detect_presets(struct lc_timekeeper *tk)
+{
+	const char *const *names = lc_smear_preset_names();
+	int n = 0;
+
+	if (tk->hd_npresets > 0)
+		return;
+	for (int i = 0; names[i] != NULL && n < LC__HD_PRESETS; i++)
+		if (lc_smear_preset(names[i], 0, &tk->hd_presets[n], NULL) == 0)
+			tk->hd_names[n++] = names[i];
+	tk->hd_npresets = n;
+}
+
+/* Detection (hostdetect.c), in kernel mode: what the host's phase looks
+ * like around a table leap. Said once: in the status (and so the page,
+ * the log and metrics), on stderr for the in-process writer. */
+static void detect(struct lc_timekeeper *tk, const struct lc__hf_input *in,
+                   const struct lc__hf_output *out, int64_t learnt,
+                   int64_t rt)
+{
+	struct lc__hd_input di;
+
+	if (tk->cfg.host_leap != LC_HOST_LEAP_KERNEL ||
+	    tk->hd.kind != LC_HOST_DETECT_NONE)
+		return;
+	memset(&di, 0, sizeof(di));
+	di.near_leap = in->near_leap;
+	if (in->near_leap) {
+		detect_presets(tk);
+		di.npresets = tk->hd_npresets;
+		di.names = tk->hd_names;
+		for (int i = 0; i < di.npresets; i++)
+			di.smear_ns[i] =
+			    expected_host_by(tk, &tk->hd_presets[i], rt,
+			                     in->mono_ns) -
+			    rt;
+	}
+	di.d_ns = in->host_ns - rt;
+	di.mono_ns = in->mono_ns;
+	di.learnt_ns = learnt;
+	di.steered_ns = tk->hf.win_active ? tk->hf.win_ns : 0;
+	di.gap = out->closed ? out->gap_before : out->gap;
+	di.closed_step = out->closed == 2;
+	if (lc__hd_update(&tk->hd, &di) != 1)
+		return;
+	tk->host.detected = tk->hd.kind;
+	snprintf(tk->host.detected_text, sizeof(tk->host.detected_text), "%s",
+	         tk->hd.text);
+	if (tk->hd_stderr)
+		fprintf(stderr,
+		        "leapclock: the host's clock looks like %s around the "
+		        "leap second (not followed: UTC and TAI stay true); "
+		        "declare it with LEAPCLOCK_HOST_LEAP=%s\n",
+		        tk->hd.text, tk->hd.text);
+}
+
+/* What the host's mode adds to the bound (bnd.mode_ns): while the host is
+ * no reference (held), the bound when that began grown at the drift rate;
+ * else, near a leap undeclared, how far the host moved since the window
+ * began (a smear we do not know of may have carried us that far). */
+static void mode_bound(struct lc_timekeeper *tk, const struct lc__hf_output *out,
+                       int64_t mono)
+{
+	if (out->held) {
+		int64_t el;
+
+		if (!tk->hold_on) {
+			tk->hold_on = 1;
+			tk->hold_mono = mono;
+			tk->hold_err0 = tk->bnd.have ? tk->bnd.err_ns : 0;
+		}
+		el = mono - tk->hold_mono;
+		tk->bnd.mode_ns =
+		    tk->hold_err0 +
+		    (int64_t)((__int128)el * LC_BOUNDS_DRIFT_PPB / LC__NS) + 1;
+		tk->host.hold_ns = el;
+		return;
+	}
+	tk->hold_on = 0;
+	tk->host.hold_ns = 0;
+	tk->bnd.mode_ns = out->unknown_ns;
+}
+
+void lc__tk_follow_report_stderr(struct lc_timekeeper *tk)
+{
+	pthread_mutex_lock(&tk->lock);
+	tk->hd_stderr = 1;
+	pthread_mutex_unlock(&tk->lock);
+}
+
+/* The declared mode's text (lc_host_leap_format). */
+static void mode_text(const struct lc_timekeeper *tk, char *buf, size_t n)
+{
+	struct lc_host_leap_spec sp;
+
+	memset(&sp, 0, sizeof(sp));
+	sp.mode = tk->cfg.host_leap;
+	sp.slew_ppb = tk->cfg.host_slew_ppb == LC_HOST_SLEW_DEFAULT_PPB
+	                  ? 0
+	                  : tk->cfg.host_slew_ppb;
+	if (tk->cfg.host_smear != NULL)
+		sp.smear = *tk->cfg.host_smear;
+	if (lc_host_leap_format(&sp, buf, n) < 0)
+		buf[0] = '\0';
+}
+
+/* The declared mode as the status shows it. */
+static void mode_status(struct lc_timekeeper *tk)
+{
+	tk->host.host_leap = tk->cfg.host_leap;
+	mode_text(tk, tk->host.host_leap_text, sizeof(tk->host.host_leap_text));
+}
+
 void lc__tk_follow_host(struct lc_timekeeper *tk, int64_t mono_now)
 {
 	struct lc__tk_snap *s = &tk->s;
@@ -306,8 +431,9 @@ void lc__tk_follow_host(struct lc_timekeeper *tk, int64_t mono_now)
 	struct lc__hf_output out;
 	struct lc__hf_state before;
 	uint64_t mid;
-	int64_t width;
+	int64_t width, rt;
 
+	mode_status(tk);
 	if (lc__tk_sample_bracketed(tk, &hs, &mid, &width) < 0)
 		return; /* no sample: run on as we are */
 	/* A bracket wider than FOLLOW_MAX_BRACKET_NS (the thread was
@@ -321,13 +447,16 @@ void lc__tk_follow_host(struct lc_timekeeper *tk, int64_t mono_now)
 	follow_input(tk, &hs, mid, &in);
 	tk->hf.i_ppb = tk->steer_i_ppb; /* lc__tk_resume may seed it */
 	before = tk->hf;
+	rt = lc__tk_realtime_at(s, in.mono_ns);
 	lc__hf_update(&tk->hf, &in, &out);
 	if (out.resample && await_signal(tk, &hs, &mid)) {
 		/* the signal came: decide again from the later sample */
 		tk->hf = before;
 		follow_input(tk, &hs, mid, &in);
+		rt = lc__tk_realtime_at(s, in.mono_ns);
 		lc__hf_update(&tk->hf, &in, &out);
 	}
+	detect(tk, &in, &out, before.off_ns, rt);
 	tk->hf_last_cws = hs.clock_was_set;
 	tk->steer_i_ppb = tk->hf.i_ppb;
 
@@ -349,6 +478,7 @@ void lc__tk_follow_host(struct lc_timekeeper *tk, int64_t mono_now)
 	tk->host.kernel_status = in.has_kernel ? in.kstatus : 0;
 	tk->hf_offs_tai = s->offs_tai;
 	tk->hf_offs_tai_valid = 1;
+	mode_bound(tk, &out, in.mono_ns);
 	lc__bnd_sample(tk, &hs, width, in.mono_ns);
 }
 
@@ -361,7 +491,10 @@ int lc_tk_host_status(const lc_timekeeper *tk, struct lc_tk_host *st)
 	if (st == NULL)
 		return LC_EINVAL;
 	if (!tk->cfg.follow_host) {
+		/* not following (a rehearsal): the declared mode only */
 		memset(st, 0, sizeof(*st));
+		st->host_leap = tk->cfg.host_leap;
+		mode_text(tk, st->host_leap_text, sizeof(st->host_leap_text));
 		return LC_ENOENT;
 	}
 	pthread_mutex_lock(&w->lock);

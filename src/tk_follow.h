@@ -26,4 +26,8 @@ int64_t lc__tk_host_realtime(lc_timekeeper *tk);
  * steer or step. */
 void lc__tk_follow_host(lc_timekeeper *tk, int64_t mono_now);
 
+/* The in-process writer (lc_default): a detection is also said on
+ * stderr, once. Takes the lock. */
+void lc__tk_follow_report_stderr(lc_timekeeper *tk);
+
 #endif /* LC_TK_FOLLOW_H */

@@ -28,6 +28,14 @@ static int config_ok(const struct lc_tk_config *cfg)
 		return 0;
 	if (cfg->initial_tai_offset < -1 || cfg->initial_tai_offset > 100000)
 		return 0;
+	if (cfg->host_leap < LC_HOST_LEAP_KERNEL ||
+	    cfg->host_leap > LC_HOST_LEAP_IGNORE ||
+	    (cfg->host_leap == LC_HOST_LEAP_SMEAR && cfg->host_smear == NULL) ||
+	    cfg->host_slew_ppb < 0 || cfg->host_slew_ppb > 100000000)
+		return 0;
+	if (cfg->host_smear != NULL &&
+	    lc_smear_validate(cfg->host_smear, NULL) != 0)
+		return 0;
 	return cfg->smear == NULL || lc_smear_validate(cfg->smear, NULL) == 0;
 }
 
@@ -44,6 +52,15 @@ static struct lc_timekeeper *tk_alloc(lc_counter *counter,
 	tk->cfg = *cfg;
 	if (cfg->smear == NULL)
 		tk->cfg.realtime_smeared = 0;
+	/* host_smear with the default mode is a smearing host (as before
+	 * host_leap); the other modes keep the true UTC of their upstream */
+	if (tk->cfg.host_leap == LC_HOST_LEAP_KERNEL && cfg->host_smear != NULL)
+		tk->cfg.host_leap = LC_HOST_LEAP_SMEAR;
+	else if (tk->cfg.host_leap != LC_HOST_LEAP_SMEAR)
+		tk->cfg.host_smear = NULL;
+	if (tk->cfg.host_leap == LC_HOST_LEAP_SLEW &&
+	    tk->cfg.host_slew_ppb == 0)
+		tk->cfg.host_slew_ppb = LC_HOST_SLEW_DEFAULT_PPB;
 	if (tk->cfg.host_step_ns <= 0)
 		tk->cfg.host_step_ns = 1000000;
 	tk->counter = counter;

@@ -78,6 +78,16 @@ struct lc_timekeeper {
 	 * in s.bound at each publication. bnd.mode_ns is what a declared
 	 * host mode adds: its code sets it at each sample. */
 	struct lc__bnd_src bnd;
+	/* the declared host mode's hold (tk_follow.c): since when the host
+	 * is no reference, and the bound then */
+	int hold_on;
+	int64_t hold_mono, hold_err0;
+	/* detection (hostdetect.c), undeclared: the presets' curves */
+	struct lc__hd_state hd;
+	struct lc_smear_policy hd_presets[LC__HD_PRESETS];
+	const char *hd_names[LC__HD_PRESETS];
+	int hd_npresets; /* 0: not loaded yet */
+	int hd_stderr;   /* in-process (lc_default): say it on stderr */
 };
 
 static inline int lc__tkw_table_mode(const struct lc_timekeeper *tk)

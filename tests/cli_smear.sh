@@ -65,7 +65,7 @@ PY
 python3 - "$T/g.svg" "$T/all.svg" "$T/del.svg" <<'PY' && ok "SVGs are well-formed with labels, legend and one offset+rate curve per preset" || bad "SVG content"
 import sys, xml.etree.ElementTree as E
 ns = "{http://www.w3.org/2000/svg}"
-for path, n in zip(sys.argv[1:], (1, 9, 2)):  # all: 9 presets
+for path, n in zip(sys.argv[1:], (1, 9, 2)):  # all: 9 curves (aws is google's)
     root = E.parse(path).getroot()
     assert root.tag == ns + "svg"
     texts = " ".join("".join(t.itertext()) for t in root.iter(ns + "text"))

@@ -11,18 +11,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* tzdata 2026f's table (leapseconds.tzdata2026f, its Expires line
  * commented out so that the new row is in force) plus a leap at the end
  * of 2030-06-30: inserted (dir > 0, TAI-UTC 37 -> 38) or deleted
  * (dir < 0, 37 -> 36). The 00:00:00 after it is 1909094400. NULL if the
  * file is missing or does not load. */
+static inline int lc_test_table_2030_load(lc_leaptable *t, int dir,
+                                          int with_leap);
+
 static inline lc_leaptable *lc_test_table_2030(int dir)
 {
-	const char *extra = dir > 0 ? "Leap\t2030\tJun\t30\t23:59:60\t+\tS\n"
-	                            : "Leap\t2030\tJun\t30\t23:59:59\t-\tS\n";
+	lc_leaptable *t = lc_leaptable_new();
+
+	if (t != NULL && lc_test_table_2030_load(t, dir, 1) < 0) {
+		lc_leaptable_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* The same table loaded into `t` (a reload in place: a timekeeper using
+ * it takes it at its next lc_update()), with the 2030 row or, with_leap
+ * 0, without it (the leap not announced yet, or cancelled). 0 or < 0. */
+static inline int lc_test_table_2030_load(lc_leaptable *t, int dir,
+                                          int with_leap)
+{
+	const char *extra = !with_leap ? ""
+	                    : dir > 0 ? "Leap\t2030\tJun\t30\t23:59:60\t+\tS\n"
+	                              : "Leap\t2030\tJun\t30\t23:59:59\t-\tS\n";
 	char path[512], *buf;
-	lc_leaptable *t;
 	FILE *f;
 	long n;
 	size_t len;
@@ -32,14 +51,14 @@ static inline lc_leaptable *lc_test_table_2030(int dir)
 	         LC_TEST_DATA_DIR);
 	f = fopen(path, "rb");
 	if (f == NULL)
-		return NULL;
+		return -1;
 	fseek(f, 0, SEEK_END);
 	n = ftell(f);
 	rewind(f);
 	buf = n < 0 ? NULL : malloc((size_t)n + strlen(extra) + 1);
 	if (buf == NULL) {
 		fclose(f);
-		return NULL;
+		return -1;
 	}
 	len = fread(buf, 1, (size_t)n, f);
 	fclose(f);
@@ -48,15 +67,37 @@ static inline lc_leaptable *lc_test_table_2030(int dir)
 		if (l == buf || l[-1] == '\n')
 			l[0] = '#';
 	memcpy(buf + len, extra, strlen(extra) + 1);
-	t = lc_leaptable_new();
 	rc = lc_leaptable_load_buffer(t, "2030", buf, strlen(buf),
 	                              LC_LEAPFMT_TZDATA, NULL);
 	free(buf);
-	if (rc < 0) {
-		lc_leaptable_free(t);
-		return NULL;
+	return rc < 0 ? -1 : 0;
+}
+
+/* True time around one leap of direction `dir` whose second begins at
+ * true ns `leap_t`, `r0` the POSIX ns at true 0 on the pre-leap timeline:
+ * REALTIME (an inserted second repeats 23:59:59) and UTC (23:59:60 as
+ * tv_nsec >= 1e9). */
+static inline int64_t lc_test_true_rt(int64_t r0, int64_t leap_t, int dir,
+                                      int64_t t)
+{
+	return r0 + t - (t >= leap_t ? (int64_t)dir * 1000000000 : 0);
+}
+
+static inline struct timespec lc_test_true_utc(int64_t r0, int64_t leap_t,
+                                               int dir, int64_t t)
+{
+	const int64_t ns = 1000000000;
+	int64_t rt = lc_test_true_rt(r0, leap_t, dir, t);
+	struct timespec ts;
+
+	if (dir > 0 && t >= leap_t && t < leap_t + ns) {
+		ts.tv_sec = (time_t)((r0 + leap_t) / ns - 1);
+		ts.tv_nsec = (long)(ns + t - leap_t);
+		return ts;
 	}
-	return t;
+	ts.tv_sec = (time_t)(rt / ns);
+	ts.tv_nsec = (long)(rt % ns);
+	return ts;
 }
 
 #endif

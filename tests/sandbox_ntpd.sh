@@ -19,7 +19,9 @@
 #   - the host clock's adjtimex state is the same before and after.
 # NTPsec 1.2 sends and serves on port 123 only, and so does leapclockd for
 # it: the test runs in its own network namespace (root; leapclockd on
-# 127.0.0.2:123, ntpd on 127.0.0.1:123); everything runs without
+# 10.123.0.1:123, an address of lo's: ntpd refuses a server at any
+# 127.x address but 127.0.0.1 ("attempt to configure invalid address");
+# ntpd on 127.0.0.1:123); everything runs without
 # CAP_SYS_TIME. Files: BUILD_DIR/sandbox_ntpd/.
 # NTPD names another ntpd.
 set -u
@@ -66,6 +68,8 @@ if [ "${LC_SBNTPD_NS:-}" != 1 ]; then
 	exec env LC_SBNTPD_NS=1 unshare -n -- bash "$0" "$@"
 fi
 ip link set lo up || { echo "FAIL cannot bring lo up in the test's network namespace"; exit 1; }
+srv=10.123.0.1
+ip addr add "$srv/32" dev lo || { echo "FAIL cannot add $srv to lo in the test's network namespace"; exit 1; }
 lc_test_tmp sandbox-ntpd
 nocap=()
 if command -v setpriv >/dev/null; then
@@ -78,25 +82,26 @@ mkdir -m 0700 "$d"
 echo "ntpd: $ntpd ($("$ntpd" --version 2>&1 | head -1))"
 
 "${nocap[@]}" "$D" -d --no-timeline --stats-file none \
-	--pretend 2016-12-31T23:58:20Z --listen "127.0.0.2:123=utc" \
+	--pretend 2016-12-31T23:58:20Z --listen "$srv:123=utc" \
 	2>"$d/leapclockd.log" &
 pids+=($!)
-if ! lc_wait_answers "$lc" 127.0.0.2:123 leapclockd >/dev/null; then
-	bad "leapclockd did not start on 127.0.0.2:123" "$(cat "$d/leapclockd.log")"
+if ! lc_wait_answers "$lc" "$srv:123" leapclockd >/dev/null; then
+	bad "leapclockd did not start on $srv:123" "$(cat "$d/leapclockd.log")"
 	finish
 fi
 # a frequency file: ntpd starts in FSET, steps at once and disciplines
 # (without one it measures the frequency for 300 s first)
 echo 0.000 >"$d/ntp.drift"
 cat >"$d/ntp.conf" <<CONF
-server 127.0.0.2 iburst minpoll 0 maxpoll 0
+server $srv iburst minpoll 0 maxpoll 0
 driftfile $d/ntp.drift
 interface ignore wildcard
 interface listen 127.0.0.1
+interface ignore $srv
 CONF
 # inside the sandbox: ntpd, a watcher of the clock's state, then ntpdig
 cat >"$d/inside.sh" <<'INSIDE'
-d=$1 ntpd=$2 leap2015=$3
+d=$1 ntpd=$2 leap2015=$3 srv=$4
 "$ntpd" -n -g -c "$d/ntp.conf" -l "$d/ntpd.log" -p "$d/ntpd.pid" >"$d/ntpd.out" 2>&1 &
 np=$!
 for _ in $(seq 800); do
@@ -107,14 +112,14 @@ for _ in $(seq 800); do
 	kill -0 $np 2>/dev/null || break
 	sleep 0.2
 done
-ntpdig -j -t 2 127.0.0.2 >"$d/ntpdig.json" 2>&1
+ntpdig -j -t 2 "$srv" >"$d/ntpdig.json" 2>&1
 kill $np 2>/dev/null
 wait $np 2>/dev/null
 exit 0
 INSIDE
 # the sandbox starts 1 s behind leapclockd: ntpd steps it
 TZ=UTC timeout 240 "${nocap[@]}" "$lc" run --sandbox --debug --pretend 2016-12-31T23:58:19Z -- \
-	bash "$d/inside.sh" "$d" "$ntpd" "$build/lc_leap2015" >"$d/sandbox.log" 2>&1
+	bash "$d/inside.sh" "$d" "$ntpd" "$build/lc_leap2015" "$srv" >"$d/sandbox.log" 2>&1
 rc=$?
 kill "${pids[@]}" $(pgrep -P "${pids[0]}") 2>/dev/null
 wait "${pids[@]}" 2>/dev/null

@@ -41,22 +41,13 @@ struct host {
 /* True POSIX ns (REALTIME: the inserted second repeats 23:59:59). */
 static int64_t true_rt(const struct host *h, int64_t t)
 {
-	return h->r0 + t - (t >= h->leap_t ? h->dir * NS : 0);
+	return lc_test_true_rt(h->r0, h->leap_t, h->dir, t);
 }
 
 /* True UTC as (sec, nsec), 23:59:60 as nsec >= 1e9. */
 static struct timespec true_utc(const struct host *h, int64_t t)
 {
-	struct timespec ts;
-
-	if (h->dir > 0 && t >= h->leap_t && t < h->leap_t + NS) {
-		ts.tv_sec = (time_t)((h->r0 + h->leap_t) / NS - 1);
-		ts.tv_nsec = (long)(NS + t - h->leap_t);
-		return ts;
-	}
-	ts.tv_sec = (time_t)(true_rt(h, t) / NS);
-	ts.tv_nsec = (long)(true_rt(h, t) % NS);
-	return ts;
+	return lc_test_true_utc(h->r0, h->leap_t, h->dir, t);
 }
 
 static int64_t true_tai(const struct host *h, int64_t t)

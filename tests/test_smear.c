@@ -311,7 +311,7 @@ static void test_preset_names_and_windows(void)
 		LC_EQ_STR(p.name, *n);
 		LC_EQ_INT(lc_smear_validate(&p, &err), 0);
 	}
-	LC_EQ_INT(count, 9);
+	LC_EQ_INT(count, 10);
 	LC_EQ_INT(lc_smear_preset("NTPD", 7200 * NS, &p, &err), 0);
 	LC_EQ_I64(p.window_ns, 7200 * NS);
 	LC_EQ_INT(lc_smear_preset("ntpd", 3600 * NS, &p, &err), LC_EINVAL);

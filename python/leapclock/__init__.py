@@ -83,7 +83,12 @@ class _lc_timeline_info(ctypes.Structure):
                 ("table_source", ctypes.c_char * 256), ("table_hash", _int),
                 ("table_expires", _i64), ("table_note", ctypes.c_char * 160),
                 ("smear", ctypes.c_char * 48), ("host_state", _int),
-                ("host_offset_ns", _i64), ("host_steps", ctypes.c_uint64)]
+                ("host_offset_ns", _i64), ("host_steps", ctypes.c_uint64),
+                # appended in 0.2 (the C struct grew: the whole of it)
+                ("host_leap", _int), ("host_leap_text", ctypes.c_char * 40),
+                ("host_detected", _int),
+                ("host_detected_text", ctypes.c_char * 40),
+                ("host_hold_ns", _i64)]
 
 
 def _fn(name, res, *args):
@@ -344,7 +349,8 @@ TimelineInfo = namedtuple("TimelineInfo", [f[0] for f in _lc_timeline_info._fiel
 TimelineInfo.__doc__ = """lc_timeline_info() of lc_default(): source (0 own,
 1 page, 2 in-process, 3 fallback), path, why, writer_pid, writer_alive,
 pretend, writer_starts, age_ns, last_update_rt, table_source, table_hash,
-table_expires, table_note, smear, host_state, host_offset_ns, host_steps."""
+table_expires, table_note, smear, host_state, host_offset_ns, host_steps,
+host_leap, host_leap_text, host_detected, host_detected_text, host_hold_ns."""
 TimelineInfo.SOURCES = ("own", "page", "in-process", "fallback")
 
 

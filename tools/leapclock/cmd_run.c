@@ -63,7 +63,7 @@ void lc_cmd_run_usage(FILE *out)
 	        "  --mode MODE     exact (default) or smear:PRESET (google, "
 	        "ntpd, chrony,\n"
 	        "                  fbclock, utc-sls, minute, cosine, windows,\n"
-	        "                  ntp-classic)\n"
+	        "                  ntp-classic, aws)\n"
 	        "  --pretend TIME  the program's realtime starts at TIME "
 	        "(ISO 8601, e.g.\n"
 	        "                  2016-12-31T23:59:50Z) and runs on from "

@@ -48,7 +48,7 @@ void lc_cmd_smear_usage(FILE *out)
 	    "options:\n"
 	    "  --preset P       google (default), ntpd, chrony, fbclock, "
 	    "utc-sls, minute,\n"
-	    "                   cosine, windows, ntp-classic; --window overrides "
+	    "                   cosine, windows, ntp-classic, aws; --window overrides "
 	    "the window\n"
 	    "                   of ntpd and ntp-classic (7200..86400 s) and "
 	    "cosine\n"
@@ -579,7 +579,10 @@ static int compare_policies(const struct smear_opts *so, struct ctx *x)
 	if (s == NULL) {
 		for (const char *const *nm = lc_smear_preset_names();
 		     *nm && nnames < MAXP; nm++)
-			snprintf(names[nnames++], 32, "%s", *nm);
+			/* aws is google's curve under Amazon's name: drawn
+			 * once, as google */
+			if (strcmp(*nm, "aws") != 0)
+				snprintf(names[nnames++], 32, "%s", *nm);
 	} else {
 		while (*s) {
 			size_t len = strcspn(s, ",");

@@ -170,6 +170,9 @@ struct tl_view {
 	int have_steer;
 	int64_t host_steer_ppb;
 	uint64_t host_steps;
+	char host_leap[40];       /* the declared mode, "" unknown */
+	char host_detected[40];   /* what the detection recognised, "" none */
+	int64_t host_hold_ns;
 	int have_kernel;          /* the lc_tk_host fields the page lacks */
 	struct lc_tk_host h;
 };
@@ -276,6 +279,11 @@ static void get_view(lc_timekeeper *tk, struct tl_view *v)
 		v->host_state = v->ti.host_state;
 		v->host_offset_ns = v->ti.host_offset_ns;
 		v->host_steps = v->ti.host_steps;
+		snprintf(v->host_leap, sizeof(v->host_leap), "%s",
+		         v->ti.host_leap_text);
+		snprintf(v->host_detected, sizeof(v->host_detected), "%s",
+		         v->ti.host_detected_text);
+		v->host_hold_ns = v->ti.host_hold_ns;
 		return;
 	}
 	{
@@ -296,7 +304,18 @@ static void get_view(lc_timekeeper *tk, struct tl_view *v)
 	} else {
 		env_smear(v->smear, sizeof(v->smear));
 	}
-	if (lc_tk_host_status(tk, &v->h) == 0) {
+	{
+		int hrc = lc_tk_host_status(tk, &v->h);
+
+		snprintf(v->host_leap, sizeof(v->host_leap), "%s",
+		         v->h.host_leap_text);
+		snprintf(v->host_detected, sizeof(v->host_detected), "%s",
+		         v->h.detected_text);
+		v->host_hold_ns = v->h.hold_ns;
+		if (hrc != 0)
+			return;
+	}
+	{
 		v->have_host = v->have_steer = v->have_kernel = 1;
 		v->host_state = v->h.state;
 		v->host_offset_ns = v->h.offset_ns;
@@ -403,6 +422,12 @@ static void print_timeline_json(const struct tl_view *v)
 
 static void print_following_json(const struct tl_view *v)
 {
+	/* the declared mode, and what the detection recognised (null:
+	 * nothing) */
+	printf(",\"host_leap\":");
+	json_str_or_null(v->host_leap);
+	printf(",\"host_leap_detected\":");
+	json_str_or_null(v->host_detected);
 	if (!v->have_host) {
 		printf(",\"following\":null");
 		return;
@@ -475,6 +500,14 @@ static void print_timeline_text(const struct tl_view *v)
 		printf("%-12s %s\n", "table note", v->table_note);
 	printf("%-12s %s\n", "smear",
 	       v->smear[0] != '\0' ? v->smear : "none (UTC_SLS is UTC)");
+	printf("%-12s %s%s\n", "host leap",
+	       v->host_leap[0] != '\0' ? v->host_leap : "kernel",
+	       v->host_hold_ns > 0 ? ", the host not a reference now (held)"
+	                           : "");
+	if (v->host_detected[0] != '\0')
+		printf("%-12s host looks like %s; declare it with --host-leap "
+		       "%s (leapclockd), LEAPCLOCK_HOST_LEAP=%s (in-process)\n",
+		       "", v->host_detected, v->host_detected, v->host_detected);
 	if (!v->have_host) {
 		printf("%-12s not followed\n", "host");
 		return;
@@ -725,6 +758,8 @@ static void print_watch_block(lc_timekeeper *tk, const char *stats,
 	}
 	printf("%-12s %+.6f s (smear offset = UTC_SLS - UTC)\n",
 	       "smear now", lc_cli_json_num(off / 1e9, 6));
+	/* the bound of UTC now and its parts (issue 27 item 4) */
+	print_bounds(tk, 0);
 	print_served(stats, prev);
 }
 

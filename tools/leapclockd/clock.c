@@ -133,6 +133,9 @@ struct ld_clock {
 	struct lc__tl_writer *tl;
 	char smear_name[48];            /* the page's UTC_SLS policy */
 	struct lc_smear_policy smear;
+	/* how the host handles a leap (--host-leap; config.c checked it) */
+	struct lc_host_leap_spec host_leap;
+	int detect_logged;              /* the detection said in the log */
 	char table_note[160];
 	/* the host following as last logged */
 	int host_state;
@@ -227,6 +230,7 @@ static int tk_start(struct ld_clock *c)
 	tc.smear = c->smear_name[0] != '\0' ? &c->smear : NULL;
 	tc.realtime_smeared = 0;
 	tc.follow_host = !c->pretend;
+	lc_host_leap_apply(&c->host_leap, &tc);
 	rc = lc_tk_new(&c->tk, c->counter, &tc);
 	if (rc == 0 && c->pretend) {
 		struct timespec ts = lc__ns_to_ts(pretend_tai_now(c));
@@ -408,6 +412,19 @@ int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg)
 		goto fail;
 	if (set_smear(c, cfg) != 0)
 		goto fail;
+	if (cfg->host_leap[0] != '\0' &&
+	    lc_host_leap_parse(cfg->host_leap, "host-leap", &c->host_leap,
+	                       NULL) != 0) {
+		ld_log(LD_LOG_ERR, "host-leap: '%s': not a mode", cfg->host_leap);
+		goto fail;
+	}
+	if (c->host_leap.mode != LC_HOST_LEAP_KERNEL) {
+		char text[48];
+
+		lc_host_leap_format(&c->host_leap, text, sizeof(text));
+		ld_log(LD_LOG_INFO, "host clock: its leap handling declared %s",
+		       text);
+	}
 	rc = tk_start(c);
 	if (rc < 0) {
 		ld_log(LD_LOG_ERR, "timekeeper: %s", lc_strerror(rc));
@@ -732,8 +749,18 @@ static void log_host(struct ld_clock *c)
 	struct lc_tk_host h;
 	char bits[200];
 
-	if (lc_tk_host_status(c->tk, &h) != 0 ||
-	    (h.state == c->host_state && h.steps == c->host_steps))
+	if (lc_tk_host_status(c->tk, &h) != 0)
+		return;
+	if (h.detected != LC_HOST_DETECT_NONE && !c->detect_logged) {
+		/* once: what the host looks like, and how to declare it */
+		ld_log(LD_LOG_WARNING,
+		       "host clock looks like %s around the leap second: not "
+		       "followed (UTC and TAI stay true); declare it with "
+		       "--host-leap %s (host-leap %s in leapclockd.conf)",
+		       h.detected_text, h.detected_text, h.detected_text);
+		c->detect_logged = 1;
+	}
+	if (h.state == c->host_state && h.steps == c->host_steps)
 		return;
 	ld_log(LD_LOG_INFO,
 	       "host clock: %s, offset %+.6f ms, steps followed %" PRIu64
@@ -790,6 +817,13 @@ int ld_clock_host_status(struct ld_clock *c, struct lc_tk_host *h)
 		h->offset_ns = st.host_offset_ns;
 		h->steer_ppb = st.host_steer_ppb;
 		h->steps = (uint64_t)st.host_steps;
+		h->host_leap = (int)st.host_leap;
+		h->detected = (int)st.host_detected;
+		h->hold_ns = st.host_hold_ns;
+		snprintf(h->host_leap_text, sizeof(h->host_leap_text), "%s",
+		         st.host_leap_text);
+		snprintf(h->detected_text, sizeof(h->detected_text), "%s",
+		         st.host_detected_text);
 		return 0;
 	}
 	return lc_tk_host_status(c->tk, h) == 0 ? 0 : -1;

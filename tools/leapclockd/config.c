@@ -355,6 +355,18 @@ static int set_acl(struct ld_config *c, const struct setting *s,
 	return 0;
 }
 
+/* --host-smear PRESET: the older spelling of --host-leap smear:PRESET */
+static int set_host_smear(struct ld_config *c, const struct setting *s,
+                          const char *val, const char *where)
+{
+	char text[80];
+
+	if (strlen(val) + 7 >= s->size)
+		return bad_value(s, val, where);
+	snprintf(text, sizeof(text), "smear:%s", val);
+	return set_str(c, s, text, where);
+}
+
 /* --check-config */
 static int set_flag(struct ld_config *c, const struct setting *s,
                     const char *val, const char *where)
@@ -409,6 +421,10 @@ static const struct setting settings[] = {
 	{ "nts-rotate", NULL, set_int, OFF(nts_rotate_s), 0, 0, 0, 60, 30 * 86400, 0,
 	  "expected seconds 60..2592000, not" },
 	{ "smear", NULL, STR(smear), OFF(smear_where), S_NONE, 0, 0, 0, "too long:" },
+	{ "host-leap", NULL, STR(host_leap), OFF(host_leap_where), 0, 0, 0, 0, "too long:" },
+	{ "host-smear", NULL, set_host_smear, OFF(host_leap),
+	  sizeof(((struct ld_config *)0)->host_leap), OFF(host_leap_where), 0, 0, 0, 0,
+	  "too long:" },
 	{ "allow", NULL, set_acl, 0, 0, 0, S_OPTVAL | S_REQARG, 0, 0, 0, NULL },
 	{ "deny", NULL, set_acl, 0, 0, 0, S_OPTVAL | S_REQARG, 0, 0, 0, NULL },
 	{ "pidfile", "pid-file", STR(pidfile), 0, S_NONE, 0, 0, 0, PATH_BAD },
@@ -718,7 +734,7 @@ static void usage(FILE *out)
 	        "  utc            real UTC; the leap indicator announces a leap only\n"
 	        "                 during the UTC day that ends with it\n"
 	        "  smear:PRESET   smeared UTC (google, ntpd, chrony, fbclock, utc-sls,\n"
-	        "                 minute, cosine, windows, ntp-classic); never announces\n"
+	        "                 minute, cosine, windows, ntp-classic, aws); never announces\n"
 	        "                 a leap; the smear offset is in a 254.x.y.z\n"
 	        "                 reference id\n"
 	        "\n"
@@ -755,6 +771,11 @@ static void usage(FILE *out)
 	        "                          default " LD_DEFAULT_USER " if it exists and the page is\n"
 	        "                          the host's, else none)\n"
 	        "      --smear PRESET      the page's smear policy (default $LEAPCLOCK_SMEAR)\n"
+	        "      --host-leap MODE    how the host's clock handles a leap: kernel\n"
+	        "                          (default), smear:PRESET (a cloud VM: smear:google,\n"
+	        "                          smear:aws), slew[:PPM] (chrony leapsecmode slew;\n"
+	        "                          ntpd -x: slew:500), step, ignore (default\n"
+	        "                          $LEAPCLOCK_HOST_LEAP; --host-smear P: smear:P)\n"
 	        "      --allow RANGE       serve ADDR[/LEN] or all (NTP and NTS-KE, as chrony)\n"
 	        "      --deny RANGE        do not serve ADDR[/LEN] or all\n"
 	        "      --pidfile PATH      the daemon's pid, locked while it runs\n"
@@ -1062,6 +1083,42 @@ static int check_page_smear(struct ld_config *c)
 	return 0;
 }
 
+/* How the host handles a leap: host-leap (or --host-leap, --host-smear),
+ * else LEAPCLOCK_HOST_LEAP; checked here, so that a bad one is a
+ * configuration error naming where it was set and the bad part. */
+static int check_host_leap(struct ld_config *c)
+{
+	struct lc_host_leap_spec spec;
+	struct lc_error err;
+	char msg[700];
+
+	if (c->host_leap_where[0] == '\0') {
+		const char *env = getenv("LEAPCLOCK_HOST_LEAP");
+
+		if (env == NULL || *env == '\0')
+			return 0;
+		if (strlen(env) >= sizeof(c->host_leap)) {
+			fprintf(stderr,
+			        "leapclockd: LEAPCLOCK_HOST_LEAP: '%s': too long\n",
+			        env);
+			return -1;
+		}
+		snprintf(c->host_leap, sizeof(c->host_leap), "%s", env);
+		snprintf(c->host_leap_where, sizeof(c->host_leap_where),
+		         "LEAPCLOCK_HOST_LEAP");
+	}
+	memset(&err, 0, sizeof(err));
+	if (lc_host_leap_parse(c->host_leap, c->host_leap_where, &spec, &err) <
+	    0) {
+		lc_error_format(&err, msg, sizeof(msg));
+		fprintf(stderr, "leapclockd: %s\n", msg);
+		return -1;
+	}
+	/* the effective configuration prints the canonical form */
+	lc_host_leap_format(&spec, c->host_leap, sizeof(c->host_leap));
+	return 0;
+}
+
 /* --metrics ADDR:PORT, parsed as the exporter parses it, and --user:
  * errors of the configuration, found before anything is taken. */
 static int check_metrics_user(struct ld_config *c)
@@ -1109,6 +1166,7 @@ static int check(struct ld_config *c)
 {
 	if (check_timeline(c) != 0 || check_leapfile(c) != 0 ||
 	    check_files(c) != 0 || check_page_smear(c) != 0 ||
+	    check_host_leap(c) != 0 ||
 	    check_metrics_user(c) != 0)
 		return -1;
 	if (c->nlisten == 0 && c->timeline[0] == '\0') {

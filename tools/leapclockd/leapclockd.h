@@ -135,6 +135,11 @@ struct ld_config {
 	 * LEAPCLOCK_SMEAR when neither is given; "" = none */
 	char smear[48];
 	char smear_where[PATH_MAX + 48]; /* "" = not given */
+	/* how the host handles a leap (--host-leap, host-leap, --host-smear
+	 * P as smear:P, or LEAPCLOCK_HOST_LEAP): lc_host_leap_parse's text;
+	 * "" = kernel */
+	char host_leap[64];
+	char host_leap_where[PATH_MAX + 48]; /* "" = not given */
 	char pidfile[PATH_MAX];  /* "" = none */
 	char clockbound[PATH_MAX]; /* --clockbound: ClockBound's segment; "" none */
 	char user_where[PATH_MAX + 48]; /* where user was set; "" = default */

@@ -302,6 +302,16 @@ static void format_table_host(struct out *o,
 		put(o, "leapclockd_host_state{state=\"%s\"} %d\n",
 		    host_states[k], (size_t)state == k ? 1 : 0);
 	}
+	family(o, "host_leap_mode", "gauge",
+	       "How the host's clock handles a leap second, as declared "
+	       "(--host-leap): 1 for that mode.");
+	put(o, "leapclockd_host_leap_mode{mode=\"%s\"} 1\n", s->host_leap);
+	family(o, "host_leap_detected", "gauge",
+	       "1 when the host's clock, undeclared, looked like a known smear "
+	       "or a slew or step around a leap (the mode label says which "
+	       "--host-leap would declare it), else 0 (mode \"\").");
+	put(o, "leapclockd_host_leap_detected{mode=\"%s\"} %d\n",
+	    s->host_detected, s->host_detected[0] != '\0' ? 1 : 0);
 	if (s->host_followed) {
 		family(o, "host_offset_seconds", "gauge",
 		       "Host CLOCK_REALTIME minus the timeline's REALTIME "
@@ -454,6 +464,20 @@ void ld_metrics_snapshot(struct ld_metrics *m, struct ld_metrics_snapshot *s)
 		s->host_offset_ns = h.offset_ns;
 		s->host_steps = h.steps;
 		s->host_leaps_behind = h.leaps_behind;
+		snprintf(s->host_detected, sizeof(s->host_detected), "%s",
+		         h.detected_text);
+		snprintf(s->host_leap, sizeof(s->host_leap), "%s",
+		         h.host_leap_text);
+	}
+	if (s->host_leap[0] == '\0') {
+		/* --pretend (not following), or a page that predates it:
+		 * the configured mode */
+		struct lc_host_leap_spec sp;
+
+		if (m->cfg->host_leap[0] == '\0' ||
+		    lc_host_leap_parse(m->cfg->host_leap, NULL, &sp, NULL) != 0 ||
+		    lc_host_leap_format(&sp, s->host_leap, sizeof(s->host_leap)) < 0)
+			snprintf(s->host_leap, sizeof(s->host_leap), "kernel");
 	}
 	{
 		struct lc_bounds b;

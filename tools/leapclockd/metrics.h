@@ -52,6 +52,8 @@ struct ld_metrics_snapshot {
 	int64_t host_offset_ns;
 	uint64_t host_steps;
 	int host_leaps_behind;
+	char host_leap[48];      /* the declared mode, "kernel", "smear:google" */
+	char host_detected[48];  /* what detection recognised, "" none */
 	/* UTC's error bound (lc_gettime_bounds, lc_tk_bounds_info): ns, ppb */
 	int have_bounds;         /* 0: bound_* below not meaningful */
 	int bound_status;        /* enum lc_bounds_status */
