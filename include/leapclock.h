@@ -143,7 +143,7 @@ LC_API const char *lc_clock_name(lc_clock_id id);
 LC_API int lc_clock_from_name(const char *name, lc_clock_id *out);
 
 /* ------------------------------------------------------------------------ */
-/* Leap-second table (src/leaptable.c)                                       */
+/* Leap-second table (src/leaptable.c, the files: src/leapfile*.c)          */
 /* ------------------------------------------------------------------------ */
 
 typedef struct lc_leaptable lc_leaptable;
@@ -211,6 +211,18 @@ LC_API int lc_leaptable_load_file(lc_leaptable *t, const char *path, int format,
 LC_API int lc_leaptable_load_buffer(lc_leaptable *t, const char *name,
                                     const void *buf, size_t len, int format,
                                     struct lc_error *err);
+/* Adds one leap at the end of the table: the UTC day that ends at POSIX
+ * second `when` (the 00:00:00 after the leap, any UTC midnight, as for a
+ * buffer) gets an inserted 23:59:60 (dir +1) or loses its 23:59:59 (dir
+ * -1), and TAI-UTC from `when` on is the last row's plus dir. For a
+ * rehearsed leap (`leapclock run --leap-in`, LEAPCLOCK_EXTRA_LEAP): the
+ * table's other rows and its info (source, format, hash, updated and
+ * expiry, which describe the file loaded) stay as they were; count grows
+ * by one. LC_EINVAL: t NULL or dir not +-1. LC_ETABLE (*t unchanged, *err
+ * says why): `when` not a UTC midnight, not after the table's last row,
+ * or the table full. */
+LC_API int lc_leaptable_add(lc_leaptable *t, int64_t when, int dir,
+                            struct lc_error *err);
 /* Loads the system's table. With $LEAPCLOCK_LEAPFILE set (and not empty)
  * that file is the table: if it cannot be used (missing too), its error is
  * returned with *err naming the file and line, and *t is unchanged.
@@ -656,7 +668,7 @@ LC_API void lc_smear_window_dir(const struct lc_smear_policy *p, int dir,
 LC_API double lc_smear_peak_ppm(const struct lc_smear_policy *p, int dir);
 
 /* ------------------------------------------------------------------------ */
-/* Timekeeper (src/timekeeper.c)                                             */
+/* Timekeeper (src/timekeeper.c, tk_new.c, tk_set.c, tk_follow.c)           */
 /* ------------------------------------------------------------------------ */
 
 typedef struct lc_timekeeper lc_timekeeper;
@@ -747,8 +759,10 @@ struct lc_tk_config {
 	int (*host_sample)(void *arg, struct lc_host_sample *out);
 	/* The host's CLOCK_REALTIME in POSIX ns, sampled now, without kernel
 	 * facts or step signal (the threshold rule). Both NULL: this host
-	 * (Linux: adjtimex with modes 0 and the timerfd; elsewhere
-	 * clock_gettime(CLOCK_REALTIME) and the threshold rule). */
+	 * (following it on Linux: adjtimex with modes 0 and the timerfd;
+	 * elsewhere, and for a timekeeper that does not follow it, whose
+	 * REALTIME only starts at the host's: clock_gettime(CLOCK_REALTIME)
+	 * alone, no adjtimex, no timerfd). */
 	int64_t (*host_realtime)(void *arg);
 	void *host_arg; /* passed to host_sample / host_realtime */
 	/* The smear the host is known to follow (e.g. the "google" preset for

@@ -21,7 +21,6 @@ LCP_EXPORT int stime(const time_t *t);
 struct lcp_smear lcp_sm;
 _Atomic int64_t lcp_next_update = INT64_MAX;
 _Atomic int lcp_writer;
-int lcp_updates_ok;
 
 /* ---- the writer ---------------------------------------------------------- */
 
@@ -35,7 +34,16 @@ void lcp_mark_synced(unsigned int extra_modes)
 	struct lc_timex tx;
 
 	memset(&tx, 0, sizeof(tx));
+	if (extra_modes & LC_ADJ_STATUS) {
+		/* STA_UNSYNC off, the rest kept: the STA_INS/STA_DEL the
+		 * table armed at the timekeeper's creation (a start in the
+		 * leap's last day) stay */
+		lc_adjtimex(lcp_tk, &tx);
+		tx.status &= ~LC_STA_UNSYNC;
+	}
 	tx.modes = LC_ADJ_MAXERROR | LC_ADJ_ESTERROR | extra_modes;
+	tx.maxerror = 0;
+	tx.esterror = 0;
 	lc_adjtimex(lcp_tk, &tx);
 }
 
@@ -133,24 +141,17 @@ int lcp_to_host_mono(int which, const struct timespec *abs,
 		mono = lc__smear_plan_mono_at(&sp->plan, -sp->old_ns, d) -
 		       (int64_t)lc__tk_read_word(lcp_tk, LC__TKW(offs_tai));
 	} else {
-		int64_t now_mono, now_rt;
-
-		lc_clock_id id = which == 2 ? LC_CLOCK_TAI : LC_CLOCK_REALTIME;
-
-		rc = lc_tk_mono_at(lcp_tk, id, abs, &mono);
+		/* During a repeated 23:59:59 a deadline later in it is its
+		 * repeated occurrence, from now on (lc__tk_mono_at's
+		 * contract, as Linux's hrtimer; test_timekeeper
+		 * test_mono_at_repeat). */
+		rc = lc__tk_mono_at(lcp_tk, which == 2 ? LC_CLOCK_TAI
+		                                      : LC_CLOCK_REALTIME,
+		                   abs, &mono);
 		if (rc < 0)
 			return rc;
-		/* lc_tk_mono_at answers the first instant ever: during a
-		 * repeated 23:59:59, a deadline later in it was first
-		 * reached in the first 23:59:59, already past. The program
-		 * (like Linux) waits for its clock from now on: REALTIME
-		 * runs with MONOTONIC until the next leap, so the deadline
-		 * is d - REALTIME now after now. */
-		now_rt = which == 1 ? lcp_exact_rt(&now_mono) : 0;
-		if (which == 1 && mono < now_mono && now_rt < d)
-			mono = now_mono + (d - now_rt);
 	}
-	lc_tk_cycles_at(lcp_tk, mono, &cyc); /* counter ns = host MONOTONIC */
+	lc__tk_cycles_at(lcp_tk, mono, &cyc); /* counter ns = host MONOTONIC */
 	if (cyc > (uint64_t)INT64_MAX)
 		cyc = (uint64_t)INT64_MAX;
 	*out = lc__ns_to_ts((int64_t)cyc);

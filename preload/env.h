@@ -17,9 +17,12 @@
  *	                     synthetic leap that many seconds after the anchor
  *	LEAPCLOCK_LEAP_DIR   insert (default) | delete
  *	LEAPCLOCK_EXTRA_LEAP POSIX second of the 00:00:00 after the synthetic
- *	                     leap, a ':' and +1 or -1. Written by the first
- *	                     shim that resolves LEAPCLOCK_LEAP_IN (which it
- *	                     then removes), so that children reuse the leap.
+ *	                     leap, a ':' and +1 or -1. Written by whoever
+ *	                     resolves LEAPCLOCK_LEAP_IN (`leapclock run
+ *	                     --leap-in`, or the first shim that finds it set),
+ *	                     which then removes it, so that children reuse the
+ *	                     leap; each shim adds it to its table with
+ *	                     lc_leaptable_add.
  *	LEAPCLOCK_LEAPFILE   the leap table (lc_leaptable_load_system reads it)
  *	LEAPCLOCK_DEBUG      1: the shim prints its configuration to stderr
  *	LEAPCLOCK_TABLE_WARNED
@@ -30,6 +33,8 @@
  */
 #ifndef LC_PRELOAD_ENV_H
 #define LC_PRELOAD_ENV_H
+
+#include "leapclock.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -120,6 +125,29 @@ static inline int lcp_parse_dir(const char *s)
 	    strcmp(s, "-") == 0)
 		return -1;
 	return 0;
+}
+
+/* LEAPCLOCK_LEAP_IN resolved on table `t`, which gets the leap (one row,
+ * lc_leaptable_add): the 00:00:00 that ends the UTC day of POSIX ns `rt`
+ * (or the day after the table's last leap, if that is later) in *when,
+ * and the pretend instant that puts the leap `in_ns` ahead in *pretend_ns
+ * (POSIX ns): an insertion's 23:59:60 begins, or a deletion's
+ * 23:59:58.999... jumps to 00:00:00, then. lc_leaptable_add's result. */
+static inline int lcp_leap_in_resolve(lc_leaptable *t, int64_t rt,
+                                      int64_t in_ns, int dir, int64_t *when,
+                                      int64_t *pretend_ns,
+                                      struct lc_error *err)
+{
+	const int64_t day = LC_SECS_PER_DAY, ns = LC_NSEC_PER_SEC;
+	struct lc_leap last;
+	int64_t w = (rt >= 0 ? rt / ns : -((-rt + ns - 1) / ns)) / day + 1;
+
+	w *= day;
+	if (lc_leaptable_prev(t, INT64_MAX / 4, &last) == 0 && last.when >= w)
+		w = (last.when / day + 1) * day;
+	*when = w;
+	*pretend_ns = (dir > 0 ? w : w - 1) * ns - in_ns;
+	return lc_leaptable_add(t, w, dir, err);
 }
 
 /* LEAPCLOCK_MODE: 0 exact, 1 smear (the preset name after "smear:" is

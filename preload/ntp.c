@@ -61,7 +61,7 @@ LCP_EXPORT int adjtime(const struct timeval *delta, struct timeval *olddelta)
 }
 
 /* The program's own NTP state, from its timekeeper: the snapshot's (a page
- * reader, or a timekeeper whose writer must not run), else a read-only
+ * reader), else a read-only
  * adjtimex of the timekeeper under the writer's flag. Returns the clock
  * state, or -1 with errno set. */
 static int timex_prog(struct lc_timex *l)
@@ -69,7 +69,7 @@ static int timex_prog(struct lc_timex *l)
 	int rc, tries = 0;
 
 	memset(l, 0, sizeof(*l));
-	if (!lcp_updates_ok || lc__tk_is_reader(lcp_tk)) {
+	if (lc__tk_is_reader(lcp_tk)) {
 		rc = lc__tk_snapshot_timex(lcp_tk, l);
 	} else {
 		while (!lcp_writer_try()) {

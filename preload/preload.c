@@ -28,7 +28,7 @@
  *    host's TAI offset); MONOTONIC, BOOTTIME, the CPU-time clocks and the
  *    rest pass through untouched.
  *  - Absolute REALTIME/TAI deadlines are converted into host CLOCK_MONOTONIC
- *    deadlines (lc_tk_mono_at or the plan's inverse; the timekeeper's
+ *    deadlines (lc__tk_mono_at or the plan's inverse; the timekeeper's
  *    MONOTONIC is the host's) and, where the shim waits itself, re-checked
  *    after the wakeup: the program's realtime must have reached the deadline
  *    or the shim waits again. Never early. The kernel-delivered ones
@@ -132,105 +132,46 @@ static void die(const char *what)
 	_exit(2);
 }
 
-/* The program's own timekeeper samples only REALTIME, never the kernel's
- * adjtimex or a timerfd of its own (it does not follow the host). */
-static int64_t host_realtime_cb(void *arg)
+/* As die, with the library's error (its place and problem). */
+static void die_err(const struct lc_error *err)
 {
-	(void)arg;
-	return lcp_host_ns(CLOCK_REALTIME);
+	char m[600];
+
+	lc_error_format(err, m, sizeof(m));
+	die(m);
 }
 
-/* The system table plus one synthetic row, as an IERS list of data lines
- * (NTP seconds, TAI-UTC) that lc_leaptable_load_buffer reads. */
-static int add_extra_leap(int64_t when, int dir, struct lc_error *err)
+/* LEAPCLOCK_LEAP_IN (the shim preloaded by hand; `leapclock run` resolves
+ * its --leap-in itself): the leap at the end of the host's current UTC day
+ * (or after the table's last leap), added to the table, and the pretend
+ * instant that puts it `in_ns` after the anchor (lcp_leap_in_resolve).
+ * Exported to children as LEAPCLOCK_EXTRA_LEAP and LEAPCLOCK_PRETEND. */
+static void resolve_leap_in(const char *in)
 {
-	size_t n = lc_leaptable_count(lcp_table), cap = (n + 2) * 40, len = 0;
-	struct lc_leap l, last = { 0, 10, 0 };
-	char *buf = malloc(cap);
-	int rc;
-
-	if (buf == NULL)
-		return LC_ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		if (lc_leaptable_get(lcp_table, i, &l) < 0)
-			continue;
-		if (l.when >= when)
-			break;
-		len += (size_t)snprintf(buf + len, cap - len,
-		                        "%" PRId64 "\t%d\n",
-		                        l.when + LC_NTP_UNIX_OFFSET,
-		                        (int)l.tai_utc);
-		last = l;
-	}
-	len += (size_t)snprintf(buf + len, cap - len, "%" PRId64 "\t%d\n",
-	                        when + LC_NTP_UNIX_OFFSET,
-	                        (int)last.tai_utc + dir);
-	rc = lc_leaptable_load_buffer(lcp_table, "<LEAPCLOCK_EXTRA_LEAP>", buf,
-	                              len, LC_LEAPFMT_IERS, err);
-	free(buf);
-	return rc;
-}
-
-/* LEAPCLOCK_LEAP_IN: the leap at the end of the host's current UTC day
- * (or after the table's last leap), and the pretend instant that puts it
- * `in_ns` after the anchor: an insertion's 23:59:60 begins, or a deletion's
- * 23:59:58.999... jumps to 00:00:00, then. Exported to children as
- * LEAPCLOCK_EXTRA_LEAP and LEAPCLOCK_PRETEND. */
-static void resolve_leap_in(const char *in, int64_t *when, int *dir)
-{
-	struct lc_leap last;
 	struct timespec utc;
+	struct lc_error err;
 	char iso[64], extra[64];
-	int64_t in_ns, rt = lcp_host_ns(CLOCK_REALTIME), p;
+	int64_t in_ns, when, p;
+	int dir;
 
 	if (lcp_parse_duration(in, &in_ns) < 0 || in_ns <= 0 ||
 	    in_ns > LCP_LEAP_IN_MAX_NS)
 		die("LEAPCLOCK_LEAP_IN is not a duration between 1 ns and 7 "
 		    "days (e.g. 10s)");
-	*dir = lcp_parse_dir(getenv(LCP_ENV_LEAP_DIR));
-	if (*dir == 0)
+	dir = lcp_parse_dir(getenv(LCP_ENV_LEAP_DIR));
+	if (dir == 0)
 		die("LEAPCLOCK_LEAP_DIR is neither insert nor delete");
-	*when = (lc__fdiv(rt, LC__NS * LC_SECS_PER_DAY) + 1) * LC_SECS_PER_DAY;
-	if (lc_leaptable_prev(lcp_table, INT64_MAX / 4, &last) == 0 &&
-	    last.when >= *when)
-		*when = (lc__fdiv(last.when, LC_SECS_PER_DAY) + 1) *
-		        LC_SECS_PER_DAY;
-	p = (*dir > 0 ? *when : *when - 1) * LC__NS - in_ns;
+	if (lcp_leap_in_resolve(lcp_table, lcp_host_ns(CLOCK_REALTIME), in_ns,
+	                        dir, &when, &p, &err) < 0)
+		die_err(&err);
 	utc = lc__ns_to_ts(p);
 	if (lc_iso8601_format(&utc, 9, iso, sizeof(iso)) < 0)
 		die("LEAPCLOCK_LEAP_IN: cannot format the pretend instant");
-	snprintf(extra, sizeof(extra), "%" PRId64 ":%+d", *when, *dir);
+	snprintf(extra, sizeof(extra), "%" PRId64 ":%+d", when, dir);
 	setenv(LCP_ENV_PRETEND, iso, 1);
 	setenv(LCP_ENV_EXTRA_LEAP, extra, 1);
 	unsetenv(LCP_ENV_LEAP_IN);
 	unsetenv(LCP_ENV_LEAP_DIR);
-}
-
-/*
- * The timekeeper's writer (lc_update, adjtimex) runs Linux's leap state
- * machine, which arms a table leap at a second boundary *before* it: the
- * start of 23:59:59 for an insertion, of 23:59:58 for a deletion (an
- * STA_INS seen first at the leap's own boundary arms the next midnight,
- * as in Linux). A timekeeper started after that boundary (a pretend
- * instant in the last second or two) never sees its state machine armed
- * for the leap its readers apply: its adjtimex would answer TIME_OK where
- * the program must see TIME_INS/TIME_DEL (and earlier timekeepers
- * dropped the leap from REALTIME at the first update). Then the writer
- * never runs: the readers keep applying the leap armed at creation (exact
- * in every read, the slow path after it) and adjtimex is answered from the
- * snapshot (lc__tk_snapshot_timex()).
- */
-static int updates_safe(void)
-{
-	struct lc__tk_snap s;
-	int64_t mono, rt;
-
-	lc__tk_read_snap(lcp_tk, &s, &mono);
-	if (s.leap_dir == 0 || s.leap_folded)
-		return 1;
-	rt = lc__tk_realtime_at(&s, mono);
-	/* leap_sec: the 00:00:00 after an insertion, the deleted 23:59:59 */
-	return lc__fdiv(rt, LC__NS) + 1 <= s.leap_sec - 1;
 }
 
 /* The host's timeline (DESIGN.md section 8): the page at
@@ -293,7 +234,7 @@ static int open_page(void)
  * start: the pretend instant, or now) may miss leaps announced since:
  * said once on stderr for a process tree (LEAPCLOCK_TABLE_WARNED, which
  * `leapclock run` sets when it has said it). `info` is the table as loaded,
- * before a synthetic leap (whose rows carry no expiry) was added.
+ * before a synthetic leap was added.
  */
 static void warn_expired(const struct lc_leaptable_info *info)
 {
@@ -345,11 +286,8 @@ static void init_mode(void)
 		die("LEAPCLOCK_MODE is neither exact nor smear:PRESET");
 	if (mode == 1) {
 		if (lc_smear_preset_from("LEAPCLOCK_MODE=smear:PRESET", preset,
-		                         0, &lcp_sm.policy, &err) < 0) {
-			char m[600];
-			lc_error_format(&err, m, sizeof(m));
-			die(m);
-		}
+		                         0, &lcp_sm.policy, &err) < 0)
+			die_err(&err);
 		lcp_sm.on = 1;
 	}
 }
@@ -407,16 +345,16 @@ static void rehearsal_leap(void)
 
 	if (leap_in != NULL && *leap_in != '\0' &&
 	    (extra == NULL || *extra == '\0')) {
-		resolve_leap_in(leap_in, &when, &dir);
+		resolve_leap_in(leap_in);
 	} else if (extra != NULL && *extra != '\0') {
 		const char *e = lcp_parse_u64(extra, &when);
 
 		if (e == NULL || *e != ':' || (dir = lcp_parse_dir(e + 1)) == 0)
 			die("LEAPCLOCK_EXTRA_LEAP is not SECONDS:+1 or "
 			    "SECONDS:-1");
+		if (lc_leaptable_add(lcp_table, when, dir, &err) < 0)
+			die_err(&err);
 	}
-	if (dir != 0 && add_extra_leap(when, dir, &err) < 0)
-		die("the synthetic leap does not fit the leap table");
 }
 
 /* LEAPCLOCK_PRETEND: 1 and its TAI in *tai0, or 0 without one. */
@@ -448,7 +386,6 @@ static void own_timekeeper(int pretend, int64_t tai0, int64_t anchor)
 	lc_tk_config_init(&cfg);
 	cfg.table = lcp_table;
 	cfg.leap_source = LC_LEAP_FROM_TABLE;
-	cfg.host_realtime = host_realtime_cb;
 	if (lc_tk_new(&lcp_tk, counter, &cfg) < 0)
 		die("cannot create the timekeeper");
 	if (pretend) {
@@ -467,12 +404,7 @@ static void init_ready(const struct lc_leaptable_info *tinfo)
 {
 	if (lcp_sm.on)
 		lcp_sm_replan();
-	/* A page reader's update only checks the page (its writer runs the
-	 * state machine), so it is always safe. */
-	lcp_updates_ok = lcp_page || updates_safe();
-	if (lcp_updates_ok)
-		atomic_store(&lcp_next_update,
-		             lcp_host_ns(CLOCK_MONOTONIC) + LC__NS);
+	atomic_store(&lcp_next_update, lcp_host_ns(CLOCK_MONOTONIC) + LC__NS);
 	atomic_store_explicit(&lcp_state, LCP_ST_READY, memory_order_release);
 	pthread_atfork(NULL, NULL, lcp_timers_after_fork);
 	warn_expired(tinfo);

@@ -168,9 +168,6 @@ void lcp_sm_replan(void);
 /* lc_update at most once a second, under a try-flag */
 extern _Atomic int64_t lcp_next_update;
 extern _Atomic int lcp_writer;
-/* 0 when the timekeeper must never run its writer (updates_safe() in
- * preload.c says why). */
-extern int lcp_updates_ok;
 
 static inline int lcp_writer_try(void)
 {

@@ -746,8 +746,7 @@ static void *watch_main(void *arg)
 			             LCP_WATCH_FAST_NS;
 		}
 		now = lcp_host_ns(CLOCK_MONOTONIC);
-		if (lcp_updates_ok)
-			lcp_maybe_update(now); /* a page's table, staleness */
+		lcp_maybe_update(now); /* a page's table, staleness */
 		seq = cws_now();
 		if (seq != atomic_load(&g_watch_seq)) {
 			atomic_store(&g_watch_seq, seq);

@@ -2,6 +2,7 @@
 #include "internal.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -85,3 +86,13 @@ int lc_clock_from_name(const char *name, lc_clock_id *out)
 	}
 	return LC_EINVAL;
 }
+
+#ifdef LC_DEBUG_ASSERT
+void lc__assert_fail(const char *cond, const char *file, int line,
+                     const char *func)
+{
+	fprintf(stderr, "leapclock: %s:%d: %s: internal invariant broken: "
+	                "%s\n", file, line, func, cond);
+	abort();
+}
+#endif

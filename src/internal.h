@@ -23,6 +23,21 @@
 #define LC__PRINTF(a, b)
 #endif
 
+/* An internal invariant (a timer's heap index, the latch's parity, a smear
+ * plan's window): checked in Debug builds (LC_DEBUG_ASSERT, which CMake
+ * defines for CMAKE_BUILD_TYPE=Debug: the ASan tree runs them), where a
+ * broken one prints the condition and its place and aborts; compiled out
+ * otherwise (the condition is not evaluated). Never for bad input, which
+ * gets an error code. */
+#ifdef LC_DEBUG_ASSERT
+#define LC__ASSERT(c)                                                  \
+	((c) ? (void)0 : lc__assert_fail(#c, __FILE__, __LINE__, __func__))
+void lc__assert_fail(const char *cond, const char *file, int line,
+                     const char *func) __attribute__((noreturn));
+#else
+#define LC__ASSERT(c) ((void)sizeof((c) ? 1 : 0))
+#endif
+
 /* Floor division and its remainder (the remainder is always >= 0). */
 static inline int64_t lc__fdiv(int64_t a, int64_t b)
 {

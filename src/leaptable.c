@@ -9,6 +9,7 @@
  */
 #include "leaptable_impl.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,6 +113,39 @@ int lc_leaptable_get(const lc_leaptable *t, size_t i, struct lc_leap *out)
 	if (i >= t->count)
 		return LC_ERANGE;
 	*out = t->rows[i];
+	return 0;
+}
+
+int lc_leaptable_add(lc_leaptable *t, int64_t when, int dir,
+                     struct lc_error *err)
+{
+	const char *src = t != NULL ? t->info.source : NULL;
+	const struct lc_leap *last;
+
+	if (t == NULL || (dir != 1 && dir != -1))
+		return lc__error(err, LC_EINVAL, src, 0,
+		                 t == NULL ? "no table to add a leap to (NULL)"
+		                           : "a leap is +1 or -1 s, not %d",
+		                 dir);
+	last = &t->rows[t->count - 1];
+	if (lc__fmod(when, LC_SECS_PER_DAY) != 0)
+		return lc__error(err, LC_ETABLE, src, 0,
+		                 "a leap at POSIX second %" PRId64 ": not a "
+		                 "UTC midnight (the end of a day)",
+		                 when);
+	if (when <= last->when)
+		return lc__error(err, LC_ETABLE, src, 0,
+		                 "a leap at POSIX second %" PRId64 ": not after "
+		                 "the table's last row (%" PRId64 ")",
+		                 when, last->when);
+	if (t->count >= LC__LEAP_MAX)
+		return lc__error(err, LC_ETABLE, src, 0,
+		                 "the table is full (%d rows)", LC__LEAP_MAX);
+	t->rows[t->count].when = when;
+	t->rows[t->count].tai_utc = last->tai_utc + dir;
+	t->rows[t->count].dir = dir;
+	t->count++;
+	t->info.count = t->count;
 	return 0;
 }
 

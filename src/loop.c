@@ -6,7 +6,7 @@
  * knows nothing of this file: a start tells it whether the queue's earliest
  * instant may have moved earlier, and the loop decides whether to wake.
  *
- * The MONOTONIC instant of a base's head is lc_tk_mono_at() of its deadline
+ * The MONOTONIC instant of a base's head is lc__tk_mono_at() of its deadline
  * on its clock. It changes only when that clock is set or a leap is armed,
  * cancelled or applied (for MONOTONIC_RAW also when the frequency changes),
  * so each base caches it against (head key, lc_clock_was_set_seq(), the
@@ -291,8 +291,8 @@ static int64_t head_mono(struct lc_loop *l, int c, int64_t key, uint64_t seq,
 	    ca->leap_dir == leap_dir)
 		return ca->mono;
 	ts = lc__key_to_ts(c, key);
-	if (key == INT64_MAX || lc_tk_mono_at(l->q.tk, (lc_clock_id)c, &ts,
-	                                      &mono) < 0)
+	if (key == INT64_MAX || lc__tk_mono_at(l->q.tk, (lc_clock_id)c, &ts,
+	                                       &mono) < 0)
 		mono = INT64_MAX;
 	ca->key = key;
 	ca->mono = mono;
@@ -336,7 +336,7 @@ static int64_t next_deadline(struct lc_loop *l)
  * After an expiry pass at MONOTONIC `now`: the next instant worth waking at.
  * A head whose converted instant is not after `now` was just found not due
  * by its own clock. That happens legitimately for a REALTIME deadline inside
- * a repeated 23:59:59 armed during the repeat (lc_tk_mono_at() names the
+ * a repeated 23:59:59 armed during the repeat (lc__tk_mono_at() names the
  * first pass, already gone), and would happen after any wrong conversion.
  * Such a head gets the instant at which its clock would reach the deadline
  * running at the MONOTONIC rate from its reading now (exact within a
@@ -398,7 +398,7 @@ static int64_t host_mono(void)
 /*
  * Arms the timerfd for leapclock MONOTONIC instant `d`. When the counter is
  * the host's CLOCK_MONOTONIC itself (a 1 GHz system counter), the counter
- * value at which leapclock's MONOTONIC reaches d (lc_tk_cycles_at, rate
+ * value at which leapclock's MONOTONIC reaches d (lc__tk_cycles_at, rate
  * included) is the host deadline, exactly. Otherwise the two clocks differ
  * by an offset (and, with a TSC counter, by a small rate): read host h1,
  * leapclock m, host h2; m was taken in [h1, h2], so `d` is at most
@@ -421,7 +421,7 @@ static void tfd_arm(struct lc_loop *l, int64_t d)
 		return;
 	}
 	if (lc__counter_is_host_mono(lc_tk_counter(l->q.tk)) &&
-	    lc_tk_cycles_at(l->q.tk, d, &cyc) == 0 &&
+	    lc__tk_cycles_at(l->q.tk, d, &cyc) == 0 &&
 	    cyc <= (uint64_t)INT64_MAX) {
 		h = (int64_t)cyc;
 	} else {
@@ -685,7 +685,7 @@ static void sim_jump(struct lc_loop *l, lc_counter *c, int64_t mono)
 {
 	uint64_t cyc;
 
-	if (lc_tk_cycles_at(l->q.tk, mono, &cyc) < 0)
+	if (lc__tk_cycles_at(l->q.tk, mono, &cyc) < 0)
 		return;
 	lc_sim_set_true_ns(c, lc_sim_true_ns_at(c, cyc));
 }

@@ -215,6 +215,37 @@ static void table_arm(struct lc_timekeeper *tk, int64_t secs)
 	}
 }
 
+/* The state chrony's leapsectz and Linux show in the second before
+ * tk->next_sec when the table has been followed all along: from the start
+ * of the leap's last day, STA_INS (STA_DEL) and TIME_INS (TIME_DEL) armed
+ * for that leap's boundary (what the boundary at that day's start did, as
+ * second_overflow() does it). A timekeeper created or set in the last
+ * seconds before a table leap answers adjtimex as the host would at once,
+ * and its writer applies the leap at its boundary like any other (the
+ * preload shim's writer runs there too). Nothing in a state other than
+ * TIME_OK, or before the leap's day. */
+void lc__tkw_table_arm_now(struct lc_timekeeper *tk)
+{
+	int64_t sec = tk->next_sec - 1;
+	struct lc_leap l;
+	int *st = &tk->ntp.time_status;
+
+	if (!lc__tkw_table_mode(tk) || tk->ntp.time_state != LC_TIME_OK ||
+	    lc_leaptable_next(tk->table, sec, &l) != 0 ||
+	    sec < l.when - 86400)
+		return;
+	*st &= ~(LC_STA_INS | LC_STA_DEL);
+	if (l.dir > 0) {
+		*st |= LC_STA_INS;
+		tk->ntp.time_state = LC_TIME_INS;
+		tk->ntp.next_leap_sec = l.when;
+	} else if (sec < l.when - 1) {
+		*st |= LC_STA_DEL;
+		tk->ntp.time_state = LC_TIME_DEL;
+		tk->ntp.next_leap_sec = l.when - 1;
+	}
+}
+
 /* Processes every REALTIME second boundary at or before `mono_now`, in
  * order, one lc__ntp_second_overflow() call each, at the MONOTONIC instant
  * where readers saw it. A returned leap is folded into offs_real (the TAI
@@ -355,6 +386,16 @@ void lc__tkw_publish(struct lc_timekeeper *tk)
 	 * re-check and retries; the release store of the bump publishes the
 	 * copy written before it. */
 	seq = atomic_load_explicit(&p->seq, memory_order_relaxed);
+	/* even between publications (one writer: the lock, or a page's) */
+	LC__ASSERT((seq & 1) == 0);
+	/* a plan's window is ordered; the next leap's starts at or after the
+	 * running plan's end (timekeeper.h, plan_next) */
+	LC__ASSERT(!lc__smear_plan_active(&s->plan) ||
+	           s->plan.start_mono <= s->plan.end_mono);
+	LC__ASSERT(!lc__smear_plan_active(&s->plan_next) ||
+	           (s->plan_next.start_mono <= s->plan_next.end_mono &&
+	            lc__smear_plan_active(&s->plan) &&
+	            s->plan.end_mono <= s->plan_next.start_mono));
 	for (int k = 0; k < 2; k++) {
 		struct lc__tk_copy *c =
 		    &p->copy[((seq + 1 + (uint64_t)k) & 1) ? 0 : 1];

@@ -670,7 +670,7 @@ static inline int lc__tk_gettime_utc_fast(const lc_timekeeper *tk,
 	return lc__tk_gettime_fast_k(tk, ts, 0, 0, LC__TKW(offs_real), 1);
 }
 
-/* ---- timer inverses (src/timekeeper.c), for the timer queue, the loop's
+/* ---- timer inverses (src/tk_inverse.c), for the timer queue, the loop's
  * driver and the preload shim; not part of the public header (issue 15) */
 
 /* The first MONOTONIC instant (ns) at which clock `id` reads at or past
@@ -690,12 +690,13 @@ static inline int lc__tk_gettime_utc_fast(const lc_timekeeper *tk,
  * does for a timer armed in the leap second (one past in the repeat too
  * returns its last occurrence, in the past: a timer fires at once).
  * Lock-free. For timers. */
-int lc_tk_mono_at(const lc_timekeeper *tk, lc_clock_id id,
-                  const struct timespec *deadline, int64_t *mono_ns);
+int lc__tk_mono_at(const lc_timekeeper *tk, lc_clock_id id,
+                   const struct timespec *deadline, int64_t *mono_ns);
 
 /* The counter value at which MONOTONIC reaches `mono_ns` at the current
  * rate (rounded up), for drivers that sleep until a deadline (with a sim
  * counter: lc_sim_true_ns_at() of it is the true time to advance to). */
-int lc_tk_cycles_at(const lc_timekeeper *tk, int64_t mono_ns, uint64_t *cycles);
+int lc__tk_cycles_at(const lc_timekeeper *tk, int64_t mono_ns,
+                     uint64_t *cycles);
 
 #endif /* LC_TIMEKEEPER_H */

@@ -18,7 +18,7 @@
  *     it, adjtimex inserts at midnight), so the map keeps the order of
  *     every reading exactly and is one-to-one; a deadline with n >= 1e9 in
  *     any other second is keyed as the next second's 00.000, the first
- *     reading at or past it (as lc_tk_mono_at() says). Days -106,749 to
+ *     reading at or past it (as lc__tk_mono_at() says). Days -106,749 to
  *     106,749 (1677-09-24 to 2262-04-09, about REALTIME's ns range) have
  *     keys; later deadlines are clamped to INT64_MAX, "never", which a
  *     reading never reaches (it is clamped below it), earlier ones to
@@ -380,7 +380,7 @@ static void cos_refresh(struct lc__tq *q, int force)
 	L = lc__fdiv(L + LC__NS / 2, LC__NS);
 	ts.tv_sec = (time_t)(when + L - (dir < 0 ? 1 : 0));
 	ts.tv_nsec = 0;
-	if (lc_tk_mono_at(q->tk, LC_CLOCK_TAI, &ts, &mono) < 0)
+	if (lc__tk_mono_at(q->tk, LC_CLOCK_TAI, &ts, &mono) < 0)
 		return;
 	now = lc_now_ns(q->tk, LC_CLOCK_MONOTONIC);
 	if (mono > now)

@@ -181,6 +181,9 @@ static inline void lc__heap_cancel(struct lc__heap *h, struct lc__timer *t)
 {
 	uint32_t k = t->idx;
 
+	/* a queued timer's index is its own live entry's */
+	LC__ASSERT(k >= LC__HEAP0 && k < h->n && h->v[k].t == t &&
+	           h->v[k].key == t->key);
 	t->idx = 0;
 	if (k == LC__HEAP0 || !LC__TOMBSTONES) {
 		lc__heap_cancel_at(h, k);

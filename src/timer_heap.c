@@ -46,6 +46,7 @@ static inline int ent_less(const struct lc__heap_ent *a,
 
 static inline void set_idx(struct lc__heap_ent *e, uint32_t k)
 {
+	LC__ASSERT(k >= LC__HEAP0);
 	if (!ent_dead(e))
 		e->t->idx = k;
 }
@@ -198,6 +199,9 @@ void lc__heap_remove(struct lc__heap *h, struct lc__timer *t)
 {
 	uint32_t k = t->idx;
 
+	/* a queued timer's index is its live entry's */
+	LC__ASSERT(k >= LC__HEAP0 && k < h->n && !ent_dead(&h->v[k]) &&
+	           h->v[k].t == t && h->v[k].key == t->key);
 	t->idx = 0;
 	remove_at(h, k);
 	clean_top(h);
@@ -209,6 +213,7 @@ void lc__heap_cancel_at(struct lc__heap *h, uint32_t k)
 {
 	/* the head leaves at once; the live count still drops, so the bound
 	 * on tombstones applies here too */
+	LC__ASSERT(k >= LC__HEAP0 && k < h->n && !ent_dead(&h->v[k]));
 	remove_at(h, k);
 	clean_top(h);
 	if (h->dead > 64 && h->dead > lc__heap_count(h))

@@ -8,6 +8,7 @@
  */
 #include "tk_follow.h"
 
+#include "hostcall.h"
 #include "tk_writer.h"
 
 #include <stdio.h>
@@ -20,11 +21,17 @@
 #define FOLLOW_MAX_BRACKET_NS 20000
 #define FOLLOW_LEAP_WINDOW    (2 * 86400 * LC__NS)
 
-/* One sample of the host: the simulated one configured, else this host's
- * (the kernel's facts and step signal where it has them). */
+/* One sample of the host: the simulated one configured, else this host's:
+ * the kernel's facts and step signal where it has them for a timekeeper
+ * that follows the host; for one that does not (it samples only to start
+ * REALTIME at the host's) the REALTIME reading alone, in ns, the same one
+ * clock_gettime gives (adjtimex's time has us resolution without
+ * STA_NANO), and no process-wide step timerfd or adjtimex call. */
 int lc__tk_host_sample(const struct lc_timekeeper *tk,
                        struct lc_host_sample *hs)
 {
+	struct timespec ts;
+
 	if (tk->cfg.host_sample != NULL) {
 		memset(hs, 0, sizeof(*hs));
 		return tk->cfg.host_sample(tk->cfg.host_arg, hs);
@@ -34,7 +41,13 @@ int lc__tk_host_sample(const struct lc_timekeeper *tk,
 		hs->realtime_ns = tk->cfg.host_realtime(tk->cfg.host_arg);
 		return 0;
 	}
-	return lc__hostclock_sample(hs);
+	if (tk->cfg.follow_host)
+		return lc__hostclock_sample(hs);
+	memset(hs, 0, sizeof(*hs));
+	if (lc__host.clock_gettime(CLOCK_REALTIME, &ts) != 0)
+		return -1;
+	hs->realtime_ns = lc__ts_to_ns(&ts);
+	return 0;
 }
 
 static void host_input(struct lc__hf_input *in, const struct lc_host_sample *hs)

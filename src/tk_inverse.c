@@ -4,7 +4,7 @@
  * deadline inside a repeated second, 23:59:60 on UTC, the smear's exact
  * inverse), and the counter value at which MONOTONIC reaches an instant.
  * Pure functions of a snapshot (tk_inverse.h), tested in
- * tests/test_tk_inverse.c; lc_tk_mono_at() and lc_tk_cycles_at() apply
+ * tests/test_tk_inverse.c; lc__tk_mono_at() and lc__tk_cycles_at() apply
  * them to the published snapshot.
  */
 #include "tk_inverse.h"
@@ -157,8 +157,8 @@ int lc__tk_mono_at_snap(const struct lc__tk_snap *s, int64_t now,
 	}
 }
 
-int lc_tk_mono_at(const lc_timekeeper *tk, lc_clock_id id,
-                  const struct timespec *deadline, int64_t *mono_ns)
+int lc__tk_mono_at(const lc_timekeeper *tk, lc_clock_id id,
+                   const struct timespec *deadline, int64_t *mono_ns)
 {
 	struct lc__tk_snap s;
 	int64_t mono;
@@ -181,7 +181,8 @@ uint64_t lc__tk_cycles_at_snap(const struct lc__tk_snap *s, int64_t mono_ns)
 	return s->cycle_last + (uint64_t)k;
 }
 
-int lc_tk_cycles_at(const lc_timekeeper *tk, int64_t mono_ns, uint64_t *cycles)
+int lc__tk_cycles_at(const lc_timekeeper *tk, int64_t mono_ns,
+                     uint64_t *cycles)
 {
 	struct lc__tk_snap s;
 	int64_t mono;

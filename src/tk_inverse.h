@@ -12,7 +12,7 @@
  * second, that a deadline in the repeated second is the second
  * occurrence). tv_nsec may reach 2e9 - 1 for UTC and UTC_SLS (23:59:60).
  * 0, LC_EINVAL (bad deadline or id) or LC_ERANGE (|tv_sec| too large).
- * What lc_tk_mono_at() does on the published snapshot. */
+ * What lc__tk_mono_at() does on the published snapshot. */
 int lc__tk_mono_at_snap(const struct lc__tk_snap *s, int64_t now,
                         lc_clock_id id, const struct timespec *deadline,
                         int64_t *mono_ns);

@@ -170,6 +170,7 @@ int lc_tk_new(lc_timekeeper **out, lc_counter *counter,
 	tk->ntp.tai_offset = tai;
 	s->offs_tai = s->offs_real + (int64_t)tai * LC__NS;
 	tk->next_sec = lc__fdiv(rt0, LC__NS) + 1;
+	lc__tkw_table_arm_now(tk);
 
 	lc__tkw_set_rate(tk);
 	if (tk->cfg.follow_host)

@@ -20,8 +20,9 @@ static void after_step(struct lc_timekeeper *tk, int64_t mono_now)
 	lc__ntp_clear(&tk->ntp);
 	if (lc__tkw_table_mode(tk) && tk->ntp.time_state != LC_TIME_OK) {
 		/* Linux keeps an armed state that then never fires (ref
-		 * 2.6); with the table in charge, start over from TIME_OK so
-		 * that the table re-arms at the next boundary. So too from
+		 * 2.6); with the table in charge, start over from TIME_OK,
+		 * from which the table re-arms at once for the new time
+		 * (lc__tkw_table_arm_now, below). So too from
 		 * TIME_OOP/TIME_WAIT: a step back out of 23:59:60 (or to
 		 * before a leap just applied) must meet that leap again, and
 		 * TIME_WAIT, which STA_INS from the table holds, would never
@@ -31,6 +32,7 @@ static void after_step(struct lc_timekeeper *tk, int64_t mono_now)
 		tk->ntp.next_leap_sec = INT64_MAX;
 	}
 	tk->next_sec = lc__fdiv(mono_now + s->offs_real, LC__NS) + 1;
+	lc__tkw_table_arm_now(tk);
 	s->leap_folded = 0;
 	s->leap_dir = 0;
 	s->leap_mono = INT64_MAX;
@@ -243,10 +245,10 @@ static int do_adjtimex(lc_timekeeper *tk, struct lc_timex *tx, int privileged)
  * (LC_TIME_INS/DEL from the start of the leap's UTC day, OOP during an
  * inserted 23:59:60, WAIT for the second after), its LC_STA_INS/DEL bit,
  * TAI-UTC and the time (s). For a reader of a page, whose writer runs the
- * state machine elsewhere, and for one whose own writer must not run (the
- * preload shim started inside a leap's last seconds). It says TIME_INS for
- * the leap's whole UTC day (as Linux under an NTP daemon that set STA_INS;
- * a table-driven writer arms it at the next second boundary), and TIME_WAIT
+ * state machine elsewhere. It says TIME_INS for the leap's whole UTC day
+ * (as Linux under an NTP daemon that set STA_INS, and a table-driven
+ * writer, which arms it at the day's first boundary or at its creation
+ * inside the day: lc__tkw_table_arm_now), and TIME_WAIT
  * after it only until the writer folds the leap (then TIME_OK, where the
  * writer says TIME_WAIT until STA_INS is cleared). */
 int lc__tk_snapshot_timex(const lc_timekeeper *tk, struct lc_timex *tx)

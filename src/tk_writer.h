@@ -1,14 +1,18 @@
 /*
  * tk_writer.h - the timekeeper's writer: its state (struct lc_timekeeper)
  * and the steps every writer operation is made of, for the modules that
- * together make up the writer. Not public; no other module includes it
- * (readers and timers go through timekeeper.h, the snapshot).
+ * together make up the writer. Not public; besides them only bounds.c
+ * (which computes the published error bound from the writer's state) and
+ * tests/test_timeline.c (which checks that a page reader's writer state
+ * stays unused) include it; readers and timers go through timekeeper.h,
+ * the snapshot.
  *
  *	timekeeper.c	the tick (lc_update), the steps below, publication,
  *			the readers
  *	tk_new.c	creation, and the hand-over to and from a timeline page
  *	tk_set.c	setting the time: lc_settime, lc_adjtimex
  *	tk_follow.c	following the host (tk_follow.h)
+ *	bounds.c	the error bound's sources (bounds.h)
  *
  * and the pure parts they call: tk_schedule.c (the smear schedule),
  * tk_sls.c (UTC_SLS from a snapshot), tk_inverse.c (timers' inverses),
@@ -106,6 +110,10 @@ int lc__tkw_table_tai(const struct lc_timekeeper *tk, int64_t sec,
                       int in_repeat, int32_t *tai);
 /* The pending leap from the NTP state or the table, and the smear
  * schedule with it. */
+/* LC_LEAP_FROM_TABLE, at creation and after a step (tk->next_sec is the
+ * next boundary): the leap state as if the table had been followed all
+ * along, the next table leap armed when its last day has begun. */
+void lc__tkw_table_arm_now(struct lc_timekeeper *tk);
 void lc__tkw_rearm(struct lc_timekeeper *tk, int64_t mono_now);
 /* Publishes tk->s into the writer's latch. */
 void lc__tkw_publish(struct lc_timekeeper *tk);

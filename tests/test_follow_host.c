@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define NS INT64_C(1000000000)
 #define US INT64_C(1000)
@@ -786,6 +788,98 @@ static void test_threshold_rule_fails_2015(void)
 	}
 }
 
+/* This process's timerfds (anonymous inodes "[timerfd]" in /proc/self/fd). */
+static int count_timerfds(void)
+{
+	char path[64], link[64];
+	int n = 0;
+
+	for (int fd = 0; fd < 1024; fd++) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len <= 0)
+			continue;
+		link[len] = '\0';
+		n += strcmp(link, "anon_inode:[timerfd]") == 0;
+	}
+	return n;
+}
+
+/* In a child (the step timerfd is process-wide, made once): a timekeeper
+ * on this host's counter, following it or not; 0 if it opened no timerfd,
+ * 1 if it did, 2 on error. *err_ns: its REALTIME just after creation minus
+ * the middle of two clock_gettime reads around it, the best of 5. */
+static int start_in_child(int follow, int64_t *err_ns)
+{
+	int p[2], st = 0;
+	pid_t pid;
+
+	if (pipe(p) != 0)
+		return 2;
+	pid = fork();
+	if (pid == 0) {
+		struct lc_tk_config cfg;
+		lc_counter *c = NULL;
+		lc_timekeeper *tk = NULL;
+		int64_t best = INT64_MAX;
+		int before = count_timerfds(), opened;
+
+		if (lc_counter_new_system(&c, CLOCK_MONOTONIC) < 0)
+			_exit(2);
+		lc_tk_config_init(&cfg);
+		cfg.leap_source = LC_LEAP_FROM_TABLE;
+		cfg.follow_host = follow;
+		for (int i = 0; i < 5; i++) {
+			struct timespec a, b;
+			int64_t rt, e;
+
+			if (lc_tk_new(&tk, c, &cfg) < 0)
+				_exit(2);
+			clock_gettime(CLOCK_REALTIME, &a);
+			rt = lc_now_ns(tk, LC_CLOCK_REALTIME);
+			clock_gettime(CLOCK_REALTIME, &b);
+			e = rt - ((int64_t)a.tv_sec * NS + a.tv_nsec +
+			          (int64_t)b.tv_sec * NS + b.tv_nsec) / 2;
+			if ((e < 0 ? -e : e) < (best < 0 ? -best : best))
+				best = e;
+			lc_tk_free(tk);
+		}
+		opened = count_timerfds() > before;
+		if (write(p[1], &best, sizeof(best)) != sizeof(best))
+			_exit(2);
+		_exit(opened);
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], err_ns, sizeof(*err_ns)) !=
+	                   (ssize_t)sizeof(*err_ns))
+		st = 2 << 8;
+	close(p[0]);
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+}
+
+/* A timekeeper that does not follow the host starts its REALTIME at the
+ * host's clock_gettime reading (ns) and touches nothing else of the host:
+ * no process-wide step timerfd, no adjtimex (whose time has us resolution
+ * without STA_NANO). Before, it sampled the kernel as a follower does and
+ * the preload shim passed a host_realtime callback to avoid that; the
+ * timerfd check fails without the change (one timerfd opened). A follower
+ * opens the timerfd (the count sees it). */
+static void test_start_without_following(void)
+{
+	int64_t e_no = 0, e_yes = 0;
+
+	LC_EQ_INT(start_in_child(0, &e_no), 0);
+	LC_EQ_INT(start_in_child(1, &e_yes), 1);
+	printf("    REALTIME at the start minus clock_gettime's: %" PRId64
+	       " ns not following, %" PRId64 " ns following (adjtimex)\n",
+	       e_no, e_yes);
+	LC_LE_I64(e_no < 0 ? -e_no : e_no, 2 * US);
+}
+
 /* The process-wide instance: follows this host, TAI from the table. */
 static void test_default(void)
 {
@@ -820,6 +914,7 @@ int main(int argc, char **argv)
 	LC_RUN(test_host_rate_followed, "host rate followed by steering (counter 20 ppm fast), no step");
 	LC_RUN(test_kernel_rule_matrix, "kernel rule: +-1.5 ms (drift, step) and +-300 ms steps at the leap, kernel late/old read path/never, insertion and deletion: exact leap, TAI continuous, steps followed");
 	LC_RUN(test_threshold_rule_fails_2015, "threshold rule (no step signal) on a host 1.5 ms off at the leap: the 2015 failure; the kernel rule on the same host: none");
+	LC_RUN(test_start_without_following, "a timekeeper not following the host starts from clock_gettime(REALTIME), opens no timerfd (a follower does)");
 	LC_RUN(test_default, "lc_default follows this host with TAI from the table");
 	return lc_test_done();
 }

@@ -821,6 +821,91 @@ static void test_expired(void)
 	lc_leaptable_free(t);
 }
 
+/* lc_leaptable_add: one leap after the table's last row, at any UTC
+ * midnight, as a rehearsal (leapclock run --leap-in) adds it; the rest of
+ * the table and its info kept; bad leaps refused with the table kept.
+ * 2027-01-01 = 1798761600 and 2026-12-08 = 1796688000 (calendar.timegm). */
+#define T_2027    INT64_C(1798761600)
+#define T_2026_12_08 INT64_C(1796688000)
+
+static void test_add(void)
+{
+	lc_leaptable *t = lc_leaptable_new();
+	struct lc_leaptable_info before, after;
+	struct lc_error err;
+	struct lc_leap r;
+	int32_t off = 0;
+	int in_leap = 0;
+
+	LC_EQ_INT(lc_leaptable_load_file(t, IERS_2026F, LC_LEAPFMT_AUTO, &err),
+	          0);
+	lc_leaptable_info(t, &before);
+	LC_EQ_INT(lc_leaptable_add(t, T_2027, 1, &err), 0);
+	LC_EQ_I64((int64_t)lc_leaptable_count(t), 29);
+	LC_EQ_INT(lc_leaptable_get(t, 28, &r), 0);
+	LC_EQ_I64(r.when, T_2027);
+	LC_EQ_INT(r.tai_utc, 38);
+	LC_EQ_INT(r.dir, 1);
+	/* the queries see it: 2026-12-31 23:59:59 is followed by 23:59:60 */
+	LC_EQ_INT(lc_leaptable_leap_at(t, T_2027 - 1), 1);
+	LC_EQ_INT(lc_leaptable_leap_at(t, T_2027 - 86401), 0);
+	LC_EQ_INT(lc_leaptable_tai_utc(t, T_2027 - 2, &off), 0);
+	LC_EQ_INT(off, 37);
+	LC_EQ_INT(lc_leaptable_tai_utc(t, T_2027, &off), 0);
+	LC_EQ_INT(off, 38);
+	/* 23:59:60 is the TAI second 2027-01-01 + 38 - 1 s (leaptable.c's
+	 * rule), the one before it 23:59:59 */
+	LC_EQ_INT(lc_leaptable_tai_utc_at_tai(t, T_2027 + 37, &off, &in_leap),
+	          0);
+	LC_EQ_INT(in_leap, 1);
+	LC_EQ_INT(lc_leaptable_tai_utc_at_tai(t, T_2027 + 36, &off, &in_leap),
+	          0);
+	LC_EQ_INT(in_leap, 0);
+	LC_EQ_INT(lc_leaptable_next(t, T_2017, &r), 0);
+	LC_EQ_I64(r.when, T_2027);
+	/* the info is the file's, one row more */
+	lc_leaptable_info(t, &after);
+	LC_EQ_STR(after.source, before.source);
+	LC_EQ_I64(after.expires, before.expires);
+	LC_EQ_I64(after.updated, before.updated);
+	LC_EQ_INT(after.hash, before.hash);
+	LC_EQ_I64((int64_t)after.count, (int64_t)before.count + 1);
+
+	/* refused, the table kept: not after the last row, not a midnight,
+	 * not +-1, no table */
+	LC_EQ_INT(lc_leaptable_add(t, T_2027, 1, &err), LC_ETABLE);
+	LC_TRUE(strstr(err.msg, "not after the table's last row") != NULL);
+	LC_EQ_INT(lc_leaptable_add(t, T_2017, -1, &err), LC_ETABLE);
+	LC_EQ_INT(lc_leaptable_add(t, T_2027 + 86400 + 1, 1, &err), LC_ETABLE);
+	LC_TRUE(strstr(err.msg, "not a UTC midnight") != NULL);
+	LC_EQ_INT(lc_leaptable_add(t, T_2027 + 86400, 0, &err), LC_EINVAL);
+	LC_EQ_INT(lc_leaptable_add(t, T_2027 + 86400, 2, &err), LC_EINVAL);
+	LC_EQ_INT(lc_leaptable_add(NULL, T_2027 + 86400, 1, &err), LC_EINVAL);
+	LC_EQ_I64((int64_t)lc_leaptable_count(t), 29);
+
+	/* a deletion at the end of any day (not a month's): TAI-UTC 36 from
+	 * 2026-12-08, the 23:59:59 before it gone */
+	LC_EQ_INT(lc_leaptable_load_file(t, TZ_2026F, LC_LEAPFMT_AUTO, &err),
+	          0);
+	LC_EQ_INT(lc_leaptable_add(t, T_2026_12_08, -1, &err), 0);
+	LC_EQ_INT(lc_leaptable_leap_at(t, T_2026_12_08 - 1), -1);
+	LC_EQ_INT(lc_leaptable_tai_utc(t, T_2026_12_08, &off), 0);
+	LC_EQ_INT(off, 36);
+	LC_EQ_INT(lc_leaptable_prev(t, T_2026_12_08, &r), 0);
+	LC_EQ_I64(r.when, T_2026_12_08);
+	LC_EQ_INT(r.dir, -1);
+
+	/* full: LC__LEAP_MAX rows, then refused */
+	for (int64_t w = T_2026_12_08 + 86400;
+	     lc_leaptable_count(t) < LC__LEAP_MAX; w += 86400)
+		LC_EQ_INT(lc_leaptable_add(t, w, 1, &err), 0);
+	LC_EQ_INT(lc_leaptable_add(t, T_2026_12_08 + 86400 * 4000, 1, &err),
+	          LC_ETABLE);
+	LC_TRUE(strstr(err.msg, "full") != NULL);
+	LC_EQ_I64((int64_t)lc_leaptable_count(t), LC__LEAP_MAX);
+	lc_leaptable_free(t);
+}
+
 /* TAI-UTC by a plain scan of the IERS rows, with the header's rule that
  * the repeated POSIX second of an insertion already has the new offset. */
 static int ref_tai_utc(const lc_leaptable *t, int64_t u, int32_t *off)
@@ -1306,6 +1391,9 @@ int main(int argc, char **argv)
 	       "leap_at -1, TAI-UTC and TAI continuity, next/prev");
 	LC_RUN(test_expired, "tzdata 2025b's list has expired on 2026-12-03, "
 	                     "2026f's has not");
+	LC_RUN(test_add, "lc_leaptable_add: an insertion and a deletion after "
+	                 "the last row, seen by every query, the file's info "
+	                 "kept; bad leaps and a full table refused, table kept");
 	LC_RUN(test_queries, "TAI-UTC at fixed and 200k random instants vs a "
 	                     "plain scan; TAI side; leap_at; next/prev");
 	LC_RUN(test_load_file_errors,

@@ -8,7 +8,7 @@
 #include "lc_test.h"
 
 #include "leapclock.h"
-#include "timekeeper.h" /* lc_tk_mono_at, lc_tk_cycles_at */
+#include "timekeeper.h" /* lc__tk_mono_at, lc__tk_cycles_at */
 
 #define NS INT64_C(1000000000)
 #define US INT64_C(1000)
@@ -730,7 +730,7 @@ static int ts_ge(const struct timespec *a, const struct timespec *b)
 	       (a->tv_sec == b->tv_sec && a->tv_nsec >= b->tv_nsec);
 }
 
-/* lc_tk_mono_at: for random deadlines on every clock around an insertion and
+/* lc__tk_mono_at: for random deadlines on every clock around an insertion and
  * a deletion (computed before the leap), the clock reads at or past the
  * deadline at the returned instant and before it 1 ns earlier (never early,
  * and exact). */
@@ -766,7 +766,7 @@ static void check_inverse(int dir)
 			v[i].d.tv_sec = (time_t)(w - 1 - (lc_rand() % 2));
 			v[i].d.tv_nsec = (long)(NS + lc_rand_range(0, NS - 1));
 		}
-		LC_EQ_INT(lc_tk_mono_at(e.tk, (lc_clock_id)id, &v[i].d, &v[i].m),
+		LC_EQ_INT(lc__tk_mono_at(e.tk, (lc_clock_id)id, &v[i].d, &v[i].m),
 		          0);
 	}
 	qsort(v, N, sizeof(v[0]), dl_cmp);
@@ -777,7 +777,7 @@ static void check_inverse(int dir)
 
 		/* the true time at which MONOTONIC reaches m: through the
 		 * counter inverse */
-		LC_EQ_INT(lc_tk_cycles_at(e.tk, v[i].m - 1, &cyc), 0);
+		LC_EQ_INT(lc__tk_cycles_at(e.tk, v[i].m - 1, &cyc), 0);
 		t = lc_sim_true_ns_at(e.c, cyc);
 		if (t >= e.t && lc_now_ns(e.tk, LC_CLOCK_MONOTONIC) < v[i].m - 1) {
 			run_for(&e, t - e.t, 0);
@@ -792,7 +792,7 @@ static void check_inverse(int dir)
 				LC_FALSE(ts_ge(&r, &v[i].d));
 			}
 		}
-		LC_EQ_INT(lc_tk_cycles_at(e.tk, v[i].m, &cyc), 0);
+		LC_EQ_INT(lc__tk_cycles_at(e.tk, v[i].m, &cyc), 0);
 		t = lc_sim_true_ns_at(e.c, cyc);
 		if (t > e.t)
 			run_for(&e, t - e.t, 0);
@@ -822,21 +822,21 @@ static void test_mono_at(void)
 	lm = 10 * NS; /* REALTIME reaches W at MONOTONIC 10 s */
 	d.tv_sec = (time_t)w;
 	d.tv_nsec = 0;
-	LC_EQ_INT(lc_tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), 0);
+	LC_EQ_INT(lc__tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), 0);
 	LC_EQ_I64(m, lm + NS); /* 00:00:00 comes after 23:59:60 */
-	LC_EQ_INT(lc_tk_mono_at(e.tk, LC_CLOCK_UTC, &d, &m), 0);
+	LC_EQ_INT(lc__tk_mono_at(e.tk, LC_CLOCK_UTC, &d, &m), 0);
 	LC_EQ_I64(m, lm + NS);
 	d.tv_sec = (time_t)(w - 1);
 	d.tv_nsec = 999999999;
-	LC_EQ_INT(lc_tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), 0);
+	LC_EQ_INT(lc__tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), 0);
 	LC_EQ_I64(m, lm - 1);
 	d.tv_nsec = 1250 * MS;
-	LC_EQ_INT(lc_tk_mono_at(e.tk, LC_CLOCK_UTC, &d, &m), 0);
+	LC_EQ_INT(lc__tk_mono_at(e.tk, LC_CLOCK_UTC, &d, &m), 0);
 	LC_EQ_I64(m, lm + 250 * MS);
-	LC_EQ_INT(lc_tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), LC_EINVAL);
+	LC_EQ_INT(lc__tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), LC_EINVAL);
 	d.tv_sec = (time_t)(w + 37);
 	d.tv_nsec = 0;
-	LC_EQ_INT(lc_tk_mono_at(e.tk, LC_CLOCK_TAI, &d, &m), 0);
+	LC_EQ_INT(lc__tk_mono_at(e.tk, LC_CLOCK_TAI, &d, &m), 0);
 	LC_EQ_I64(m, lm);
 	env_free(&e);
 	check_inverse(1);
@@ -863,14 +863,14 @@ static void check_mono_at_repeat(int update)
 	env_new(&e, 1000000000u, 0, (w - 10) * NS, LC_LEAP_FROM_ADJTIMEX);
 	clear_time_state(&e);
 	adj_status(&e, LC_STA_INS);
-	LC_EQ_INT(lc_tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), 0);
+	LC_EQ_INT(lc__tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), 0);
 	LC_EQ_I64(m, lm - 200 * MS);
 	run_for(&e, lm + 300 * MS - e.t, update ? 100 * MS : 0);
 	LC_EQ_I64(lc_now_ns(e.tk, LC_CLOCK_REALTIME), (w - 1) * NS + 300 * MS);
-	LC_EQ_INT(lc_tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), 0);
+	LC_EQ_INT(lc__tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), 0);
 	LC_EQ_I64(m, lm + 800 * MS);
 	d.tv_nsec = (long)(200 * MS);
-	LC_EQ_INT(lc_tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), 0);
+	LC_EQ_INT(lc__tk_mono_at(e.tk, LC_CLOCK_REALTIME, &d, &m), 0);
 	LC_EQ_I64(m, lm + 200 * MS);
 	/* the instant found reads 23:59:59.8 in the repeat, 1 ns before it
 	 * still less */
@@ -979,6 +979,105 @@ static void test_table_late_start(void)
 	LC_BAIL();
 	/* 1 ns before: the first read (1 ms on) is already in 23:59:60 */
 	check_late_start(W2017 * NS - 1, 7 * MS, 0);
+}
+
+/* A table-driven timekeeper created (or set, `set_ns` >= 0) inside the
+ * last day before a table leap, its last seconds included, has that leap
+ * armed at once as a host under chrony's leapsectz has: adjtimex says
+ * TIME_INS with STA_INS (TIME_DEL, STA_DEL) before any update, then
+ * TIME_OOP in 23:59:60 and TIME_WAIT (a deletion: TIME_WAIT), and REALTIME
+ * repeats (skips) the second exactly at the leap. Before (issue 25 item 6),
+ * the state was TIME_OK until the leap's own boundary, and the preload
+ * shim stopped its writer in the last two seconds for that (updates_safe):
+ * the first adjtimex check fails without lc__tkw_table_arm_now. */
+static void check_arm_at_start(lc_leaptable *tab, int64_t start_ns,
+                               int64_t set_ns, int64_t w, int dir)
+{
+	const int ins = dir > 0;
+	struct lc_tk_config cfg;
+	struct lc_timex tx;
+	struct env e;
+	int seen[8], nseen = 0, st;
+	int64_t rt0 = set_ns >= 0 ? set_ns : start_ns, m0 = 0;
+	/* the leap's REALTIME boundary: 00:00:00 (insertion), the deleted
+	 * 23:59:59 (deletion) */
+	int64_t b = (ins ? w : w - 1) * NS;
+
+	memset(&e, 0, sizeof(e));
+	lc_counter_new_sim(&e.c, 1000000000u, 0);
+	lc_tk_config_init(&cfg);
+	cfg.initial_realtime_ns = start_ns;
+	cfg.leap_source = LC_LEAP_FROM_TABLE;
+	cfg.table = tab;
+	LC_EQ_INT(lc_tk_new(&e.tk, e.c, &cfg), 0);
+	if (set_ns >= 0) {
+		struct timespec ts = { (time_t)(set_ns / NS),
+		                       (long)(set_ns % NS) };
+
+		run_for(&e, 5 * MS, 0);
+		LC_EQ_INT(lc_settime(e.tk, LC_CLOCK_REALTIME, &ts), 0);
+		m0 = lc_now_ns(e.tk, LC_CLOCK_MONOTONIC);
+	}
+	/* synchronised (as the shim marks it): STA_UNSYNC off, the rest of
+	 * the status kept, maxerror 0 (16 s of it would set STA_UNSYNC again
+	 * at the next boundary) */
+	adj_read(&e, &tx);
+	tx.modes = LC_ADJ_STATUS | LC_ADJ_MAXERROR;
+	tx.status &= ~LC_STA_UNSYNC;
+	tx.maxerror = 0;
+	lc_adjtimex(e.tk, &tx);
+	st = adj_read(&e, &tx);
+	LC_EQ_INT(st, ins ? LC_TIME_INS : LC_TIME_DEL);
+	LC_EQ_INT(tx.status & (LC_STA_INS | LC_STA_DEL),
+	          ins ? LC_STA_INS : LC_STA_DEL);
+	seen[nseen++] = st;
+	while (lc_now_ns(e.tk, LC_CLOCK_REALTIME) < b + 2 * NS) {
+		int64_t rt, m;
+
+		run_for(&e, 10 * MS, 10 * MS);
+		m = lc_now_ns(e.tk, LC_CLOCK_MONOTONIC) - m0;
+		rt = lc_now_ns(e.tk, LC_CLOCK_REALTIME);
+		/* the exact leap: -1 s from 00:00:00 on (insertion), +1 s
+		 * from the deleted 23:59:59 on */
+		LC_EQ_I64(rt, rt0 + m - (rt0 + m >= b ? dir * NS : 0));
+		st = adj_read(&e, &tx);
+		if (st != seen[nseen - 1] && nseen < 8)
+			seen[nseen++] = st;
+	}
+	LC_GE_INT(nseen, (ins ? 3 : 2));
+	if (ins) {
+		LC_EQ_INT(seen[1], LC_TIME_OOP);
+		LC_EQ_INT(seen[2], LC_TIME_WAIT);
+	} else {
+		LC_EQ_INT(seen[1], LC_TIME_WAIT);
+	}
+	env_free(&e);
+}
+
+static void test_table_arm_at_start(void)
+{
+	lc_leaptable *del = lc_leaptable_new();
+	/* a deletion 30 days after the 2017 leap (2017-01-31 00:00:00) */
+	const int64_t d = W2017 + 30 * 86400;
+
+	LC_EQ_INT(lc_leaptable_add(del, d, -1, NULL), 0);
+	check_arm_at_start(NULL, W2017 * NS - 500 * MS, -1, W2017, 1);
+	LC_BAIL();
+	check_arm_at_start(NULL, W2017 * NS - 1500 * MS, -1, W2017, 1);
+	LC_BAIL();
+	check_arm_at_start(NULL, W2017 * NS - 3600 * NS, -1, W2017, 1);
+	LC_BAIL();
+	/* set, from a day before, into the last second */
+	check_arm_at_start(NULL, (W2017 - 86400 - 10) * NS,
+	                   W2017 * NS - 700 * MS, W2017, 1);
+	LC_BAIL();
+	check_arm_at_start(del, (d - 1) * NS - 500 * MS, -1, d, -1);
+	LC_BAIL();
+	check_arm_at_start(del, (d - 1) * NS - 2500 * MS, -1, d, -1);
+	LC_BAIL();
+	check_arm_at_start(del, (d - 2 * 86400) * NS, (d - 1) * NS - 300 * MS,
+	                   d, -1);
+	lc_leaptable_free(del);
 }
 
 /* Long gaps between updates: the writer skips quiet seconds exactly. A
@@ -1358,9 +1457,10 @@ int main(int argc, char **argv)
 	LC_RUN(test_settime, "settime REALTIME/UTC (incl. 23:59:60)/TAI, rejections, clock-was-set");
 	LC_RUN(test_exact_without_update, "exact leap with no update: reads, clock-was-set and next-leap switch at the instant");
 	LC_RUN(test_next_leap_vectors, "next-leap vectors of the reference through lc_tk_next_leap, predicted and armed");
-	LC_RUN(test_mono_at, "lc_tk_mono_at/cycles_at: first instant at or past the deadline on every clock, across insertion and deletion");
-	LC_RUN(test_mono_at_repeat, "lc_tk_mono_at REALTIME in the repeated 23:59:59: the first occurrence before the leap, the repeated one from inside it (from now on), updated or not");
+	LC_RUN(test_mono_at, "lc__tk_mono_at/cycles_at: first instant at or past the deadline on every clock, across insertion and deletion");
+	LC_RUN(test_mono_at_repeat, "lc__tk_mono_at REALTIME in the repeated 23:59:59: the first occurrence before the leap, the repeated one from inside it (from now on), updated or not");
 	LC_RUN(test_table_source, "LC_LEAP_FROM_TABLE: the table arms 2016-12-31 23:59:60 and owns TAI-UTC");
+	LC_RUN(test_table_arm_at_start, "table source created or set in the leap's last day (its last second too): TIME_INS/TIME_DEL armed at once, then OOP/WAIT, the exact leap");
 	LC_RUN(test_table_late_start, "table source started in the last second before a leap: the writer applies the leap its readers apply");
 	LC_RUN(test_long_gaps, "long gaps between updates: quiet seconds skipped exactly, table leaps still folded");
 	LC_RUN(test_two_leaps, "two table leaps a day apart (+1 +1, +1 -1): exact through the second with an update after the first; one update after both folds both (REALTIME, UTC, TAI-UTC, clock-was-set +2, nothing left armed)");

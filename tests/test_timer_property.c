@@ -18,7 +18,7 @@
  *    deadline the model holds;
  *  - zero lateness: the expiry happens at MONOTONIC max(ref, mono_at(dl)),
  *    ref = when it was armed (or last expired, or the clock last stepped),
- *    mono_at = lc_tk_mono_at() of the deadline; inside a repeated 23:59:59
+ *    mono_at = lc__tk_mono_at() of the deadline; inside a repeated 23:59:59
  *    (REALTIME armed in the repeat), at ref + (dl - reading at ref);
  *  - overruns exact: floor((reading - dl) / period) (on the clock's
  *    reading; UTC periods next to a leap are checked for consistency only);
@@ -36,7 +36,7 @@
  */
 #include "lc_test.h"
 #include "loop.h"
-#include "timekeeper.h" /* lc_tk_mono_at, lc_tk_cycles_at */
+#include "timekeeper.h" /* lc__tk_mono_at, lc__tk_cycles_at */
 
 #define NS LC_NSEC_PER_SEC
 #define US INT64_C(1000)
@@ -344,7 +344,7 @@ static void pt_cb(lc_timer *t, int status, void *data)
 	       : p->clock == LC_CLOCK_TAI    ? first_step(st_tai, nst_tai, p->ref)
 	       : p->clock >= LC_CLOCK_UTC    ? first_step(st_set, nst_set, p->ref)
 	                                     : INT64_MAX;
-	if (lc_tk_mono_at(tk, (lc_clock_id)p->clock, &p->dl, &ma) == 0) {
+	if (lc__tk_mono_at(tk, (lc_clock_id)p->clock, &p->dl, &ma) == 0) {
 		int64_t ref = p->ref;
 		/* the last test-made step before now moves the reference */
 		while (step <= m) {

@@ -11,7 +11,7 @@
  */
 #include "lc_test.h"
 #include "loop.h"
-#include "timekeeper.h" /* lc_tk_mono_at, lc_tk_cycles_at */
+#include "timekeeper.h" /* lc__tk_mono_at, lc__tk_cycles_at */
 
 #define NS LC_NSEC_PER_SEC
 #define MS INT64_C(1000000)
@@ -381,7 +381,7 @@ static void test_smear_follows(void)
  * 1500 ppm, armed 10 s before the leap: it would need 1e5 ppm), UTC_SLS
  * reads 23:59:60.x, and its timers are UTC's: the leap is at m0 + 10 s, so
  *   00:00:00 -> 11, 00:00:00.5 -> 11.5, 23:59:60.5 -> 10.5 (a valid
- *   deadline, as lc_tk_mono_at says), a 1 s period from 23:59:58.5 -> 8.5,
+ *   deadline, as lc__tk_mono_at says), a 1 s period from 23:59:58.5 -> 8.5,
  *   9.5, 10.5 (23:59:60.5), 11.5; 0.5 s relative from 23:59:60.2 -> 10.7;
  * while a MONOTONIC timer wakes the loop at 10.001 and 10.2, inside the
  * inserted second, where UTC_SLS's ns value (lc_now_ns) repeats 00:00:00's.
@@ -422,8 +422,8 @@ static void sls_unsmeared_case(uint64_t freq, const struct lc_smear_policy *pol)
 	r[4].dl = ts_of(E * NS - 1500 * MS); /* the first (checked below) */
 	r[6].dl = ts_of(E * NS);
 	/* a UTC_SLS deadline in 23:59:60: both lc_timer_start and
-	 * lc_tk_mono_at take it, and agree on when it is */
-	LC_EQ_INT(lc_tk_mono_at(tk, LC_CLOCK_UTC_SLS, &r[2].dl, &ma), 0);
+	 * lc__tk_mono_at take it, and agree on when it is */
+	LC_EQ_INT(lc__tk_mono_at(tk, LC_CLOCK_UTC_SLS, &r[2].dl, &ma), 0);
 	LC_GE_I64(ma - m0, 10500 * MS);
 	LC_LT_I64(ma - m0, 10500 * MS + tick);
 	for (int i = 0; i < N; i++) {
@@ -440,7 +440,7 @@ static void sls_unsmeared_case(uint64_t freq, const struct lc_smear_policy *pol)
 	v.tv_nsec = 2000000000;
 	LC_EQ_INT(lc_timer_start(&t[5], LC_TIMER_ABSTIME, &v, NULL),
 	          LC_EINVAL);
-	LC_EQ_INT(lc_tk_mono_at(tk, LC_CLOCK_UTC_SLS, &v, &ma), LC_EINVAL);
+	LC_EQ_INT(lc__tk_mono_at(tk, LC_CLOCK_UTC_SLS, &v, &ma), LC_EINVAL);
 	lc_loop_run_sim(loop, m0 + 10 * NS + 200 * MS);
 	/* inside 23:59:60: UTC_SLS reads it, and its ns value repeats */
 	LC_EQ_INT(lc_gettime(tk, LC_CLOCK_UTC_SLS, &d), 0);

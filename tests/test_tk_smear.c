@@ -8,7 +8,7 @@
 #include "lc_testdata.h"
 
 #include "leapclock.h"
-#include "timekeeper.h" /* lc_tk_mono_at, lc_tk_cycles_at */
+#include "timekeeper.h" /* lc__tk_mono_at, lc__tk_cycles_at */
 
 #include <math.h>
 
@@ -805,7 +805,7 @@ static void check_two_leaps(int cancel)
 
 			while (model_two(cancel, S2, t0 + first - 1 + NS) >= vb)
 				first--;
-			LC_EQ_INT(lc_tk_mono_at(b, LC_CLOCK_UTC_SLS, &d, &m),
+			LC_EQ_INT(lc__tk_mono_at(b, LC_CLOCK_UTC_SLS, &d, &m),
 			          0);
 			if (m != first && bad++ < 5)
 				printf("  mono_at %" PRId64

@@ -12,7 +12,7 @@
  *	timeline_reader timer ISO       an absolute REALTIME timer (lc timers
  *	                                are not needed: clock_nanosleep on
  *	                                the host's MONOTONIC to the instant
- *	                                lc_tk_mono_at gives), then the clock
+ *	                                lc__tk_mono_at gives), then the clock
  *	                                at wake-up: "fired REALTIME_NS"
  */
 #define _GNU_SOURCE

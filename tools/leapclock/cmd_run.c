@@ -499,6 +499,9 @@ struct run_opts {
 	const char *mode, *pretend, *leap_in, *leapfile, *timeline;
 	int del, debug, help, sandbox;
 	char leapabs[PATH_MAX]; /* --leapfile made absolute */
+	/* --leap-in resolved by run_table: LEAPCLOCK_EXTRA_LEAP's value and
+	 * the pretend instant (empty without --leap-in) */
+	char extra[64], leap_pretend[64];
 };
 
 /* The options, up to the program; 0 or the exit status. */
@@ -615,20 +618,53 @@ static int run_check(struct run_opts *o)
 	return 0;
 }
 
+/* --leap-in on table `t`: the leap added to it as each shim will add it
+ * (lcp_leap_in_resolve, lc_leaptable_add), so that a leap the table
+ * cannot take is said here, and o->extra, o->leap_pretend for the
+ * program's LEAPCLOCK_EXTRA_LEAP and LEAPCLOCK_PRETEND. 0 or the exit
+ * status. */
+static int run_leap_in(struct run_opts *o, lc_leaptable *t)
+{
+	struct lc_error err;
+	struct timespec now, p;
+	int64_t in_ns = 0, when, pns;
+	int dir = o->del ? -1 : 1;
+
+	lcp_parse_duration(o->leap_in, &in_ns); /* checked in run_check */
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (lcp_leap_in_resolve(t, (int64_t)now.tv_sec * LC_NSEC_PER_SEC +
+	                               now.tv_nsec,
+	                        in_ns, dir, &when, &pns, &err) < 0) {
+		lc_cli_print_error(CMD, &err);
+		return LC_EXIT_USAGE;
+	}
+	p.tv_sec = (time_t)(pns / LC_NSEC_PER_SEC);
+	p.tv_nsec = (long)(pns % LC_NSEC_PER_SEC);
+	if (lc_iso8601_format(&p, 9, o->leap_pretend,
+	                      sizeof(o->leap_pretend)) < 0) {
+		fprintf(stderr, "leapclock run: --leap-in: cannot format the "
+		                "pretend instant\n");
+		return LC_EXIT_USAGE;
+	}
+	snprintf(o->extra, sizeof(o->extra), "%" PRId64 ":%+d", when, dir);
+	return 0;
+}
+
 /* The table the program's shims will use, checked once here: a table
  * named by LEAPCLOCK_LEAPFILE is that table or an error (here as in the
  * shim, said once before the program starts), --pretend must be an
- * instant the shim's int64_t ns hold, and an expired table is said once
- * (*expired: the shims are told it was). The table is handed to *keep
- * (the sandbox's: loaded again, a system table's search would be said a
- * second time). 0 or the exit status. */
-static int run_table(const struct run_opts *o, int *expired,
-                     lc_leaptable **keep)
+ * instant the shim's int64_t ns hold, --leap-in's leap must fit it, and an
+ * expired table is said once (*expired: the shims are told it was). The
+ * table is handed to *keep (the sandbox's: loaded again, a system table's
+ * search would be said a second time; --leap-in, which the sandbox
+ * excludes, has added its leap to it). 0 or the exit status. */
+static int run_table(struct run_opts *o, int *expired, lc_leaptable **keep)
 {
 	const char *env = getenv(LCP_ENV_LEAPFILE);
 	struct lc_error err;
 	struct timespec ts;
 	lc_leaptable *t;
+	int rc;
 
 	t = lc_cli_load_table(CMD, o->leapfile != NULL ? o->leapfile
 	                           : env != NULL && *env != '\0' ? env
@@ -644,10 +680,15 @@ static int run_table(const struct run_opts *o, int *expired,
 	}
 	/* An expired table does not know the leaps announced since: judged
 	 * at the instant the program starts on (the pretended one in a
-	 * rehearsal). */
+	 * rehearsal), before --leap-in's leap is added to it. */
 	if (o->pretend == NULL)
 		clock_gettime(CLOCK_REALTIME, &ts);
 	*expired = lc_cli_warn_expired(CMD, t, NULL, (int64_t)ts.tv_sec);
+	rc = o->leap_in != NULL ? run_leap_in(o, t) : 0;
+	if (rc != 0) {
+		lc_leaptable_free(t);
+		return rc;
+	}
 	*keep = t;
 	return 0;
 }
@@ -684,9 +725,10 @@ static void run_env(const struct run_opts *o, const char *lib, int expired)
 		setenv(LCP_ENV_DEBUG, "1", 1);
 	if (o->pretend != NULL && !o->sandbox)
 		setenv(LCP_ENV_PRETEND, o->pretend, 1);
-	if (o->leap_in != NULL) {
-		setenv(LCP_ENV_LEAP_IN, o->leap_in, 1);
-		setenv(LCP_ENV_LEAP_DIR, o->del ? "delete" : "insert", 1);
+	if (o->extra[0] != '\0') {
+		/* --leap-in, resolved (run_leap_in): the shims add the leap */
+		setenv(LCP_ENV_PRETEND, o->leap_pretend, 1);
+		setenv(LCP_ENV_EXTRA_LEAP, o->extra, 1);
 	}
 	if (!o->sandbox && (o->pretend != NULL || o->leap_in != NULL)) {
 		/* The program's clock reads the pretend instant at this
