@@ -110,25 +110,53 @@ int lc__tk_sample_bracketed(const struct lc_timekeeper *tk,
 
 static void mode_status(struct lc_timekeeper *tk);
 
+static int64_t expected_host(const struct lc_timekeeper *tk, int64_t rt,
+                             int64_t mono_now);
+
+/* The REALTIME whose declared smear the host shows as `host`: the inverse
+ * of expected_host, by fixed point (a smear's slope is far below 1, so
+ * each round shrinks the error by that factor: ns within a dozen). No
+ * declared smear: `host` itself. */
+static int64_t unsmear_host(const struct lc_timekeeper *tk, int64_t host,
+                            int64_t mono)
+{
+	int64_t rt = host;
+
+	if (tk->cfg.host_smear == NULL)
+		return host;
+	for (int i = 0; i < 16; i++) {
+		int64_t n = host + (rt - expected_host(tk, rt, mono));
+
+		if (n == rt)
+			break;
+		rt = n;
+	}
+	return rt;
+}
+
 /* The host following's starting point: what it learns from the sample
- * that set REALTIME at creation (MONOTONIC is already set). */
-void lc__tk_prime_follow(struct lc_timekeeper *tk,
-                         const struct lc_host_sample *hs)
+ * that set REALTIME at creation (MONOTONIC is already set). Returns the
+ * REALTIME to start from: the host's, less a declared smear under way
+ * (a writer started inside the smear's window would otherwise take the
+ * smeared host for true UTC and hold that offset as a leap off). */
+int64_t lc__tk_prime_follow(struct lc_timekeeper *tk,
+                            const struct lc_host_sample *hs)
 {
 	struct lc__hf_input in;
+	int64_t rt = unsmear_host(tk, hs->realtime_ns, tk->s.mono);
 	int32_t tai;
 
 	host_input(&in, hs);
 	in.mono_ns = tk->s.mono;
-	if (lc__tkw_table_tai(tk, lc__fdiv(hs->realtime_ns, LC__NS), 0,
-	                      &tai) < 0)
+	if (lc__tkw_table_tai(tk, lc__fdiv(rt, LC__NS), 0, &tai) < 0)
 		tai = 0;
 	in.tai_utc = tai;
 	lc__hf_prime(&tk->hf, &in, tk->cfg.host_smear == NULL);
 	mode_status(tk);
 	/* lc_tk_new's offs_tai, as lc__tkw_sync_table_tai() leaves it */
-	tk->hf_offs_tai = hs->realtime_ns - tk->s.mono + (int64_t)tai * LC__NS;
+	tk->hf_offs_tai = rt - tk->s.mono + (int64_t)tai * LC__NS;
 	tk->hf_offs_tai_valid = 1;
+	return rt;
 }
 
 /* The host's REALTIME, which lc_tk_new starts from (s->mono is set). When
@@ -141,10 +169,8 @@ int64_t lc__tk_host_realtime(struct lc_timekeeper *tk)
 	struct lc_host_sample hs;
 	struct timespec ts;
 
-	if (tk->cfg.follow_host && lc__tk_host_sample(tk, &hs) == 0) {
-		lc__tk_prime_follow(tk, &hs);
-		return hs.realtime_ns;
-	}
+	if (tk->cfg.follow_host && lc__tk_host_sample(tk, &hs) == 0)
+		return lc__tk_prime_follow(tk, &hs);
 	if (tk->cfg.host_realtime != NULL)
 		return tk->cfg.host_realtime(tk->cfg.host_arg);
 	if (tk->cfg.host_sample != NULL && lc__tk_host_sample(tk, &hs) == 0)

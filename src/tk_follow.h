@@ -19,7 +19,8 @@ int lc__tk_sample_bracketed(const lc_timekeeper *tk, struct lc_host_sample *hs,
                             uint64_t *mid, int64_t *width_ns);
 /* What the following learns from the sample that set REALTIME at
  * creation (s.mono already set). */
-void lc__tk_prime_follow(lc_timekeeper *tk, const struct lc_host_sample *hs);
+int64_t lc__tk_prime_follow(lc_timekeeper *tk,
+                            const struct lc_host_sample *hs);
 /* The host's REALTIME to start from (primes the following if on). */
 int64_t lc__tk_host_realtime(lc_timekeeper *tk);
 /* One update of the following at MONOTONIC mono_now: sample, decide,

@@ -129,7 +129,7 @@ static int64_t start_point(struct lc_timekeeper *tk)
 		return tk->cfg.initial_realtime_ns + s->mono;
 	if (have_hs0) {
 		if (tk->cfg.follow_host)
-			lc__tk_prime_follow(tk, &hs0);
+			return lc__tk_prime_follow(tk, &hs0);
 		return hs0.realtime_ns;
 	}
 	return lc__tk_host_realtime(tk);
