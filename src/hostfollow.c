@@ -342,8 +342,13 @@ void lc__hf_update(struct lc__hf_state *st, const struct lc__hf_input *in,
 	    abs64(mv) > in->step_ns) {
 		/* An unsignalled move (the rule above): beyond any slew, a
 		 * step whose signal is owed; else held once, unless the last
-		 * sample was held already (then it is drift). */
-		if (abs64(mv) > in->step_ns + slew_bound(dt)) {
+		 * sample was held already (then it is drift). Under a
+		 * declared smear, never a step: its NTP client lags the
+		 * smear's turns (chronyd by tens of ms at the minute
+		 * preset's 16,667 ppm) and that lag unwinds unsignalled, a
+		 * move to steer; a real step there signals. */
+		if (abs64(mv) > in->step_ns + slew_bound(dt) &&
+		    in->mode != LC_HOST_LEAP_SMEAR) {
 			stepped = 1;
 			out->unsignalled = 1;
 			st->owed++;

@@ -80,6 +80,10 @@ static int64_t behind(const struct host *h, int64_t t)
 	return x >= NS ? 0 : NS - x;
 }
 
+/* HK_SMEAR: how far the host follows its upstream's smear behind (its
+ * NTP client's lag: chronyd's, a second or two) */
+static int64_t smear_lag_ns;
+
 static int host_sample(void *arg, struct lc_host_sample *out)
 {
 	struct host *h = arg;
@@ -103,7 +107,8 @@ static int host_sample(void *arg, struct lc_host_sample *out)
 		break;
 	case HK_SMEAR:
 		out->realtime_ns =
-		    pre - lc_smear_offset(h->smear, h->dir, t - h->leap_t);
+		    pre - lc_smear_offset(h->smear, h->dir,
+		                          t - h->leap_t - smear_lag_ns);
 		break;
 	default: {
 		int64_t b = behind(h, t);
@@ -497,6 +502,11 @@ static void test_declared_smear(void)
 	                       "smear:google", 0, HK_SMEAR, "google", -1, 0, 0,
 	                       10, 600, TOL_EXACT, 0, "" });
 	learn_s = 3600;
+	smear_lag_ns = 2 * NS;
+	run_both((struct run){ "smear:minute, the host 2 s behind it",
+	                       "smear:minute", 0, HK_SMEAR, "minute", -1, 0, 0,
+	                       120, 120, 40 * MS, 0, "" });
+	smear_lag_ns = 0;
 }
 
 static void test_declared_slew(void)
