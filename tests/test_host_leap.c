@@ -418,8 +418,13 @@ static void run_one(const struct run *r)
 	if (v.bad)
 		printf("    %ld bad, first: %s\n", v.bad, v.first_bad);
 	if (v.sls_known)
-		printf("    KNOWN: %ld reads outside the bound as the undeclared "
-		       "smear ends\n", v.sls_known);
+		printf(spec.mode == LC_HOST_LEAP_SMEAR
+		           ? "    KNOWN: %ld reads outside the bound while the "
+		             "host lags its declared smear (its NTP client's "
+		             "tracking error is not in the bound)\n"
+		           : "    KNOWN: %ld reads outside the bound as the "
+		             "undeclared smear ends\n",
+		       v.sls_known);
 	LC_EQ_I64((int64_t)v.bad, 0);
 	LC_EQ_INT(v.sixty, r->dir > 0 ? 1 : 0);
 	LC_EQ_INT(v.saw_deleted, 0);
