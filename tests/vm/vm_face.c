@@ -925,6 +925,11 @@ static int run_disc(int dir, int armed, const char *leapfile,
 	int64_t lead = 12, after = 3, x0, kset, set_mono;
 	int64_t off = 0, width = 0, off2 = 0, width2 = 0, synced = -1;
 	int64_t step_mono, end_mono, track = 0, host_dev = 0;
+	/* after the leap: the kernel's last REALTIME - truth, and how far its
+	 * MONOTONIC moved against MONOTONIC_RAW (chronyd's slew moves both
+	 * REALTIME and MONOTONIC; a page on MONOTONIC carries it) */
+	int64_t end_dev = 0, mr0 = 0, mr1 = 0;
+	int have_mr = 0;
 	struct smear_par sp;
 	struct timespec ts;
 	struct timex tx;
@@ -1175,8 +1180,16 @@ static int run_disc(int dir, int armed, const char *leapfile,
 				vj_max(&track, llabs(rt - vj_smear_of(&c, cnt)));
 			else if (cnt < b_ns - 50000000)
 				vj_max(&track, llabs(rt - cnt));
-			else if (cnt > b_ns + 50000000)
+			else if (cnt > b_ns + 50000000) {
+				int64_t mr = now(CLOCK_MONOTONIC) - now(CLOCK_MONOTONIC_RAW);
+
 				vj_max(&host_dev, llabs(rt - (cnt - dir * VJ_NS)));
+				end_dev = rt - (cnt - dir * VJ_NS);
+				if (!have_mr)
+					mr0 = mr;
+				have_mr = 1;
+				mr1 = mr;
+			}
 			usleep(20000);
 		}
 	}
@@ -1209,8 +1222,9 @@ static int run_disc(int dir, int armed, const char *leapfile,
 		fails += !ok + !dok;
 	}
 	printf("LC-FACE host INFO track=%.3fms after_leap_dev=%.3fms "
-	       "upstream_drift=%.3fms\n",
+	       "end_dev=%.3fms mono_slew=%.3fms upstream_drift=%.3fms\n",
 	       (double)track / 1e6, (double)host_dev / 1e6,
+	       (double)end_dev / 1e6, (double)(mr1 - mr0) / 1e6,
 	       (double)(off2 - off) / 1e6);
 	stop(chrony);
 	stop(ld);
