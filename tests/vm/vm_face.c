@@ -625,6 +625,10 @@ static int wait_faces(const char *const *names, int n, const pid_t *kids,
 
 static int run_disc(int dir, int armed, const char *leapfile,
                     const char *label, const char *preset, int decl);
+/* The host writers' leapclockd --counter (VMTEST_WRITER_COUNTER): system,
+ * as users run it, or raw (an experiment: a page on MONOTONIC_RAW, which
+ * chronyd's slew of the leap does not move; the shim does not read it). */
+static const char *g_wcounter = "system";
 
 static int cmd_run(int argc, char **argv)
 {
@@ -663,6 +667,8 @@ static int cmd_run(int argc, char **argv)
 			preset = v;
 		else if (strcmp(k, "--declare") == 0)
 			decl = atoi(v);
+		else if (strcmp(k, "--writer-counter") == 0)
+			g_wcounter = v[0] != '\0' ? v : "system";
 		else {
 			fprintf(stderr, "lc_vm_face run: unknown option %s\n", k);
 			return 2;
@@ -1004,12 +1010,14 @@ static int run_disc(int dir, int armed, const char *leapfile,
 		              "--leapfile", (char *)leapfile,
 		              "--listen", "127.0.0.1:" NTP_PORT_S "=utc",
 		              "--listen", sm, "--ratelimit", "off",
-		              "--stats-file", "none",
+		              "--stats-file", "none", "--counter",
+		              (char *)g_wcounter,
 		              decl > 0 ? "--host-leap" : NULL, mode, NULL};
 		char *avu[] = {"/bin/leapclockd", "-d", "--timeline", UNDECL_PAGE,
 		               "--leapfile", (char *)leapfile,
 		               "--listen", "127.0.0.1:11126=utc",
-		               "--ratelimit", "off", "--stats-file", "none", NULL};
+		               "--ratelimit", "off", "--stats-file", "none",
+		               "--counter", (char *)g_wcounter, NULL};
 
 		snprintf(sm, sizeof(sm), "127.0.0.1:" SMEAR_PORT_S "=smear:%s",
 		         preset);
