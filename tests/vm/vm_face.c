@@ -625,6 +625,10 @@ static int wait_faces(const char *const *names, int n, const pid_t *kids,
 
 static int run_disc(int dir, int armed, const char *leapfile,
                     const char *label, const char *preset, int decl);
+/* The host writers' leapclockd --counter (VMTEST_WRITER_COUNTER): system,
+ * as users run it, or raw (an experiment: a page on MONOTONIC_RAW, which
+ * chronyd's slew of the leap does not move; the shim does not read it). */
+static const char *g_wcounter = "system";
 
 static int cmd_run(int argc, char **argv)
 {
@@ -663,6 +667,8 @@ static int cmd_run(int argc, char **argv)
 			preset = v;
 		else if (strcmp(k, "--declare") == 0)
 			decl = atoi(v);
+		else if (strcmp(k, "--writer-counter") == 0)
+			g_wcounter = v[0] != '\0' ? v : "system";
 		else {
 			fprintf(stderr, "lc_vm_face run: unknown option %s\n", k);
 			return 2;
@@ -925,6 +931,11 @@ static int run_disc(int dir, int armed, const char *leapfile,
 	int64_t lead = 12, after = 3, x0, kset, set_mono;
 	int64_t off = 0, width = 0, off2 = 0, width2 = 0, synced = -1;
 	int64_t step_mono, end_mono, track = 0, host_dev = 0;
+	/* after the leap: the kernel's last REALTIME - truth, and how far its
+	 * MONOTONIC moved against MONOTONIC_RAW (chronyd's slew moves both
+	 * REALTIME and MONOTONIC; a page on MONOTONIC carries it) */
+	int64_t end_dev = 0, mr0 = 0, mr1 = 0;
+	int have_mr = 0;
 	struct smear_par sp;
 	struct timespec ts;
 	struct timex tx;
@@ -999,12 +1010,14 @@ static int run_disc(int dir, int armed, const char *leapfile,
 		              "--leapfile", (char *)leapfile,
 		              "--listen", "127.0.0.1:" NTP_PORT_S "=utc",
 		              "--listen", sm, "--ratelimit", "off",
-		              "--stats-file", "none",
+		              "--stats-file", "none", "--counter",
+		              (char *)g_wcounter,
 		              decl > 0 ? "--host-leap" : NULL, mode, NULL};
 		char *avu[] = {"/bin/leapclockd", "-d", "--timeline", UNDECL_PAGE,
 		               "--leapfile", (char *)leapfile,
 		               "--listen", "127.0.0.1:11126=utc",
-		               "--ratelimit", "off", "--stats-file", "none", NULL};
+		               "--ratelimit", "off", "--stats-file", "none",
+		               "--counter", (char *)g_wcounter, NULL};
 
 		snprintf(sm, sizeof(sm), "127.0.0.1:" SMEAR_PORT_S "=smear:%s",
 		         preset);
@@ -1175,8 +1188,16 @@ static int run_disc(int dir, int armed, const char *leapfile,
 				vj_max(&track, llabs(rt - vj_smear_of(&c, cnt)));
 			else if (cnt < b_ns - 50000000)
 				vj_max(&track, llabs(rt - cnt));
-			else if (cnt > b_ns + 50000000)
+			else if (cnt > b_ns + 50000000) {
+				int64_t mr = now(CLOCK_MONOTONIC) - now(CLOCK_MONOTONIC_RAW);
+
 				vj_max(&host_dev, llabs(rt - (cnt - dir * VJ_NS)));
+				end_dev = rt - (cnt - dir * VJ_NS);
+				if (!have_mr)
+					mr0 = mr;
+				have_mr = 1;
+				mr1 = mr;
+			}
 			usleep(20000);
 		}
 	}
@@ -1209,8 +1230,9 @@ static int run_disc(int dir, int armed, const char *leapfile,
 		fails += !ok + !dok;
 	}
 	printf("LC-FACE host INFO track=%.3fms after_leap_dev=%.3fms "
-	       "upstream_drift=%.3fms\n",
+	       "end_dev=%.3fms mono_slew=%.3fms upstream_drift=%.3fms\n",
 	       (double)track / 1e6, (double)host_dev / 1e6,
+	       (double)end_dev / 1e6, (double)(mr1 - mr0) / 1e6,
 	       (double)(off2 - off) / 1e6);
 	stop(chrony);
 	stop(ld);
