@@ -1219,8 +1219,24 @@ static int run_disc(int dir, int armed, const char *leapfile,
 
 		printf("LC-FACE writer %s host_leap=%s detected=%s\n",
 		       ok ? "PASS" : "FAIL", hl, det);
-		printf("LC-FACE writer-undecl %s host_leap=%s detected=%s\n",
-		       dok ? "PASS" : "FAIL", hl_u, det_u);
+		/* Google's smear (11.6 ppm) moves the host about 0.2 ms in
+		 * the 16 s observed here, from a writer started mid-window:
+		 * below the 10 ms an undeclared smear must reach before it is
+		 * told from drift (hostfollow.h, LC__HF_SMEAR_HOLD), which
+		 * takes about 15 minutes of its window. Reported, not judged;
+		 * test_host_leap judges the detection over a whole window. */
+		int undetectable = strcmp(mode, "smear:google") == 0;
+
+		if (undetectable && !dok) {
+			printf("LC-FACE writer-undecl INFO host_leap=%s "
+			       "detected=%s (not judged: 16 s of an 11.6 ppm "
+			       "smear is below the detection bound)\n",
+			       hl_u, det_u);
+			dok = 1;
+		} else
+			printf("LC-FACE writer-undecl %s host_leap=%s "
+			       "detected=%s\n",
+			       dok ? "PASS" : "FAIL", hl_u, det_u);
 		if (!ok)
 			printf("LC-WHY writer shows host_leap=%s, declared %s\n",
 			       hl, mode);
