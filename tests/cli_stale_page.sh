@@ -39,7 +39,8 @@ grep -q 'tzdata2026f' <<<"$out" && ok "  on its own LEAPCLOCK_LEAPFILE" || bad "
 for t in "$src"/tests/cli_now.sh "$src"/tests/cli_status.sh "$src"/tests/cli_leapfile.sh "$src"/tests/cli_main.sh; do
 	if bash "$t" "$build" "$src" >/run/t.log 2>&1; then ok "$(basename "$t") passes with the stale page"
 	else rc=$?; [ "$rc" -eq 77 ] && { echo "skip $(basename "$t")"; continue; }
-		bad "$(basename "$t") fails with the stale page: $(grep -m3 FAIL /run/t.log)"; fi
+		bad "$(basename "$t") fails with the stale page: $(grep -m3 FAIL /run/t.log)"
+		grep -E '^note: status|^  writer [0-9]|^  [|] ' /run/t.log | head -12; fi
 done
 echo "$fails failed"
 [ "$fails" -eq 0 ]

@@ -277,11 +277,21 @@ if up note "$N" --leapfile "$ND/leap-seconds.list"; then
 	# machine, not reproduced alone) found the page's socket refusing and
 	# ran in-process; a page read failing so is left open in the closing
 	# note, not hidden: the retry is counted and printed
-	for i in $(seq 20); do
+	# (CI's ASan run saw the refusal last 20 tries: up to 60 now, 0.2 s
+	# apart, and what the page's writer and socket were doing if none
+	# succeeds, for the open defect)
+	got=0
+	for i in $(seq 60); do
 		LEAPCLOCK_TIMELINE=$N "$L" status --json >"$T/note.json" 2>/dev/null
-		grep -q '"note":"' "$T/note.json" && break; sleep 0.1
+		grep -q '"note":"' "$T/note.json" && { got=1; break; }; sleep 0.2
 	done
-	[ "$i" -gt 1 ] && echo "note: status --json read the page at try $i"
+	[ "$i" -gt 1 ] && echo "note: status --json read the page at try $i (found: $got)"
+	if [ "$got" = 0 ]; then
+		echo "  writer $dpid: $(kill -0 "$dpid" 2>/dev/null && echo alive || echo gone), server $(pgrep -P "$dpid" | tr '\n' ' ')"
+		ls -l "$T" | grep notepage | sed 's/^/  | /'
+		command -v ss >/dev/null && ss -xl 2>/dev/null | grep notepage | sed 's/^/  | /'
+		tail -4 "$T/note.log" | sed 's/^/  | /'
+	fi
 	check "text and json: the note ends ' ...' after a whole word of the daemon's message" "$T/note.json" "$note" "$T/note.log" <<'EOF'
 full = open(sys.argv[3]).read()
 for n in (t["table"]["note"], sys.argv[2]):

@@ -41,7 +41,13 @@ import socket, struct, sys, time
 dur = float(sys.argv[1])
 pairs = [a.split(":") for a in sys.argv[2:]]
 NTP_UNIX = 2208988800
-LIMIT = 10000
+import os
+# In a sanitizer build (make check-asan sets LC_SANITIZED=1) each instance
+# starts its rehearsal from one host sample whose bracket of counter reads
+# the sanitizer's slowdown widens towards its 20 us limit (src/tk_follow.c,
+# FOLLOW_MAX_BRACKET_NS), so two instances may start up to 20 us apart (CI
+# saw a median of 19.9 us): the same checks at 25 us there, 10 us otherwise
+LIMIT = 25000 if os.environ.get("LC_SANITIZED") == "1" else 10000
 sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 sock.settimeout(0.2)
 mono = lambda: time.clock_gettime_ns(time.CLOCK_MONOTONIC)
@@ -120,7 +126,7 @@ for name, _, _ in pairs:
         when = "%02d:%02d:%02d.%06d" % (t // 3600 // 10**9, t // 60 // 10**9 % 60,
                                         t // 10**9 % 60, t % 10**9 // 1000)
     print(f"{name}: {len(s)} replies ({slow} slower than 1 ms left out), {len(diffs)} compared, "
-          f"{skipped} skipped at a step; bounds more than 10 us apart in {over}, "
+          f"{skipped} skipped at a step; bounds more than {LIMIT // 1000} us apart in {over}, "
           f"at most {max(gaps) if gaps else '-'} ns (at {when}); midpoint diff median {med} ns, "
           f"max |{mx}| ns; A's offset moved {span} ns; LI seen {lis}; {'agree' if good else 'DISAGREE'}")
 sys.exit(1 if bad else 0)
@@ -173,7 +179,7 @@ if ready "$P" "$((P + 2))"; then
     bad "the smear's offset moved '${moved_s}' ns (want -30000 to -150000)"
   fi
   if [ $rc = 0 ]; then
-    ok "the two instances agree within 10 us on utc and smear:google through the leap"
+    ok "the two instances agree within 10 us (25 us in a sanitizer build) on utc and smear:google through the leap"
   else
     bad "the two instances disagree"
   fi

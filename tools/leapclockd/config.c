@@ -1024,6 +1024,8 @@ static int check_leaptable(const struct ld_config *c)
 	char msg[600];
 	int rc;
 
+	if (c->server_process)
+		return 0;
 	if (c->leapfile[0] == '\0' && c->pretend[0] == '\0')
 		return 0;
 	t = lc_leaptable_new();

@@ -147,6 +147,11 @@ struct ld_config {
 	char clockbound[PATH_MAX]; /* --clockbound: ClockBound's segment; "" none */
 	char user_where[PATH_MAX + 48]; /* where user was set; "" = default */
 	int check_config;        /* --check-config: check, print, exit */
+	/* this process is the server, started by its writer (privsep.c):
+	 * the leap file and the pretended instant are the writer's, checked
+	 * when it started (the file may since have changed: a bad new version
+	 * is the writer's to keep out, not a reason for its server to exit) */
+	int server_process;
 	/* allow/deny (chrony's): none = everyone served */
 	struct ld_acl_rule acl[LD_MAX_ACL];
 	int nacl;

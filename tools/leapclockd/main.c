@@ -492,6 +492,7 @@ int main(int argc, char **argv)
 	/* Every configuration error is found here, before the page, a
 	 * socket or a file is touched (issue 28 item 14): exit 2. */
 	ld_config_init(&cfg);
+	cfg.server_process = role == 1;
 	rc = ld_config_from_args(&cfg, argc, argv);
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;
