@@ -1029,11 +1029,18 @@ static int run_disc(int dir, int armed, const char *leapfile,
 	     k++)
 		usleep(10000);
 	{
-		/* the upstream answers within seconds (a loaded machine) */
+		/* the upstream answers within seconds (a loaded machine);
+		 * before it has bound its port each request is refused at
+		 * once (ICMP port unreachable), so a try is spaced by 0.5 s:
+		 * 20 tries, 10 s (a run under TCG saw the upstream bind 0.9 s
+		 * after it was started, after 8 quick tries had all failed) */
 		int rc = -1;
 
-		for (int k = 0; k < 8 && rc != 0; k++)
+		for (int k = 0; k < 20 && rc != 0; k++) {
 			rc = calibrate(b_ns, dir, &off, &width);
+			if (rc != 0)
+				usleep(500000);
+		}
 		if (rc != 0) {
 			printf("LC-FACE upstream FAIL no-answer\n");
 			fails++;
