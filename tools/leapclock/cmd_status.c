@@ -175,7 +175,52 @@ struct tl_view {
 	int64_t host_hold_ns;
 	int have_kernel;          /* the lc_tk_host fields the page lacks */
 	struct lc_tk_host h;
+	/* leapclockd's server process, from the writer's PAGE.state (a
+	 * page of another writer: none) */
+	int have_server;
+	char server_state[16];    /* "up", "starting", "down" */
+	long server_pid;          /* -1 none */
+	unsigned long server_starts;
+	int64_t server_down_since; /* POSIX s, down only */
+	char server_why[256];     /* why it is down */
 };
+
+/* PAGE.state (leapclockd(8) FILES): what the page's writer says of its
+ * server process. Read only when its writer is the page's, alive. */
+static void read_server_state(struct tl_view *v)
+{
+	char path[300], line[320];
+	long wpid = -1;
+	FILE *f;
+
+	if (v->ti.writer_pid <= 0 || !v->ti.writer_alive || v->ti.path[0] == '\0' ||
+	    (size_t)snprintf(path, sizeof(path), "%s.state", v->ti.path) >=
+	            sizeof(path) ||
+	    (f = fopen(path, "re")) == NULL)
+		return;
+	v->server_pid = -1;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		long long ll;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "writer-pid %ld", &wpid) == 1)
+			continue;
+		if (sscanf(line, "server-pid %ld", &v->server_pid) == 1)
+			continue;
+		if (strncmp(line, "server ", 7) == 0 &&
+		    sscanf(line + 7, "%15s", v->server_state) == 1)
+			continue;
+		if (sscanf(line, "starts %lu", &v->server_starts) == 1)
+			continue;
+		if (sscanf(line, "down-since %lld", &ll) == 1)
+			v->server_down_since = ll;
+		else if (strncmp(line, "reason ", 7) == 0)
+			snprintf(v->server_why, sizeof(v->server_why), "%.255s",
+			         line + 7);
+	}
+	fclose(f);
+	v->have_server = wpid == v->ti.writer_pid && v->server_state[0] != '\0';
+}
 
 /* The in-process writer's smear, as lc_default() chooses it from the
  * environment (LEAPCLOCK_SMEAR, LEAPCLOCK_REALTIME_SMEARED). */
@@ -284,6 +329,7 @@ static void get_view(lc_timekeeper *tk, struct tl_view *v)
 		snprintf(v->host_detected, sizeof(v->host_detected), "%s",
 		         v->ti.host_detected_text);
 		v->host_hold_ns = v->ti.host_hold_ns;
+		read_server_state(v);
 		return;
 	}
 	{
@@ -362,6 +408,36 @@ static const char *fallback_why(const struct lc_timeline_info *t, char *buf,
 	return buf;
 }
 
+/* "server": leapclockd's server process as its writer says (null: no
+ * word from the page's writer). */
+static void print_server_json(const struct tl_view *v)
+{
+	char buf[64];
+
+	printf(",\"server\":");
+	if (!v->have_server) {
+		printf("null");
+		return;
+	}
+	printf("{\"state\":");
+	lc_cli_json_str(stdout, v->server_state);
+	printf(",\"pid\":");
+	if (v->server_pid > 0)
+		printf("%ld", v->server_pid);
+	else
+		printf("null");
+	printf(",\"starts\":%lu,\"down_since\":", v->server_starts);
+	if (v->server_down_since > 0) {
+		iso_or(buf, sizeof(buf), v->server_down_since, "");
+		json_str_or_null(buf);
+	} else {
+		printf("null");
+	}
+	printf(",\"why\":");
+	json_str_or_null(v->server_why);
+	printf("}");
+}
+
 static void print_timeline_json(const struct tl_view *v)
 {
 	char why[300];
@@ -407,6 +483,7 @@ static void print_timeline_json(const struct tl_view *v)
 		       "\"rehearsal\":null,\"heartbeat_age_s\":null,"
 		       "\"writer_starts\":null,\"last_update\":null");
 	}
+	print_server_json(v);
 	printf(",\"state_from\":\"%s\",\"table\":{\"source\":",
 	       v->from_page ? "page" : "process");
 	json_str_or_null(v->table_source);
@@ -491,6 +568,15 @@ static void print_timeline_text(const struct tl_view *v)
 		       (double)t->age_ns / 1e9,
 		       t->pretend ? ", a rehearsal (--pretend)" : "");
 	}
+	if (v->have_server && strcmp(v->server_state, "down") == 0)
+		printf("%-12s down for %lld s, no NTP served: %s (its writer "
+		       "tries it again)\n", "server",
+		       (long long)((int64_t)time(NULL) - v->server_down_since),
+		       v->server_why);
+	else if (v->have_server)
+		printf("%-12s %s, pid %ld, %lu start%s\n", "server",
+		       v->server_state, v->server_pid, v->server_starts,
+		       v->server_starts == 1 ? "" : "s");
 	iso_or(buf, sizeof(buf), v->table_expires, "unknown");
 	printf("%-12s %s, hash %s, expires %s%s\n", "leap table",
 	       v->table_source[0] != '\0' ? v->table_source : "?",

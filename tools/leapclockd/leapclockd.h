@@ -291,6 +291,12 @@ struct ld_supervise {
 int ld_server_new_role(struct ld_server **out, const struct ld_config *cfg,
                        struct ld_clock *clock, int role, const int *given,
                        int ngiven, int ctl_fd);
+/* The writer's sockets, when they did not bind (a port taken: the writer
+ * keeps the page and binds them again, privsep.c): bound now, 0, or -1
+ * with the reason in why. ld_server_unbound: that reason, NULL when
+ * bound. */
+int ld_server_bind(struct ld_server *s, char *why, size_t n);
+const char *ld_server_unbound(const struct ld_server *s);
 /* The writer's bound sockets (worker-major), for the server it starts. */
 int ld_server_fds(const struct ld_server *s, int *fds, int max);
 /* 1 if `fds` (n, worker-major) are the UDP sockets `cfg` asks for: as

@@ -48,6 +48,11 @@
 #include <unistd.h>
 
 static int log_syslog;
+/* The server process: its last error, for its writer when its start
+ * fails (ld_privsep_failed); held back from the log on a retry
+ * (log_quiet), whose writer says a new reason once. */
+static char last_error[256];
+static int log_quiet;
 
 void ld_log_use_syslog(int on)
 {
@@ -61,6 +66,17 @@ void ld_log(int level, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
+	if (level <= LD_LOG_ERR) {
+		va_list cp;
+
+		va_copy(cp, ap);
+		vsnprintf(last_error, sizeof(last_error), fmt, cp);
+		va_end(cp);
+		if (log_quiet) {
+			va_end(ap);
+			return;
+		}
+	}
 	if (log_syslog) {
 		vsyslog(level, fmt, ap);
 	} else {
@@ -429,6 +445,7 @@ static int server_main(struct ld_config *cfg, struct ld_privsep_child *pc)
 	int rc;
 
 	cfg->foreground = 1;
+	log_quiet = pc->quiet;
 	if (pc->syslog_now)
 		ld_log_use_syslog(1);
 	setup_signals();
@@ -461,6 +478,7 @@ static int server_main(struct ld_config *cfg, struct ld_privsep_child *pc)
 
 		ld_server_supervise(server, &sup);
 	}
+	log_quiet = 0;
 	ld_log(LD_LOG_INFO, "server process ready (pid %ld)", (long)getpid());
 	ld_privsep_ready(pc->ctl);
 	rc = ld_server_run(server);
@@ -469,6 +487,8 @@ static int server_main(struct ld_config *cfg, struct ld_privsep_child *pc)
 	ld_clock_free(clock);
 	return rc == 0 ? 0 : 1;
 fail:
+	ld_privsep_failed(pc->ctl, last_error[0] != '\0' ? last_error
+	                                                 : "its start failed");
 	ld_metrics_free(metrics);
 	ld_server_free(server);
 	ld_clock_free(clock);
@@ -484,7 +504,7 @@ int main(int argc, char **argv)
 	struct ld_server *writer = NULL;
 	static int got[LD_PRIVSEP_MAX_FDS];
 	struct ld_orphan orphan = { 0, -1 };
-	int rc, report = -1, pidfd = -1, role, ngot;
+	int rc, report = -1, pidfd = -1, role, ngot, fail_rc = 1;
 
 	role = ld_privsep_child_env(&pc);
 	if (role < 0)
@@ -543,9 +563,21 @@ int main(int argc, char **argv)
 	/* nobody of our user may read or write this process's memory
 	 * (ptrace, /proc/PID/mem): the server may be of the same user */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	ps.nfds = ld_server_fds(writer, ps.fds, LD_PRIVSEP_MAX_FDS);
-	if (ld_privsep_spawn(&ps) != 0 || ld_privsep_wait_ready(&ps) != 0)
+	/* A server that cannot start (its port taken, exec failing, its own
+	 * start failing) does not stop the writer, whose page every program
+	 * reads: it keeps the page and tries the server again (privsep.c).
+	 * Its configuration found bad (exit 2) stops this first start; with
+	 * no page there is nothing to keep: exit 1, as before. */
+	ps.writer = writer;
+	if (cfg.timeline[0] != '\0' &&
+	    (size_t)snprintf(ps.state_path, sizeof(ps.state_path), "%s.state",
+	                     cfg.timeline) >= sizeof(ps.state_path))
+		ps.state_path[0] = '\0'; /* too long: no state file */
+	rc = ld_privsep_first_start(&ps, clock != NULL);
+	if (rc != 0) {
+		fail_rc = rc;
 		goto fail;
+	}
 	if (!cfg.foreground) {
 		if (cfg.use_syslog != 0)
 			ld_log_use_syslog(1);
@@ -556,8 +588,14 @@ int main(int argc, char **argv)
 	start_stop_signals();
 	ld_log(LD_LOG_INFO, "leapclockd " LC_VERSION_STRING " running (pid %ld)",
 	       (long)getpid());
-	ld_log(LD_LOG_INFO, "the writer (pid %ld) keeps the timeline; the server "
-	       "process (pid %ld) serves", (long)getpid(), (long)ps.pid);
+	if (ps.pid > 0)
+		ld_log(LD_LOG_INFO, "the writer (pid %ld) keeps the timeline; "
+		       "the server process (pid %ld) serves", (long)getpid(),
+		       (long)ps.pid);
+	else
+		ld_log(LD_LOG_WARNING, "the writer (pid %ld) keeps the "
+		       "timeline; no server process yet: %s", (long)getpid(),
+		       ps.why);
 	/* the page is published and every socket bound: the parent may go,
 	 * and systemd may count the service as started */
 	report_start(&report, 0);
@@ -577,12 +615,12 @@ int main(int argc, char **argv)
 	pidfile_drop(cfg.pidfile, pidfd);
 	return rc == 0 ? 0 : 1;
 fail:
-	report_start(&report, 1);
+	report_start(&report, fail_rc);
 	ld_privsep_orphan_stop(&orphan);
 	ld_privsep_stop(&ps);
 	ld_privsep_unlisten(&ps);
 	ld_server_free(writer);
 	ld_clock_free(clock);
 	pidfile_drop(cfg.pidfile, pidfd);
-	return 1;
+	return fail_rc;
 }

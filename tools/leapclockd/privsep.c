@@ -21,7 +21,12 @@
  * A server that dies is started again by the writer (1 s later, doubling
  * to 32 s while it keeps dying within 10 s of its start), on the same
  * sockets: requests that arrive meanwhile wait in their socket's queue.
- * The timeline is the writer's alone and sees nothing of it. A writer
+ * The timeline is the writer's alone and sees nothing of it. A server
+ * that cannot start at all (a UDP port the writer cannot bind, exec or
+ * the server's start failing) does not stop the writer either: it keeps
+ * the page, logs the reason once, and tries again with the same backoff
+ * (the sockets bound afresh first), its state in PAGE.state for
+ * leapclock status. A writer
  * that dies closes the socketpair: the server serves on from the page's
  * last snapshot (server.c writer_gone) until a writer started again takes
  * its sockets over (the handover, below).
@@ -80,8 +85,8 @@ int ld_privsep_child_env(struct ld_privsep_child *pc)
 	pc->writer_uid = getuid();
 	if (e == NULL)
 		return 0;
-	if (sscanf(e, "ctl=%d detach=%d syslog=%d ho=%d", &pc->ctl,
-	           &pc->detach, &pc->syslog_now, &pc->ho) != 4 ||
+	if (sscanf(e, "ctl=%d detach=%d syslog=%d ho=%d quiet=%d", &pc->ctl,
+	           &pc->detach, &pc->syslog_now, &pc->ho, &pc->quiet) != 5 ||
 	    (f = strstr(e, "fds=")) == NULL) {
 		fprintf(stderr, "leapclockd: %s: malformed\n", ENV_NAME);
 		return -1;
@@ -128,8 +133,9 @@ static void child_env(const struct ld_privsep *p, int ctl)
 	size_t n;
 
 	n = (size_t)snprintf(v, sizeof(v),
-	                     "ctl=%d detach=%d syslog=%d ho=%d fds=", ctl,
-	                     p->detach, p->syslog_now, p->ho);
+	                     "ctl=%d detach=%d syslog=%d ho=%d quiet=%d fds=",
+	                     ctl, p->detach, p->syslog_now, p->ho,
+	                     p->logged[0] != '\0');
 	for (int i = 0; i < p->nfds && n < sizeof(v); i++)
 		n += (size_t)snprintf(v + n, sizeof(v) - n, "%s%d",
 		                      i ? "," : "", p->fds[i]);
@@ -169,8 +175,15 @@ int ld_privsep_spawn(struct ld_privsep *p)
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		execv(p->exe, p->argv);
-		fprintf(stderr, "leapclockd: exec %s: %s\n", p->exe,
-		        strerror(errno));
+		{
+			char why[256];
+
+			snprintf(why, sizeof(why), "exec %.180s: %.60s", p->exe,
+			         strerror(errno));
+			if (p->logged[0] == '\0')
+				fprintf(stderr, "leapclockd: %s\n", why);
+			ld_privsep_failed(sp[1], why);
+		}
 		_exit(127);
 	}
 	close(sp[1]);
@@ -179,7 +192,91 @@ int ld_privsep_spawn(struct ld_privsep *p)
 	p->ctl = sp[0];
 	p->pid = pid;
 	p->started = mono();
+	p->was_up = 0;
+	p->why[0] = '\0';
 	return 0;
+}
+
+/* The state file (leapclockd(8) FILES, PAGE.state) for leapclock status:
+ * written again, atomically, at each change of the server's state. */
+static void write_state(struct ld_privsep *p)
+{
+	static const char *const names[] = { "starting", "up", "down" };
+	char tmp[4096 + 16];
+	struct timespec ts;
+	FILE *f;
+	int fd;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	p->since_rt = (int64_t)ts.tv_sec * LC__NS + ts.tv_nsec;
+	if (p->state_path[0] == '\0' ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", p->state_path) >=
+	            sizeof(tmp))
+		return;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fchmod(fd, 0644) != 0 || (f = fdopen(fd, "w")) == NULL) {
+		close(fd);
+		unlink(tmp);
+		return;
+	}
+	fprintf(f, "leapclockd-state 1\nwriter-pid %ld\nserver %s\n"
+	        "server-pid %ld\nsince %lld.%03ld\nstarts %lu\n",
+	        (long)getpid(), names[p->state],
+	        p->state == LD_PS_DOWN ? -1L : (long)p->pid,
+	        (long long)ts.tv_sec, ts.tv_nsec / 1000000, p->starts);
+	if (p->state == LD_PS_DOWN)
+		fprintf(f, "down-since %lld\nreason %s\n",
+		        (long long)(p->since_rt / LC__NS -
+		                    (mono() - p->down_mono) / LC__NS),
+		        p->why);
+	if (fclose(f) != 0 || rename(tmp, p->state_path) != 0)
+		unlink(tmp);
+}
+
+static void set_state(struct ld_privsep *p, int state)
+{
+	if (p->state == state && state != LD_PS_DOWN)
+		return;
+	p->state = state;
+	write_state(p);
+}
+
+void ld_privsep_failed(int ctl, const char *why)
+{
+	char b[300];
+	int n = snprintf(b, sizeof(b), "E%s\n", why);
+
+	if (ctl >= 0 && write(ctl, b, (size_t)n) != n)
+		return; /* the writer is gone: nobody to tell */
+}
+
+/* What the server said on the socketpair so far ('R', or 'E' and its
+ * reason): `block` waits for its word or its end. */
+static void ctl_read(struct ld_privsep *p, int block)
+{
+	char b[300];
+	ssize_t n;
+
+	while (p->ctl >= 0) {
+		struct pollfd pf = { p->ctl, POLLIN, 0 };
+		int r = poll(&pf, 1, block ? -1 : 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0 || (n = read(p->ctl, b, sizeof(b) - 1)) <= 0)
+			return;
+		b[n] = '\0';
+		if (b[0] == 'R') {
+			p->was_up = 1;
+			return;
+		}
+		if (b[0] == 'E') {
+			b[strcspn(b, "\n")] = '\0';
+			snprintf(p->why, sizeof(p->why), "%.255s", b + 1);
+		}
+	}
 }
 
 /* Reaps the server if it ended: 1 (said), 0 still running. */
@@ -195,7 +292,17 @@ static int reap(struct ld_privsep *p, int block)
 	while (r < 0 && errno == EINTR);
 	if (r == 0)
 		return 0;
-	if (r > 0 && !p->stopping) {
+	if (r > 0 && p->why[0] == '\0') {
+		if (WIFSIGNALED(ws))
+			snprintf(p->why, sizeof(p->why), "the server process was "
+			         "killed: %s", strsignal(WTERMSIG(ws)));
+		else
+			snprintf(p->why, sizeof(p->why), "the server process "
+			         "exited with status %d",
+			         WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+	}
+	p->exit_status = r > 0 && WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+	if (r > 0 && !p->stopping && p->was_up) {
 		if (WIFSIGNALED(ws))
 			ld_log(LD_LOG_ERR, "the server process (pid %ld) was "
 			       "killed: %s", (long)p->pid,
@@ -214,18 +321,85 @@ static int reap(struct ld_privsep *p, int block)
 
 int ld_privsep_wait_ready(struct ld_privsep *p)
 {
-	char b = 0;
-	ssize_t n;
-
-	do
-		n = read(p->ctl, &b, 1);
-	while (n < 0 && errno == EINTR);
-	if (n == 1 && b == 'R')
+	ctl_read(p, 1);
+	if (p->was_up)
 		return 0;
-	p->stopping = 1; /* its own messages said why */
 	reap(p, 1);
-	ld_log(LD_LOG_ERR, "the server process did not start");
-	return -1;
+	return p->exit_status == 2 ? 2 : -1;
+}
+
+/* The server is down (p->why): said once for the outage (and again when
+ * the reason changes), tried again after the backoff. */
+static void went_down(struct ld_privsep *p, int64_t now)
+{
+	if (p->down_mono == 0)
+		p->down_mono = now;
+	if (p->backoff_s < 32)
+		p->backoff_s *= 2;
+	p->restart_at = now + (int64_t)p->backoff_s * LC__NS / 2;
+	if (strcmp(p->why, p->logged) != 0) {
+		ld_log(LD_LOG_ERR, "the server process did not start: %s; the "
+		       "writer keeps the timeline and tries again in %.0f s, "
+		       "then at most every 16 s (said again only if the "
+		       "reason changes)", p->why, (double)p->backoff_s / 2);
+		snprintf(p->logged, sizeof(p->logged), "%s", p->why);
+	}
+	set_state(p, LD_PS_DOWN);
+}
+
+/* The server said 'R'. */
+static void came_up(struct ld_privsep *p, int64_t now)
+{
+	p->starts++;
+	if (p->down_mono != 0 && p->logged[0] != '\0')
+		ld_log(LD_LOG_INFO, "the server process is up (pid %ld) after "
+		       "%.1f s without one", (long)p->pid,
+		       (double)(now - p->down_mono) / 1e9);
+	p->down_mono = 0;
+	p->logged[0] = '\0';
+	set_state(p, LD_PS_UP);
+}
+
+/* Binds the writer's sockets if they are not and starts the server: 0,
+ * or -1 with the reason in p->why. */
+static int try_start(struct ld_privsep *p)
+{
+	if (p->writer != NULL &&
+	    ld_server_bind(p->writer, p->why, sizeof(p->why)) != 0)
+		return -1;
+	if (p->writer != NULL)
+		p->nfds = ld_server_fds(p->writer, p->fds, LD_PRIVSEP_MAX_FDS);
+	if (ld_privsep_spawn(p) != 0) {
+		snprintf(p->why, sizeof(p->why), "fork: %s", strerror(errno));
+		return -1;
+	}
+	set_state(p, LD_PS_STARTING);
+	return 0;
+}
+
+int ld_privsep_first_start(struct ld_privsep *p, int keep_on)
+{
+	int rc = try_start(p);
+
+	if (rc == 0) {
+		rc = ld_privsep_wait_ready(p);
+		if (rc == 0) {
+			came_up(p, mono());
+			return 0;
+		}
+		if (rc == 2) {
+			ld_log(LD_LOG_ERR, "the server process did not start: "
+			       "its configuration: %s", p->why);
+			return 2;
+		}
+	}
+	if (!keep_on) {
+		ld_log(LD_LOG_ERR, "the server process did not start: %s",
+		       p->why);
+		return 1;
+	}
+	went_down(p, mono());
+	return 0;
 }
 
 void ld_privsep_tick(void *arg, int64_t now)
@@ -233,10 +407,22 @@ void ld_privsep_tick(void *arg, int64_t now)
 	struct ld_privsep *p = arg;
 
 	if (p->pid >= 0) {
+		if (!p->was_up) {
+			ctl_read(p, 0);
+			if (p->was_up)
+				came_up(p, now);
+		}
 		if (!reap(p, 0))
 			return;
+		if (!p->was_up) {
+			/* it never served: the outage goes on */
+			went_down(p, now);
+			return;
+		}
 		/* it died: again after a pause that grows while it keeps
 		 * dying young */
+		p->down_mono = now;
+		set_state(p, LD_PS_DOWN);
 		if (now - p->started < 10 * LC__NS) {
 			if (p->backoff_s < 32)
 				p->backoff_s *= 2;
@@ -251,12 +437,12 @@ void ld_privsep_tick(void *arg, int64_t now)
 	if (p->restart_at != 0 && now >= p->restart_at) {
 		p->restart_at = 0;
 		p->restarts++;
-		if (ld_privsep_spawn(p) == 0)
+		if (try_start(p) != 0)
+			went_down(p, now);
+		else if (p->logged[0] == '\0')
 			ld_log(LD_LOG_INFO, "server process started again "
 			       "(pid %ld, restart %lu)", (long)p->pid,
 			       p->restarts);
-		else
-			p->restart_at = now + 32 * LC__NS;
 	}
 }
 
@@ -289,6 +475,10 @@ void ld_privsep_stop(struct ld_privsep *p)
 
 void ld_privsep_unlisten(struct ld_privsep *p)
 {
+	if (p->state_path[0] != '\0' && unlink(p->state_path) != 0 &&
+	    errno != ENOENT)
+		ld_log(LD_LOG_WARNING, "%s: %s", p->state_path, strerror(errno));
+	p->state_path[0] = '\0';
 	if (p->ho < 0 || p->ho_path[0] == '\0')
 		return;
 	close(p->ho);

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 struct ld_config;
+struct ld_server;
 
 #define LD_PRIVSEP_MAX_FDS (LD_MAX_THREADS * 4)
 
@@ -22,6 +23,8 @@ struct ld_privsep_child {
 	int ho;         /* the handover socket's listening end; -1 none */
 	uid_t writer_uid; /* who may take the sockets over (and root) */
 	int ho_conn;    /* the new writer's connection, kept to the end */
+	int quiet;      /* a retry within an outage: errors to the writer
+	                 * only (it logs a new reason once) */
 };
 
 /* An orphaned server found by a starting writer (ld_privsep_find). */
@@ -46,7 +49,22 @@ struct ld_privsep {
 	int stopping;
 	int ho;             /* the handover socket (listening); -1 none */
 	char ho_path[4096]; /* "": none */
+	/* a server that cannot start (a port taken, exec failing, its own
+	 * start failing) leaves the writer keeping the page: it is tried
+	 * again with the backoff above, the state said in state_path */
+	struct ld_server *writer; /* its UDP sockets, bound again */
+	int state;          /* LD_PS_* */
+	int was_up;         /* the server running said 'R' */
+	int exit_status;    /* the last one reaped: its exit status, -1 */
+	char why[256];      /* why it is down ("" up) */
+	char logged[256];   /* the reason logged in this outage */
+	int64_t down_mono;  /* CLOCK_MONOTONIC ns the outage began; 0 none */
+	int64_t since_rt;   /* CLOCK_REALTIME ns of the last state change */
+	unsigned long starts; /* servers that said ready */
+	char state_path[4096]; /* PAGE.state; "": none */
 };
+
+enum { LD_PS_STARTING = 0, LD_PS_UP = 1, LD_PS_DOWN = 2 };
 
 /* 1 in the server process (pc filled, the variable removed), 0 in the
  * writer, -1 on a malformed variable. */
@@ -69,15 +87,24 @@ void ld_privsep_orphan_stop(struct ld_orphan *o);
 /* The writer: listens on p->ho_path (after any orphan is gone), handed to
  * every server it starts. 0 or -1 (logged; no handover then). */
 int ld_privsep_listen(struct ld_privsep *p);
-/* Closes and removes it (the writer stopping). */
+/* Closes and removes it and the state file (the writer stopping). */
 void ld_privsep_unlisten(struct ld_privsep *p);
 /* The server: a connection on its handover socket (struct ld_supervise
  * ready; arg the ld_privsep_child). */
 void ld_privsep_handover(void *arg, int writer_alive);
 /* Starts the server process (fork, exec of /proc/self/exe). 0 or -1. */
 int ld_privsep_spawn(struct ld_privsep *p);
-/* Waits for the server's 'R' (ready); -1 if it ended first (reaped). */
+/* Waits for the server's 'R' (ready): 0; if it ended first (reaped), 2
+ * when it exited with status 2 (its configuration), else -1; the reason
+ * in p->why either way. */
 int ld_privsep_wait_ready(struct ld_privsep *p);
+/* The first start (p->writer's sockets, bound or not): 0 with the server
+ * up, or down and tried again from ld_privsep_tick when `keep_on` (the
+ * writer has a page to keep; logged once); 2 its configuration is bad; 1
+ * it did not start (no keep_on). */
+int ld_privsep_first_start(struct ld_privsep *p, int keep_on);
+/* The server, failing to start: the reason to its writer ('E'). */
+void ld_privsep_failed(int ctl, const char *why);
 /* The writer loop's hooks (struct ld_supervise): a dead server reaped
  * and, after a pause, started again; signals handed on. */
 void ld_privsep_tick(void *arg, int64_t now_mono);

@@ -90,9 +90,11 @@ static void set_rcvbuf(int fd, const struct listener *L, int k, int kib)
 		       L->cfg.text, got / 2048, kib);
 }
 
-/* Opens worker socket `k` of listener L (k 0 binds first). */
+/* Opens worker socket `k` of listener L (k 0 binds first). -1 with the
+ * reason in err (n bytes), not logged: the caller says it (the writer once
+ * for a whole outage, privsep.c). */
 static int open_socket(struct listener *L, struct wsock *W, int k, int share,
-                       int rcvbuf_kib, int given)
+                       int rcvbuf_kib, int given, char *err, size_t n)
 {
 	int one = 1, fd;
 	int fam = L->cfg.addr.ss_family;
@@ -107,12 +109,12 @@ static int open_socket(struct listener *L, struct wsock *W, int k, int share,
 	}
 	if (share && k == 0 && port_of((const struct sockaddr *)at) != 0 &&
 	    probe_free(at, L->cfg.addrlen) != 0) {
-		ld_log(LD_LOG_ERR, "%s: bind: %s", L->cfg.text, strerror(errno));
+		snprintf(err, n, "%s: bind: %s", L->cfg.text, strerror(errno));
 		return -1;
 	}
 	fd = socket(fam, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
-		ld_log(LD_LOG_ERR, "%s: socket: %s", L->cfg.text, strerror(errno));
+		snprintf(err, n, "%s: socket: %s", L->cfg.text, strerror(errno));
 		return -1;
 	}
 	if (fam == AF_INET6)
@@ -123,8 +125,8 @@ static int open_socket(struct listener *L, struct wsock *W, int k, int share,
 	 * SO_REUSEPORT only for our own workers (see the top). */
 	if (share &&
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) != 0) {
-		ld_log(LD_LOG_ERR, "%s: SO_REUSEPORT: %s", L->cfg.text,
-		       strerror(errno));
+		snprintf(err, n, "%s: SO_REUSEPORT: %s", L->cfg.text,
+		         strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -178,7 +180,7 @@ options:
 	}
 	if (given < 0 &&
 	    bind(fd, (const struct sockaddr *)at, L->cfg.addrlen) != 0) {
-		ld_log(LD_LOG_ERR, "%s: bind: %s", L->cfg.text, strerror(errno));
+		snprintf(err, n, "%s: bind: %s", L->cfg.text, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -211,6 +213,58 @@ static int threads_wanted(const struct ld_config *cfg)
 	if (n > LD_MAX_THREADS)
 		n = LD_MAX_THREADS;
 	return (int)n;
+}
+
+/* Every worker's socket of every listener opened (bound, or taken from
+ * s->given): all of them, or none (closed again) and -1 with the reason
+ * in why. */
+static int bind_all(struct ld_server *s, char *why, size_t n)
+{
+	const struct ld_config *cfg = s->cfg;
+
+	for (int i = 0; i < s->nl; i++) {
+		struct listener *L = &s->l[i];
+
+		for (int k = 0; k < s->nw; k++)
+			if (open_socket(L, &s->w[k]->sk[i], k, s->nw > 1,
+			                cfg->rcvbuf_kib,
+			                s->given != NULL
+			                        ? s->given[k * cfg->nlisten + i]
+			                        : -1, why, n) != 0)
+				goto fail;
+	}
+	for (int i = 0; i < s->nl && s->role != LD_ROLE_SERVER; i++)
+		ld_log(LD_LOG_INFO, "serving %s on %s/udp",
+		       s->l[i].cfg.mode_name, s->l[i].name);
+	if (s->nw > 1 && s->role != LD_ROLE_SERVER)
+		ld_log(LD_LOG_INFO, "%d worker threads", s->nw);
+	why[0] = '\0';
+	return 0;
+fail:
+	for (int k = 0; k < s->nw; k++)
+		for (int i = 0; i < s->nl; i++)
+			if (s->w[k]->sk[i].fd >= 0) {
+				close(s->w[k]->sk[i].fd);
+				s->w[k]->sk[i].fd = -1;
+			}
+	/* sockets handed over are taken once: bound afresh next time */
+	s->given = NULL;
+	return -1;
+}
+
+int ld_server_bind(struct ld_server *s, char *why, size_t n)
+{
+	if (s->unbound[0] == '\0')
+		return 0;
+	if (bind_all(s, s->unbound, sizeof(s->unbound)) == 0)
+		return 0;
+	snprintf(why, n, "%s", s->unbound);
+	return -1;
+}
+
+const char *ld_server_unbound(const struct ld_server *s)
+{
+	return s->unbound[0] != '\0' ? s->unbound : NULL;
 }
 
 int ld_server_new(struct ld_server **out, const struct ld_config *cfg,
@@ -269,20 +323,16 @@ int ld_server_new_role(struct ld_server **out, const struct ld_config *cfg,
 				goto fail;
 		}
 		s->nl++;
-		for (int k = 0; k < nw; k++)
-			if (open_socket(L, &s->w[k]->sk[i], k, nw > 1,
-			                cfg->rcvbuf_kib,
-			                given != NULL ? given[k * cfg->nlisten + i]
-			                              : -1) != 0)
-				goto fail;
-		if (role != LD_ROLE_SERVER)
-			ld_log(LD_LOG_INFO, "serving %s on %s/udp",
-			       L->cfg.mode_name, L->name);
 	}
-	if (nw > 1 && role != LD_ROLE_SERVER)
-		ld_log(LD_LOG_INFO, "%d worker threads", nw);
+	if (bind_all(s, s->unbound, sizeof(s->unbound)) != 0 &&
+	    role != LD_ROLE_WRITER) {
+		ld_log(LD_LOG_ERR, "%s", s->unbound);
+		goto fail;
+	}
 	if (role == LD_ROLE_WRITER) {
-		/* no keys, no client state: those are the server's */
+		/* no keys, no client state: those are the server's. Sockets
+		 * that did not bind are bound again before each start of the
+		 * server (ld_server_bind), the page kept meanwhile */
 		*out = s;
 		return 0;
 	}

@@ -132,6 +132,8 @@ struct ld_server {
 	_Atomic uint32_t root_disp_now; /* the root dispersion served since
 	                         * (NTP short format); 0: params' */
 	struct ld_supervise sup; /* LD_ROLE_WRITER: the server process */
+	char unbound[256];      /* LD_ROLE_WRITER: why its sockets are not
+	                         * bound ("": they are) */
 };
 
 /* Counters: one writer (the socket's worker), readers anywhere. */
