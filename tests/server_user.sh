@@ -3,8 +3,8 @@
 # outside systemd, the daemon drops to the user once bound (checked in
 # /proc/PID/status: Uid, Gid, Groups, no capability left), keeps serving
 # NTP and writing its stats (its folder made for the user), refuses to
-# start for a user that does not exist, and under systemd ($INVOCATION_ID)
-# leaves the user to the unit; with NTS (once built) the key folder, key
+# start for a user that does not exist, and does the same under systemd's
+# configuration (the unit's bounding set, $INVOCATION_ID); with NTS (once built) the key folder, key
 # files, certificate and key become the user's alone; a timeline page
 # made before the drop stays root's and keeps being written. Needs root (skips otherwise); uses the
 # existing user nobody, creates none.
@@ -37,10 +37,11 @@ bad() { echo "FAIL $1"; fail=1; }
 P=$((20000 + RANDOM % 20000))
 LF=$S/tests/data/leap-seconds.list.tzdata2026f
 
+wrap=() # what start() runs the daemon under
 start() {
   local name=$1
   shift
-  "$D" -d --no-timeline --leapfile "$LF" --listen "127.0.0.1:$P=utc" "$@" 2>"$T/$name.log" &
+  "${wrap[@]}" "$D" -d --no-timeline --leapfile "$LF" --listen "127.0.0.1:$P=utc" "$@" 2>"$T/$name.log" &
   pid=$!
   for _ in $(seq 50); do
     "$L" server-stats --query "127.0.0.1:$P" >/dev/null 2>&1 && return 0
@@ -148,16 +149,41 @@ else
   bad "unknown user: exit $rc"; sed 's/^/  | /' "$T/nouser.log"
 fi
 
-# ---- under systemd the unit decides
-if INVOCATION_ID=0123456789abcdef0123456789abcdef start sd --user nobody --stats-file none; then
-  uid=$(field Uid)
-  if [ "${uid%% *}" = 0 ] && grep -q "under systemd" "$T/sd.log"; then
-    ok "with \$INVOCATION_ID set: no drop, the unit's User= decides (logged)"
-  else
-    bad "under systemd: Uid $uid"
-  fi
-  stop
-else
-  bad "leapclockd under INVOCATION_ID did not serve"; sed 's/^/  | /' "$T/sd.log"; stop
+# ---- under systemd: the packaged unit's configuration (issue 25 item 1).
+# The writer runs as root with the unit's bounding set and no_new_privs
+# (docs/leapclockd.service.in: CapabilityBoundingSet, NoNewPrivileges);
+# the server drops to the user all the same: uid not 0, no capability, its
+# stats folder handed to it (CAP_CHOWN), and, with NTS, the secrets the
+# part above left the user's (0600) read again (CAP_DAC_READ_SEARCH).
+unitcaps=$(sed -n 's/^CapabilityBoundingSet=//p' "$S/docs/leapclockd.service.in" |
+  tr 'A-Z' 'a-z' | sed 's/cap_//g; s/ /,+/g')
+sdnts=()
+if [ -f "$T/nts/cert.pem" ] && [ "$(stat -c %U "$T/nts/key.pem")" = nobody ] &&
+   ! grep -q "NTS is not supported" "$T/nts.log" 2>/dev/null; then
+  sdnts=(--nts-cert "$T/nts/cert.pem" --nts-key "$T/nts/key.pem"
+         --nts-keydir "$T/nts/keys" --nts-listen "127.0.0.1:$((P + 1))")
 fi
+echo "  | the unit's bounding set: +$unitcaps${sdnts[*]:+ (with NTS, the secrets of nobody)}"
+wrap=(setpriv --bounding-set=-all,+"$unitcaps" --no-new-privs --)
+if INVOCATION_ID=0123456789abcdef0123456789abcdef start sd --user nobody \
+     --stats-file "$T/sdrun/stats" "${sdnts[@]}"; then
+  uid=$(field Uid); capeff=$(field CapEff); capbnd=$(field CapBnd)
+  echo "  | server Uid $uid | CapEff $capeff | CapBnd $capbnd"
+  if [ "${uid%% *}" != 0 ] && [ "$uid" = "$NU $NU $NU $NU" ] &&
+     [ "$capeff" = 0000000000000000 ]; then
+    ok "under the unit's bounding set and \$INVOCATION_ID: the server runs as nobody (uid $NU), no capability"
+  else
+    bad "under systemd's configuration: server Uid $uid, CapEff $capeff"; sed 's/^/  | /' "$T/sd.log"
+  fi
+  sleep 1.2
+  [ "$(stat -c %u "$T/sdrun/stats" 2>/dev/null)" = "$NU" ] &&
+    ok "... its stats folder handed over, the stats file written by it" ||
+    { bad "stats under systemd's configuration"; ls -la "$T/sdrun" 2>&1 | sed 's/^/  | /'; }
+  # the writer signals a server of another user (CAP_KILL in the unit)
+  stop && ok "SIGTERM: the writer stops its server of another user, exit 0" ||
+    { bad "the stop under systemd's configuration"; sed 's/^/  | /' "$T/sd.log"; }
+else
+  bad "leapclockd under the unit's configuration did not serve"; sed 's/^/  | /' "$T/sd.log"; stop
+fi
+wrap=()
 exit $fail

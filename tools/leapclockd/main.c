@@ -14,13 +14,16 @@
  * leap file and the host, binds the UDP sockets and runs the server
  * process (server_main) again and again if it dies; the server serves.
  *
- * Started as root outside systemd with --user NAME, the server drops to
- * that user once everything is bound and every secret read (before
- * detaching, so that a failure is printed): the NTS key folder and the
- * certificate and its key become the user's, mode 0700/0600, and a drop
- * that does not hold (setuid(0) still works) stops the daemon rather than
- * leave it running as root. Under systemd ($INVOCATION_ID) the unit
- * decides the user (User=): its bounding set has no CAP_SETUID anyway.
+ * Started as root with --user NAME (by default _leapclock where that user
+ * exists), the server drops to that user once everything is bound and
+ * every secret read (before detaching, so that a failure is printed): the
+ * NTS key folder and the certificate and its key become the user's, mode
+ * 0700/0600, and a drop that does not hold (setuid(0) still works) stops
+ * the daemon rather than leave it running as root. Under systemd too: the
+ * unit runs the writer as root (the page must be root's) with CAP_SETUID,
+ * CAP_SETGID, CAP_CHOWN, CAP_FOWNER and CAP_DAC_READ_SEARCH in its bounding
+ * set for this drop, all of which the server loses with it (and CAP_KILL,
+ * for the writer to signal a server of another user).
  */
 #define _GNU_SOURCE /* setgroups, pipe2 */
 #include "leapclockd.h"
@@ -395,12 +398,6 @@ static int drop_privileges(const struct ld_config *c)
 	if (geteuid() != 0) {
 		ld_log(LD_LOG_INFO, "not started as root: --user %s not needed",
 		       c->user);
-		return 0;
-	}
-	if (getenv("INVOCATION_ID") != NULL) {
-		ld_log(LD_LOG_INFO,
-		       "under systemd: the unit's User= decides, --user %s "
-		       "ignored", c->user);
 		return 0;
 	}
 	e = getpwnam_r(c->user, &pw, buf, sizeof(buf), &res);

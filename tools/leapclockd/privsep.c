@@ -469,7 +469,12 @@ void ld_privsep_stop(struct ld_privsep *p)
 	}
 	ld_log(LD_LOG_WARNING, "the server process (pid %ld) did not stop: "
 	       "killing it", (long)p->pid);
-	kill(p->pid, SIGKILL);
+	if (kill(p->pid, SIGKILL) != 0) {
+		/* another user's, and no CAP_KILL: never wait for ever */
+		ld_log(LD_LOG_ERR, "the server process (pid %ld): kill: %s",
+		       (long)p->pid, strerror(errno));
+		return;
+	}
 	reap(p, 1);
 }
 
