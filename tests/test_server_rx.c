@@ -6,33 +6,24 @@
  *
  * The server under test is in this process: requests are sent from client
  * sockets bound to 127.x.y.z addresses (all of 127/8 is on lo), the
- * server's drain() reads them (loopback delivery is synchronous), and the
+ * server's drain (ld__srv_drain) reads them (loopback delivery is synchronous), and the
  * answers are read back without waiting.
  */
 #define _GNU_SOURCE
 #include "lc_test.h"
 
-#include "../tools/leapclockd/clock.c"
-#include "../tools/leapclockd/clockbound.c"
-#include "../tools/leapclockd/config.c"
-#include "../tools/leapclockd/config_listen.c"
-/* with _GNU_SOURCE (for server.c's recvmmsg), <math.h> declares C23's
- * fdiv, which ntp_packet.c's own static fdiv would clash with here, where
- * the daemon's files are one translation unit */
-#define fdiv ld_ntp_fdiv
-#include "../tools/leapclockd/ntp_packet.c"
-#undef fdiv
-#include "../tools/leapclockd/xleave.c"
-#include "../tools/leapclockd/server.c"
-#include "../tools/leapclockd/server_answer.c"
-#include "../tools/leapclockd/server_stats.c"
+/* the daemon's modules from leapclockd_core (CMakeLists.txt); what is
+ * internal to the server files through their shared header */
+#include "server_impl.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
 
-/* auth.c and what it needs (keys, NTS) come from leapclockd_core (see
- * CMakeLists.txt): with no keyfile and no certificate configured here,
- * every request is plain. */
+/* With no keyfile and no certificate configured here, every request is
+ * plain. */
 
 void ld_log(int level, const char *fmt, ...)
 {
@@ -59,7 +50,7 @@ static struct ld_server *server(const char *rl)
 	         LC_TEST_DATA_DIR "/leap-seconds.list.tzdata2026f");
 	if (ld_config_parse_listen("127.0.0.1:0=utc", &cfg.listen[0], msg,
 	                           sizeof(msg)) != 0 ||
-	    parse_ratelimit(&cfg, rl) != 0) {
+	    ld_config_parse_ratelimit(&cfg, rl) != 0) {
 		LC_T_FAIL_("config: %s", msg);
 		return NULL;
 	}
@@ -140,7 +131,7 @@ static void ask(struct ld_server *s, int fd, size_t len, uint32_t id,
                 int *rep, int *kod)
 {
 	send_request(fd, len, id);
-	drain(s->w[0], 0, 1);
+	ld__srv_drain(s->w[0], 0, 1);
 	collect(fd, rep, kod);
 }
 
@@ -221,14 +212,14 @@ static void test_forced_collision(void)
 		return;
 	memset(&a, 0, sizeof(a));
 	memcpy(&a, &a4, sizeof(a4));
-	slot = rl_index(s, (struct sockaddr *)&a);
+	slot = ld__srv_rl_index(s, (struct sockaddr *)&a);
 	for (uint32_t x = 1; x < (1u << 24) && !found; x++) {
 		struct sockaddr_in c4 = a4;
 		c4.sin_addr.s_addr = htonl((127u << 24) | x);
 		memset(&c, 0, sizeof(c));
 		memcpy(&c, &c4, sizeof(c4));
 		if (c4.sin_addr.s_addr != a4.sin_addr.s_addr &&
-		    rl_index(s, (struct sockaddr *)&c) == slot)
+		    ld__srv_rl_index(s, (struct sockaddr *)&c) == slot)
 			found = 1;
 	}
 	if (!found) {
@@ -238,19 +229,19 @@ static void test_forced_collision(void)
 	}
 	/* a uses its burst of 16 */
 	for (int i = 0; i < 16; i++)
-		LC_EQ_INT(rate_limited(s, (struct sockaddr *)&a, now, &kod), 0);
-	LC_EQ_INT(rate_limited(s, (struct sockaddr *)&a, now, &kod), 1);
+		LC_EQ_INT(ld__srv_rate_limited(s, (struct sockaddr *)&a, now, &kod), 0);
+	LC_EQ_INT(ld__srv_rate_limited(s, (struct sockaddr *)&a, now, &kod), 1);
 	LC_EQ_INT(kod, 1);
 	/* c, new to the slot, does not wipe it: limited too, no second kiss
 	 * within the gap */
-	limited = rate_limited(s, (struct sockaddr *)&c, now, &kod);
+	limited = ld__srv_rate_limited(s, (struct sockaddr *)&c, now, &kod);
 	LC_EQ_INT(limited, 1);
 	LC_EQ_INT(kod, 0);
 	/* interleaved over 10 s: the slot's one rate (one per second) for
 	 * both together, never one each */
 	for (int i = 0; i < 1000; i++) {
 		int64_t t = now + (int64_t)i * 10000000; /* 10 ms apart */
-		passed += !rate_limited(s, (struct sockaddr *)(i % 2 ? &c : &a),
+		passed += !ld__srv_rate_limited(s, (struct sockaddr *)(i % 2 ? &c : &a),
 		                        t, &kod);
 	}
 	LC_LE_I64(passed, 11);
@@ -258,7 +249,7 @@ static void test_forced_collision(void)
 	/* at rest again (the bucket refilled): a fresh burst, for whoever */
 	now += 100 * LC__NS;
 	for (int i = 0; i < 16; i++)
-		LC_EQ_INT(rate_limited(s, (struct sockaddr *)&c, now, &kod), 0);
+		LC_EQ_INT(ld__srv_rate_limited(s, (struct sockaddr *)&c, now, &kod), 0);
 	ld_server_free(s);
 }
 

@@ -96,7 +96,7 @@ static int parse_refid(const char *s, uint32_t *out)
 }
 
 /* "off", "INTERVAL" or "INTERVAL:BURST" */
-static int parse_ratelimit(struct ld_config *c, const char *s)
+int ld_config_parse_ratelimit(struct ld_config *c, const char *s)
 {
 	char buf[32], *colon;
 
@@ -242,7 +242,7 @@ static int set_refid(struct ld_config *c, const struct setting *s,
 static int set_ratelimit(struct ld_config *c, const struct setting *s,
                          const char *val, const char *where)
 {
-	if (parse_ratelimit(c, val) != 0)
+	if (ld_config_parse_ratelimit(c, val) != 0)
 		return bad_value(s, val, where);
 	return 0;
 }

@@ -181,6 +181,9 @@ int ld_acl_parse(const char *text, int allow, struct ld_acl_rule *r,
  * line over an earlier one of the same range, an "all" line over every
  * earlier one inside its range; no range holds sa: denied, as chrony). */
 int ld_acl_allowed(const struct ld_config *c, const struct sockaddr *sa);
+/* Parses a ratelimit value ("off", "on", INTERVAL:BURST) into c; -1 after
+ * printing an error. */
+int ld_config_parse_ratelimit(struct ld_config *c, const char *s);
 /* Prints the effective configuration as a config file (--check-config). */
 void ld_config_print(const struct ld_config *c, FILE *out);
 /* The default --user: LD_DEFAULT_USER when that user exists here, else

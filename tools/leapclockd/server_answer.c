@@ -58,7 +58,7 @@
 #include <unistd.h>
 
 /* The rate-limit slot of a client address. */
-static size_t rl_index(const struct ld_server *s, const struct sockaddr *sa)
+size_t ld__srv_rl_index(const struct ld_server *s, const struct sockaddr *sa)
 {
 	uint8_t key[17] = { 0 }; /* family, then 4 or 16 address bytes */
 	uint64_t h;
@@ -74,8 +74,8 @@ static size_t rl_index(const struct ld_server *s, const struct sockaddr *sa)
 /* 1 if the client at `sa` is over its rate; *kod set if it should get a
  * kiss-o'-death this time. Any worker at once: a compare-and-swap loop on
  * the slot's tat, and one on its next kiss so that one kiss goes out. */
-static int rate_limited(struct ld_server *s, const struct sockaddr *sa,
-                        int64_t now, int *kod)
+int ld__srv_rate_limited(struct ld_server *s, const struct sockaddr *sa,
+                         int64_t now, int *kod)
 {
 	struct rl_slot *e;
 	int64_t old, tat, kn;
@@ -86,7 +86,7 @@ static int rate_limited(struct ld_server *s, const struct sockaddr *sa,
 	/* A slot holds no owner: clients that share it share its state. An
 	 * empty slot's tat and kod_next (zero) are in the past, which is a
 	 * fresh start; a busy one's debt and kiss gap stay whoever asks. */
-	e = &s->rl[rl_index(s, sa)];
+	e = &s->rl[ld__srv_rl_index(s, sa)];
 	old = atomic_load_explicit(&e->tat, memory_order_relaxed);
 	for (;;) {
 		tat = old > now ? old : now;
@@ -492,7 +492,7 @@ static void handle(struct worker *w, int li, int i, int64_t now_mono)
 		CINC(r.W->c.denied);
 		return;
 	}
-	if (rate_limited(s, r.from, now_mono, &kod)) {
+	if (ld__srv_rate_limited(s, r.from, now_mono, &kod)) {
 		CINC(r.W->c.ratelimited);
 		if (kod) {
 			ld_ntp_make_kod(&r.req, s->kod_poll, &rep);
@@ -522,7 +522,7 @@ static void handle(struct worker *w, int li, int i, int64_t now_mono)
 }
 
 /* Reads up to `rounds` batches from listener li's socket of worker w. */
-static void drain(struct worker *w, int li, int rounds)
+void ld__srv_drain(struct worker *w, int li, int rounds)
 {
 	struct wsock *W = &w->sk[li];
 
@@ -562,7 +562,7 @@ void ld__srv_serve(struct worker *w, const struct pollfd *pfd)
 {
 	for (int i = 0; i < w->s->nl; i++) {
 		if (pfd[i].revents & POLLIN)
-			drain(w, i, 8);
+			ld__srv_drain(w, i, 8);
 		if ((pfd[i].revents & POLLERR) && w->sk[i].txts)
 			drain_errq(w->s, &w->s->l[i], &w->sk[i]);
 	}

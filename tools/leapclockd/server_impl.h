@@ -161,6 +161,14 @@ static inline uint16_t port_of(const struct sockaddr *sa)
 /* server_answer.c: serves what poll found on worker w's sockets (pfd[i]
  * for listener i). */
 void ld__srv_serve(struct worker *w, const struct pollfd *pfd);
+/* server_answer.c, for tests/test_server_rx.c too: the rate limit's slot
+ * of a client address; whether a request of `sa` at `now` (CLOCK_MONOTONIC
+ * ns) is over its rate (1; *kod: send a kiss); up to `rounds` batches of
+ * listener li's socket read and answered. */
+size_t ld__srv_rl_index(const struct ld_server *s, const struct sockaddr *sa);
+int ld__srv_rate_limited(struct ld_server *s, const struct sockaddr *sa,
+                         int64_t now, int *kod);
+void ld__srv_drain(struct worker *w, int li, int rounds);
 /* server_stats.c: the stats file written (atomically replaced), and
  * removed at the end if it is ours. */
 void ld__srv_write_stats(struct ld_server *s);
