@@ -46,10 +46,8 @@
 #include <gnutls/gnutls.h>
 #endif
 
-/* The tests count the comparisons by defining this first. */
-#ifndef LD_MAC_EQUAL
-#define LD_MAC_EQUAL ld_mac_equal
-#endif
+int (*ld__mac_equal)(const uint8_t *a, const uint8_t *b, size_t n) =
+        ld_mac_equal;
 
 #define MIN_SECURE_KEY_LEN 10 /* 80 bits: chrony warns below */
 #define MAX_KEYS 65536
@@ -489,13 +487,6 @@ const struct ld_key *ld_keyset_find(const struct ld_keyset *s, uint32_t id)
 
 /* ---- the daemon's side ---- */
 
-struct ld_keys {
-	char path[PATH_MAX];
-	pthread_rwlock_t lock;
-	struct ld_keyset *set; /* under lock */
-	_Atomic uint64_t unknown; /* requests with a key id not in the set */
-};
-
 /* Reads and checks path: a regular file nobody else may read or write
  * (chrony only warns; a world-readable secret is refused here), every key
  * usable with this GnuTLS. Logs why not. */
@@ -652,7 +643,7 @@ static int verify(const struct ld_keyset *s, const uint8_t *req, size_t len,
 	m = ld_key_mac(key, req, pos, mac);
 	if (m < 0)
 		return 0;
-	ok = LD_MAC_EQUAL(mac, req + pos + 4, dlen);
+	ok = ld__mac_equal(mac, req + pos + 4, dlen);
 	explicit_bzero(mac, sizeof(mac));
 	if (!ok)
 		return 0;

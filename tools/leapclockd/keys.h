@@ -14,6 +14,9 @@
 #ifndef LD_KEYS_H
 #define LD_KEYS_H
 
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -70,10 +73,19 @@ int ld_key_mac(const struct ld_key *k, const uint8_t *data, size_t len,
 /* 1 when the n bytes of a and b are equal; reads all of them whatever
  * they hold (no early exit), so its time does not tell where they differ. */
 int ld_mac_equal(const uint8_t *a, const uint8_t *b, size_t n);
+/* What a request's MAC is compared with: ld_mac_equal (tests/
+ * test_server_keys.c counts the comparisons through it). */
+extern int (*ld__mac_equal)(const uint8_t *a, const uint8_t *b, size_t n);
 
 /* Fills c->key_unknown (requests whose key id the file lacks; they count
  * in key_fail too), for auth.c's ld_auth_counters. */
-struct ld_keys;
+/* The key file in use (auth.h's ld_keys_*); here for the tests. */
+struct ld_keys {
+	char path[PATH_MAX];
+	pthread_rwlock_t lock;
+	struct ld_keyset *set; /* under lock */
+	_Atomic uint64_t unknown; /* requests with a key id not in the set */
+};
 struct ld_auth_counters;
 void ld_keys_counters(const struct ld_keys *k, struct ld_auth_counters *c);
 
