@@ -60,23 +60,16 @@ void ld_log(int level, const char *fmt, ...)
 static char tmpdir[] = "/tmp/lc-test-server-keys.XXXXXX";
 static struct ld_config cfg;
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static size_t unhex(const char *h, uint8_t *out)
 {
 	size_t n = strlen(h) / 2;
 
-	for (size_t i = 0; i < n; i++)
-		out[i] = (uint8_t)(hexval(h[2 * i]) << 4 | hexval(h[2 * i + 1]));
+	for (size_t i = 0; i < n; i++) {
+		unsigned v = 0;
+
+		sscanf(h + 2 * i, "%2x", &v);
+		out[i] = (uint8_t)v;
+	}
 	return n;
 }
 
