@@ -1,0 +1,1 @@
+cli_stale_page.sh
