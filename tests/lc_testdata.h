@@ -1,5 +1,5 @@
 /*
- * lc_testdata.h - leap tables the tests share, built from the test data
+ * lc_testdata.h - leap tables, true time and a bound check the tests share, built from the test data
  * (tests/data). Header-only: each function is static inline, so a test
  * that includes this and uses none of them still compiles clean.
  */
@@ -98,6 +98,45 @@ static inline struct timespec lc_test_true_utc(int64_t r0, int64_t leap_t,
 	ts.tv_sec = (time_t)(rt / ns);
 	ts.tv_nsec = (long)(rt % ns);
 	return ts;
+}
+
+/* The truth at one instant, for lc_test_bounds_contain: true REALTIME,
+ * TAI and UTC (23:59:60 as tv_nsec >= 1e9), and UTC_SLS (its policy's
+ * smear of true UTC, ns). */
+struct lc_test_truth {
+	int64_t rt, tai, sls;
+	struct timespec utc;
+};
+
+static inline int lc_test_ts_le(const struct timespec *a,
+                                const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec ||
+	       (a->tv_sec == b->tv_sec && a->tv_nsec <= b->tv_nsec);
+}
+
+/* 1 if bound b of clock `id` contains the truth: REALTIME and TAI as
+ * POSIX ns, UTC_SLS against its smear, every other clock (UTC) as a
+ * timespec, where 23:59:60 sorts after 23:59:59. */
+static inline int lc_test_bounds_contain(const struct lc_bounds *b,
+                                         lc_clock_id id,
+                                         const struct lc_test_truth *tr)
+{
+	const int64_t ns = 1000000000;
+	int64_t lo = (int64_t)b->earliest.tv_sec * ns + b->earliest.tv_nsec;
+	int64_t hi = (int64_t)b->latest.tv_sec * ns + b->latest.tv_nsec;
+
+	switch (id) {
+	case LC_CLOCK_REALTIME:
+		return lo <= tr->rt && tr->rt <= hi;
+	case LC_CLOCK_TAI:
+		return lo <= tr->tai && tr->tai <= hi;
+	case LC_CLOCK_UTC_SLS:
+		return lo <= tr->sls && tr->sls <= hi;
+	default:
+		return lc_test_ts_le(&b->earliest, &tr->utc) &&
+		       lc_test_ts_le(&tr->utc, &b->latest);
+	}
 }
 
 #endif

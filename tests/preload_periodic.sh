@@ -23,12 +23,7 @@ export LEAPCLOCK_LEAPFILE=$src/tests/data/leapseconds.tzdata2026f
 unset LEAPCLOCK_TIMELINE # leapclock run rehearses in-process; the page cases name theirs
 
 prog=$tmp/preload_periodic
-cc=${CC:-cc}
-command -v "$cc" >/dev/null || cc=gcc
-if ! "$cc" -O2 -pthread -o "$prog" "$src/tests/progs/preload_periodic.c" 2>"$tmp/cc.log"; then
-	bad "cannot build tests/progs/preload_periodic.c" "$(cat "$tmp/cc.log")"
-	finish
-fi
+build_c "$prog" preload_periodic || finish
 
 # start_case NAME ALIGN LATE -- command prefix (the program and its
 # arguments follow): runs in the background, output in $tmp/NAME.out.

@@ -58,14 +58,7 @@ if [ -z "$ntpd" ] || [ ! -x "$ntpd" ]; then
 	echo "skip sandbox_ntpd: no NTPsec ntpd (Debian's ntpsec conflicts with chrony: .ci/run unpacks it into $src/build/ntpsec with apt-get download ntpsec; dpkg-deb -x; or set NTPD)"
 	exit 77
 fi
-if [ ! -x "$D" ] || [ ! -x "$build/lc_leap2015" ]; then
-	echo "skip sandbox_ntpd: leapclockd or lc_leap2015 not built"
-	exit 77
-fi
-if [ -n "$san_preload" ]; then
-	echo "skip sandbox_ntpd: a sanitizer build (ntpd is not built with the sanitizers)"
-	exit 77
-fi
+sb_require sandbox_ntpd ntpd
 if ! command -v ntpdig >/dev/null; then
 	echo "skip sandbox_ntpd: needs ntpdig (Debian package ntpsec-ntpdig)"
 	exit 77
@@ -96,11 +89,7 @@ fi
 ip addr add "$me/24" dev lcntp0 && ip link set lcntp0 up &&
 	nsenter -t "$nsp" -n sh -c "ip link set lo up && ip addr add $srv/24 dev lcntp1 && ip link set lcntp1 up" ||
 	{ echo "FAIL cannot set up the veth pair ($me, $srv)"; exit 1; }
-nocap=()
-if command -v setpriv >/dev/null; then
-	nocap=(setpriv --bounding-set=-sys_time --inh-caps=-sys_time --)
-fi
-host_before=$("${nocap[@]}" "$build/lc_leap2015" host)
+sb_host_begin
 d=$build/sandbox_ntpd
 rm -rf "$d"
 mkdir -m 0700 "$d"
@@ -197,11 +186,5 @@ else
 	bad "after the leap: ntpdig offset '$off' (want under 10 ms)" "$(cat "$d/ntpdig.json"; tail -8 "$d/ntpd.log" 2>/dev/null)"
 fi
 
-host_after=$("${nocap[@]}" "$build/lc_leap2015" host)
-if [ "$host_before" = "$host_after" ]; then
-	ok "the host clock's adjtimex state is unchanged ($host_after)"
-else
-	bad "the host clock's adjtimex state changed" "before: $host_before
-after:  $host_after"
-fi
+sb_host_end
 finish

@@ -82,12 +82,6 @@ static int kh_sample(void *arg, struct lc_host_sample *out)
 	return 0;
 }
 
-static int ts_le(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec < b->tv_sec ||
-	       (a->tv_sec == b->tv_sec && a->tv_nsec <= b->tv_nsec);
-}
-
 static int64_t ts_ns(const struct timespec *ts)
 {
 	return (int64_t)ts->tv_sec * NS + ts->tv_nsec;
@@ -122,30 +116,25 @@ static int check_at(struct host *h, lc_timekeeper *tk, int64_t t)
 			widest_at = t - h->leap_t;
 			widest_dir = h->dir;
 		}
-		if (ids[i] == LC_CLOCK_UTC_SLS && h->sls != NULL) {
-			/* the policy's smear of true UTC */
-			int64_t v =
-			    h->r0 + t -
-			    lc_smear_offset(h->sls, h->dir, t - h->leap_t);
+		{
+			struct lc_test_truth tr = {true_rt(h, t), true_tai(h, t),
+			                           0, tu};
 
-			ok = ts_ns(&b.earliest) <= v && v <= ts_ns(&b.latest);
-		} else
-			switch (ids[i]) {
-			case LC_CLOCK_REALTIME:
-				ok = ts_ns(&b.earliest) <= true_rt(h, t) &&
-				     true_rt(h, t) <= ts_ns(&b.latest);
-				break;
-			case LC_CLOCK_TAI:
-				ok = ts_ns(&b.earliest) <= true_tai(h, t) &&
-				     true_tai(h, t) <= ts_ns(&b.latest);
-				break;
-			default: /* UTC, and UTC_SLS without a policy (UTC) */
-				ok = ts_le(&b.earliest, &tu) &&
-				     ts_le(&tu, &b.latest);
-				break;
-			}
-		if (!ok || !ts_le(&b.earliest, &b.now) ||
-		    !ts_le(&b.now, &b.latest)) {
+			/* UTC_SLS: the policy's smear of true UTC; without
+			 * a policy it is UTC */
+			if (h->sls != NULL)
+				tr.sls = h->r0 + t -
+				         lc_smear_offset(h->sls, h->dir,
+				                         t - h->leap_t);
+			ok = lc_test_bounds_contain(
+			    &b,
+			    ids[i] == LC_CLOCK_UTC_SLS && h->sls == NULL
+			        ? LC_CLOCK_UTC
+			        : ids[i],
+			    &tr);
+		}
+		if (!ok || !lc_test_ts_le(&b.earliest, &b.now) ||
+		    !lc_test_ts_le(&b.now, &b.latest)) {
 			printf("  not contained: %s at true %+.9f s from the "
 			       "leap: [%lld.%09ld, %lld.%09ld] now %lld.%09ld "
 			       "truth %lld.%09ld (err %lld ns, status %d)\n",

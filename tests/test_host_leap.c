@@ -173,12 +173,6 @@ static int64_t ts_ns(const struct timespec *ts)
 	return (int64_t)ts->tv_sec * NS + ts->tv_nsec;
 }
 
-static int ts_le(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec < b->tv_sec ||
-	       (a->tv_sec == b->tv_sec && a->tv_nsec <= b->tv_nsec);
-}
-
 /* A UTC reading on a line without the leap's gap or overlap (23:59:60
  * is the second before 00:00:00; the deleted 23:59:59 is not there). */
 static int64_t utc_line(const struct host *h, const struct timespec *u)
@@ -264,22 +258,12 @@ static void check(struct verdict *v, struct reader *rd, lc_timekeeper *tk,
 			continue; /* UTC's, with its 23:59:60: checked as UTC */
 		if (b.error_ns > v->widest)
 			v->widest = b.error_ns;
-		switch (ids[i]) {
-		case LC_CLOCK_REALTIME:
-			ok = ts_ns(&b.earliest) <= true_rt(h, t) &&
-			     true_rt(h, t) <= ts_ns(&b.latest);
-			break;
-		case LC_CLOCK_TAI:
-			ok = ts_ns(&b.earliest) <= h->r0 + t + 37 * NS &&
-			     h->r0 + t + 37 * NS <= ts_ns(&b.latest);
-			break;
-		case LC_CLOCK_UTC_SLS:
-			ok = ts_ns(&b.earliest) <= sls_true &&
-			     sls_true <= ts_ns(&b.latest);
-			break;
-		default:
-			ok = ts_le(&b.earliest, &tu) && ts_le(&tu, &b.latest);
-			break;
+		{
+			struct lc_test_truth tr = {true_rt(h, t),
+			                           h->r0 + t + 37 * NS, sls_true,
+			                           tu};
+
+			ok = lc_test_bounds_contain(&b, ids[i], &tr);
 		}
 		if (!ok && h->kind == HK_SMEAR && tol > TOL_EXACT) {
 			/* KNOWN (reported, not yet fixed): undeclared, as the

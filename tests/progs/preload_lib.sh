@@ -55,15 +55,19 @@ run() {
 PY=$(command -v /usr/bin/python3 || command -v python3 || true)
 PY_HOST=${PY:-python3}
 
-helper=$tmp/preload_timers
-build_helper() {
+# build_c OUT PROG: compiles tests/progs/PROG.c (an ordinary program, no
+# leapclock in it) into OUT; a failure is a bad line and returns 1
+build_c() {
 	local cc=${CC:-cc}
 	command -v "$cc" >/dev/null || cc=gcc
-	if ! "$cc" -O2 -pthread -o "$helper" "$src/tests/progs/preload_timers.c" 2>"$tmp/cc.log"; then
-		bad "cannot build tests/progs/preload_timers.c" "$(cat "$tmp/cc.log")"
+	if ! "$cc" -O2 -pthread -o "$1" "$src/tests/progs/$2.c" 2>"$tmp/cc.log"; then
+		bad "cannot build tests/progs/$2.c" "$(cat "$tmp/cc.log")"
 		return 1
 	fi
 }
+
+helper=$tmp/preload_timers
+build_helper() { build_c "$helper" preload_timers; }
 
 # helper_result NAME RC OUTPUT
 helper_result() {

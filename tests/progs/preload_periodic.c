@@ -21,6 +21,13 @@
  * with timer_getoverrun and the timerfd's read count: the k-th expiration's
  * deadline is start + 1 + (k - 1) * PERIOD. Prints "ok"/"FAIL" lines.
  *
+ * usage: preload_periodic unread signal|timerfd
+ *   one periodic relative timer (1 s, first 1 s after a whole second +
+ *   .001 s) whose expirations the program does not take for 5.5 s of its
+ *   clock (its signal blocked, or the timerfd not read), then takes them:
+ *   5 expirations are due (a blocked signal is delivered once with the
+ *   others as overruns, a timerfd's read counts them all), "ok"/"FAIL".
+ *
  * usage: preload_periodic sleep N
  *   N relative clock_nanosleep(CLOCK_REALTIME, 0, 1 s) calls: each must
  *   end at or past 1 s after the program's realtime before it (relative
@@ -126,6 +133,59 @@ static void *tfd_reader(void *arg)
 	return NULL;
 }
 
+/* the unread mode: 0 if 5 expirations are counted at start + 5.5 s */
+static int unread(const char *kind)
+{
+	int fd = -1, sigs = 0, tfd_mode = strcmp(kind, "timerfd") == 0;
+	int64_t got = 0, t;
+	struct itimerspec its = { { 1, 0 }, { 1, 0 } };
+	struct sigevent sev;
+	struct timespec d, z = { 0, 0 };
+	siginfo_t si;
+	sigset_t set;
+	timer_t id;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMIN);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	if (tfd_mode) {
+		fd = timerfd_create(CLOCK_REALTIME, 0);
+		if (fd < 0)
+			return 2;
+	} else {
+		memset(&sev, 0, sizeof(sev));
+		sev.sigev_notify = SIGEV_SIGNAL;
+		sev.sigev_signo = SIGRTMIN;
+		if (timer_create(CLOCK_REALTIME, &sev, &id) != 0)
+			return 2;
+	}
+	t = (now(CLOCK_REALTIME) / 1000000000 + 1) * 1000000000 + 1000000;
+	d = ts_of(t);
+	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &d, NULL) == EINTR)
+		;
+	if ((tfd_mode ? timerfd_settime(fd, 0, &its, NULL)
+	              : timer_settime(id, 0, &its, NULL)) != 0)
+		return 2;
+	d = ts_of(t + 5500000000LL);
+	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &d, NULL) == EINTR)
+		;
+	if (tfd_mode) {
+		uint64_t n = 0;
+
+		if (read(fd, &n, sizeof(n)) == sizeof(n))
+			got = (int64_t)n;
+	} else {
+		while (sigtimedwait(&set, &si, &z) == SIGRTMIN) {
+			sigs++;
+			got += 1 + (si.si_overrun > 0 ? si.si_overrun : 0);
+		}
+	}
+	printf("%s %s: %lld expirations taken at 5.5 s (%s; want 5)\n",
+	       got == 5 ? "ok  " : "FAIL", kind, (long long)got,
+	       tfd_mode ? "one read" : sigs == 1 ? "one signal" : "signals");
+	return got == 5 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	double align, late;
@@ -135,6 +195,8 @@ int main(int argc, char **argv)
 	pthread_t th[NT];
 	int fails = 0;
 
+	if (argc == 3 && strcmp(argv[1], "unread") == 0)
+		return unread(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "sleep") == 0) {
 		int n = atoi(argv[2]);
 
@@ -288,6 +350,13 @@ int main(int argc, char **argv)
 			       names[i], (long long)worst_late, late);
 			bad = 1;
 		}
+		/* a failure shows every delivery: a lost expiration (every
+		 * later count a period behind) from one late wake */
+		for (int k = 0; bad && k < n; k++)
+			printf("     delivery %d: %+.6f s from the start, "
+			       "%lld expirations\n",
+			       k + 1, (evs[i][k].rt - start_ns) / 1e9,
+			       (long long)evs[i][k].count);
 		if (!bad)
 			printf("ok   %s: %d deliveries, %lld expirations, never "
 			       "early, latency at most %lld us\n",
