@@ -123,6 +123,20 @@ if command -v man >/dev/null; then
       bad "man -l $n"; cat "$tmp/man.err"
     fi
   done
+  # The commands' and the daemon's pages too (issue 27): no groff warning,
+  # and no words run together, as ".BR Processes ). The rate ..." made of
+  # a sentence ("Processes).Theratelimitisone..." in man and mandoc): a
+  # lower-case letter or ')' then '.' then a capitalised word, outside URLs.
+  for p in "$src"/docs/*.1 "$src"/docs/*.5 "$src"/docs/*.8; do
+    n=$(basename "$p")
+    MANWIDTH=80 man --warnings -l "$p" 2>"$tmp/man.err" | col -b >"$tmp/man.out"
+    glued=$(grep -E '[a-z)]\.[A-Z][a-z]{2,}' "$tmp/man.out" | grep -vE 'https?://|e\.g\.|i\.e\.' | head -3)
+    if [ -s "$tmp/man.out" ] && ! [ -s "$tmp/man.err" ] && [ -z "$glued" ]; then
+      ok "man -l $n renders without warnings or run-together words"
+    else
+      bad "man -l $n: $(head -c 300 "$tmp/man.err") $glued"
+    fi
+  done
   funcs=$(grep -oE '^LC_API [^(/]*[ *]lc_[a-z0-9_]+\(' "$tmp/prefix/include/leapclock.h" \
           | grep -oE 'lc_[a-z0-9_]+\($' | tr -d '(')
   nf=0 missing=""
