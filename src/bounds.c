@@ -307,41 +307,31 @@ bounds_slow_ret(const lc_timekeeper *tk, lc_clock_id id, struct lc_bounds *out)
  * a call would clobber. */
 typedef int (*bounds_fn)(const lc_timekeeper *tk, struct lc_bounds *out);
 
+/* A realtime clock's reader (the leap check; the slow path decides near
+ * a leap), and a MONOTONIC-based one's (MONOTONIC + off_word). */
+#define LC__BND_RT_READER(NAME, ID, K, KIND)                                   \
+	static __attribute__((noinline)) int b_##NAME##_##K(                   \
+	    const lc_timekeeper *tk, struct lc_bounds *out)                    \
+	{                                                                      \
+		if (lc__likely(                                                \
+		        bounds_fast_k(tk, out, KIND, LC__TKW(offs_real), 1)))  \
+			return 0;                                              \
+		return bounds_slow_ret(tk, ID, out);                           \
+	}
+#define LC__BND_MONO_READER(NAME, OFF_WORD, K, KIND)                           \
+	static __attribute__((noinline)) int b_##NAME##_##K(                   \
+	    const lc_timekeeper *tk, struct lc_bounds *out)                    \
+	{                                                                      \
+		bounds_fast_k(tk, out, KIND, OFF_WORD, 0);                     \
+		return 0;                                                      \
+	}
+
 #define LC__BND_READERS(K, KIND)                                               \
-	static __attribute__((noinline)) int b_realtime_##K(                   \
-	    const lc_timekeeper *tk, struct lc_bounds *out)                    \
-	{                                                                      \
-		if (lc__likely(                                                \
-		        bounds_fast_k(tk, out, KIND, LC__TKW(offs_real), 1)))  \
-			return 0;                                              \
-		return bounds_slow_ret(tk, LC_CLOCK_REALTIME, out);            \
-	}                                                                      \
-	static __attribute__((noinline)) int b_utc_##K(                        \
-	    const lc_timekeeper *tk, struct lc_bounds *out)                    \
-	{                                                                      \
-		if (lc__likely(                                                \
-		        bounds_fast_k(tk, out, KIND, LC__TKW(offs_real), 1)))  \
-			return 0;                                              \
-		return bounds_slow_ret(tk, LC_CLOCK_UTC, out);                 \
-	}                                                                      \
-	static __attribute__((noinline)) int b_tai_##K(                        \
-	    const lc_timekeeper *tk, struct lc_bounds *out)                    \
-	{                                                                      \
-		bounds_fast_k(tk, out, KIND, LC__TKW(offs_tai), 0);            \
-		return 0;                                                      \
-	}                                                                      \
-	static __attribute__((noinline)) int b_mono_##K(                       \
-	    const lc_timekeeper *tk, struct lc_bounds *out)                    \
-	{                                                                      \
-		bounds_fast_k(tk, out, KIND, 0, 0);                            \
-		return 0;                                                      \
-	}                                                                      \
-	static __attribute__((noinline)) int b_boot_##K(                       \
-	    const lc_timekeeper *tk, struct lc_bounds *out)                    \
-	{                                                                      \
-		bounds_fast_k(tk, out, KIND, LC__TKW(offs_boot), 0);           \
-		return 0;                                                      \
-	}                                                                      \
+	LC__BND_RT_READER(realtime, LC_CLOCK_REALTIME, K, KIND)                \
+	LC__BND_RT_READER(utc, LC_CLOCK_UTC, K, KIND)                          \
+	LC__BND_MONO_READER(tai, LC__TKW(offs_tai), K, KIND)                   \
+	LC__BND_MONO_READER(mono, 0, K, KIND)                                  \
+	LC__BND_MONO_READER(boot, LC__TKW(offs_boot), K, KIND)                 \
 	static __attribute__((noinline)) int b_raw_##K(                        \
 	    const lc_timekeeper *tk, struct lc_bounds *out)                    \
 	{                                                                      \

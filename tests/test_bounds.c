@@ -193,6 +193,32 @@ static lc_timekeeper *make(struct host *h, lc_leaptable *table, int64_t ppb,
 	return tk;
 }
 
+/* A host of maxerror `maxerror_us` that reports it, 200000 s before an
+ * insertion, and its timekeeper (the counter `ppb` off) updated
+ * `updates` times a second apart from *t on; *t is left a second past
+ * the last update. */
+static lc_timekeeper *make_updated(struct host *h, lc_leaptable *table,
+                                   int64_t maxerror_us, int64_t ppb, int64_t *t,
+                                   int updates)
+{
+	lc_timekeeper *tk;
+
+	memset(h, 0, sizeof(*h));
+	h->dir = 1;
+	h->give_error = 1;
+	h->maxerror_us = maxerror_us;
+	h->leap_t = 200000 * NS;
+	h->r0 = L2030 * NS - h->leap_t;
+	tk = make(h, table, ppb, *t);
+	if (tk == NULL)
+		return NULL;
+	for (int i = 0; i < updates; i++, *t += NS) {
+		lc_sim_set_true_ns(h->c, *t);
+		lc_update(tk);
+	}
+	return tk;
+}
+
 /* One leap: from `before` s to `after` s around it, updates every 0.2 to
  * 1.8 s, `reads` random reads between each two, the host's error a
  * random walk within 80 % of its maxerror (1..5 ms). */
@@ -314,20 +340,9 @@ static void test_stale_widens(void)
 	int64_t t;
 
 	n_bad = 0;
-	memset(&h, 0, sizeof(h));
-	h.dir = 1;
-	h.give_error = 1;
-	h.maxerror_us = 1000;
-	h.leap_t = 200000 * NS;
-	h.r0 = L2030 * NS - h.leap_t;
 	t = 1000 * NS;
-	tk = make(&h, table, 10000, t);
-	for (int i = 0; i < 60; i++, t += NS) {
-		lc_sim_set_true_ns(h.c, t);
-		lc_update(tk);
-	}
-	lc_sim_set_true_ns(h.c, t);
-	lc_update(tk);
+	tk = make_updated(&h, table, 1000, 10000, &t, 61);
+	t -= NS;
 	lc_gettime_bounds(tk, LC_CLOCK_REALTIME, &b0);
 	LC_EQ_INT(b0.status, LC_BOUNDS_SYNCHRONIZED);
 	for (int64_t d = 1; d <= INT64_C(100000); d *= 10) {
@@ -575,21 +590,11 @@ static void test_fast_arith(void)
 	int64_t t;
 	long n = 0;
 
-	memset(&h, 0, sizeof(h));
-	h.dir = 1;
-	h.give_error = 1;
-	h.maxerror_us = 2500;
-	h.leap_t = 400000 * NS;
-	h.r0 = L2030 * NS - h.leap_t;
 	t = 1000 * NS;
-	tk = make(&h, table, 3000, t);
+	tk = make_updated(&h, table, 2500, 3000, &t, 20);
 	LC_TRUE(tk != NULL);
 	if (tk == NULL)
 		return;
-	for (int i = 0; i < 20; i++, t += NS) {
-		lc_sim_set_true_ns(h.c, t);
-		lc_update(tk);
-	}
 	for (int i = 0; i < 20000; i++) {
 		int64_t age = i < 10000 ? lc_rand_range(0, 2 * NS)
 		                        : lc_rand_range(0, 86400 * NS);
