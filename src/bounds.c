@@ -199,97 +199,187 @@ static void bounds_slow(const lc_timekeeper *tk, lc_clock_id id,
 		ts_add(&out->earliest, -LC__NS);
 }
 
-/* The fast path: MONOTONIC plus the word at `off_word` (0: none), the
- * bound word, and for the realtime clocks the leap check, in one latch
- * loop. 0 if the slow path must decide. */
-static inline int bounds_fast(const lc_timekeeper *tk, size_t off_word, int rt,
-                              struct lc_bounds *out)
+uint64_t lc__bnd_drift_wide(uint64_t d, uint64_t rfix)
+{
+	return (uint64_t)(((unsigned __int128)d * rfix +
+	                   ((UINT64_C(1) << 32) - 1)) >>
+	                  32);
+}
+
+/* The fast path of a clock that is MONOTONIC plus the snapshot word
+ * `off_word` (0: none), and for the realtime clocks (leap_check) the leap
+ * check, as lc__tk_gettime_fast_k() reads the plain clock: only the
+ * sequence is loaded before the ordered counter read; the copy's words,
+ * the bound word among them, after it, so that the CPU loads them while
+ * the counter read is under way. Everything that depends only on the
+ * snapshot is computed there too, off the path from the counter value to
+ * the result: the bound word's fields, the drift term's multiplier
+ * (lc__bnd_rate_fix: no division), and the splits of the three instants
+ * at the snapshot, b and b -+ w0 (w0 the half-width there), into seconds
+ * and ns (lc__tk_ts_of). After the counter read: d, the ns since the
+ * snapshot (one multiply), the drift over d (one multiply and a shift),
+ * and three additions with one carry each. The same values as
+ * bounds_slow() away from a leap: earliest = b + d - (w0 + drift),
+ * latest = b + d + (w0 + drift). 0 when the slow path must decide (a leap
+ * within the interval, or a deletion behind the snapshot). `kind`: as
+ * lc__tk_counter_read_k(). */
+static inline __attribute__((always_inline)) int
+bounds_fast_k(const lc_timekeeper *tk, struct lc_bounds *out, int kind,
+              size_t off_word, int leap_check)
 {
 	const struct lc__tk_pub *p = lc__tk_pub(tk);
+	const struct lc__tk_latch *l;
 	const struct lc__tk_copy *c;
-	uint64_t seq, bw;
-	int64_t base, m, v, slow;
-	int64_t w;
+	uint64_t seq, cyc, d, bw, w0, rfix, drift;
+	int64_t mono, b, slow_at = INT64_MAX;
 	int st;
 
 	do {
-		seq = lc__tk_read_begin(p, &c);
-		base = (int64_t)lc__tkw(c, LC__TKW(mono));
-		m = base + (int64_t)lc__cyc2ns(lc__tk_counter_read(p),
-		                               lc__tkw(c, LC__TKW(cycle_last)),
-		                               lc__tkw(c, LC__TKW(mult)),
-		                               lc__tkw(c, LC__TKW(frac)),
-		                               lc__tkw(c, LC__TKW(shift_max)));
-		slow = rt ? (int64_t)lc__tkw(c, LC__TKW(rt_slow)) : INT64_MAX;
-		v = m + (off_word ? (int64_t)lc__tkw(c, off_word) : 0);
+		l = atomic_load_explicit(&p->latch, memory_order_relaxed);
+		seq = atomic_load_explicit(&l->seq, memory_order_acquire);
+		c = &l->copy[seq & 1];
+		cyc = lc__tk_counter_read_k(p, kind);
+		mono = (int64_t)lc__tkw(c, LC__TKW(mono));
+		b = mono;
+		if (off_word)
+			b += (int64_t)lc__tkw(c, off_word);
 		bw = lc__tkw(c, LC__TKW(bound));
-	} while (lc__tk_read_retry(p, seq));
-	w = lc__bnd_at(bw, m - base, &st);
-	if (lc__unlikely(rt && (m >= slow - w || (bw & LC__BND_DEL_BEHIND))))
-		return 0;
-	lc__tk_ns_to_ts(v, &out->now);
-	if (lc__likely(w < LC__NS)) {
-		/* one division for the three: w is below a second */
-		long lo = out->now.tv_nsec - (long)w;
-		long hi = out->now.tv_nsec + (long)w;
-
-		out->earliest.tv_sec = out->now.tv_sec - (lo < 0);
-		out->earliest.tv_nsec = lo < 0 ? lo + (long)LC__NS : lo;
-		out->latest.tv_sec = out->now.tv_sec + (hi >= (long)LC__NS);
-		out->latest.tv_nsec =
-		    hi >= (long)LC__NS ? hi - (long)LC__NS : hi;
+		d = lc__cyc2ns_fast(cyc, lc__tkw(c, LC__TKW(cycle_last)),
+		                    lc__tkw(c, LC__TKW(mult)),
+		                    lc__tkw(c, LC__TKW(frac)),
+		                    lc__tkw(c, LC__TKW(shift_max)));
+		if (leap_check)
+			slow_at = (int64_t)lc__tkw(c, LC__TKW(rt_slow));
+	} while (atomic_load_explicit(&l->seq, memory_order_relaxed) != seq);
+	/* the word's fields (lc__bnd_at) */
+	st = (int)((bw >> 60) & 3);
+	if (lc__likely((bw & LC__BND_VALID) && st != 0)) {
+		w0 = bw & (uint64_t)LC__BND_W_MAX;
+		rfix =
+		    lc__bnd_rate_fix((bw >> 40) & (uint64_t)LC__BND_RATE_MAX);
 	} else {
-		lc__tk_ns_to_ts(v - w, &out->earliest);
-		lc__tk_ns_to_ts(v + w, &out->latest);
+		st = 0;
+		w0 = 0;
+		rfix = 0;
 	}
-	out->error_ns = w;
-	out->age_ns = m - base;
+	drift = lc__bnd_drift(d, rfix); /* <= d: rfix < 2^32 / 9 */
+	if (leap_check &&
+	    lc__unlikely(mono + (int64_t)d >= slow_at - (int64_t)(w0 + drift) ||
+	                 (bw & LC__BND_DEL_BEHIND)))
+		return 0;
+	if (st == LC_BOUNDS_SYNCHRONIZED &&
+	    lc__unlikely(d > (uint64_t)(LC_TIMELINE_STALE_S * LC__NS)))
+		st = LC_BOUNDS_FREE_RUNNING;
+	lc__tk_ts_of(b, d, &out->now);
+	lc__tk_ts_of(b - (int64_t)w0, d - drift, &out->earliest);
+	lc__tk_ts_of(b + (int64_t)w0, d + drift, &out->latest);
+	out->error_ns = (int64_t)(w0 + drift);
+	out->age_ns = (int64_t)d;
 	out->status = st;
 	return 1;
 }
 
+/* MONOTONIC_RAW: nothing measures the counter's nominal rate. */
+static inline __attribute__((always_inline)) void
+bounds_raw_k(const lc_timekeeper *tk, struct lc_bounds *out, int kind)
+{
+	struct timespec ts; /* stored three times, not reloaded */
+
+	lc__tk_gettime_fast_k(tk, &ts, kind, 1, 0, 0);
+	out->now = ts;
+	out->earliest = ts;
+	out->latest = ts;
+	out->error_ns = 0;
+	out->age_ns = 0;
+	out->status = LC_BOUNDS_UNKNOWN;
+}
+
+static __attribute__((noinline, cold)) int
+bounds_slow_ret(const lc_timekeeper *tk, lc_clock_id id, struct lc_bounds *out)
+{
+	bounds_slow(tk, id, out);
+	return 0;
+}
+
+/* One reader per clock id and counter kind, each a leaf that
+ * lc_gettime_bounds() jumps to, as lc_gettime()'s (timekeeper.c): a TSC
+ * reader has no call on its path and keeps its values in the registers
+ * a call would clobber. */
+typedef int (*bounds_fn)(const lc_timekeeper *tk, struct lc_bounds *out);
+
+/* A realtime clock's reader (the leap check; the slow path decides near
+ * a leap), and a MONOTONIC-based one's (MONOTONIC + off_word). */
+#define LC__BND_RT_READER(NAME, ID, K, KIND)                                   \
+	static __attribute__((noinline)) int b_##NAME##_##K(                   \
+	    const lc_timekeeper *tk, struct lc_bounds *out)                    \
+	{                                                                      \
+		if (lc__likely(                                                \
+		        bounds_fast_k(tk, out, KIND, LC__TKW(offs_real), 1)))  \
+			return 0;                                              \
+		return bounds_slow_ret(tk, ID, out);                           \
+	}
+#define LC__BND_MONO_READER(NAME, OFF_WORD, K, KIND)                           \
+	static __attribute__((noinline)) int b_##NAME##_##K(                   \
+	    const lc_timekeeper *tk, struct lc_bounds *out)                    \
+	{                                                                      \
+		bounds_fast_k(tk, out, KIND, OFF_WORD, 0);                     \
+		return 0;                                                      \
+	}
+
+#define LC__BND_READERS(K, KIND)                                               \
+	LC__BND_RT_READER(realtime, LC_CLOCK_REALTIME, K, KIND)                \
+	LC__BND_RT_READER(utc, LC_CLOCK_UTC, K, KIND)                          \
+	LC__BND_MONO_READER(tai, LC__TKW(offs_tai), K, KIND)                   \
+	LC__BND_MONO_READER(mono, 0, K, KIND)                                  \
+	LC__BND_MONO_READER(boot, LC__TKW(offs_boot), K, KIND)                 \
+	static __attribute__((noinline)) int b_raw_##K(                        \
+	    const lc_timekeeper *tk, struct lc_bounds *out)                    \
+	{                                                                      \
+		bounds_raw_k(tk, out, KIND);                                   \
+		return 0;                                                      \
+	}                                                                      \
+	/* Without a smear policy UTC_SLS is UTC (the flags never change       \
+	 * after lc_tk_new(), so either copy tells); with one, the slow        \
+	 * path. */                                                            \
+	static __attribute__((noinline)) int b_utc_sls_##K(                    \
+	    const lc_timekeeper *tk, struct lc_bounds *out)                    \
+	{                                                                      \
+		if (lc__likely(!(lc__tkw(&lc__tk_latch_of(tk)->copy[0],        \
+		                         LC__TKW(flags)) &                     \
+		                 LC__TKF_SMEAR)) &&                            \
+		    lc__likely(                                                \
+		        bounds_fast_k(tk, out, KIND, LC__TKW(offs_real), 1)))  \
+			return 0;                                              \
+		return bounds_slow_ret(tk, LC_CLOCK_UTC_SLS, out);             \
+	}                                                                      \
+	static const bounds_fn breaders_##K[LC_CLOCK_COUNT] = {                \
+	    [LC_CLOCK_REALTIME] = b_realtime_##K,                              \
+	    [LC_CLOCK_TAI] = b_tai_##K,                                        \
+	    [LC_CLOCK_MONOTONIC] = b_mono_##K,                                 \
+	    [LC_CLOCK_UTC] = b_utc_##K,                                        \
+	    [LC_CLOCK_MONOTONIC_RAW] = b_raw_##K,                              \
+	    [LC_CLOCK_BOOTTIME] = b_boot_##K,                                  \
+	    [LC_CLOCK_UTC_SLS] = b_utc_sls_##K,                                \
+	};
+
+LC__BND_READERS(any, 0)
+LC__BND_READERS(sys, LC_COUNTER_SYSTEM)
+#if defined(__x86_64__)
+LC__BND_READERS(tsc, LC_COUNTER_TSC)
+#endif
+
 int lc_gettime_bounds(const lc_timekeeper *tk, lc_clock_id id,
                       struct lc_bounds *out)
 {
-	if (tk == NULL || out == NULL)
+	if (tk == NULL || out == NULL || (unsigned)id >= LC_CLOCK_COUNT)
 		return LC_EINVAL;
-
-	switch (id) {
-	case LC_CLOCK_REALTIME:
-	case LC_CLOCK_UTC:
-		if (bounds_fast(tk, LC__TKW(offs_real), 1, out))
-			return 0;
-		break;
-	case LC_CLOCK_TAI:
-		bounds_fast(tk, LC__TKW(offs_tai), 0, out);
-		return 0;
-	case LC_CLOCK_MONOTONIC:
-		bounds_fast(tk, 0, 0, out);
-		return 0;
-	case LC_CLOCK_BOOTTIME:
-		bounds_fast(tk, LC__TKW(offs_boot), 0, out);
-		return 0;
-	case LC_CLOCK_MONOTONIC_RAW:
-		/* nothing measures the counter's nominal rate */
-		lc_gettime(tk, id, &out->now);
-		out->earliest = out->latest = out->now;
-		out->error_ns = 0;
-		out->age_ns = 0;
-		out->status = LC_BOUNDS_UNKNOWN;
-		return 0;
-	case LC_CLOCK_UTC_SLS:
-		/* Without a smear policy UTC_SLS is UTC (the flags never
-		 * change after lc_tk_new()). */
-		if (!(lc__tkw(&lc__tk_latch_of(tk)->copy[0], LC__TKW(flags)) &
-		      LC__TKF_SMEAR) &&
-		    bounds_fast(tk, LC__TKW(offs_real), 1, out))
-			return 0;
-		break;
-	default:
-		return LC_EINVAL;
-	}
-	bounds_slow(tk, id, out);
-	return 0;
+#if defined(__x86_64__)
+	if (lc__likely(lc__tk_pub(tk)->counter_kind == LC_COUNTER_TSC))
+		return breaders_tsc[id](tk, out);
+#endif
+	if (lc__tk_pub(tk)->counter_kind == LC_COUNTER_SYSTEM)
+		return breaders_sys[id](tk, out);
+	return breaders_any[id](tk, out);
 }
 
 int lc_tk_bounds_info(const lc_timekeeper *tk, struct lc_bounds_info *out)

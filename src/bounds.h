@@ -60,13 +60,45 @@ static inline uint64_t lc__bnd_pack(int64_t w_ns, int64_t drift_ppb, int status)
 	       ((uint64_t)(status & 3) << 60);
 }
 
+/* The drift term's rate as a multiplier: R = ceil(r * 100 ppb * 2^32) for
+ * the word's rate r (units of 100 ppb), so that the growth over d ns is
+ * ceil(d * R / 2^32) (lc__bnd_drift): a multiply and a shift where
+ * ceil(d * r * 100 / 10^9) needs a division (a multiply by 10^9's
+ * reciprocal after the first, on a reader's path). R / 2^32 is at least
+ * the rate, and above it by less than 2^-32 ns per ns (0.23 ppb): the
+ * term is never less than the rate's growth and exceeds ceil(d * r * 100
+ * / 10^9) by at most 1 ns for d below 2^32 ns (4.3 s, four heartbeats),
+ * by at most 1 ns per further 4.3 s beyond. It depends only on the word:
+ * a reader computes it while the counter is read. */
+static inline uint64_t lc__bnd_rate_fix(uint64_t r)
+{
+	/* r < 2^20: r * 100 * 2^32 < 2^59 */
+	return (r * ((uint64_t)LC__BND_RATE_UNIT << 32) + (uint64_t)LC__NS -
+	        1) /
+	       (uint64_t)LC__NS;
+}
+
+/* ceil(d * R / 2^32) with R from lc__bnd_rate_fix: R < 2^29, so below
+ * 2^34 ns (17 s) the product and the rounding fit in 64 bits; a page
+ * older than that takes the 128-bit product (the same value). */
+uint64_t lc__bnd_drift_wide(uint64_t d, uint64_t rfix)
+    __attribute__((cold, noinline));
+
+static inline uint64_t lc__bnd_drift(uint64_t d, uint64_t rfix)
+{
+	if (lc__unlikely(d >> 34))
+		return lc__bnd_drift_wide(d, rfix);
+	return (d * rfix + ((UINT64_C(1) << 32) - 1)) >> 32;
+}
+
 /* The half-width `d` ns after the snapshot's instant (d >= 0), rounded
  * up, and the status then (a snapshot older than the staleness limit is
- * free-running). 0 and LC_BOUNDS_UNKNOWN for a word of no bound. */
+ * free-running). 0 and LC_BOUNDS_UNKNOWN for a word of no bound. The
+ * readers' fast paths (bounds.c) compute the same. */
 static inline int64_t lc__bnd_at(uint64_t word, int64_t d, int *status)
 {
 	int64_t w = (int64_t)(word & (uint64_t)LC__BND_W_MAX);
-	int64_t r = (int64_t)((word >> 40) & (uint64_t)LC__BND_RATE_MAX);
+	uint64_t r = (word >> 40) & (uint64_t)LC__BND_RATE_MAX;
 	int st = (int)((word >> 60) & 3);
 
 	if (!(word & LC__BND_VALID) || st == 0) {
@@ -75,17 +107,7 @@ static inline int64_t lc__bnd_at(uint64_t word, int64_t d, int *status)
 	}
 	if (d < 0)
 		d = 0;
-	/* r * 100 ppb * d: d < 2^63 / 2^27 keeps the product in range;
-	 * beyond that (3 years stale) the 128-bit path */
-	if (lc__likely(d < (INT64_C(1) << 36)))
-		w += (int64_t)(((uint64_t)d * (uint64_t)r * LC__BND_RATE_UNIT +
-		                (uint64_t)LC__NS - 1) /
-		               (uint64_t)LC__NS);
-	else
-		w += (int64_t)(((unsigned __int128)d * (uint64_t)r *
-		                    LC__BND_RATE_UNIT +
-		                LC__NS - 1) /
-		               LC__NS);
+	w += (int64_t)lc__bnd_drift((uint64_t)d, lc__bnd_rate_fix(r));
 	if (st == 1 && d > LC_TIMELINE_STALE_S * LC__NS)
 		st = 2;
 	*status = st;

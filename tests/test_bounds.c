@@ -14,6 +14,7 @@
 
 #include "bounds.h"
 #include "leapclock.h"
+#include "timekeeper.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,6 +182,32 @@ static lc_timekeeper *make(struct host *h, lc_leaptable *table, int64_t ppb,
 	return tk;
 }
 
+/* A host of maxerror `maxerror_us` that reports it, 200000 s before an
+ * insertion, and its timekeeper (the counter `ppb` off) updated
+ * `updates` times a second apart from *t on; *t is left a second past
+ * the last update. */
+static lc_timekeeper *make_updated(struct host *h, lc_leaptable *table,
+                                   int64_t maxerror_us, int64_t ppb, int64_t *t,
+                                   int updates)
+{
+	lc_timekeeper *tk;
+
+	memset(h, 0, sizeof(*h));
+	h->dir = 1;
+	h->give_error = 1;
+	h->maxerror_us = maxerror_us;
+	h->leap_t = 200000 * NS;
+	h->r0 = L2030 * NS - h->leap_t;
+	tk = make(h, table, ppb, *t);
+	if (tk == NULL)
+		return NULL;
+	for (int i = 0; i < updates; i++, *t += NS) {
+		lc_sim_set_true_ns(h->c, *t);
+		lc_update(tk);
+	}
+	return tk;
+}
+
 /* One leap: from `before` s to `after` s around it, updates every 0.2 to
  * 1.8 s, `reads` random reads between each two, the host's error a
  * random walk within 80 % of its maxerror (1..5 ms). */
@@ -302,20 +329,9 @@ static void test_stale_widens(void)
 	int64_t t;
 
 	n_bad = 0;
-	memset(&h, 0, sizeof(h));
-	h.dir = 1;
-	h.give_error = 1;
-	h.maxerror_us = 1000;
-	h.leap_t = 200000 * NS;
-	h.r0 = L2030 * NS - h.leap_t;
 	t = 1000 * NS;
-	tk = make(&h, table, 10000, t);
-	for (int i = 0; i < 60; i++, t += NS) {
-		lc_sim_set_true_ns(h.c, t);
-		lc_update(tk);
-	}
-	lc_sim_set_true_ns(h.c, t);
-	lc_update(tk);
+	tk = make_updated(&h, table, 1000, 10000, &t, 61);
+	t -= NS;
 	lc_gettime_bounds(tk, LC_CLOCK_REALTIME, &b0);
 	LC_EQ_INT(b0.status, LC_BOUNDS_SYNCHRONIZED);
 	for (int64_t d = 1; d <= INT64_C(100000); d *= 10) {
@@ -501,8 +517,9 @@ static void test_pack(void)
 
 	LC_EQ_I64(lc__bnd_at(w, 0, &st), 123456789);
 	LC_EQ_INT(st, LC_BOUNDS_SYNCHRONIZED);
-	/* 15001 ppb rounds up to 15100: 1 s adds 15100 ns */
-	LC_EQ_I64(lc__bnd_at(w, NS, &st), 123456789 + 15100);
+	/* 15001 ppb rounds up to 15100, whose multiplier ceil(15100e-9 *
+	 * 2^32) = 64855 is 15100.23 ppb: 1 s adds 15101 ns */
+	LC_EQ_I64(lc__bnd_at(w, NS, &st), 123456789 + 15101);
 	LC_EQ_I64(lc__bnd_at(lc__bnd_pack(INT64_C(1) << 50, 1, 1), 0, &st),
 	          LC__BND_W_MAX);
 	LC_EQ_I64(lc__bnd_at(0, NS, &st), 0);
@@ -510,10 +527,175 @@ static void test_pack(void)
 	printf("  packing: exact below 2^40 ns, drift rounded up, 0 unknown\n");
 }
 
+/* The drift term by its multiplier (lc__bnd_drift) against the exact
+ * ceil(d * r * 100 / 10^9), at random rates and ages, across the 64-bit
+ * product's limit (2^34 ns): never below it, at most 1 ns above it per
+ * 2^32 ns of age (and at most 1 below 2^32 ns). */
+static void test_drift_multiplier(void)
+{
+	long bad = 0, above = 0;
+
+	for (int i = 0; i < 2000000; i++) {
+		uint64_t r = (uint64_t)lc_rand_range(0, LC__BND_RATE_MAX);
+		int bits = (int)lc_rand_range(0, 45);
+		uint64_t d = (uint64_t)lc_rand_range(
+		    0, (INT64_C(1) << bits) + (i & 1 ? INT64_C(1) << 34 : 0));
+		unsigned __int128 x;
+		uint64_t exact, got;
+
+		if (i < 4) /* whole seconds: exact multiples of the rate */
+			d = (uint64_t)i * (uint64_t)NS;
+		x = (unsigned __int128)d * r * LC__BND_RATE_UNIT;
+		exact = (uint64_t)((x + (uint64_t)NS - 1) / (uint64_t)NS);
+		got = lc__bnd_drift(d, lc__bnd_rate_fix(r));
+		if (got < exact || got > exact + 1 + (d >> 32))
+			bad++;
+		above += got > exact;
+	}
+	LC_EQ_I64((int64_t)bad, 0);
+	LC_EQ_I64((int64_t)lc__bnd_drift(0, lc__bnd_rate_fix(LC__BND_RATE_MAX)),
+	          0);
+	/* the largest rate grows by less than d: earliest's d - drift
+	 * never goes below 0 */
+	LC_TRUE(lc__bnd_rate_fix(LC__BND_RATE_MAX) < (UINT64_C(1) << 32) / 9);
+	printf("  2e6 random rates and ages: never below the exact ceiling, "
+	       "%ld of them 1 ns above\n",
+	       above);
+}
+
+/* The fast path's arithmetic: away from a leap each clock's bound is
+ * the reading -+ lc__bnd_at() of the snapshot's word at the read's age,
+ * and its reading lc_gettime()'s at the same instant (the simulated
+ * counter stands still between them), at ages from 0 to a day (past the
+ * staleness limit and the drift's 64-bit product). */
+static void test_fast_arith(void)
+{
+	static const lc_clock_id ids[] = {LC_CLOCK_REALTIME, LC_CLOCK_UTC,
+	                                  LC_CLOCK_TAI,      LC_CLOCK_MONOTONIC,
+	                                  LC_CLOCK_BOOTTIME, LC_CLOCK_UTC_SLS};
+	lc_leaptable *table = lc_test_table_2030(1);
+	struct host h;
+	lc_timekeeper *tk;
+	int64_t t;
+	long n = 0;
+
+	t = 1000 * NS;
+	tk = make_updated(&h, table, 2500, 3000, &t, 20);
+	LC_TRUE(tk != NULL);
+	if (tk == NULL)
+		return;
+	for (int i = 0; i < 20000; i++) {
+		int64_t age = i < 10000 ? lc_rand_range(0, 2 * NS)
+		                        : lc_rand_range(0, 86400 * NS);
+		uint64_t word = lc__tk_read_word(tk, LC__TKW(bound));
+		struct lc_bounds b;
+		struct timespec g;
+		int st;
+
+		lc_sim_set_true_ns(h.c, t + age);
+		for (size_t k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
+			int64_t w;
+
+			LC_EQ_INT(lc_gettime_bounds(tk, ids[k], &b), 0);
+			lc_gettime(tk, ids[k], &g);
+			w = lc__bnd_at(word, b.age_ns, &st);
+			if (b.error_ns != w || b.status != st ||
+			    b.status == LC_BOUNDS_UNKNOWN ||
+			    ts_ns(&b.now) != ts_ns(&g) ||
+			    ts_ns(&b.earliest) != ts_ns(&g) - w ||
+			    ts_ns(&b.latest) != ts_ns(&g) + w ||
+			    b.now.tv_nsec < 0 || b.now.tv_nsec >= NS ||
+			    b.earliest.tv_nsec < 0 ||
+			    b.earliest.tv_nsec >= NS || b.latest.tv_nsec < 0 ||
+			    b.latest.tv_nsec >= NS) {
+				printf("  %s at age %lld: error %lld (word: "
+				       "%lld), status %d (%d)\n",
+				       lc_clock_name(ids[k]),
+				       (long long)b.age_ns,
+				       (long long)b.error_ns, (long long)w,
+				       b.status, st);
+				LC_TRUE(0);
+				goto out;
+			}
+			n++;
+		}
+	}
+	printf("  %ld reads of six clocks, ages 0 to a day: the word's "
+	       "half-width around lc_gettime's reading\n",
+	       n);
+out:
+	lc_tk_free(tk);
+	lc_counter_free(h.c);
+	lc_leaptable_free(table);
+}
+
+/* The same on the real counters (each has its own readers): the host's
+ * CLOCK_MONOTONIC and, where there is one, the TSC. Each reading lies
+ * between two plain reads around it, its bound around it. */
+static void test_real_counters(void)
+{
+	for (int k = 0; k < 2; k++) {
+		lc_counter *c = NULL;
+		lc_timekeeper *tk = NULL;
+		struct lc_error err;
+		long n = 0;
+
+		memset(&err, 0, sizeof(err));
+		if (k == 0 ? lc_counter_new_system(&c, CLOCK_MONOTONIC)
+		           : lc_counter_new_tsc(&c, &err)) {
+			printf("  %s: no counter (%s)\n", k ? "tsc" : "system",
+			       err.msg);
+			continue;
+		}
+		LC_EQ_INT(lc_tk_new(&tk, c, NULL), 0);
+		lc_update(tk);
+		for (int i = 0; i < 20000; i++) {
+			lc_clock_id id = (lc_clock_id)(i % LC_CLOCK_COUNT);
+			struct timespec g0, g1;
+			struct lc_bounds b;
+			int64_t w;
+
+			lc_gettime(tk, id, &g0);
+			LC_EQ_INT(lc_gettime_bounds(tk, id, &b), 0);
+			lc_gettime(tk, id, &g1);
+			w = b.error_ns;
+			if (!ts_le(&g0, &b.now) || !ts_le(&b.now, &g1) ||
+			    ts_ns(&b.earliest) != ts_ns(&b.now) - w ||
+			    ts_ns(&b.latest) != ts_ns(&b.now) + w ||
+			    (b.status == LC_BOUNDS_UNKNOWN && w != 0) ||
+			    (id == LC_CLOCK_MONOTONIC_RAW &&
+			     b.status != LC_BOUNDS_UNKNOWN)) {
+				printf("  %s on %s: %lld.%09ld not within "
+				       "%lld.%09ld..%lld.%09ld, or its bound "
+				       "(%lld ns, status %d) not around it\n",
+				       lc_clock_name(id), k ? "tsc" : "system",
+				       (long long)b.now.tv_sec, b.now.tv_nsec,
+				       (long long)g0.tv_sec, g0.tv_nsec,
+				       (long long)g1.tv_sec, g1.tv_nsec,
+				       (long long)w, b.status);
+				LC_TRUE(0);
+				break;
+			}
+			n++;
+		}
+		printf("  %s counter: %ld reads of every clock within the "
+		       "plain reads around them\n",
+		       k ? "tsc" : "system", n);
+		lc_tk_free(tk);
+		lc_counter_free(c);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	lc_test_init(argc, argv);
 	LC_RUN(test_pack, "the snapshot's bound word");
+	LC_RUN(test_drift_multiplier,
+	       "the drift term's multiplier never rounds the bound down");
+	LC_RUN(test_fast_arith, "the fast path is the word's half-width "
+	                        "around the plain reading");
+	LC_RUN(test_real_counters, "the system counter's and the TSC's "
+	                           "readers");
 	LC_RUN(test_containment,
 	       "bounds contain the simulated truth at millions of random "
 	       "reads, both leap directions, a declared smear");
