@@ -407,6 +407,8 @@ static void print_timeline_json(const struct tl_view *v)
 		       "\"rehearsal\":null,\"heartbeat_age_s\":null,"
 		       "\"writer_starts\":null,\"last_update\":null");
 	}
+	printf(",\"counter\":");
+	json_str_or_null(t->counter);
 	printf(",\"state_from\":\"%s\",\"table\":{\"source\":",
 	       v->from_page ? "page" : "process");
 	json_str_or_null(v->table_source);
@@ -491,6 +493,14 @@ static void print_timeline_text(const struct tl_view *v)
 		       (double)t->age_ns / 1e9,
 		       t->pretend ? ", a rehearsal (--pretend)" : "");
 	}
+	if (t->counter[0] != '\0')
+		printf("%-12s %s%s\n", "counter", t->counter,
+		       strcmp(t->counter, "raw") == 0
+		           ? " (CLOCK_MONOTONIC_RAW: the host's slew is not in "
+		             "it)"
+		       : strcmp(t->counter, "system") == 0
+		           ? " (CLOCK_MONOTONIC)"
+		           : "");
 	iso_or(buf, sizeof(buf), v->table_expires, "unknown");
 	printf("%-12s %s, hash %s, expires %s%s\n", "leap table",
 	       v->table_source[0] != '\0' ? v->table_source : "?",
