@@ -912,6 +912,10 @@ struct lc_timeline_info {
 	int host_detected;             /* enum lc_host_detect */
 	char host_detected_text[40];   /* "smear:google", "slew", ""; */
 	int64_t host_hold_ns;          /* lc_tk_host hold_ns */
+	/* Appended in 0.3: the counter the timeline runs on, as leapclockd's
+	 * --counter names it: "system" (the host's CLOCK_MONOTONIC), "raw"
+	 * (CLOCK_MONOTONIC_RAW: a declared host mode), "tsc"; "" unknown */
+	char counter[16];
 };
 
 /* Which timeline `tk` reads and its state. For a timekeeper other than

@@ -107,11 +107,57 @@ static int64_t prog_now(int which)
 	return which == 2 ? lcp_prog_tai() : lcp_prog_rt();
 }
 
+/* The page's counter (ns) as host CLOCK_MONOTONIC: itself on a MONOTONIC
+ * page; on a RAW page through its relation from a (RAW, MONOTONIC) pair
+ * read now, RAW first (so the distance is never short): with the margin
+ * (`never_early`, a kernel timer: never before the counter reaches it
+ * while the host's MONOTONIC runs within the margin of the rate the
+ * writer measured), else at the rate measured (a wait that re-checks). */
+static int64_t counter_to_host_mono(int64_t cns, int never_early)
+{
+	struct lc__tl_rel r;
+	int64_t cnow, mnow;
+
+	if (lcp_rel_pg == NULL)
+		return cns;
+	lc__tl_read_rel(lcp_rel_pg, &r);
+	if (!never_early)
+		r.margin_ppb = 0;
+	cnow = lcp_host_ns(CLOCK_MONOTONIC_RAW);
+	mnow = lcp_host_ns(CLOCK_MONOTONIC);
+	return lc__tl_rel_mono_at(&r, cnow, mnow, cns);
+}
+
+uint64_t lcp_rel_gen(void)
+{
+	struct lc__tl_rel r;
+
+	if (lcp_rel_pg == NULL)
+		return 0;
+	lc__tl_read_rel(lcp_rel_pg, &r);
+	return (uint64_t)r.gen;
+}
+
+static int to_host_mono(int which, const struct timespec *abs,
+                        struct timespec *out, int never_early);
+
 /* An absolute deadline on our clock `which` as a host CLOCK_MONOTONIC
  * deadline (the first host instant at which the program's clock reads at or
  * past it). LC_EINVAL for a bad timespec. */
 int lcp_to_host_mono(int which, const struct timespec *abs,
                      struct timespec *out)
+{
+	return to_host_mono(which, abs, out, 1);
+}
+
+int lcp_to_host_mono_wait(int which, const struct timespec *abs,
+                          struct timespec *out)
+{
+	return to_host_mono(which, abs, out, 0);
+}
+
+static int to_host_mono(int which, const struct timespec *abs,
+                        struct timespec *out, int never_early)
 {
 	const struct lc__smear_clock *c;
 	int64_t d, mono;
@@ -151,10 +197,13 @@ int lcp_to_host_mono(int which, const struct timespec *abs,
 		if (rc < 0)
 			return rc;
 	}
-	lc__tk_cycles_at(lcp_tk, mono, &cyc); /* counter ns = host MONOTONIC */
+	/* counter cycles are ns of the host's MONOTONIC or MONOTONIC_RAW
+	 * (the page's counter is one of them at 1 GHz: preload.c) */
+	lc__tk_cycles_at(lcp_tk, mono, &cyc);
 	if (cyc > (uint64_t)INT64_MAX)
 		cyc = (uint64_t)INT64_MAX;
-	*out = lc__ns_to_ts((int64_t)cyc);
+	mono = counter_to_host_mono((int64_t)cyc, never_early);
+	*out = lc__ns_to_ts(mono < 0 ? 0 : mono);
 	return 0;
 }
 

@@ -92,6 +92,7 @@ static _Atomic pid_t g_init_tid; /* the thread running lcp_init() */
 lc_timekeeper *lcp_tk;
 lc_leaptable *lcp_table;
 int lcp_page;
+const struct lc__tl_page *lcp_rel_pg;
 
 int lcp_ready_wait(void)
 {
@@ -177,9 +178,10 @@ static void resolve_leap_in(const char *in)
 /* The host's timeline (DESIGN.md section 8): the page at
  * $LEAPCLOCK_TIMELINE or /run/leapclock/timeline, unless this program
  * rehearses on its own (LEAPCLOCK_PRETEND, LEAPCLOCK_LEAP_IN) or
- * LEAPCLOCK_TIMELINE=none. Only a page on the host's CLOCK_MONOTONIC:
- * the shim arms the kernel's timers in that clock. 1 if the shim reads
- * it (lcp_tk, lcp_table are the page's). */
+ * LEAPCLOCK_TIMELINE=none. Only a page on the host's CLOCK_MONOTONIC or
+ * CLOCK_MONOTONIC_RAW: the shim arms the kernel's timers in MONOTONIC
+ * (through the page's relation from RAW). 1 if the shim reads it (lcp_tk,
+ * lcp_table are the page's). */
 static struct lc__tl_reader g_rd;
 
 static int open_page(void)
@@ -207,12 +209,19 @@ static int open_page(void)
 	memset(&err, 0, sizeof(err));
 	rc = lc__tl_reader_open(&g_rd, named ? tl : "/run/leapclock/timeline",
 	                        named, &err);
+	/* the host's CLOCK_MONOTONIC (kernel mode) or its
+	 * CLOCK_MONOTONIC_RAW (a declared host mode), in ns: the kernel's
+	 * timers are armed on MONOTONIC, through the page's relation for a
+	 * RAW page (clock.c lcp_to_host_mono) */
 	if (rc == 0 && (g_rd.map.pg->counter_kind != LC_COUNTER_SYSTEM ||
-	                g_rd.map.pg->counter_clk != CLOCK_MONOTONIC)) {
+	                g_rd.map.pg->counter_freq != (uint64_t)LC__NS ||
+	                (g_rd.map.pg->counter_clk != CLOCK_MONOTONIC &&
+	                 g_rd.map.pg->counter_clk != CLOCK_MONOTONIC_RAW))) {
 		snprintf(err.where, sizeof(err.where), "%s", g_rd.map.path);
 		snprintf(err.msg, sizeof(err.msg),
-		         "its counter is not the host's CLOCK_MONOTONIC "
-		         "(leapclockd --counter system)");
+		         "its counter is neither the host's CLOCK_MONOTONIC "
+		         "nor its CLOCK_MONOTONIC_RAW (leapclockd --counter "
+		         "best)");
 		rc = LC_ENOTSUP;
 	}
 	if (rc < 0) {
@@ -226,6 +235,8 @@ static int open_page(void)
 	lcp_tk = g_rd.tk;
 	lcp_table = g_rd.table;
 	lcp_page = 1;
+	if (!lc__tl_is_host_mono(g_rd.map.pg))
+		lcp_rel_pg = g_rd.map.pg;
 	return 1;
 }
 
@@ -404,7 +415,14 @@ static void init_ready(const struct lc_leaptable_info *tinfo)
 {
 	if (lcp_sm.on)
 		lcp_sm_replan();
-	atomic_store(&lcp_next_update, lcp_host_ns(CLOCK_MONOTONIC) + LC__NS);
+	{
+		/* on the timekeeper's MONOTONIC, which the reads compare
+		 * (a RAW page's is not the host's) */
+		int64_t mono;
+
+		(void)lcp_exact_rt(&mono);
+		atomic_store(&lcp_next_update, mono + LC__NS);
+	}
 	atomic_store_explicit(&lcp_state, LCP_ST_READY, memory_order_release);
 	pthread_atfork(NULL, NULL, lcp_timers_after_fork);
 	warn_expired(tinfo);

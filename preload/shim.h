@@ -104,6 +104,10 @@ extern _Atomic int lcp_state;
 extern lc_timekeeper *lcp_tk;
 extern lc_leaptable *lcp_table;
 extern int lcp_page; /* 1: lcp_tk reads the host's (or a named) page */
+/* The page when its counter is not the host's CLOCK_MONOTONIC (a writer
+ * in a declared host mode runs on CLOCK_MONOTONIC_RAW): deadlines are then
+ * converted through its relation (timeline.h lc__tl_rel); NULL else. */
+extern const struct lc__tl_page *lcp_rel_pg;
 
 void lcp_init(void);
 
@@ -237,6 +241,16 @@ int64_t lcp_prog_tai(void);
  * past it). LC_EINVAL for a bad timespec. */
 int lcp_to_host_mono(int which, const struct timespec *abs,
                      struct timespec *out);
+
+/* The same for a wait that re-checks the program's clock when it wakes
+ * (wait.c): on a RAW page the relation's best estimate, without the
+ * margin that keeps a kernel timer from firing early (a wait woken early
+ * waits again). */
+int lcp_to_host_mono_wait(int which, const struct timespec *abs,
+                          struct timespec *out);
+/* The relation's generation (0 on a MONOTONIC page): converted kernel
+ * timers are stale when it moves (timers.c). */
+uint64_t lcp_rel_gen(void);
 
 /* 1 once the program's clock `which` reads at or past `abs`. */
 int lcp_reached(int which, const struct timespec *abs);

@@ -77,7 +77,9 @@ static void watch_after_fork(void);
  * arming would undo it). */
 static uint64_t cws_now(void)
 {
-	return lc_clock_was_set_seq(lcp_tk);
+	/* and the RAW page's relation: both only grow, so the sum moves
+	 * when either does */
+	return lc_clock_was_set_seq(lcp_tk) + lcp_rel_gen();
 }
 
 /*
@@ -522,6 +524,7 @@ static int arm_same(struct lcp_arm *a, const struct lcp_arm_copy *c)
  * kernel interval to land in).
  */
 #define LCP_LOOK_NS (250 * 1000000LL)
+#define LCP_REL_EARLIER_NS (20 * 1000LL)
 #define LCP_LATE_NS (20 * 1000LL)
 #define LCP_LOOK_MAX 64
 #define LCP_WAKE_AFTER_NS (50 * 1000LL)
@@ -554,7 +557,7 @@ static int rearm_one(struct lcp_arm *a, int fd, timer_t t, int step,
 			continue;
 		if (c.which == 0 || !arm_same(a, &c))
 			return 0;
-		if (c.iv <= 0 && !step)
+		if (c.iv <= 0 && !step && lcp_rel_pg == NULL)
 			return 0;
 		rc = fd >= 0 ? timerfd_gettime(fd, &cur)
 		             : timer_gettime(t, &cur);
@@ -573,6 +576,14 @@ static int rearm_one(struct lcp_arm *a, int fd, timer_t t, int step,
 			m = grid_mono(c.which, c.dl, 0, 0);
 			if (m < 0 || m == c.mono)
 				return 0; /* this step did not move it */
+			/* a RAW page, its relation unmoved: the margin that
+			 * keeps the arming from firing early also makes it
+			 * late, by margin x the time left when converted;
+			 * converted again on every pass it comes in (never
+			 * later, not when imminent) */
+			if (!step && (m > c.mono - LCP_REL_EARLIER_NS ||
+			              c.mono < now + 2000000))
+				return 0;
 			k = 0;
 			kiv = 0;
 			v.it_value = lc__ns_to_ts(m);
@@ -746,7 +757,14 @@ static void *watch_main(void *arg)
 			             LCP_WATCH_FAST_NS;
 		}
 		now = lcp_host_ns(CLOCK_MONOTONIC);
-		lcp_maybe_update(now); /* a page's table, staleness */
+		{
+			/* a page's table, staleness: on the timekeeper's
+			 * MONOTONIC (a RAW page's is not the host's) */
+			int64_t tm;
+
+			(void)lcp_exact_rt(&tm);
+			lcp_maybe_update(tm);
+		}
 		seq = cws_now();
 		if (seq != atomic_load(&g_watch_seq)) {
 			atomic_store(&g_watch_seq, seq);

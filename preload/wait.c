@@ -47,7 +47,7 @@ LCP_EXPORT int clock_nanosleep(clockid_t clk, int flags,
 			abs.tv_sec = (time_t)(INT64_MAX / LC__NS - 1);
 	}
 	for (;;) {
-		if (lcp_to_host_mono(which, &abs, &m) < 0)
+		if (lcp_to_host_mono_wait(which, &abs, &m) < 0)
 			return EINVAL;
 		rc = f(CLOCK_MONOTONIC, TIMER_ABSTIME, &m, NULL);
 		if (rc == EINTR && !(flags & TIMER_ABSTIME) && rem != NULL) {
@@ -88,7 +88,7 @@ static int cond_is_monotonic(pthread_cond_t *c)
 		struct timespec m_;                                         \
 		int rc_;                                                    \
 		for (;;) {                                                  \
-			if (lcp_to_host_mono((which), (abs), &m_) < 0)      \
+			if (lcp_to_host_mono_wait((which), (abs), &m_) < 0) \
 				return EINVAL;                              \
 			rc_ = (CALL);                                       \
 			if (rc_ != ETIMEDOUT ||                             \
@@ -329,7 +329,7 @@ static void mq_host_deadline(const struct timespec *abs, struct timespec *out)
 	struct timespec m;
 	int64_t left;
 
-	lcp_to_host_mono(1, abs, &m); /* abs is valid: checked by the caller */
+	lcp_to_host_mono_wait(1, abs, &m); /* abs is valid: checked by the caller */
 	left = lc__ts_to_ns(&m) - lcp_host_ns(CLOCK_MONOTONIC);
 	if (left < 0)
 		left = 0;

@@ -167,6 +167,20 @@ int lc_counter_new_best(lc_counter **out)
 	return lc_counter_new_system(out, CLOCK_MONOTONIC);
 }
 
+clockid_t lc__counter_writer_clock(int host_leap)
+{
+	return host_leap == LC_HOST_LEAP_KERNEL ? CLOCK_MONOTONIC
+	                                        : CLOCK_MONOTONIC_RAW;
+}
+
+int lc__counter_new_writer(lc_counter **out, int host_leap)
+{
+	if (lc_counter_new_tsc(out, NULL) == 0)
+		return 0;
+	return lc_counter_new_system(out,
+	                             (int)lc__counter_writer_clock(host_leap));
+}
+
 void lc_counter_free(lc_counter *c)
 {
 	free(c);

@@ -56,6 +56,19 @@ static inline uint64_t lc__counter_read(const struct lc_counter *c)
 int lc__counter_new_kind(lc_counter **out, int kind, clockid_t clk,
                          uint64_t freq);
 
+/* The host clock a writer's system counter runs on for a host whose leap
+ * handling is `host_leap` (enum lc_host_leap): CLOCK_MONOTONIC in kernel
+ * mode (the shim's kernel timers then map exactly), CLOCK_MONOTONIC_RAW in
+ * a declared mode: the host's NTP slews MONOTONIC with REALTIME (a leap
+ * slewed away, a smear followed), never RAW, so only on RAW does the
+ * host's correction show as host phase, which the mode removes (DESIGN.md
+ * 7). */
+clockid_t lc__counter_writer_clock(int host_leap);
+/* lc_counter_new_best() for a writer of a host in `host_leap`: the
+ * invariant TSC where usable, else the system counter on
+ * lc__counter_writer_clock(host_leap). */
+int lc__counter_new_writer(lc_counter **out, int host_leap);
+
 /* 1 if the counter's value is the host's CLOCK_MONOTONIC in ns (a system
  * counter on CLOCK_MONOTONIC at 1 GHz): a value it will read is then a
  * host CLOCK_MONOTONIC instant, which a timerfd can be armed for exactly. */

@@ -21,6 +21,8 @@
  *		starts (one more each time a writer takes the page)
  *	status	struct lc__tl_status (latch)
  *	table	struct lc__tl_table (latch): the writer's leap table rows
+ *	rel	struct lc__tl_rel (latch): the page's counter against the
+ *		host's CLOCK_MONOTONIC (ABI 4; identity on a MONOTONIC page)
  *	latch	struct lc__tk_latch: the timekeeper snapshot
  *
  * The writer creates the page under a temporary name and renames it into
@@ -45,8 +47,9 @@
 #include <sys/un.h>
 
 #define LC__TL_MAGIC UINT64_C(0x454e494c454d4954) /* "TIMELINE" */
-#define LC__TL_ABI 3u /* 2: the snapshot's UTC_SLS line; 3: the host's
-                       * leap mode and detection in the status */
+#define LC__TL_ABI 4u /* 2: the snapshot's UTC_SLS line; 3: the host's
+                       * leap mode and detection in the status; 4: the
+                       * counter's relation to host CLOCK_MONOTONIC */
 #define LC__TL_MAX_LEAPS 256
 #define LC__TL_BOOT_ID 40
 
@@ -89,6 +92,32 @@ struct lc__tl_table {
 	struct lc__tl_row rows[LC__TL_MAX_LEAPS];
 };
 
+/*
+ * ABI 4. The page's counter against the host's CLOCK_MONOTONIC, which the
+ * kernel's timers run on. A page on CLOCK_MONOTONIC (kernel mode, the
+ * default) is its own relation (identity: gen 0, rates 0). A page on
+ * CLOCK_MONOTONIC_RAW (a declared host mode: the host's NTP slews
+ * MONOTONIC with REALTIME, never RAW) carries the writer's measurement at
+ * each tick: MONOTONIC at a counter value, the rate between its last two
+ * samples, and the margin by which MONOTONIC may run faster than that
+ * rate before the next sample (the declared mode's fastest correction,
+ * DESIGN.md 7): a deadline converted with rate + margin is never early.
+ * `gen` moves when the rate or the margin moves (by more than 1 ppm) or
+ * the offset leaves the prediction by more than 10 us: then a reader's
+ * converted kernel timers are stale.
+ */
+struct lc__tl_rel {
+	int64_t gen;
+	int64_t counter_ns; /* the page's counter at the sample, ns */
+	int64_t mono_ns;    /* host CLOCK_MONOTONIC then */
+	int64_t rate_ppb;   /* d MONOTONIC / d counter - 1, ppb */
+	int64_t margin_ppb; /* MONOTONIC may run up to this much faster */
+	int64_t period_ns;  /* counter ns between the last two samples */
+};
+
+#define LC__TL_REL_MOVE_NS 10000   /* offset off the prediction: moved */
+#define LC__TL_REL_MOVE_PPB 1000   /* rate or margin change: moved */
+
 #define LC__TL_WORDS(T) ((sizeof(T) + 7) / 8)
 
 struct lc__tl_page {
@@ -110,6 +139,9 @@ struct lc__tl_page {
 	_Alignas(64) _Atomic uint64_t tab_seq;
 	_Atomic uint64_t tab[2][LC__TL_WORDS(struct lc__tl_table)];
 
+	_Alignas(64) _Atomic uint64_t rel_seq;
+	_Atomic uint64_t rel[2][LC__TL_WORDS(struct lc__tl_rel)];
+
 	struct lc__tk_latch latch;
 };
 
@@ -127,6 +159,26 @@ void lc__tl_boot_id(char out[LC__TL_BOOT_ID]);
  * reader's consistent copy (lc__tl_read_status, lc__tl_read_table). */
 void lc__tl_write_status(struct lc__tl_page *pg, const struct lc__tl_status *st);
 void lc__tl_write_table(struct lc__tl_page *pg, const struct lc__tl_table *t);
+void lc__tl_write_rel(struct lc__tl_page *pg, const struct lc__tl_rel *r);
+void lc__tl_read_rel(const struct lc__tl_page *pg, struct lc__tl_rel *r);
+/* 1 if the page's counter is the host's CLOCK_MONOTONIC in ns (its
+ * relation the identity). */
+int lc__tl_is_host_mono(const struct lc__tl_page *pg);
+/* The page's counter in ns (cycles at its nominal rate). */
+int64_t lc__tl_counter_ns(const struct lc__tl_page *pg, uint64_t cycles);
+/* Pure (tested): the host MONOTONIC ns at or after which the page's
+ * counter reads `cns` (ns) or more, from the pair (cnow, mnow) read just
+ * before (the counter first, so that cnow is not late) and the relation:
+ * mnow + d (1 + rate + margin), rounded up, for d = cns - cnow > 0;
+ * mnow + d (a past instant) otherwise. */
+int64_t lc__tl_rel_mono_at(const struct lc__tl_rel *r, int64_t cnow,
+                           int64_t mnow, int64_t cns);
+/* The margin (ppb) the writer publishes for a host in `mode` (enum
+ * lc_host_leap) with its declared slew rate (ppb) and smear policy
+ * (NULL none): how much faster than measured the host's MONOTONIC may
+ * run before the next sample. */
+int64_t lc__tl_rel_margin(int mode, int64_t slew_ppb,
+                          const struct lc_smear_policy *smear);
 
 /* Shared by the writer and the readers (timeline_page.c). */
 int64_t lc__tl_host_ns(clockid_t id); /* a host clock, ns */

@@ -54,8 +54,6 @@ static lc_timekeeper *in_process(void)
 		fprintf(stderr, "leapclock: leap table: %s; using the built-in "
 		                "table\n", msg);
 	}
-	if (lc_counter_new_best(&c) < 0)
-		return NULL;
 	lc_tk_config_init(&cfg);
 	cfg.table = default_table;
 	cfg.leap_source = LC_LEAP_FROM_TABLE;
@@ -92,6 +90,10 @@ static lc_timekeeper *in_process(void)
 			}
 		}
 	}
+	/* without an invariant TSC, the host's MONOTONIC in kernel mode,
+	 * its MONOTONIC_RAW in a declared mode (counter.h) */
+	if (lc__counter_new_writer(&c, cfg.host_leap) < 0)
+		return NULL;
 	if (lc_tk_new(&tk, c, &cfg) < 0) {
 		lc_counter_free(c);
 		return NULL;
@@ -227,6 +229,22 @@ lc_timekeeper *lc_default(void)
 	return default_tk;
 }
 
+/* The counter's name as leapclockd's --counter says it. */
+static void counter_name(int kind, clockid_t clk, char *out, size_t n)
+{
+	const char *name = "";
+
+	if (kind == LC_COUNTER_TSC)
+		name = "tsc";
+	else if (kind == LC_COUNTER_SYSTEM && clk == CLOCK_MONOTONIC)
+		name = "system";
+	else if (kind == LC_COUNTER_SYSTEM && clk == CLOCK_MONOTONIC_RAW)
+		name = "raw";
+	else if (kind == LC_COUNTER_SIM)
+		name = "sim";
+	snprintf(out, n, "%s", name);
+}
+
 int lc_timeline_info(const lc_timekeeper *tk, struct lc_timeline_info *out)
 {
 	const struct lc__tl_page *pg;
@@ -248,6 +266,8 @@ int lc_timeline_info(const lc_timekeeper *tk, struct lc_timeline_info *out)
 		struct lc_tk_host h;
 
 		out->host_state = LC_HOST_NOT_FOLLOWED;
+		counter_name(lc_tk_counter(tk)->kind, lc_tk_counter(tk)->clk,
+		             out->counter, sizeof(out->counter));
 		if (lc_tk_host_status(tk, &h) == 0) {
 			out->host_state = h.state;
 			out->host_offset_ns = h.offset_ns;
@@ -269,6 +289,8 @@ int lc_timeline_info(const lc_timekeeper *tk, struct lc_timeline_info *out)
 		snprintf(out->why, sizeof(out->why), "%s", default_rd.why);
 	}
 	pg = default_rd.map.pg;
+	counter_name((int)pg->counter_kind, (clockid_t)pg->counter_clk,
+	             out->counter, sizeof(out->counter));
 	lc__tl_read_status(pg, &st);
 	out->writer_pid = (long)atomic_load(&pg->writer_pid);
 	out->writer_alive = lc__tl_pid_alive(out->writer_pid);

@@ -7,6 +7,7 @@
 #include "timeline.h"
 
 #include "leaptable_impl.h"
+#include "smear_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -59,9 +60,11 @@ static void wl_read(const _Atomic uint64_t *seq, const _Atomic uint64_t *copies,
 
 #define ST_N LC__TL_WORDS(struct lc__tl_status)
 #define TAB_N LC__TL_WORDS(struct lc__tl_table)
+#define REL_N LC__TL_WORDS(struct lc__tl_rel)
 
 _Static_assert(sizeof(struct lc__tl_status) % 8 == 0, "status is words");
 _Static_assert(sizeof(struct lc__tl_table) % 8 == 0, "table is words");
+_Static_assert(sizeof(struct lc__tl_rel) % 8 == 0, "relation is words");
 
 void lc__tl_read_status(const struct lc__tl_page *pg, struct lc__tl_status *st)
 {
@@ -86,6 +89,84 @@ void lc__tl_write_status(struct lc__tl_page *pg, const struct lc__tl_status *st)
 void lc__tl_write_table(struct lc__tl_page *pg, const struct lc__tl_table *t)
 {
 	wl_write(&pg->tab_seq, &pg->tab[0][0], TAB_N, t);
+}
+
+void lc__tl_write_rel(struct lc__tl_page *pg, const struct lc__tl_rel *r)
+{
+	wl_write(&pg->rel_seq, &pg->rel[0][0], REL_N, r);
+}
+
+void lc__tl_read_rel(const struct lc__tl_page *pg, struct lc__tl_rel *r)
+{
+	wl_read(&pg->rel_seq, &pg->rel[0][0], REL_N, r);
+}
+
+/* ---- the counter against host MONOTONIC ----------------------------------- */
+
+int lc__tl_is_host_mono(const struct lc__tl_page *pg)
+{
+	return pg->counter_kind == LC_COUNTER_SYSTEM &&
+	       pg->counter_clk == CLOCK_MONOTONIC &&
+	       pg->counter_freq == (uint64_t)LC__NS;
+}
+
+int64_t lc__tl_counter_ns(const struct lc__tl_page *pg, uint64_t cycles)
+{
+	unsigned __int128 ns;
+
+	if (pg->counter_freq == (uint64_t)LC__NS)
+		return cycles > (uint64_t)INT64_MAX ? INT64_MAX
+		                                    : (int64_t)cycles;
+	ns = (unsigned __int128)cycles * (uint64_t)LC__NS / pg->counter_freq;
+	return ns > (unsigned __int128)INT64_MAX ? INT64_MAX : (int64_t)ns;
+}
+
+int64_t lc__tl_rel_mono_at(const struct lc__tl_rel *r, int64_t cnow,
+                           int64_t mnow, int64_t cns)
+{
+	__int128 d = (__int128)cns - cnow, m, q;
+	int64_t ppb;
+
+	if (d <= 0) /* reached: any instant up to now fires at once */
+		return mnow + (int64_t)(d < -(__int128)INT64_MAX / 2
+		                            ? -(INT64_MAX / 2)
+		                            : d);
+	/* never below the nominal rate less the kernel's 10 % tick limit,
+	 * never above the slew limit of tk_new (10 %) twice: a relation
+	 * read from a page is checked, not trusted */
+	ppb = r->rate_ppb + (r->margin_ppb > 0 ? r->margin_ppb : 0);
+	if (ppb < -100000000)
+		ppb = -100000000;
+	if (ppb > 200000000)
+		ppb = 200000000;
+	q = d * ppb; /* rounded up: never early */
+	m = (__int128)mnow + d + (q >= 0 ? (q + LC__NS - 1) / LC__NS : q / LC__NS);
+	return m > (__int128)INT64_MAX ? INT64_MAX : (int64_t)m;
+}
+
+int64_t lc__tl_rel_margin(int mode, int64_t slew_ppb,
+                          const struct lc_smear_policy *smear)
+{
+	/* the kernel's own frequency limit (MAXFREQ, 500 ppm): what the
+	 * host's ordinary discipline may change between two samples */
+	int64_t r = 500000;
+
+	if (mode == LC_HOST_LEAP_SLEW)
+		r = slew_ppb > 0 ? slew_ppb : LC_HOST_SLEW_DEFAULT_PPB;
+	else if (mode == LC_HOST_LEAP_SMEAR && smear != NULL) {
+		double b = lc__smear_policy_bound(smear, 1);
+		double b2 = lc__smear_policy_bound(smear, -1);
+
+		if (b2 > b)
+			b = b2;
+		if (b * 1000.0 > (double)r)
+			r = (int64_t)(b * 1000.0);
+	}
+	if (r < 500000)
+		r = 500000;
+	/* 25 % over the declared rate: the slowest detection's tolerance
+	 * (DESIGN.md 7), a host a little faster than declared */
+	return r + r / 4;
 }
 
 /* ---- small helpers ------------------------------------------------------------- */

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "timeline.h"
+#include "tk_writer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +37,8 @@ struct lc__tl_writer {
 	_Atomic int stop;
 	struct lc__tl_status st;
 	struct lc__tl_table tab; /* the last published */
+	struct lc__tl_rel rel;   /* the last published relation */
+	int rel_have;            /* rel holds a sample */
 	char path[256];
 };
 
@@ -217,6 +220,64 @@ static int page_seal(int fd)
 	return fcntl(fd, F_ADD_SEALS,
 	             F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE |
 	                     F_SEAL_SEAL);
+}
+
+/*
+ * The page's counter against the host's CLOCK_MONOTONIC (ABI 4), for a
+ * page on another counter (CLOCK_MONOTONIC_RAW in a declared host mode):
+ * at each tick the tightest of three (counter, MONOTONIC, counter) reads,
+ * the rate since the last sample (100 ms at least: ticks closer than that
+ * keep it), and the mode's margin. `gen` moves when the relation moved
+ * (timeline.h). A page on CLOCK_MONOTONIC keeps its zero relation, the
+ * identity.
+ */
+static void write_rel(struct lc__tl_writer *w)
+{
+	const lc_counter *c = lc_tk_counter(w->tk);
+	const struct lc_tk_config *cfg = &w->tk->cfg;
+	struct lc__tl_rel r = w->rel;
+	int64_t best = INT64_MAX, cns = 0, mono = 0, margin;
+	int moved = !w->rel_have;
+
+	if (lc__tl_is_host_mono(w->pg))
+		return;
+	for (int i = 0; i < 3; i++) {
+		int64_t a = lc__tl_counter_ns(w->pg, lc__counter_read(c));
+		int64_t m = lc__tl_host_ns(CLOCK_MONOTONIC);
+		int64_t b = lc__tl_counter_ns(w->pg, lc__counter_read(c));
+
+		if (b - a < best) {
+			best = b - a;
+			cns = a + (b - a) / 2;
+			mono = m;
+		}
+	}
+	margin = lc__tl_rel_margin(cfg->host_leap, cfg->host_slew_ppb,
+	                           cfg->host_smear);
+	if (w->rel_have) {
+		int64_t period = cns - w->rel.counter_ns, pred, off;
+
+		if (period < 100000000)
+			return; /* too close to measure a rate: keep it */
+		r.rate_ppb = (int64_t)(((__int128)(mono - w->rel.mono_ns) -
+		                        period) *
+		                       LC__NS / period);
+		pred = w->rel.mono_ns + period +
+		       (int64_t)((__int128)period * w->rel.rate_ppb / LC__NS);
+		off = mono - pred;
+		moved = off > LC__TL_REL_MOVE_NS || off < -LC__TL_REL_MOVE_NS ||
+		        r.rate_ppb - w->rel.rate_ppb > LC__TL_REL_MOVE_PPB ||
+		        w->rel.rate_ppb - r.rate_ppb > LC__TL_REL_MOVE_PPB ||
+		        margin != w->rel.margin_ppb;
+		r.period_ns = period;
+	}
+	r.gen += moved;
+	r.counter_ns = cns;
+	r.mono_ns = mono;
+	r.margin_ppb = margin;
+	lc__tl_write_rel(w->pg, &r);
+	w->rel = r;
+	w->rel_have = 1;
 }
 
 /* The page's head, as a new page has it. */
@@ -405,6 +466,9 @@ static struct lc__tl_writer *writer_new(lc_timekeeper *tk,
 		 * differs from it */
 		lc__tl_read_status(pg, &w->st);
 		lc__tl_read_table(pg, &w->tab);
+		/* the relation's generation goes on (readers compare it) */
+		lc__tl_read_rel(pg, &w->rel);
+		w->rel_have = w->rel.mono_ns != 0;
 	} else {
 		w->st.table_gen = 1; /* what the first write_status publishes */
 		w->tab.count = -1;
@@ -508,6 +572,7 @@ int lc__tl_writer_open(struct lc__tl_writer **out, const char *path,
 	}
 	w->mfd = mfd;
 	snprintf(w->path, sizeof(w->path), "%s", path);
+	write_rel(w);
 	write_status(w, smear, "");
 	if (page_seal(mfd) < 0) {
 		rc = lc__error(err, LC_EIO, path, 0, "cannot seal the page: %s",
@@ -572,6 +637,7 @@ void lc__tl_writer_tick(struct lc__tl_writer *w, const char *smear,
 		atomic_store(&w->pg->writer_pid, (int64_t)getpid());
 		start_server(w);
 	}
+	write_rel(w);
 	write_status(w, smear, note);
 	atomic_store_explicit(&w->pg->heartbeat, lc__tl_host_ns(CLOCK_MONOTONIC),
 	                      memory_order_release);

@@ -97,7 +97,7 @@ else
 fi
 
 if start_page tsc "$D" --counter tsc; then
-  refused "a TSC page" "$T/tsc.page" "its counter is not the host's CLOCK_MONOTONIC"
+  refused "a TSC page" "$T/tsc.page" "its counter is neither the host's CLOCK_MONOTONIC nor its CLOCK_MONOTONIC_RAW"
 else
   skip "a TSC page: leapclockd --counter tsc cannot run here: $(tail -1 "$T/tsc.log")"
 fi

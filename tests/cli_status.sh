@@ -97,6 +97,7 @@ assert t["writer_starts"] == 1, t
 assert 0 <= t["heartbeat_age_s"] < 5, t
 assert isinstance(t["last_update"], str) and t["last_update"].endswith("Z"), t
 assert t["state_from"] == "page", t
+assert t["counter"] == "system", t  # kernel mode: the host's MONOTONIC
 EOF
 check "page: the writer's table, smear none, host state a string" "$T/s.json" <<'EOF'
 assert isinstance(t["table"]["source"], str) and t["table"]["source"], t
@@ -383,6 +384,21 @@ fi
 expect_rc "--count without --watch" 2 $?
 "$L" status --watch --json >/dev/null 2>&1
 expect_rc "--watch with --json" 2 $?
+
+# ---- a declared host mode's page: on CLOCK_MONOTONIC_RAW, and said
+if up raw "$T/raw.page" --host-leap slew; then
+	LEAPCLOCK_TIMELINE=$T/raw.page "$L" status >"$T/raw.out" 2>&1
+	LEAPCLOCK_TIMELINE=$T/raw.page "$L" status --json >"$T/raw.json" 2>&1
+	if grep -q '^counter      raw (CLOCK_MONOTONIC_RAW' "$T/raw.out" &&
+		grep -q '"counter":"raw"' "$T/raw.json"; then
+		ok "--host-leap slew: the page's counter is raw (status and --json)"
+	else
+		bad "--host-leap slew: the counter is not shown raw"; sed 's/^/    | /' "$T/raw.out"
+	fi
+	down TERM
+else
+	bad "leapclockd --host-leap slew publishes a page"
+fi
 
 # ---- usage
 "$L" status --nosuch >/dev/null 2>&1

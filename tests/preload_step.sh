@@ -82,6 +82,20 @@ scenario "deleted leap: back 1.5 ms 1.2 s before 00:00:00" \
 	"$((L - 3)).5" -$L -1.5@200 $L
 scenario "deleted leap: forward 200 ms" "$((L - 3)).5" -$L +200@200 $L
 
+# the same on a declared mode's page (STEP_WRITER_HOST_LEAP=slew: the
+# writer on CLOCK_MONOTONIC_RAW): the shim reads it (before, it refused a
+# page not on CLOCK_MONOTONIC and ran on its own timeline, which these
+# steps never reach) and arms the kernel's timers on MONOTONIC through the
+# page's relation, with the slew's margin: never early, late by the margin
+# over the watcher's last pass at most
+export STEP_WRITER_HOST_LEAP=slew
+scenario "RAW page: back 300 ms before the deadlines" $plain none -300@200 N+1
+scenario "RAW page: forward 300 ms" $plain none +300@200 N+1
+scenario "RAW page: inserted leap: back 1.5 ms 1.2 s before 00:00:00" \
+	"$((L - 2)).5" +$L -1.5@200 $L
+scenario "RAW page: deleted leap: forward 200 ms" "$((L - 3)).5" -$L +200@200 $L
+unset STEP_WRITER_HOST_LEAP
+
 # smear mode: the smeared REALTIME follows a step made inside the window at
 # once (TAI - REALTIME moves only at the smear's rate), for both directions
 # of leap and of step; the smear plan is made again from the stepped

@@ -12,7 +12,13 @@
  *  - undeclared: the detection of Google's and Amazon's smears, chrony's
  *    slew (83,333 ppm), ntpd -x's (500 ppm) and a step, and none on a
  *    host whose kernel applies the leap;
- *  - the text forms (lc_host_leap_parse / _format) and their errors.
+ *  - the text forms (lc_host_leap_parse / _format) and their errors;
+ *  - the writer's counter: the simulated host's CLOCK_MONOTONIC is slewed
+ *    with its REALTIME (by the slew, by the smear it follows), its
+ *    CLOCK_MONOTONIC_RAW is not, as Linux's; the writer runs on the one
+ *    the library chooses for the mode (lc__counter_writer_clock: RAW in a
+ *    declared mode), and on MONOTONIC a declared slew is shown to carry
+ *    the host's correction (the defect the VM found, issue 23).
  * At every update and at reads between: UTC against the truth (23:59:60
  * exactly once at an insertion, 23:59:59 never at a deletion), TAI
  * continuous (no step beyond 1 us past the steer) and within the mode's
@@ -24,6 +30,7 @@
 #include "lc_testdata.h"
 
 #include "leapclock.h"
+#include "counter.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +50,8 @@ enum hkind {
 };
 
 struct host {
-	lc_counter *c;
+	lc_counter *c;  /* the host's CLOCK_MONOTONIC_RAW: true time */
+	lc_counter *m;  /* its CLOCK_MONOTONIC: slewed with REALTIME */
 	int dir;
 	int64_t r0;     /* true POSIX ns at true time 0, pre-leap timeline */
 	int64_t leap_t; /* true ns at which the leap's second begins */
@@ -83,6 +91,42 @@ static int64_t behind(const struct host *h, int64_t t)
 /* HK_SMEAR: how far the host follows its upstream's smear behind (its
  * NTP client's lag: chronyd's, a second or two) */
 static int64_t smear_lag_ns;
+
+/* The host's CLOCK_MONOTONIC at true time t: Linux slews it with
+ * CLOCK_REALTIME (adjtimex's frequency and tick, chronyd's slew and its
+ * following of a smear), but neither a step nor the kernel's own leap
+ * moves it. */
+static int64_t host_mono(const struct host *h, int64_t t)
+{
+	switch (h->kind) {
+	case HK_KERNEL:
+		return t;
+	case HK_SMEAR:
+		return t - lc_smear_offset(h->smear, h->dir,
+		                           t - h->leap_t - smear_lag_ns);
+	default:
+		if (h->rate == 0 || t < h->leap_t)
+			return t; /* a step, or not corrected yet */
+		return t - h->dir * (NS - behind(h, t));
+	}
+}
+
+/* The writer's counter: 0 the library's choice for the mode (RAW in a
+ * declared one, MONOTONIC in kernel mode), W_RAW an undisciplined counter
+ * whatever the mode (an invariant TSC: the detection's cases), W_MONO the
+ * host's MONOTONIC whatever the mode (the defect) */
+enum { W_CHOICE, W_RAW, W_MONO };
+static int writer_clock = W_CHOICE;
+/* W_MONO's cases: the least |TAI - truth| the run must reach (the defect
+ * shown), instead of the checks */
+static int64_t expect_defect_ns;
+
+/* True time t on both of the host's clocks (never back). */
+static void set_t(struct host *h, int64_t t)
+{
+	lc_sim_set_true_ns(h->c, t);
+	lc_sim_set_true_ns(h->m, host_mono(h, t));
+}
 
 static int host_sample(void *arg, struct lc_host_sample *out)
 {
@@ -316,6 +360,7 @@ static void run_one(const struct run *r)
 	struct lc_error err;
 	int64_t t, end, learn;
 	int armed = !r->late_arm, said = 0;
+	lc_counter *wc;
 
 	memset(&v, 0, sizeof(v));
 	memset(&rd, 0, sizeof(rd));
@@ -347,7 +392,8 @@ static void run_one(const struct run *r)
 	 * before, inside the 2-day window (held at it while the host is no
 	 * reference), is then close enough for days */
 	lc_counter_new_sim(&h.c, 1000000000u, lc_rand_range(-20, 20));
-	lc_sim_set_true_ns(h.c, t - learn);
+	lc_counter_new_sim(&h.m, 1000000000u, h.c->ppb);
+	set_t(&h, t - learn);
 	lc_tk_config_init(&cfg);
 	cfg.table = table;
 	cfg.follow_host = 1;
@@ -359,12 +405,19 @@ static void run_one(const struct run *r)
 	cfg.smear = r->late_arm ? NULL : &sls;
 	cfg.realtime_smeared = 0;
 	lc_host_leap_apply(&spec, &cfg);
-	LC_EQ_INT(lc_tk_new(&tk, h.c, &cfg), 0);
+	/* the writer on the host clock the library picks for the mode (or
+	 * the one the case forces) */
+	wc = writer_clock == W_RAW    ? h.c
+	     : writer_clock == W_MONO ? h.m
+	     : lc__counter_writer_clock(spec.mode) == CLOCK_MONOTONIC_RAW
+	         ? h.c
+	         : h.m;
+	LC_EQ_INT(lc_tk_new(&tk, wc, &cfg), 0);
 	if (tk == NULL)
 		goto out;
 	/* learn_s (an hour) to learn the counter's rate before the checks */
 	for (int64_t w = t - learn; w < t; w += NS) {
-		lc_sim_set_true_ns(h.c, w);
+		set_t(&h, w);
 		lc_update(tk);
 	}
 	while (t < end) {
@@ -379,13 +432,13 @@ static void run_one(const struct run *r)
 				armed = want;
 			}
 		}
-		lc_sim_set_true_ns(h.c, t);
+		set_t(&h, t);
 		lc_update(tk);
 		check(&v, &rd, tk, &h, cfg.smear, t, r->tol);
 		for (int i = 0; i < 2; i++) {
 			int64_t x = lc_rand_range(t + 1, nt - 1);
 
-			lc_sim_set_true_ns(h.c, x);
+			set_t(&h, x);
 			check(&v, &rd, tk, &h, cfg.smear, x, r->tol);
 			t = x; /* the counter never goes back */
 		}
@@ -401,6 +454,12 @@ static void run_one(const struct run *r)
 	       (unsigned long long)st.steps, st.state, st.detected_text);
 	if (v.bad)
 		printf("    %ld bad, first: %s\n", v.bad, v.first_bad);
+	if (expect_defect_ns > 0) {
+		/* the writer on the slewed MONOTONIC: the host's correction
+		 * carried into the timeline */
+		LC_GE_I64(v.worst, expect_defect_ns);
+		goto out;
+	}
 	if (v.sls_known)
 		printf(spec.mode == LC_HOST_LEAP_SMEAR
 		           ? "    KNOWN: %ld reads outside the bound while the "
@@ -449,6 +508,7 @@ static void run_one(const struct run *r)
 out:
 	lc_tk_free(tk);
 	lc_counter_free(h.c);
+	lc_counter_free(h.m);
 	lc_leaptable_free(table);
 }
 
@@ -561,6 +621,12 @@ static void test_late_arm_cancel(void)
  * allowed; ntpd -x's slow slew: 12 ms) and never stepped for. */
 static void test_detection(void)
 {
+	/* on a counter the host's NTP does not discipline (an invariant
+	 * TSC): kernel mode's page stays on MONOTONIC, whose slew the
+	 * writer cannot see (DESIGN.md 7) */
+	int keep = writer_clock;
+
+	writer_clock = W_RAW;
 	run_both((struct run){ "undeclared: Google's smear", "kernel", 0,
 	                       HK_SMEAR, "google", -1, 0, 0, 13 * 3600,
 	                       13 * 3600, 15 * MS, 0, "smear:google" });
@@ -580,6 +646,58 @@ static void test_detection(void)
 	run_both((struct run){ "undeclared: a kernel that applies it", "kernel",
 	                       0, HK_KERNEL, NULL, -1, 0, 0, 13 * 3600,
 	                       13 * 3600, TOL_EXACT, 0, "" });
+	writer_clock = keep;
+}
+
+/* The writer's counter by mode: RAW in every declared mode (the host's
+ * NTP slews MONOTONIC with REALTIME), MONOTONIC in kernel mode (the shim's
+ * kernel timers map exactly). */
+static void test_writer_clock(void)
+{
+	LC_EQ_INT((int)lc__counter_writer_clock(LC_HOST_LEAP_KERNEL),
+	          (int)CLOCK_MONOTONIC);
+	LC_EQ_INT((int)lc__counter_writer_clock(LC_HOST_LEAP_SMEAR),
+	          (int)CLOCK_MONOTONIC_RAW);
+	LC_EQ_INT((int)lc__counter_writer_clock(LC_HOST_LEAP_SLEW),
+	          (int)CLOCK_MONOTONIC_RAW);
+	LC_EQ_INT((int)lc__counter_writer_clock(LC_HOST_LEAP_STEP),
+	          (int)CLOCK_MONOTONIC_RAW);
+	LC_EQ_INT((int)lc__counter_writer_clock(LC_HOST_LEAP_IGNORE),
+	          (int)CLOCK_MONOTONIC_RAW);
+}
+
+/* The defect the VM found (issue 23), on the simulated host: the writer
+ * on the host's CLOCK_MONOTONIC, which the host slews with its REALTIME,
+ * sees no slew, so a declared slew ends the timeline the second off and a
+ * steep smear (smear:minute) leaves it tens of ms off through the
+ * steering's lag; the same cases on the library's choice (RAW) pass in
+ * test_declared_slew and test_declared_minute_exact (within 0.1 ms). This shows
+ * that the simulated host slews its MONOTONIC, so those pass for the
+ * counter, not for want of a slew. */
+static void test_defect_on_monotonic(void)
+{
+	int keep = writer_clock;
+
+	writer_clock = W_MONO;
+	expect_defect_ns = 900 * MS;
+	run_both((struct run){ "on MONOTONIC: slew, chrony at 83,333 ppm",
+	                       "slew", 0, HK_BEHIND, NULL, 0, 83333000, 0,
+	                       600, 600, TOL_EXACT, 0, NULL });
+	expect_defect_ns = 10 * MS;
+	run_both((struct run){ "on MONOTONIC: smear:minute, the host on it",
+	                       "smear:minute", 0, HK_SMEAR, "minute", -1, 0, 0,
+	                       120, 120, TOL_EXACT, 0, "" });
+	expect_defect_ns = 0;
+	writer_clock = keep;
+}
+
+/* smear:minute on a host that follows it closely (no lag): exact on
+ * RAW, both directions, the host's MONOTONIC smeared with it. */
+static void test_declared_minute_exact(void)
+{
+	run_both((struct run){ "smear:minute, the host on it", "smear:minute",
+	                       0, HK_SMEAR, "minute", -1, 0, 0, 120, 120,
+	                       TOL_EXACT, 0, "" });
 }
 
 static void test_text_forms(void)
@@ -638,6 +756,18 @@ static void test_text_forms(void)
 int main(int argc, char **argv)
 {
 	lc_test_init(argc, argv);
+	{
+		/* LC_TEST_WRITER=mono: every case on the host's MONOTONIC,
+		 * as before the writer chose RAW (the declared slews and
+		 * smear:minute then fail) */
+		const char *w = getenv("LC_TEST_WRITER");
+
+		if (w != NULL && strcmp(w, "mono") == 0)
+			writer_clock = W_MONO;
+	}
+	LC_RUN(test_writer_clock, "the writer's counter by mode: MONOTONIC in kernel mode, MONOTONIC_RAW in every declared one");
+	LC_RUN(test_defect_on_monotonic, "on the host's slewed MONOTONIC a declared slew ends a second off and smear:minute tens of ms (the simulated host slews MONOTONIC)");
+	LC_RUN(test_declared_minute_exact, "smear:minute, the host's MONOTONIC smeared with REALTIME: exact on MONOTONIC_RAW, both directions");
 	LC_RUN(test_text_forms, "host leap modes as text: each form read and written back; bad ones refused naming the bad part");
 	LC_RUN(test_declared_kernel, "kernel: a kernel that applies the leap, both directions: exact");
 	LC_RUN(test_declared_smear, "smear:google, smear:aws: the upstream's smear removed, true UTC and TAI, both directions");

@@ -395,6 +395,147 @@ static void test_same_readings(void)
 	unlink(path);
 }
 
+/* ---- the page's counter against host MONOTONIC (ABI 4) ------------------- */
+
+/* A writer on `clk` in host mode `mode` (text), not following the host. */
+static lc_timekeeper *new_mode_tk(clockid_t clk, const char *mode,
+                                  struct lc_host_leap_spec *spec)
+{
+	struct lc_tk_config cfg;
+	lc_timekeeper *tk = NULL;
+	lc_counter *c = NULL;
+
+	if (lc_host_leap_parse(mode, NULL, spec, NULL) != 0 ||
+	    lc_counter_new_system(&c, (int)clk) != 0)
+		return NULL;
+	lc_tk_config_init(&cfg);
+	cfg.table = wtable;
+	cfg.leap_source = LC_LEAP_FROM_TABLE;
+	lc_host_leap_apply(spec, &cfg);
+	if (lc_tk_new(&tk, c, &cfg) != 0) {
+		lc_counter_free(c);
+		return NULL;
+	}
+	return tk;
+}
+
+static void test_relation(void)
+{
+	char path[256];
+	struct lc__tl_writer *w = NULL;
+	struct lc_host_leap_spec spec;
+	struct lc__tl_rel r, r2;
+	struct lc_error err;
+	lc_timekeeper *tk = new_mode_tk(CLOCK_MONOTONIC, "kernel", &spec);
+	struct timespec d = { 0, 150000000 };
+	int64_t raw, mono, guess;
+
+	/* kernel mode's page: CLOCK_MONOTONIC, its relation the identity */
+	LC_TRUE(tk != NULL);
+	pathof(path, sizeof(path), "relpage");
+	memset(&err, 0, sizeof(err));
+	LC_EQ_INT(lc__tl_writer_open(&w, path, tk, 0, "", &err), 0);
+	lc__tl_writer_tick(w, "", NULL);
+	LC_EQ_INT(lc__tl_is_host_mono(lc__tl_writer_page(w)), 1);
+	lc__tl_read_rel(lc__tl_writer_page(w), &r);
+	LC_EQ_I64(r.gen, 0);
+	LC_EQ_I64(r.rate_ppb, 0);
+	LC_EQ_I64(r.margin_ppb, 0);
+	lc__tl_writer_close(w);
+	free_writer_tk(tk);
+	unlink(path);
+
+	/* a declared slew's page: RAW, the relation measured, the slew's
+	 * margin (1.25 x 83,333 ppm) */
+	tk = new_mode_tk(CLOCK_MONOTONIC_RAW, "slew", &spec);
+	LC_TRUE(tk != NULL);
+	LC_EQ_INT(lc__tl_writer_open(&w, path, tk, 0, "", &err), 0);
+	LC_EQ_INT(lc__tl_is_host_mono(lc__tl_writer_page(w)), 0);
+	lc__tl_read_rel(lc__tl_writer_page(w), &r);
+	LC_EQ_I64(r.gen, 1);
+	LC_EQ_I64(r.margin_ppb, LC_HOST_SLEW_DEFAULT_PPB * 5 / 4);
+	raw = lc__tl_host_ns(CLOCK_MONOTONIC_RAW);
+	mono = lc__tl_host_ns(CLOCK_MONOTONIC);
+	guess = r.mono_ns + (raw - r.counter_ns);
+	/* at the nominal rate, within the host's frequency (500 ppm at
+	 * most) over the time since, and the reads' bracket */
+	LC_LT_I64(mono - guess < 0 ? guess - mono : mono - guess,
+	          (raw - r.counter_ns) / 2000 + 1000000);
+	lc__host.clock_nanosleep(CLOCK_MONOTONIC, 0, &d, NULL);
+	lc__tl_writer_tick(w, "", NULL);
+	lc__tl_read_rel(lc__tl_writer_page(w), &r2);
+	LC_GE_I64(r2.period_ns, 100000000);
+	LC_LT_I64(r2.rate_ppb < 0 ? -r2.rate_ppb : r2.rate_ppb, 1000000);
+	/* a converted deadline 1 s ahead: at least a second of MONOTONIC
+	 * at the rate and margin */
+	LC_GE_I64(lc__tl_rel_mono_at(&r2, raw, mono, raw + 1000000000),
+	          mono + 1000000000 + (r2.rate_ppb + r2.margin_ppb));
+	printf("  slew page: gen %lld, rate %+.3f ppm over %.0f ms, margin "
+	       "%.0f ppm\n", (long long)r2.gen, (double)r2.rate_ppb / 1e3,
+	       (double)r2.period_ns / 1e6, (double)r2.margin_ppb / 1e3);
+	lc__tl_writer_close(w);
+	free_writer_tk(tk);
+	unlink(path);
+
+	/* the margins by mode */
+	LC_EQ_I64(lc__tl_rel_margin(LC_HOST_LEAP_STEP, 0, NULL), 625000);
+	LC_EQ_I64(lc__tl_rel_margin(LC_HOST_LEAP_SLEW, 500000, NULL), 625000);
+	{
+		struct lc_smear_policy p;
+
+		LC_EQ_INT(lc_smear_preset("minute", 0, &p, NULL), 0);
+		/* a 60 s linear smear: 16,667 ppm, 20,833 with the 25 % */
+		LC_GE_I64(lc__tl_rel_margin(LC_HOST_LEAP_SMEAR, 0, &p), 20800000);
+		LC_LE_I64(lc__tl_rel_margin(LC_HOST_LEAP_SMEAR, 0, &p), 20900000);
+		LC_EQ_INT(lc_smear_preset("google", 0, &p, NULL), 0);
+		LC_EQ_I64(lc__tl_rel_margin(LC_HOST_LEAP_SMEAR, 0, &p), 625000);
+	}
+}
+
+/* lc__tl_rel_mono_at, pure: for any host rate up to rate + margin the
+ * converted instant is never before the counter reaches the deadline, and
+ * late by no more than d x (rate + margin - actual) + 1 ns; a past
+ * deadline is at once. */
+static void test_relation_never_early(void)
+{
+	long late_max = 0;
+
+	for (int i = 0; i < 1000000; i++) {
+		struct lc__tl_rel r;
+		int64_t cnow = lc_rand_range(0, INT64_C(1) << 50);
+		int64_t mnow = lc_rand_range(0, INT64_C(1) << 50);
+		int64_t d = lc_rand_range(-1000000000, INT64_C(100000) * 1000000000);
+		int64_t act, m, reach;
+
+		memset(&r, 0, sizeof(r));
+		r.rate_ppb = lc_rand_range(-90000000, 90000000);
+		r.margin_ppb = lc_rand_range(0, 110000000);
+		act = lc_rand_range(-100000000, r.rate_ppb + r.margin_ppb);
+		m = lc__tl_rel_mono_at(&r, cnow, mnow, cnow + d);
+		if (d <= 0) {
+			LC_LE_I64(m, mnow);
+			continue;
+		}
+		/* the host's MONOTONIC when the counter has run d at `act` */
+		reach = mnow + d + (int64_t)((__int128)d * act / 1000000000);
+		if (m < reach) {
+			LC_GE_I64(m, reach);
+			break;
+		}
+		if (m - reach - (int64_t)((__int128)d *
+		                          (r.rate_ppb + r.margin_ppb - act) /
+		                          1000000000) > 2) {
+			LC_T_FAIL_("late by %lld ns beyond the margin",
+			           (long long)(m - reach));
+			break;
+		}
+		if (m - reach > late_max && d < 1000000000)
+			late_max = (long)(m - reach);
+	}
+	printf("  1e6 conversions: never early; the latest of those under 1 s "
+	       "%.3f ms (the margin's)\n", (double)late_max / 1e6);
+}
+
 /* A reader's adjtimex (modes 0) answers the leap state from the page:
  * TIME_INS with STA_INS on the leap's day, TIME_OOP during 23:59:60,
  * TIME_WAIT after, as Linux does under an NTP daemon that set STA_INS (and
@@ -559,6 +700,11 @@ static void test_refused(void)
 	m->abi = LC__TL_ABI + 1;
 	LC_EQ_INT(put_image("abi", m, PAGE_SZ, 0644, p2, sizeof(p2)), 0);
 	LC_TRUE(expect_refused("ABI + 1", p2, 1, LC_EINVAL, "ABI version"));
+	/* the format before the relation (ABI 3): refused, naming both */
+	m->abi = 3;
+	LC_EQ_INT(put_image("abi3", m, PAGE_SZ, 0644, p2, sizeof(p2)), 0);
+	LC_TRUE(expect_refused("ABI 3 (no relation)", p2, 1, LC_EINVAL,
+	                       "ABI version 3, this library reads 4"));
 	memcpy(m, img, PAGE_SZ);
 	m->size = (uint32_t)PAGE_SZ - 64;
 	LC_EQ_INT(put_image("size", m, PAGE_SZ, 0644, p2, sizeof(p2)), 0);
@@ -1387,6 +1533,8 @@ int main(int argc, char **argv)
 	LC_RUN(test_stale_fallback_rehearsal,
 	       "a stale rehearsal page: the reader carries on from its time, not the host's");
 	LC_RUN(test_table_renewal, "a renewed leap file (same rows, later expiry) reaches running readers");
+	LC_RUN(test_relation, "the page's counter against host MONOTONIC: the identity in kernel mode, measured on RAW in a declared mode, with its margin");
+	LC_RUN(test_relation_never_early, "converting the page's counter to host MONOTONIC with the margin is never early for any host rate within it");
 	LC_RUN(test_table_propagation,
 	       "a table change of the writer reaches the reader at lc_update");
 	{

@@ -88,7 +88,8 @@ class _lc_timeline_info(ctypes.Structure):
                 ("host_leap", _int), ("host_leap_text", ctypes.c_char * 40),
                 ("host_detected", _int),
                 ("host_detected_text", ctypes.c_char * 40),
-                ("host_hold_ns", _i64)]
+                ("host_hold_ns", _i64),
+                ("counter", ctypes.c_char * 16)]
 
 
 def _fn(name, res, *args):
@@ -350,7 +351,8 @@ TimelineInfo.__doc__ = """lc_timeline_info() of lc_default(): source (0 own,
 1 page, 2 in-process, 3 fallback), path, why, writer_pid, writer_alive,
 pretend, writer_starts, age_ns, last_update_rt, table_source, table_hash,
 table_expires, table_note, smear, host_state, host_offset_ns, host_steps,
-host_leap, host_leap_text, host_detected, host_detected_text, host_hold_ns."""
+host_leap, host_leap_text, host_detected, host_detected_text, host_hold_ns,
+counter ("system": host CLOCK_MONOTONIC, "raw": CLOCK_MONOTONIC_RAW, "tsc")."""
 TimelineInfo.SOURCES = ("own", "page", "in-process", "fallback")
 
 

@@ -4,8 +4,9 @@
  *	step_writer PAGE TABLE START LEAP STEPS -- PROGRAM ARGS...
  *
  * Publishes a rehearsal timeline page at PAGE (its folder must be the
- * caller's, mode 0700) from a timekeeper on the host's CLOCK_MONOTONIC (the
- * only counter the shim reads), with the leap table TABLE (tzdata
+ * caller's, mode 0700) from a timekeeper on the host's CLOCK_MONOTONIC
+ * (STEP_WRITER_HOST_LEAP=MODE: a declared mode's writer, on
+ * CLOCK_MONOTONIC_RAW), with the leap table TABLE (tzdata
  * "leapseconds" format) plus, when LEAP is "+L" or "-L", a synthetic leap
  * inserted or deleted just before the POSIX second L (a UTC midnight; "none"
  * for no leap). Its UTC is set to START (POSIX seconds, "1798761598.5") and
@@ -91,6 +92,7 @@ int main(int argc, char **argv)
 	lc_leaptable *table = lc_leaptable_new();
 	lc_timekeeper *tk = NULL;
 	lc_counter *c = NULL;
+	static struct lc_host_leap_spec spec;
 	struct timespec utc, ts;
 	double step_ms[MAX_STEPS];
 	int64_t tai, after_ms[MAX_STEPS], armed = -1;
@@ -123,9 +125,26 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	free(text);
-	if (lc_counter_new_system(&c, CLOCK_MONOTONIC) != 0)
-		return 1;
 	lc_tk_config_init(&cfg);
+	{
+		/* STEP_WRITER_HOST_LEAP=MODE: a writer of a host in that
+		 * declared mode, on the counter the library picks for it
+		 * (CLOCK_MONOTONIC_RAW: the page then carries its relation
+		 * to MONOTONIC, through which the shim arms its timers) */
+		const char *hl = getenv("STEP_WRITER_HOST_LEAP");
+
+		if (hl != NULL && *hl != '\0') {
+			if (lc_host_leap_parse(hl, "STEP_WRITER_HOST_LEAP",
+			                       &spec, &err) != 0) {
+				fprintf(stderr, "step_writer: %s\n", err.msg);
+				return 1;
+			}
+			lc_host_leap_apply(&spec, &cfg);
+		}
+	}
+	if (lc_counter_new_system(&c, (int)lc__counter_writer_clock(
+	                                      cfg.host_leap)) != 0)
+		return 1;
 	cfg.table = table;
 	cfg.leap_source = LC_LEAP_FROM_TABLE;
 	cfg.follow_host = 0;

@@ -625,10 +625,10 @@ static int wait_faces(const char *const *names, int n, const pid_t *kids,
 
 static int run_disc(int dir, int armed, const char *leapfile,
                     const char *label, const char *preset, int decl);
-/* The host writers' leapclockd --counter (VMTEST_WRITER_COUNTER): system,
- * as users run it, or raw (an experiment: a page on MONOTONIC_RAW, which
- * chronyd's slew of the leap does not move; the shim does not read it). */
-static const char *g_wcounter = "system";
+/* The host writers' leapclockd --counter (VMTEST_WRITER_COUNTER): best,
+ * as users run it (the declared writer's page then on MONOTONIC_RAW, the
+ * undeclared one's on MONOTONIC), or system or raw for both. */
+static const char *g_wcounter = "best";
 
 static int cmd_run(int argc, char **argv)
 {
@@ -668,7 +668,7 @@ static int cmd_run(int argc, char **argv)
 		else if (strcmp(k, "--declare") == 0)
 			decl = atoi(v);
 		else if (strcmp(k, "--writer-counter") == 0)
-			g_wcounter = v[0] != '\0' ? v : "system";
+			g_wcounter = v[0] != '\0' ? v : "best";
 		else {
 			fprintf(stderr, "lc_vm_face run: unknown option %s\n", k);
 			return 2;

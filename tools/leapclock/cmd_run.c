@@ -741,8 +741,8 @@ static void run_env(const struct run_opts *o, const char *lib, int expired)
 }
 
 /* A page named with --timeline must be one the shim will read: a typo,
- * another boot's page, a page whose writer is gone or one not on the
- * host's CLOCK_MONOTONIC would run the program on real time instead of
+ * another boot's page, a page whose writer is gone or one on neither the
+ * host's CLOCK_MONOTONIC nor its CLOCK_MONOTONIC_RAW would run the program on real time instead of
  * the rehearsal it asked for. Said with the path and why; -1. */
 static int check_timeline(const char *path)
 {
@@ -753,14 +753,17 @@ static int check_timeline(const char *path)
 	memset(&err, 0, sizeof(err));
 	if (lc__tl_map_open(&m, path, 1, &err) == 0) {
 		int sys = m.pg->counter_kind == LC_COUNTER_SYSTEM &&
-		          m.pg->counter_clk == CLOCK_MONOTONIC;
+		          m.pg->counter_freq == 1000000000u &&
+		          (m.pg->counter_clk == CLOCK_MONOTONIC ||
+		           m.pg->counter_clk == CLOCK_MONOTONIC_RAW);
 
 		lc__tl_map_close(&m);
 		if (sys)
 			return 0;
 		fprintf(stderr, "leapclock run: --timeline %s: its counter is "
-		                "not the host's CLOCK_MONOTONIC (leapclockd "
-		                "--counter system)\n", path);
+		                "neither the host's CLOCK_MONOTONIC nor its "
+		                "CLOCK_MONOTONIC_RAW (leapclockd --counter "
+		                "best)\n", path);
 		return -1;
 	}
 	lc_error_format(&err, msg, sizeof(msg));

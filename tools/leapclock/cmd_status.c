@@ -484,6 +484,8 @@ static void print_timeline_json(const struct tl_view *v)
 		       "\"writer_starts\":null,\"last_update\":null");
 	}
 	print_server_json(v);
+	printf(",\"counter\":");
+	json_str_or_null(t->counter);
 	printf(",\"state_from\":\"%s\",\"table\":{\"source\":",
 	       v->from_page ? "page" : "process");
 	json_str_or_null(v->table_source);
@@ -577,6 +579,14 @@ static void print_timeline_text(const struct tl_view *v)
 		printf("%-12s %s, pid %ld, %lu start%s\n", "server",
 		       v->server_state, v->server_pid, v->server_starts,
 		       v->server_starts == 1 ? "" : "s");
+	if (t->counter[0] != '\0')
+		printf("%-12s %s%s\n", "counter", t->counter,
+		       strcmp(t->counter, "raw") == 0
+		           ? " (CLOCK_MONOTONIC_RAW: the host's slew is not in "
+		             "it)"
+		       : strcmp(t->counter, "system") == 0
+		           ? " (CLOCK_MONOTONIC)"
+		           : "");
 	iso_or(buf, sizeof(buf), v->table_expires, "unknown");
 	printf("%-12s %s, hash %s, expires %s%s\n", "leap table",
 	       v->table_source[0] != '\0' ? v->table_source : "?",

@@ -271,19 +271,31 @@ static int64_t clock_tai(struct ld_clock *c, const struct tver *v)
 
 #endif
 
-/* The counter the timekeeper runs on. A timeline page is on the host's
- * CLOCK_MONOTONIC unless a counter is named: every process then reads it
- * alike, and the shim arms the kernel's timers in that very clock (a page
- * on the TSC is read by programs on the library only). */
+/* The counter the timekeeper runs on. best: a timeline page is on a host
+ * clock (every process then reads it alike, and the shim arms the
+ * kernel's timers from it; a page on the TSC is read by programs on the
+ * library only): CLOCK_MONOTONIC in kernel mode, CLOCK_MONOTONIC_RAW in a
+ * declared host mode, where the host's NTP slews MONOTONIC with REALTIME
+ * (lc__counter_writer_clock, DESIGN.md 7); without a page the TSC where
+ * invariant, else the same choice. */
 static int open_counter(struct ld_clock *c, const struct ld_config *cfg)
 {
+	int mode = c->host_leap.mode;
 	struct lc_error err;
 	int rc;
 
 	memset(&err, 0, sizeof(err));
-	if (strcmp(cfg->counter, "system") == 0 ||
-	    (cfg->timeline[0] != '\0' && strcmp(cfg->counter, "best") == 0))
+	if (strcmp(cfg->counter, "system") == 0) {
 		rc = lc_counter_new_system(&c->counter, CLOCK_MONOTONIC);
+		if (rc == 0 && mode != LC_HOST_LEAP_KERNEL)
+			ld_log(LD_LOG_WARNING, "counter system: the host's "
+			       "CLOCK_MONOTONIC, which its NTP slews with "
+			       "CLOCK_REALTIME: a leap it slews or smears away "
+			       "is carried into the timeline (--counter best "
+			       "runs a declared mode on CLOCK_MONOTONIC_RAW)");
+	} else if (cfg->timeline[0] != '\0' && strcmp(cfg->counter, "best") == 0)
+		rc = lc_counter_new_system(&c->counter,
+		                           lc__counter_writer_clock(mode));
 	else if (strcmp(cfg->counter, "tsc") == 0)
 		rc = lc_counter_new_tsc(&c->counter, &err);
 	else if (strcmp(cfg->counter, "raw") == 0)
@@ -292,7 +304,7 @@ static int open_counter(struct ld_clock *c, const struct ld_config *cfg)
 		 * follow its own client (tools/vm-kernel-test) */
 		rc = lc_counter_new_system(&c->counter, CLOCK_MONOTONIC_RAW);
 	else
-		rc = lc_counter_new_best(&c->counter);
+		rc = lc__counter_new_writer(&c->counter, mode);
 	if (rc < 0) {
 		ld_log(LD_LOG_ERR, "counter %s: %s %s", cfg->counter,
 		       lc_strerror(rc), err.msg);
@@ -413,18 +425,19 @@ int ld_clock_new(struct ld_clock **out, const struct ld_config *cfg)
 	c->id = (atomic_fetch_add_explicit(&clock_ids, 1, memory_order_relaxed) + 1);
 	pthread_mutex_init(&c->slow, NULL);
 
-	if (open_counter(c, cfg) != 0)
-		goto fail;
-	if (cfg->pretend[0] != '\0' && set_pretend(c, cfg->pretend) != 0)
-		goto fail;
-	if (set_smear(c, cfg) != 0)
-		goto fail;
+	/* the mode first: it chooses the counter */
 	if (cfg->host_leap[0] != '\0' &&
 	    lc_host_leap_parse(cfg->host_leap, "host-leap", &c->host_leap,
 	                       NULL) != 0) {
 		ld_log(LD_LOG_ERR, "host-leap: '%s': not a mode", cfg->host_leap);
 		goto fail;
 	}
+	if (open_counter(c, cfg) != 0)
+		goto fail;
+	if (cfg->pretend[0] != '\0' && set_pretend(c, cfg->pretend) != 0)
+		goto fail;
+	if (set_smear(c, cfg) != 0)
+		goto fail;
 	if (c->host_leap.mode != LC_HOST_LEAP_KERNEL) {
 		char text[48];
 
