@@ -659,7 +659,7 @@ static void test_real_counters(void)
 			LC_EQ_INT(lc_gettime_bounds(tk, id, &b), 0);
 			lc_gettime(tk, id, &g1);
 			w = b.error_ns;
-			if (!ts_le(&g0, &b.now) || !ts_le(&b.now, &g1) ||
+			if (!lc_test_ts_le(&g0, &b.now) || !lc_test_ts_le(&b.now, &g1) ||
 			    ts_ns(&b.earliest) != ts_ns(&b.now) - w ||
 			    ts_ns(&b.latest) != ts_ns(&b.now) + w ||
 			    (b.status == LC_BOUNDS_UNKNOWN && w != 0) ||
