@@ -120,7 +120,8 @@ static void on_signal(int sig)
  * lost between a check of its flag and the wait. SIGHUP and SIGUSR1 are
  * handled from the start (one sent while starting is acted on once
  * running); SIGTERM and SIGINT keep their default action, to stop the
- * daemon at once, until start_stop_signals() just before the loop: a step
+ * daemon at once, until start_stop_signals() just before the server is
+ * spawned (from then on a stop must stop it too): a step
  * of the start that waits (a file that blocks, a slow disk) can always be
  * stopped. */
 static void setup_signals(void)
@@ -571,6 +572,9 @@ int main(int argc, char **argv)
 	    (size_t)snprintf(ps.state_path, sizeof(ps.state_path), "%s.state",
 	                     cfg.timeline) >= sizeof(ps.state_path))
 		ps.state_path[0] = '\0'; /* too long: no state file */
+	/* from the server's spawn on, a SIGTERM stops both processes (the
+	 * wait for its start is a ppoll that takes it) */
+	start_stop_signals();
 	rc = ld_privsep_first_start(&ps, clock != NULL);
 	if (rc != 0) {
 		fail_rc = rc;
@@ -583,7 +587,6 @@ int main(int argc, char **argv)
 			goto fail;
 		ps.syslog_now = cfg.use_syslog != 0;
 	}
-	start_stop_signals();
 	ld_log(LD_LOG_INFO, "leapclockd " LC_VERSION_STRING " running (pid %ld)",
 	       (long)getpid());
 	if (ps.pid > 0)

@@ -341,13 +341,23 @@ int ld_privsep_wait_ready(struct ld_privsep *p)
 		struct pollfd pf[2] = { { p->ctl, POLLIN, 0 }, { sfd, POLLIN, 0 } };
 		int64_t now = mono();
 		int wait_ms = -1, r, set = 0;
+		struct timespec tmo;
+		sigset_t none;
 
+		sigemptyset(&none);
 		if (p->clock != NULL)
 			wait_ms = last + LD_UPDATE_NS <= now
 			              ? 0
 			              : (int)((last + LD_UPDATE_NS - now) / 1000000) + 1;
-		r = poll(pf, sfd >= 0 ? 2 : 1, wait_ms);
-		if (r < 0 && errno != EINTR)
+		if (wait_ms >= 0) {
+			tmo.tv_sec = wait_ms / 1000;
+			tmo.tv_nsec = (long)(wait_ms % 1000) * 1000000;
+		}
+		/* SIGTERM is handled (and blocked but here) from now on: the
+		 * server started must not outlive a writer stopped early */
+		r = ppoll(pf, sfd >= 0 ? 2 : 1, wait_ms >= 0 ? &tmo : NULL,
+		          &none);
+		if (ld_sig_term || (r < 0 && errno != EINTR))
 			break;
 		if (r > 0 && sfd >= 0 && (pf[1].revents & POLLIN)) {
 			/* a cancelled timerfd stays readable: a fresh watch */
@@ -426,6 +436,8 @@ int ld_privsep_first_start(struct ld_privsep *p, int keep_on)
 
 	if (rc == 0) {
 		rc = ld_privsep_wait_ready(p);
+		if (rc != 0 && ld_sig_term)
+			return 0; /* stopped while starting: ld_privsep_stop */
 		if (rc == 0) {
 			came_up(p, mono());
 			return 0;
