@@ -48,6 +48,7 @@
 #define LCP_REALS(X)                                                        \
 	X(clock_gettime) X(clock_getres) X(gettimeofday) X(clock_nanosleep) \
 	X(timer_create) X(timer_delete) X(timer_settime)                    \
+	X(timer_getoverrun)                                                 \
 	X(timerfd_create) X(timerfd_settime) X(adjtimex) X(clock_adjtime)   \
 	X(adjtime) X(pthread_cond_timedwait) X(pthread_cond_clockwait)      \
 	X(sem_clockwait) X(pthread_mutex_clocklock)                         \

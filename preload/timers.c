@@ -12,6 +12,12 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/uio.h>
+
+#ifndef TFD_IOC_SET_TICKS /* <linux/timerfd.h>, which clashes with glibc's */
+#define TFD_IOC_SET_TICKS _IOW('T', 0, uint64_t)
+#endif
 
 /* ---- converted deadlines that must follow steps -------------------------- */
 
@@ -190,6 +196,25 @@ static int rel_to_abs(int which, const struct itimerspec *nv,
 #define LCP_TIMERS 1024
 static _Atomic uintptr_t g_timer_key[LCP_TIMERS];
 static _Atomic int g_timer_which[LCP_TIMERS];
+/* the signal of a SIGEV_SIGNAL timer (process-directed: the watcher can
+ * take it from the process's pending set, below); 0 for the others */
+static _Atomic int g_timer_sig[LCP_TIMERS];
+
+/*
+ * timer_getoverrun is the overrun of the signal the program took last; a
+ * re-arm by the watcher zeroes it, and its taking of a pending signal
+ * (below, "expirations the program has not taken") replaces it. So the
+ * watcher keeps the program's value here, and the wrapped
+ * timer_getoverrun returns it while the kernel's is 0 and the program
+ * cannot have taken a signal of the new arming: before its first point
+ * `until` (host MONOTONIC; 1 when it fired at once), and after it while
+ * the timer's signal is still pending. until 0: the kernel's.
+ */
+struct lcp_ovr {
+	_Atomic int64_t until;
+	_Atomic int val;
+};
+static struct lcp_ovr g_timer_ovr[LCP_TIMERS];
 static struct lcp_arm g_timer_arm[LCP_TIMERS];
 
 static _Atomic int g_timer_count;
@@ -236,7 +261,7 @@ static int timer_lookup(timer_t t, int *slot)
 	                                    memory_order_relaxed);
 }
 
-static int timer_remember(timer_t t, int which)
+static int timer_remember(timer_t t, int which, int sig)
 {
 	uintptr_t k = timer_key(t);
 	int i0 = timer_slot0(k);
@@ -249,6 +274,9 @@ static int timer_remember(timer_t t, int which)
 			arm_off(&g_timer_arm[i]);
 			atomic_store_explicit(&g_timer_which[i], which,
 			                      memory_order_relaxed);
+			atomic_store_explicit(&g_timer_sig[i], sig,
+			                      memory_order_relaxed);
+			atomic_store(&g_timer_ovr[i].until, 0);
 			atomic_fetch_add(&g_timer_count, 1);
 			return 0;
 		}
@@ -301,7 +329,7 @@ void lcp_timers_after_fork(void)
 LCP_EXPORT int timer_create(clockid_t clk, struct sigevent *sev,
                             timer_t *id)
 {
-	int which = lcp_ready_wait() ? lcp_ours(clk) : 0, rc;
+	int which = lcp_ready_wait() ? lcp_ours(clk) : 0, rc, sig;
 
 	if (clk == CLOCK_REALTIME_COARSE)
 		which = 0;
@@ -314,7 +342,10 @@ LCP_EXPORT int timer_create(clockid_t clk, struct sigevent *sev,
 	rc = REAL(timer_create)(CLOCK_MONOTONIC, sev, id);
 	if (rc == 0)
 		timer_forget(*id);
-	if (rc == 0 && timer_remember(*id, which) < 0) {
+	/* NULL is SIGEV_SIGNAL with SIGALRM */
+	sig = sev == NULL ? SIGALRM
+	      : sev->sigev_notify == SIGEV_SIGNAL ? sev->sigev_signo : 0;
+	if (rc == 0 && timer_remember(*id, which, sig) < 0) {
 		REAL(timer_delete)(*id);
 		errno = EAGAIN;
 		return -1;
@@ -343,8 +374,10 @@ LCP_EXPORT int timer_settime(timer_t id, int flags,
 		return -1;
 	}
 	which = nv != NULL ? timer_lookup(id, &slot) : 0;
-	if (slot >= 0 && nv != NULL)
+	if (slot >= 0 && nv != NULL) {
 		arm_off(&g_timer_arm[slot]); /* re-noted below if absolute */
+		atomic_store(&g_timer_ovr[slot].until, 0); /* ours now */
+	}
 	if (which == 0 ||
 	    (nv->it_value.tv_sec == 0 && nv->it_value.tv_nsec == 0))
 		return REAL(timer_settime)(id, flags, nv, ov);
@@ -357,6 +390,53 @@ LCP_EXPORT int timer_settime(timer_t id, int flags,
 		               flags | TIMER_ABSTIME, &abs, ov);
 	}
 	return arm_abs(&g_timer_arm[slot], -1, id, which, flags, nv, ov);
+}
+
+/* 1 if signal sig is pending for the calling thread (or its process) and
+ * blocked in it */
+static int sig_pending(int sig)
+{
+	sigset_t pend;
+
+	return sig > 0 && sigpending(&pend) == 0 &&
+	       sigismember(&pend, sig) == 1;
+}
+
+/* Timer t's overrun (slot: its slot, or -1) as the program must see it */
+static int ovr_get(timer_t t, int slot)
+{
+	int r = REAL(timer_getoverrun)(t);
+	struct lcp_ovr *o;
+	int64_t until;
+	int val;
+
+	if (r != 0 || slot < 0)
+		return r; /* the kernel's moved: a signal of the new arming */
+	o = &g_timer_ovr[slot];
+	until = atomic_load_explicit(&o->until, memory_order_acquire);
+	if (until == 0)
+		return r;
+	val = atomic_load_explicit(&o->val, memory_order_relaxed);
+	if (lcp_host_ns(CLOCK_MONOTONIC) < until ||
+	    sig_pending(atomic_load_explicit(&g_timer_sig[slot],
+	                                     memory_order_relaxed)))
+		return val;
+	/* taken, or past the first point: the kernel's from now on */
+	atomic_compare_exchange_strong(&o->until, &until, 0);
+	return r;
+}
+
+LCP_EXPORT int timer_getoverrun(timer_t id)
+{
+	int slot = -1;
+
+	if (REAL(timer_getoverrun) == NULL && !lcp_ready_wait()) {
+		errno = EAGAIN;
+		return -1;
+	}
+	if (timer_lookup(id, &slot) == 0)
+		slot = -1;
+	return ovr_get(id, slot);
 }
 
 /* timerfds created on CLOCK_REALTIME (in a sandbox also MONOTONIC and
@@ -536,22 +616,141 @@ static int grid_ok(int64_t kn, int64_t h)
 }
 
 /*
- * Re-arms the timer of record `a` (timerfd `fd`, else POSIX timer `t`) at
- * the current mapping if it needs it; *wake: the host MONOTONIC instant
- * the watcher must look again (lowered, never raised). `step` (the
- * timeline stepped): one-shots too; `force`: even a timerfd with
- * expirations unread. Returns 1 if it must be tried again soon:
- * a timerfd with expirations the program has not read yet
- * (timerfd_settime would drop them).
+ * The expirations the program has not taken yet. A re-arm drops them: a
+ * timerfd_settime zeroes a timerfd's unread count, and on Linux 6.13 and
+ * later a timer_settime discards a POSIX timer's queued signal and the
+ * overruns it carries. The kernel holds them without running the timer
+ * (a periodic timer is forwarded, its overruns counted, only when the
+ * program takes its signal or reads its count), so a re-arm cannot wait
+ * for the program (its old grid, uncorrected, would count a point early
+ * when it does) and the watcher takes them first and hands them back:
+ *   a timerfd: its count, read without blocking (RWF_NOWAIT), is put back
+ *     after the re-arm with TFD_IOC_SET_TICKS (Linux 3.17,
+ *     CONFIG_CHECKPOINT_RESTORE), which the program's next read returns
+ *     with the new grid's expirations added; where either is missing,
+ *     the re-arm waits for the program's read as before;
+ *   a SIGEV_SIGNAL timer: its signal, taken from the process's pending
+ *     set (the watcher blocks every signal: sigpending shows the
+ *     process's), 1 + si_overrun expirations; the re-arm puts the grid's
+ *     origin that many kernel intervals before its next point, so that
+ *     the kernel fires at once and counts them again as overruns when
+ *     the program takes the signal (si_overrun, timer_getoverrun) - the
+ *     kernel's own siginfo. Signals of the same number that are not
+ *     this timer's are queued again (their order among themselves kept).
  */
-static int rearm_one(struct lcp_arm *a, int fd, timer_t t, int step,
-                     int force, int64_t *wake)
+#define LCP_SIG_OTHERS 16
+
+static _Atomic int g_tfd_ticks; /* 1 both work, -1 not, 0 not probed */
+
+/* 1 if a timerfd's count can be read without blocking and set */
+static int tfd_ticks_ok(void)
+{
+	int ok = atomic_load_explicit(&g_tfd_ticks, memory_order_relaxed);
+
+	if (ok == 0) {
+		int fd = REAL(timerfd_create) != NULL
+		                 ? REAL(timerfd_create)(CLOCK_MONOTONIC,
+		                                        TFD_CLOEXEC)
+		                 : -1;
+		uint64_t n = 3;
+		struct iovec io = { &n, sizeof(n) };
+
+		ok = -1;
+		if (fd >= 0 && ioctl(fd, TFD_IOC_SET_TICKS, &n) == 0 &&
+		    (n = 0, preadv2(fd, &io, 1, -1, RWF_NOWAIT)) ==
+		            (ssize_t)sizeof(n) && n == 3 &&
+		    preadv2(fd, &io, 1, -1, RWF_NOWAIT) < 0 && errno == EAGAIN)
+			ok = 1;
+		if (fd >= 0)
+			close(fd);
+		atomic_store_explicit(&g_tfd_ticks, ok, memory_order_relaxed);
+	}
+	return ok > 0;
+}
+
+/* timerfd fd's unread count, taken; 0 none */
+static int64_t tfd_take(int fd)
+{
+	uint64_t n = 0;
+	struct iovec io = { &n, sizeof(n) };
+
+	if (preadv2(fd, &io, 1, -1, RWF_NOWAIT) != (ssize_t)sizeof(n))
+		return 0;
+	return n > INT64_MAX ? INT64_MAX : (int64_t)n;
+}
+
+/* Queues again signal `sig` of siginfo si, taken for another. A siginfo
+ * of negative si_code (sigqueue, a timer's) goes back as it was; one
+ * from kill or the kernel (the kernel takes those only from the process's
+ * first thread) as a kill from this process. */
+static void sig_put_back(int sig, siginfo_t *si)
+{
+	if (si->si_code < 0 && si->si_code != SI_TKILL &&
+	    syscall(SYS_rt_sigqueueinfo, getpid(), sig, si) == 0)
+		return;
+	kill(getpid(), sig);
+}
+
+/* POSIX timer t's expirations in its pending signal `sig`, taken; 0
+ * none (or not found among LCP_SIG_OTHERS of that number) */
+static int64_t sig_take(timer_t t, int sig)
+{
+	siginfo_t si, other[LCP_SIG_OTHERS];
+	struct timespec z = { 0, 0 };
+	sigset_t one;
+	int64_t d = 0;
+	int n = 0;
+
+	if (!sig_pending(sig))
+		return 0;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	while (n < LCP_SIG_OTHERS &&
+	       syscall(SYS_rt_sigtimedwait, &one, &si, &z,
+	               (size_t)(_NSIG / 8)) == sig) {
+		if (si.si_code == SI_TIMER &&
+		    si.si_timerid == (int)(intptr_t)t) {
+			d = 1 + (si.si_overrun > 0 ? si.si_overrun : 0);
+			break;
+		}
+		other[n++] = si;
+	}
+	for (int i = 0; i < n; i++)
+		sig_put_back(sig, &other[i]);
+	return d;
+}
+
+/* The number of the points of the kernel's grid of copy c in (t0, t1] */
+static int64_t grid_points(const struct lcp_arm_copy *c, int64_t t0,
+                           int64_t t1)
+{
+	int64_t n0, n1;
+
+	if (c->kiv <= 0)
+		return 0;
+	n0 = t0 < c->kmono ? 0 : (t0 - c->kmono) / c->kiv + 1;
+	n1 = t1 < c->kmono ? 0 : (t1 - c->kmono) / c->kiv + 1;
+	return n1 > n0 ? n1 - n0 : 0;
+}
+
+/*
+ * Re-arms the timer of record `a` (timerfd `fd`, else POSIX timer `t`
+ * in table slot `slot`) at the current mapping if it needs it, keeping the expirations the program has not taken (above);
+ * *wake: the host MONOTONIC instant the watcher must look again (lowered,
+ * never raised). `step` (the timeline stepped): one-shots too; `force`:
+ * even a timerfd with expirations unread where they cannot be kept.
+ * Returns 1 if it must be tried again soon: such a timerfd.
+ */
+static int rearm_one(struct lcp_arm *a, int fd, timer_t t, int slot,
+                     int step, int force, int64_t *wake)
 {
 	for (int tries = 0; tries < 4; tries++) {
 		struct lcp_arm_copy c;
 		struct itimerspec cur, v;
 		int64_t now, n, j, k, h[LCP_LOOK_MAX + 2], kiv, m;
 		int rc, look, bad = -1;
+		int64_t d = 0, t0;
+		int ovr = 0;
 
 		if (!arm_read(a, &c))
 			continue;
@@ -647,7 +846,8 @@ static int rearm_one(struct lcp_arm *a, int fd, timer_t t, int step,
 		if (m + LCP_WAKE_AFTER_NS < *wake)
 			*wake = m + LCP_WAKE_AFTER_NS;
 	arm:
-		if (fd >= 0 && !force && c.iv > 0 && m > now + 2000000) {
+		if (fd >= 0 && !force && c.iv > 0 && m > now + 2000000 &&
+		    !tfd_ticks_ok()) {
 			struct pollfd p = { fd, POLLIN, 0 };
 
 			if (poll(&p, 1, 0) > 0)
@@ -657,11 +857,55 @@ static int rearm_one(struct lcp_arm *a, int fd, timer_t t, int step,
 			v.it_value.tv_nsec = 1;
 		if (!arm_same(a, &c))
 			continue; /* the program armed it meanwhile */
+		/* a periodic timer's expirations not taken (a one-shot that
+		 * is still armed has none) */
+		if (c.iv > 0 && fd >= 0 && tfd_ticks_ok())
+			d = tfd_take(fd);
+		else if (c.iv > 0 && fd < 0) {
+			ovr = ovr_get(t, slot); /* the program's, before */
+			d = sig_take(t, atomic_load_explicit(
+			                        &g_timer_sig[slot],
+			                        memory_order_relaxed));
+		}
+		t0 = lcp_host_ns(CLOCK_MONOTONIC);
+		if (d > 0 && fd < 0) {
+			/* d kernel intervals before point m, the last at or
+			 * before now: fired at once, counted as overruns */
+			int64_t kv = m - t0 > kiv ? m - t0 : kiv;
+
+			if (d > (m - 1) / kv)
+				d = (m - 1) / kv;
+			kiv = kv;
+			v.it_value = lc__ns_to_ts(m - d * kv);
+			v.it_interval = lc__ns_to_ts(kv);
+			if (v.it_value.tv_sec == 0 && v.it_value.tv_nsec == 0)
+				v.it_value.tv_nsec = 1;
+		}
+		if (c.iv > 0 && fd < 0 && ovr > 0) {
+			atomic_store_explicit(&g_timer_ovr[slot].val, ovr,
+			                      memory_order_relaxed);
+			atomic_store_explicit(&g_timer_ovr[slot].until,
+			                      d > 0 || m < 1 ? 1 : m,
+			                      memory_order_release);
+		}
 		rc = fd >= 0 ? REAL(timerfd_settime)(fd, TFD_TIMER_ABSTIME, &v,
 		                                     NULL)
 		             : REAL(timer_settime)(t, TIMER_ABSTIME, &v, NULL);
+		if (ovr > 0 && (rc != 0 || !arm_same(a, &c)))
+			atomic_store(&g_timer_ovr[slot].until, 0);
 		if (rc != 0)
 			return 0;
+		if (d > 0 && fd >= 0) {
+			/* and the old grid's points since the read, which the
+			 * timerfd counted and its re-arm zeroed */
+			uint64_t u = (uint64_t)d +
+			             (uint64_t)grid_points(
+			                     &c, t0,
+			                     lcp_host_ns(CLOCK_MONOTONIC));
+
+			if (arm_same(a, &c))
+				(void)ioctl(fd, TFD_IOC_SET_TICKS, &u);
+		}
 		atomic_store_explicit(&a->mono, c.iv > 0 ? c.mono : m,
 		                      memory_order_relaxed);
 		atomic_store_explicit(&a->kmono, m, memory_order_relaxed);
@@ -688,14 +932,14 @@ static int rearm_all(int step, int force, int64_t *wake)
 		if (k != 0 && atomic_load_explicit(&g_timer_arm[i].which,
 		                                   memory_order_relaxed))
 			later += rearm_one(&g_timer_arm[i], -1,
-			                   (timer_t)(k - 1), step, force,
+			                   (timer_t)(k - 1), i, step, force,
 			                   wake);
 	}
 	for (int fd = 0; fd < LCP_TFD_ARMS; fd++) {
 		if (atomic_load_explicit(&g_tfd_arm[fd].which,
 		                         memory_order_relaxed) &&
 		    tfd_is_rt(fd))
-			later += rearm_one(&g_tfd_arm[fd], fd, NULL, step,
+			later += rearm_one(&g_tfd_arm[fd], fd, NULL, -1, step,
 			                   force, wake);
 	}
 	return later;

@@ -21,12 +21,16 @@
  * with timer_getoverrun and the timerfd's read count: the k-th expiration's
  * deadline is start + 1 + (k - 1) * PERIOD. Prints "ok"/"FAIL" lines.
  *
- * usage: preload_periodic unread signal|timerfd
+ * usage: preload_periodic unread signal|timerfd|overrun
  *   one periodic relative timer (1 s, first 1 s after a whole second +
  *   .001 s) whose expirations the program does not take for 5.5 s of its
  *   clock (its signal blocked, or the timerfd not read), then takes them:
  *   5 expirations are due (a blocked signal is delivered once with the
  *   others as overruns, a timerfd's read counts them all), "ok"/"FAIL".
+ *   A signal's timer_getoverrun must be the si_overrun of the signal
+ *   taken last. overrun: the signal timer, its signal taken once at 2.5 s
+ *   (2 expirations), then at 5.5 s first timer_getoverrun (still that
+ *   signal's, 1: the next one is pending, not taken), then the rest.
  *
  * usage: preload_periodic sleep N
  *   N relative clock_nanosleep(CLOCK_REALTIME, 0, 1 s) calls: each must
@@ -137,6 +141,7 @@ static void *tfd_reader(void *arg)
 static int unread(const char *kind)
 {
 	int fd = -1, sigs = 0, tfd_mode = strcmp(kind, "timerfd") == 0;
+	int early = strcmp(kind, "overrun") == 0, last = -1, ovr, bad = 0;
 	int64_t got = 0, t;
 	struct itimerspec its = { { 1, 0 }, { 1, 0 } };
 	struct sigevent sev;
@@ -166,9 +171,25 @@ static int unread(const char *kind)
 	if ((tfd_mode ? timerfd_settime(fd, 0, &its, NULL)
 	              : timer_settime(id, 0, &its, NULL)) != 0)
 		return 2;
+	if (early) {
+		d = ts_of(t + 2500000000LL);
+		while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &d,
+		                       NULL) == EINTR)
+			;
+		while (sigtimedwait(&set, &si, &z) == SIGRTMIN) {
+			sigs++;
+			last = si.si_overrun;
+			got += 1 + (si.si_overrun > 0 ? si.si_overrun : 0);
+		}
+	}
 	d = ts_of(t + 5500000000LL);
 	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &d, NULL) == EINTR)
 		;
+	if (early && (ovr = timer_getoverrun(id)) != last) {
+		printf("FAIL %s: timer_getoverrun %d at 5.5 s, the signal "
+		       "taken at 2.5 s had si_overrun %d\n", kind, ovr, last);
+		bad = 1;
+	}
 	if (tfd_mode) {
 		uint64_t n = 0;
 
@@ -177,13 +198,19 @@ static int unread(const char *kind)
 	} else {
 		while (sigtimedwait(&set, &si, &z) == SIGRTMIN) {
 			sigs++;
+			last = si.si_overrun;
 			got += 1 + (si.si_overrun > 0 ? si.si_overrun : 0);
+		}
+		if (sigs > 0 && (ovr = timer_getoverrun(id)) != last) {
+			printf("FAIL %s: timer_getoverrun %d, the signal taken "
+			       "last had si_overrun %d\n", kind, ovr, last);
+			bad = 1;
 		}
 	}
 	printf("%s %s: %lld expirations taken at 5.5 s (%s; want 5)\n",
 	       got == 5 ? "ok  " : "FAIL", kind, (long long)got,
 	       tfd_mode ? "one read" : sigs == 1 ? "one signal" : "signals");
-	return got == 5 ? 0 : 1;
+	return got == 5 && !bad ? 0 : 1;
 }
 
 int main(int argc, char **argv)
