@@ -897,7 +897,9 @@ static int watch(const char *stats, double interval, int count)
 		else if (i > 0)
 			printf("\n");
 		print_watch_block(tk, stats, &prev, i, count, interval);
-		fflush(stdout);
+		/* a view nobody can see: stop, saying why (exit 3) */
+		if (lc_cli_close_out(CMD, stdout, NULL, "stdout") != 0)
+			return LC_EXIT_RUNTIME;
 	}
 	if (tty)
 		printf("\033[?25h"); /* the cursor back */
