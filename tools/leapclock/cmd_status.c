@@ -512,10 +512,17 @@ static void print_following_json(const struct tl_view *v)
 		return;
 	}
 	printf(",\"following\":{\"from\":\"%s\",\"state\":\"%s\","
-	       "\"offset_ns\":%" PRId64 ",\"steer_ppb\":",
+	       "\"offset_ns\":",
 	       v->from_page ? "page" : "process",
-	       lc_cli_host_state_name(v->host_state), v->host_offset_ns);
-	if (v->have_steer)
+	       lc_cli_host_state_name(v->host_state));
+	/* not following (a rehearsal, the host unreadable): nothing is
+	 * measured, so null as in the text (issue 27: it printed 0) */
+	if (v->host_state != LC_HOST_NOT_FOLLOWED)
+		printf("%" PRId64, v->host_offset_ns);
+	else
+		printf("null");
+	printf(",\"steer_ppb\":");
+	if (v->have_steer && v->host_state != LC_HOST_NOT_FOLLOWED)
 		printf("%" PRId64, v->host_steer_ppb);
 	else
 		printf("null");
