@@ -888,7 +888,11 @@ static int watch(const char *stats, double interval, int count)
 		return LC_EXIT_RUNTIME;
 	}
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop; /* no SA_RESTART: the sleep ends */
+	/* SA_RESTART: a write the signal interrupts is not a failed write
+	 * (the view's writes are checked); the sleep still ends, nanosleep
+	 * is never restarted (signal(7)) */
+	sa.sa_handler = on_stop;
+	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
