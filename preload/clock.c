@@ -102,9 +102,28 @@ int64_t lcp_prog_tai(void)
 	return lc__tk_read_mono_plus(lcp_tk, LC__TKW(offs_tai), 1);
 }
 
-static int64_t prog_now(int which)
+/* The sandbox's MONOTONIC (lcp_sb_mono): the timekeeper's own, at the
+ * rate its adjtimex set. */
+static int64_t prog_mono(void)
 {
-	return which == 2 ? lcp_prog_tai() : lcp_prog_rt();
+	int64_t mono = lc__tk_read_mono(lcp_tk);
+
+	lcp_maybe_update(mono);
+	return mono;
+}
+
+int64_t lcp_prog_now(int which)
+{
+	switch (which) {
+	case 2:
+		return lcp_prog_tai();
+	case 3:
+		return prog_mono();
+	case 4:
+		return prog_mono() + lcp_boot_off;
+	default:
+		return lcp_prog_rt();
+	}
 }
 
 /* The page's counter (ns) as host CLOCK_MONOTONIC: itself on a MONOTONIC
@@ -128,12 +147,32 @@ static int64_t counter_to_host_mono(int64_t cns, int never_early)
 	return lc__tl_rel_mono_at(&r, cnow, mnow, cns);
 }
 
+/* In a sandbox, a count of the rate changes seen: the snapshot's mult
+ * (MONOTONIC ns per counter cycle) that its adjtimex (ADJ_FREQUENCY,
+ * ADJ_TICK, the PLL's slew) moves. A kernel timer converted at the old
+ * rate fires early when the clock slows, late when it speeds up, so the
+ * rate's moves count as the relation's do (timers.c re-arms them). Only
+ * grows. */
+static uint64_t rate_gen(void)
+{
+	static _Atomic uint64_t last_mult, gen;
+	uint64_t m;
+
+	if (lcp_ours(CLOCK_MONOTONIC) != 3)
+		return 0;
+	m = lc__tk_read_word(lcp_tk, LC__TKW(mult));
+	if (atomic_load_explicit(&last_mult, memory_order_relaxed) != m &&
+	    atomic_exchange(&last_mult, m) != m)
+		atomic_fetch_add(&gen, 1);
+	return atomic_load(&gen);
+}
+
 uint64_t lcp_rel_gen(void)
 {
 	struct lc__tl_rel r;
 
 	if (lcp_rel_pg == NULL)
-		return 0;
+		return rate_gen();
 	lc__tl_read_rel(lcp_rel_pg, &r);
 	return (uint64_t)r.gen;
 }
@@ -177,7 +216,10 @@ static int to_host_mono(int which, const struct timespec *abs,
 		return 0;
 	}
 	d = lc__ts_to_ns(abs);
-	if (which == 1 && (c = lcp_sm_cur()) != NULL &&
+	if (which >= 3) {
+		/* the sandbox's MONOTONIC (BOOTTIME: it plus the offset) */
+		mono = which == 4 ? d - lcp_boot_off : d;
+	} else if (which == 1 && (c = lcp_sm_cur()) != NULL &&
 	    lc__smear_clock_inside(c, d)) {
 		const struct lc__smear_span *sp = &c->span;
 
@@ -209,7 +251,7 @@ static int to_host_mono(int which, const struct timespec *abs,
 
 int lcp_reached(int which, const struct timespec *abs)
 {
-	return prog_now(which) >= lc__ts_to_ns(abs);
+	return lcp_prog_now(which) >= lc__ts_to_ns(abs);
 }
 
 /* ---- reading clocks ------------------------------------------------------ */
@@ -220,8 +262,20 @@ int lcp_reached(int which, const struct timespec *abs)
 static int read_clock(clockid_t clk, struct timespec *ts)
 {
 	/* CLOCK_REALTIME_ALARM reads the realtime clock too (its timers stay
-	 * the host's: see docs/preload.md) */
+	 * the host's: see docs/preload.md); in a sandbox the coarse and
+	 * alarm forms of MONOTONIC and BOOTTIME read the sandbox's */
 	int which = clk == CLOCK_REALTIME_ALARM ? 1 : lcp_ours(clk);
+
+	if (which == 0 && lcp_ours(CLOCK_MONOTONIC) == 3) {
+		if (clk == CLOCK_MONOTONIC_COARSE)
+			which = 3;
+		else if (clk == CLOCK_BOOTTIME_ALARM)
+			which = 4;
+		else if (clk == CLOCK_MONOTONIC_RAW)
+			/* the sandbox's counter, unsteered: the host's
+			 * MONOTONIC (its page's counter, at 1 GHz) */
+			return lcp_raw_clock_gettime(CLOCK_MONOTONIC, ts);
+	}
 
 	if (which == 0 || lc__unlikely(!lcp_ready()))
 		return lcp_raw_clock_gettime(clk, ts);
@@ -229,7 +283,7 @@ static int read_clock(clockid_t clk, struct timespec *ts)
 		errno = EFAULT;
 		return -1;
 	}
-	lc__tk_ns_to_ts(prog_now(which), ts);
+	lc__tk_ns_to_ts(lcp_prog_now(which), ts);
 	return 0;
 }
 

@@ -26,7 +26,10 @@
  *    leap the table gains). Outside the window both modes read the same.
  *  - CLOCK_TAI is the timekeeper's TAI (the table's TAI-UTC, whatever the
  *    host's TAI offset); MONOTONIC, BOOTTIME, the CPU-time clocks and the
- *    rest pass through untouched.
+ *    rest pass through untouched, except in a sandbox, where MONOTONIC
+ *    and BOOTTIME are the sandbox timeline's steered MONOTONIC (and
+ *    MONOTONIC_RAW its counter), converted as REALTIME (shim.h
+ *    lcp_sb_mono).
  *  - Absolute REALTIME/TAI deadlines are converted into host CLOCK_MONOTONIC
  *    deadlines (lc__tk_mono_at or the plan's inverse; the timekeeper's
  *    MONOTONIC is the host's) and, where the shim waits itself, re-checked
@@ -58,6 +61,8 @@
 #define _GNU_SOURCE
 
 #include "shim.h"
+
+#include "sandbox.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -93,6 +98,8 @@ lc_timekeeper *lcp_tk;
 lc_leaptable *lcp_table;
 int lcp_page;
 const struct lc__tl_page *lcp_rel_pg;
+_Atomic int lcp_sb_mono;
+int64_t lcp_boot_off;
 
 int lcp_ready_wait(void)
 {
@@ -409,6 +416,26 @@ static void own_timekeeper(int pretend, int64_t tai0, int64_t anchor)
 	lcp_mark_synced(LC_ADJ_STATUS);
 }
 
+/* In a sandbox, its page (on the host's CLOCK_MONOTONIC: cmd_run.c)
+ * serves the program's MONOTONIC and BOOTTIME too (shim.h lcp_sb_mono),
+ * BOOTTIME at the offset the sandbox started with (sandbox.h). */
+static void init_sandbox_mono(void)
+{
+	const char *v = getenv(LCP_ENV_SB_BOOT), *end;
+
+	if (!lcp_page || !lcp_sb_on() || lcp_rel_pg != NULL)
+		return;
+	end = v != NULL ? lcp_parse_u64(v, &lcp_boot_off) : NULL;
+	if (end == NULL || *end != '\0') {
+		char buf[32];
+
+		lcp_boot_off = lcp_sb_boot_sample(lcp_raw_clock_gettime);
+		snprintf(buf, sizeof(buf), "%" PRId64, lcp_boot_off);
+		setenv(LCP_ENV_SB_BOOT, buf, 1);
+	}
+	atomic_store_explicit(&lcp_sb_mono, 1, memory_order_relaxed);
+}
+
 /* Opens the shim for calls: the smear span, the writer's first update,
  * the fork handler, and the expired table's warning. */
 static void init_ready(const struct lc_leaptable_info *tinfo)
@@ -491,6 +518,7 @@ void lcp_init(void)
 		pretend = rehearsal_pretend(&tai0);
 		own_timekeeper(pretend, tai0, anchor);
 	}
+	init_sandbox_mono();
 	init_ready(&tinfo);
 	if (g_debug)
 		say_config();

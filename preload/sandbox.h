@@ -20,11 +20,43 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/timex.h>
+#include <time.h>
 
 /* The socket's path (LEAPCLOCK_TIMELINE names the page beside it). */
 #define LCP_ENV_SANDBOX "LEAPCLOCK_SANDBOX"
 
+/* The host's BOOTTIME - MONOTONIC in ns when the sandbox started, set by
+ * `leapclock run --sandbox` (else by the first shim that starts without
+ * it): the sandbox's BOOTTIME is its MONOTONIC plus this in every process
+ * of the program (shim.h lcp_boot_off). */
+#define LCP_ENV_SB_BOOT "LEAPCLOCK_SANDBOX_BOOT"
+
 #define LCP_SB_MAGIC 0x4c435342u /* "LCSB" */
+
+/* The host's BOOTTIME - MONOTONIC (ns, >= 0) through `gettime` (the real
+ * clock_gettime): the tightest of three MONOTONIC-bracketed samples. */
+static inline int64_t lcp_sb_boot_sample(int (*gettime)(clockid_t,
+                                                        struct timespec *))
+{
+	int64_t best = INT64_MAX, off = 0;
+
+	for (int i = 0; i < 3; i++) {
+		struct timespec m0, b, m1;
+		int64_t a, z;
+
+		gettime(CLOCK_MONOTONIC, &m0);
+		gettime(CLOCK_BOOTTIME, &b);
+		gettime(CLOCK_MONOTONIC, &m1);
+		a = (int64_t)m0.tv_sec * 1000000000 + m0.tv_nsec;
+		z = (int64_t)m1.tv_sec * 1000000000 + m1.tv_nsec;
+		if (z - a < best) {
+			best = z - a;
+			off = (int64_t)b.tv_sec * 1000000000 + b.tv_nsec -
+			      (a + (z - a) / 2);
+		}
+	}
+	return off < 0 ? 0 : off;
+}
 
 enum lcp_sb_op {
 	LCP_SB_SETTIME = 1, /* clock_settime(CLOCK_REALTIME) and its kin */

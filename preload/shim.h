@@ -223,18 +223,43 @@ static inline int64_t lcp_prog_rt(void)
 	return rt;
 }
 
-/* Which of our clocks a host clock id is: 1 realtime, 2 TAI, 0 neither. */
+/* Inside a sandbox (`leapclock run --sandbox`), 1: the program's
+ * CLOCK_MONOTONIC and CLOCK_BOOTTIME are the sandbox timeline's MONOTONIC,
+ * which its adjtimex frequency and tick steer as Linux's do (REALTIME and
+ * TAI are it plus an offset); MONOTONIC_RAW reads the sandbox's counter,
+ * unsteered (the host's MONOTONIC: clock.c read_clock). 0 outside,
+ * where the program's MONOTONIC is the host's (the page's counter). Set
+ * by lcp_init() before the shim is ready (preload.c). */
+extern _Atomic int lcp_sb_mono;
+/* BOOTTIME - MONOTONIC of the host, sampled at the start: the sandbox's
+ * BOOTTIME is its MONOTONIC plus this (a host suspend during the run is
+ * not added). */
+extern int64_t lcp_boot_off;
+
+/* Which of our clocks a host clock id is: 1 realtime, 2 TAI, in a sandbox
+ * 3 MONOTONIC and 4 BOOTTIME (timers and sleeps too: the coarse and alarm
+ * ids are read_clock's only), 0 none. */
 static inline int lcp_ours(clockid_t clk)
 {
 	if (clk == CLOCK_REALTIME || clk == CLOCK_REALTIME_COARSE)
 		return 1;
 	if (clk == CLOCK_TAI)
 		return 2;
+	if (lc__unlikely(atomic_load_explicit(&lcp_sb_mono,
+	                                      memory_order_relaxed))) {
+		if (clk == CLOCK_MONOTONIC)
+			return 3;
+		if (clk == CLOCK_BOOTTIME)
+			return 4;
+	}
 	return 0;
 }
 
 /* The program's CLOCK_TAI in ns. */
 int64_t lcp_prog_tai(void);
+
+/* The program's clock `which` (lcp_ours) now, in ns. */
+int64_t lcp_prog_now(int which);
 
 /* An absolute deadline on our clock `which` as a host CLOCK_MONOTONIC
  * deadline (the first host instant at which the program's clock reads at or

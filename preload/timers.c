@@ -165,7 +165,7 @@ static int rel_to_abs(int which, const struct itimerspec *nv,
 		errno = EINVAL;
 		return -1;
 	}
-	now = which == 2 ? lcp_prog_tai() : lcp_prog_rt();
+	now = lcp_prog_now(which);
 	*abs = *nv;
 	if ((int64_t)nv->it_value.tv_sec >= (INT64_MAX - now) / LC__NS - 1) {
 		abs->it_value.tv_sec = (time_t)(INT64_MAX / LC__NS - 1);
@@ -301,9 +301,9 @@ void lcp_timers_after_fork(void)
 LCP_EXPORT int timer_create(clockid_t clk, struct sigevent *sev,
                             timer_t *id)
 {
-	int which = lcp_ours(clk), rc;
+	int which = lcp_ready_wait() ? lcp_ours(clk) : 0, rc;
 
-	if (clk == CLOCK_REALTIME_COARSE || !lcp_ready_wait())
+	if (clk == CLOCK_REALTIME_COARSE)
 		which = 0;
 	if (which == 0) {
 		rc = REAL(timer_create)(clk, sev, id);
@@ -359,30 +359,26 @@ LCP_EXPORT int timer_settime(timer_t id, int flags,
 	return arm_abs(&g_timer_arm[slot], -1, id, which, flags, nv, ov);
 }
 
-/* timerfds created on CLOCK_REALTIME run on CLOCK_MONOTONIC; a bit per fd
- * says which. A new timerfd on the same number clears or sets it (the old
- * one was closed). */
+/* timerfds created on CLOCK_REALTIME (in a sandbox also MONOTONIC and
+ * BOOTTIME, lcp_ours) run on CLOCK_MONOTONIC; a byte per fd says on
+ * which of our clocks (0: the host's own). A new timerfd on the same
+ * number sets it (the old one was closed). */
 #define LCP_FDS 65536
-static _Atomic uint64_t g_tfd_rt[LCP_FDS / 64];
+static _Atomic unsigned char g_tfd_which[LCP_FDS];
 
-static void tfd_mark(int fd, int on)
+static void tfd_mark(int fd, int which)
 {
-	uint64_t bit = UINT64_C(1) << (fd % 64);
-
 	if (fd < 0 || fd >= LCP_FDS)
 		return;
-	if (on)
-		atomic_fetch_or(&g_tfd_rt[fd / 64], bit);
-	else
-		atomic_fetch_and(&g_tfd_rt[fd / 64], ~bit);
+	atomic_store(&g_tfd_which[fd], (unsigned char)which);
 }
 
+/* Our clock of timerfd `fd` (lcp_ours), 0 if none. */
 static int tfd_is_rt(int fd)
 {
 	if (fd < 0 || fd >= LCP_FDS)
 		return 0;
-	return (atomic_load_explicit(&g_tfd_rt[fd / 64],
-	                             memory_order_relaxed) >> (fd % 64)) & 1;
+	return atomic_load_explicit(&g_tfd_which[fd], memory_order_relaxed);
 }
 
 /* The records of the realtime timerfds armed absolute, by fd (a timerfd
@@ -399,9 +395,11 @@ static struct lcp_arm *tfd_arm(int fd)
 
 LCP_EXPORT int timerfd_create(int clk, int flags)
 {
-	int fd;
+	int fd, which = lcp_ready_wait() ? lcp_ours(clk) : 0;
 
-	if (clk != CLOCK_REALTIME || !lcp_ready_wait()) {
+	/* (timerfds take neither CLOCK_REALTIME_COARSE nor CLOCK_TAI) */
+	if ((which != 1 && which != 3 && which != 4) ||
+	    clk == CLOCK_REALTIME_COARSE) {
 		fd = REAL(timerfd_create) ? REAL(timerfd_create)(clk, flags)
 		                          : (int)syscall(SYS_timerfd_create,
 		                                         clk, flags);
@@ -418,7 +416,7 @@ LCP_EXPORT int timerfd_create(int clk, int flags)
 	}
 	if (tfd_arm(fd) != NULL)
 		arm_off(tfd_arm(fd));
-	tfd_mark(fd, 1);
+	tfd_mark(fd, which);
 	return fd;
 }
 
@@ -427,12 +425,14 @@ LCP_EXPORT int timerfd_settime(int fd, int flags,
                                struct itimerspec *ov)
 {
 	struct lcp_arm *a;
+	int which;
 
 	if (REAL(timerfd_settime) == NULL && !lcp_ready_wait()) {
 		errno = EAGAIN;
 		return -1;
 	}
-	if (!tfd_is_rt(fd) || nv == NULL)
+	which = tfd_is_rt(fd);
+	if (which == 0 || nv == NULL)
 		return REAL(timerfd_settime)(fd, flags, nv, ov);
 	/* The program's realtime is never set (settime is refused) and its
 	 * leaps are not steps of the host clock: a MONOTONIC timerfd has no
@@ -447,12 +447,12 @@ LCP_EXPORT int timerfd_settime(int fd, int flags,
 	if (!(flags & TFD_TIMER_ABSTIME)) {
 		struct itimerspec abs;
 
-		if (rel_to_abs(1, nv, &abs) < 0)
+		if (rel_to_abs(which, nv, &abs) < 0)
 			return -1;
-		return arm_abs(tfd_arm(fd), fd, NULL, 1,
+		return arm_abs(tfd_arm(fd), fd, NULL, which,
 		               flags | TFD_TIMER_ABSTIME, &abs, ov);
 	}
-	return arm_abs(tfd_arm(fd), fd, NULL, 1, flags, nv, ov);
+	return arm_abs(tfd_arm(fd), fd, NULL, which, flags, nv, ov);
 }
 
 /* ---- the watcher: re-arming converted timers after a step ----------------- */

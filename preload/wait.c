@@ -18,12 +18,19 @@ LCP_EXPORT int clock_nanosleep(clockid_t clk, int flags,
                                struct timespec *rem)
 {
 	__typeof__(clock_nanosleep) *f = REAL(clock_nanosleep);
-	int which = lcp_ours(clk);
+	int which = lcp_ready() ? lcp_ours(clk) : 0;
 	struct timespec m, abs;
 	int rc;
 
 	if (clk == CLOCK_REALTIME_COARSE)
 		which = 0; /* not a valid sleep clock: let the host say so */
+	/* (in a sandbox MONOTONIC and BOOTTIME are ours, lcp_ours: a
+	 * relative sleep counts the sandbox's steered MONOTONIC, as
+	 * Linux's does its own; BOOTTIME_ALARM, which reads the sandbox's
+	 * BOOTTIME, too: it then sleeps on the host's MONOTONIC, never
+	 * early, but does not wake a suspended host) */
+	if (clk == CLOCK_BOOTTIME_ALARM && lcp_ours(CLOCK_BOOTTIME) == 4)
+		which = 4;
 	if (f == NULL || which == 0 || !lcp_ready())
 		return f ? f(clk, flags, req, rem)
 		         : (syscall(SYS_clock_nanosleep, clk, flags, req,
@@ -39,7 +46,7 @@ LCP_EXPORT int clock_nanosleep(clockid_t clk, int flags,
 		 * from the host's MONOTONIC, a leap by a second); plain
 		 * nanosleep() and sleep() are not this call and count
 		 * elapsed time */
-		int64_t now = which == 2 ? lcp_prog_tai() : lcp_prog_rt();
+		int64_t now = lcp_prog_now(which);
 
 		if ((int64_t)req->tv_sec < (INT64_MAX - now) / LC__NS - 1)
 			abs = lc__ns_to_ts(now + lc__ts_to_ns(req));
@@ -51,9 +58,7 @@ LCP_EXPORT int clock_nanosleep(clockid_t clk, int flags,
 			return EINVAL;
 		rc = f(CLOCK_MONOTONIC, TIMER_ABSTIME, &m, NULL);
 		if (rc == EINTR && !(flags & TIMER_ABSTIME) && rem != NULL) {
-			int64_t left = lc__ts_to_ns(&abs) -
-			               (which == 2 ? lcp_prog_tai()
-			                           : lcp_prog_rt());
+			int64_t left = lc__ts_to_ns(&abs) - lcp_prog_now(which);
 
 			*rem = lc__ns_to_ts(left > 0 ? left : 0);
 		}
@@ -99,15 +104,16 @@ static int cond_is_monotonic(pthread_cond_t *c)
 
 /* Each wait on a host MONOTONIC deadline: an error number. */
 static int cond_deadline(pthread_cond_t *c, pthread_mutex_t *mx,
-                         const struct timespec *abs)
+                         const struct timespec *abs, int which)
 {
-	DEADLINE_LOOP(1, abs, REAL(pthread_cond_clockwait)(
+	DEADLINE_LOOP(which, abs, REAL(pthread_cond_clockwait)(
 	                              c, mx, CLOCK_MONOTONIC, &m_));
 }
 
-static int mutex_deadline(pthread_mutex_t *mx, const struct timespec *abs)
+static int mutex_deadline(pthread_mutex_t *mx, const struct timespec *abs,
+                          int which)
 {
-	DEADLINE_LOOP(1, abs, REAL(pthread_mutex_clocklock)(
+	DEADLINE_LOOP(which, abs, REAL(pthread_mutex_clocklock)(
 	                              mx, CLOCK_MONOTONIC, &m_));
 }
 
@@ -116,36 +122,45 @@ static int sem_rc(int rc)
 	return rc == 0 ? 0 : errno;
 }
 
-static int sem_deadline(sem_t *s, const struct timespec *abs)
+static int sem_deadline(sem_t *s, const struct timespec *abs, int which)
 {
-	DEADLINE_LOOP(1, abs,
+	DEADLINE_LOOP(which, abs,
 	              sem_rc(REAL(sem_clockwait)(s, CLOCK_MONOTONIC, &m_)));
 }
 
-static int rdlock_deadline(pthread_rwlock_t *l, const struct timespec *abs)
+static int rdlock_deadline(pthread_rwlock_t *l, const struct timespec *abs,
+                           int which)
 {
-	DEADLINE_LOOP(1, abs, REAL(pthread_rwlock_clockrdlock)(
+	DEADLINE_LOOP(which, abs, REAL(pthread_rwlock_clockrdlock)(
 	                              l, CLOCK_MONOTONIC, &m_));
 }
 
-static int wrlock_deadline(pthread_rwlock_t *l, const struct timespec *abs)
+static int wrlock_deadline(pthread_rwlock_t *l, const struct timespec *abs,
+                           int which)
 {
-	DEADLINE_LOOP(1, abs, REAL(pthread_rwlock_clockwrlock)(
+	DEADLINE_LOOP(which, abs, REAL(pthread_rwlock_clockwrlock)(
 	                              l, CLOCK_MONOTONIC, &m_));
 }
 
 /* pthread_timedjoin_np is pthread_clockjoin_np(CLOCK_REALTIME) in glibc;
  * a NULL deadline waits for ever. */
-static int join_deadline(pthread_t t, void **ret, const struct timespec *abs)
+static int join_deadline(pthread_t t, void **ret, const struct timespec *abs,
+                         int which)
 {
-	DEADLINE_LOOP(1, abs, REAL(pthread_clockjoin_np)(
+	DEADLINE_LOOP(which, abs, REAL(pthread_clockjoin_np)(
 	                              t, ret, CLOCK_MONOTONIC, &m_));
 }
 
-/* 1 if the shim converts a wait on `clk` until `abs`. */
+/* Which of our clocks a wait on `clk` until `abs` is on (1 REALTIME; 3
+ * MONOTONIC in a sandbox, whose MONOTONIC is steered: lcp_ours), 0 if the
+ * shim does not convert it (the clock forms take only these two). */
 static int wait_ours(clockid_t clk, const struct timespec *abs)
 {
-	return lcp_ready_wait() && clk == CLOCK_REALTIME && !lcp_null(abs);
+	if (!lcp_ready_wait() || lcp_null(abs))
+		return 0;
+	if (clk == CLOCK_REALTIME)
+		return 1;
+	return clk == CLOCK_MONOTONIC && lcp_ours(clk) == 3 ? 3 : 0;
 }
 
 /* The timed forms wait on CLOCK_REALTIME: each is its clock form's. */
@@ -154,9 +169,14 @@ LCP_EXPORT int pthread_cond_timedwait(pthread_cond_t *restrict c,
                                       pthread_mutex_t *restrict mx,
                                       const struct timespec *restrict abs)
 {
-	if (!lcp_ready_wait() || cond_is_monotonic(c) || lcp_null(abs))
+	int which;
+
+	if (!lcp_ready_wait() || lcp_null(abs))
 		return REAL(pthread_cond_timedwait)(c, mx, abs);
-	return cond_deadline(c, mx, abs);
+	which = cond_is_monotonic(c) ? wait_ours(CLOCK_MONOTONIC, abs) : 1;
+	if (which == 0)
+		return REAL(pthread_cond_timedwait)(c, mx, abs);
+	return cond_deadline(c, mx, abs, which);
 }
 
 LCP_EXPORT int pthread_cond_clockwait(pthread_cond_t *restrict c,
@@ -164,18 +184,20 @@ LCP_EXPORT int pthread_cond_clockwait(pthread_cond_t *restrict c,
                                       clockid_t clk,
                                       const struct timespec *restrict abs)
 {
-	if (!wait_ours(clk, abs))
+	int which = wait_ours(clk, abs);
+
+	if (which == 0)
 		return REAL(pthread_cond_clockwait)(c, mx, clk, abs);
-	return cond_deadline(c, mx, abs);
+	return cond_deadline(c, mx, abs, which);
 }
 
 static int sem_wait_on(sem_t *s, clockid_t clk, const struct timespec *abs)
 {
-	int rc;
+	int which = wait_ours(clk, abs), rc;
 
-	if (!wait_ours(clk, abs))
+	if (which == 0)
 		return REAL(sem_clockwait)(s, clk, abs);
-	rc = sem_deadline(s, abs);
+	rc = sem_deadline(s, abs, which);
 	if (rc == 0)
 		return 0;
 	errno = rc;
@@ -197,9 +219,11 @@ LCP_EXPORT int sem_clockwait(sem_t *restrict s, clockid_t clk,
 static int mutex_lock_on(pthread_mutex_t *mx, clockid_t clk,
                          const struct timespec *abs)
 {
-	if (!wait_ours(clk, abs))
+	int which = wait_ours(clk, abs);
+
+	if (which == 0)
 		return REAL(pthread_mutex_clocklock)(mx, clk, abs);
-	return mutex_deadline(mx, abs);
+	return mutex_deadline(mx, abs, which);
 }
 
 LCP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *restrict mx,
@@ -219,8 +243,11 @@ LCP_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *restrict mx,
 static int rwlock_on(pthread_rwlock_t *l, int wr, clockid_t clk,
                      const struct timespec *abs)
 {
-	if (wait_ours(clk, abs))
-		return wr ? wrlock_deadline(l, abs) : rdlock_deadline(l, abs);
+	int which = wait_ours(clk, abs);
+
+	if (which != 0)
+		return wr ? wrlock_deadline(l, abs, which)
+		          : rdlock_deadline(l, abs, which);
 	return wr ? REAL(pthread_rwlock_clockwrlock)(l, clk, abs)
 	          : REAL(pthread_rwlock_clockrdlock)(l, clk, abs);
 }
@@ -256,15 +283,17 @@ LCP_EXPORT int pthread_timedjoin_np(pthread_t t, void **ret,
 {
 	if (!lcp_ready_wait() || lcp_null(abs))
 		return REAL(pthread_timedjoin_np)(t, ret, abs);
-	return join_deadline(t, ret, abs);
+	return join_deadline(t, ret, abs, 1);
 }
 
 LCP_EXPORT int pthread_clockjoin_np(pthread_t t, void **ret, clockid_t clk,
                                     const struct timespec *abs)
 {
-	if (!wait_ours(clk, abs))
+	int which = wait_ours(clk, abs);
+
+	if (which == 0)
 		return REAL(pthread_clockjoin_np)(t, ret, clk, abs);
-	return join_deadline(t, ret, abs);
+	return join_deadline(t, ret, abs, which);
 }
 
 /* C11 threads: glibc's cnd_t and mtx_t are its pthread_cond_t and
@@ -301,7 +330,7 @@ LCP_EXPORT int cnd_timedwait(cnd_t *restrict c, mtx_t *restrict mx,
 	if (!lcp_ready_wait() || lcp_null(abs))
 		return REAL(cnd_timedwait)(c, mx, abs);
 	return thrd_of(cond_deadline((pthread_cond_t *)(void *)c,
-	                             (pthread_mutex_t *)(void *)mx, abs));
+	                             (pthread_mutex_t *)(void *)mx, abs, 1));
 }
 
 LCP_EXPORT int mtx_timedlock(mtx_t *restrict mx,
@@ -309,7 +338,7 @@ LCP_EXPORT int mtx_timedlock(mtx_t *restrict mx,
 {
 	if (!lcp_ready_wait() || lcp_null(abs))
 		return REAL(mtx_timedlock)(mx, abs);
-	return thrd_of(mutex_deadline((pthread_mutex_t *)(void *)mx, abs));
+	return thrd_of(mutex_deadline((pthread_mutex_t *)(void *)mx, abs, 1));
 }
 
 /*

@@ -11,6 +11,11 @@
 #    adjtimex, clock_adjtime through syscall(2)) reach the sandbox's
 #    clock through its seccomp filter, with Linux's errnos, while a raw
 #    clock_gettime reads the host's real time; outside, the same are EPERM;
+#  - the sandbox's tick and frequency steer its MONOTONIC, BOOTTIME,
+#    REALTIME and TAI alike against its unsteered MONOTONIC_RAW, as Linux's
+#    do, and its sleeps, timerfds, POSIX timers and condvars on MONOTONIC
+#    follow the steered clock, never early, a rate change after the arming
+#    too (raw_settime.c steered());
 #  - one clock for the whole program: a set in one process is read by its
 #    parent shell, a forked child and a daemon left behind after the main
 #    process exited (leapclock run waits for it: it is its subreaper);

@@ -9,7 +9,11 @@
  *                         clock); raw settimeofday; raw adjtimex arming
  *                         STA_INS, read back through libc's adjtimex;
  *                         raw clock_adjtime ADJ_SETOFFSET +1 s; Linux's
- *                         errnos for what it refuses; and the host's
+ *                         errnos for what it refuses; ADJ_TICK and
+ *                         ADJ_FREQUENCY steering MONOTONIC, BOOTTIME,
+ *                         REALTIME and TAI against MONOTONIC_RAW, and the
+ *                         timers and waits on MONOTONIC following them
+ *                         (steered()); and the host's
  *                         CLOCK_REALTIME, read with a raw clock_gettime,
  *                         still within a minute of NOW (the real time,
  *                         seconds since 1970, read by the test before)
@@ -21,6 +25,9 @@
 #define _GNU_SOURCE
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +36,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/timerfd.h>
 #include <sys/timex.h>
 #include <time.h>
 #include <unistd.h>
@@ -169,6 +177,193 @@ static int refused(void)
 	return fails;
 }
 
+/* ---- the sandbox's tick and frequency steer MONOTONIC as Linux's ------- */
+
+static double secs(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static long set_tick(long tick)
+{
+	struct timex tx;
+
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_TICK;
+	tx.tick = tick;
+	return sys(SYS_adjtimex, (long)&tx, 0);
+}
+
+/* MONOTONIC's advance (us) over a wait on it of `us` (relative) by `how`:
+ * 0 clock_nanosleep, 1 timerfd, 2 a POSIX timer, 3 a condvar on
+ * MONOTONIC; with `tick2` set (raw adjtimex) 100 ms after the arming
+ * (0: none). -1 if a call failed. */
+static long waited(int how, long us, long tick2)
+{
+	struct timespec rel = { us / 1000000, (us % 1000000) * 1000 }, ab;
+	struct itimerspec it;
+	double m0, m1;
+	long r = 0;
+
+	memset(&it, 0, sizeof(it));
+	it.it_value = rel;
+	m0 = secs(CLOCK_MONOTONIC);
+	if (how == 0) {
+		if (tick2)
+			return -1; /* sleeping: no one to set it */
+		r = clock_nanosleep(CLOCK_MONOTONIC, 0, &rel, NULL) ? -1 : 0;
+	} else if (how == 1) {
+		int fd = timerfd_create(CLOCK_MONOTONIC, 0);
+		uint64_t n;
+
+		if (fd < 0 || timerfd_settime(fd, 0, &it, NULL) != 0)
+			return -1;
+		if (tick2) {
+			usleep(100000);
+			set_tick(tick2);
+		}
+		if (read(fd, &n, sizeof(n)) != (ssize_t)sizeof(n))
+			r = -1;
+		close(fd);
+	} else if (how == 2) {
+		struct sigevent sev;
+		timer_t t;
+		sigset_t set;
+		int sig;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGRTMIN);
+		pthread_sigmask(SIG_BLOCK, &set, NULL);
+		memset(&sev, 0, sizeof(sev));
+		sev.sigev_notify = SIGEV_SIGNAL;
+		sev.sigev_signo = SIGRTMIN;
+		if (timer_create(CLOCK_MONOTONIC, &sev, &t) != 0 ||
+		    timer_settime(t, 0, &it, NULL) != 0)
+			return -1;
+		if (tick2) {
+			usleep(100000);
+			set_tick(tick2);
+		}
+		if (sigwait(&set, &sig) != 0)
+			r = -1;
+		timer_delete(t);
+	} else {
+		pthread_condattr_t ca;
+		pthread_cond_t cv;
+		pthread_mutex_t mx = PTHREAD_MUTEX_INITIALIZER;
+
+		if (tick2)
+			return -1;
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&cv, &ca);
+		clock_gettime(CLOCK_MONOTONIC, &ab);
+		ab.tv_sec += rel.tv_sec;
+		ab.tv_nsec += rel.tv_nsec;
+		if (ab.tv_nsec >= 1000000000) {
+			ab.tv_sec++;
+			ab.tv_nsec -= 1000000000;
+		}
+		pthread_mutex_lock(&mx);
+		while (pthread_cond_timedwait(&cv, &mx, &ab) != ETIMEDOUT)
+			;
+		pthread_mutex_unlock(&mx);
+	}
+	m1 = secs(CLOCK_MONOTONIC);
+	return r < 0 ? -1 : (long)((m1 - m0) * 1e6);
+}
+
+/* On Linux the tick and frequency steer MONOTONIC, BOOTTIME, REALTIME and
+ * TAI alike, MONOTONIC_RAW not; timers on MONOTONIC follow the steered
+ * clock and never fire early, when the rate changes after the arming too
+ * (the shim's watcher re-arms them). */
+static void steered(void)
+{
+	static const char *const how[] = { "clock_nanosleep", "timerfd",
+	                                    "POSIX timer", "condvar" };
+	double w0, m0, b0, t0, r0, w1, m1, b1, t1, r1;
+	struct timex tx;
+	char what[160];
+	long r, us;
+
+	r = set_tick(9000);
+	w0 = secs(CLOCK_MONOTONIC_RAW);
+	m0 = secs(CLOCK_MONOTONIC);
+	b0 = secs(CLOCK_BOOTTIME);
+	t0 = secs(CLOCK_TAI);
+	r0 = secs(CLOCK_REALTIME);
+	usleep(1000000);
+	w1 = secs(CLOCK_MONOTONIC_RAW);
+	m1 = secs(CLOCK_MONOTONIC);
+	b1 = secs(CLOCK_BOOTTIME);
+	t1 = secs(CLOCK_TAI);
+	r1 = secs(CLOCK_REALTIME);
+	printf("     tick 9000: in MONOTONIC_RAW %.6f s, MONOTONIC %.6f s, "
+	       "BOOTTIME %.6f s, TAI %.6f s, REALTIME %.6f s\n",
+	       w1 - w0, m1 - m0, b1 - b0, t1 - t0, r1 - r0);
+	check(r >= 0 && (m1 - m0) / (w1 - w0) > 0.899 &&
+	      (m1 - m0) / (w1 - w0) < 0.901,
+	      "raw adjtimex ADJ_TICK 9000 runs the sandbox's MONOTONIC 10% slow against MONOTONIC_RAW (per mille)",
+	      (long)(1000 * (m1 - m0) / (w1 - w0)));
+	check((b1 - b0) / (w1 - w0) > 0.899 && (b1 - b0) / (w1 - w0) < 0.901 &&
+	      (r1 - r0) / (w1 - w0) > 0.899 && (r1 - r0) / (w1 - w0) < 0.901 &&
+	      (t1 - t0) / (w1 - w0) > 0.899 && (t1 - t0) / (w1 - w0) < 0.901,
+	      "... and its BOOTTIME, REALTIME and TAI alike (REALTIME per mille)",
+	      (long)(1000 * (r1 - r0) / (w1 - w0)));
+	check(b0 - m0 > -0.001 && b0 - m0 < 1e7,
+	      "the sandbox's BOOTTIME is its MONOTONIC plus the host's suspended time", (long)((b0 - m0) * 1e6));
+	/* 300 ms on the slowed clock: 333 ms of the counter; armed at the
+	 * host's rate they would fire at 270 ms of it (early) */
+	for (int i = 0; i < 4; i++) {
+		w0 = secs(CLOCK_MONOTONIC_RAW);
+		us = waited(i, 300000, 0);
+		w1 = secs(CLOCK_MONOTONIC_RAW);
+		printf("     tick 9000: %s 300 ms on MONOTONIC: MONOTONIC "
+		       "%.6f s, MONOTONIC_RAW %.6f s\n", how[i], us / 1e6,
+		       w1 - w0);
+		snprintf(what, sizeof(what), "tick 9000: a %s of 300 ms "
+		         "(relative) on MONOTONIC lasts 300 ms of the steered "
+		         "MONOTONIC, never less (us)", how[i]);
+		check(us >= 300000 && us < 330000 && w1 - w0 > 0.33, what,
+		      us);
+	}
+	/* the rate changing under an armed timer: at tick 10000 for 600
+	 * ms, then 10% slow from 100 ms on (500 ms more of MONOTONIC: 556
+	 * ms of the counter; left at the first rate it fires 50 ms early on
+	 * MONOTONIC) */
+	for (int i = 1; i < 3; i++) {
+		set_tick(10000);
+		us = waited(i, 600000, 9000);
+		printf("     tick 10000 then 9000: %s 600 ms on MONOTONIC: "
+		       "MONOTONIC %.6f s\n", how[i], us / 1e6);
+		snprintf(what, sizeof(what), "a %s of 600 ms on MONOTONIC "
+		         "whose rate slows 10%% after 100 ms: re-armed, never "
+		         "early (us)", how[i]);
+		check(us >= 600000 && us < 660000, what, us);
+	}
+	set_tick(10000);
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_FREQUENCY;
+	tx.freq = 500L << 16; /* +500 ppm */
+	r = sys(SYS_adjtimex, (long)&tx, 0);
+	w0 = secs(CLOCK_MONOTONIC_RAW);
+	m0 = secs(CLOCK_MONOTONIC);
+	usleep(1000000);
+	w1 = secs(CLOCK_MONOTONIC_RAW);
+	m1 = secs(CLOCK_MONOTONIC);
+	tx.freq = 0;
+	sys(SYS_adjtimex, (long)&tx, 0);
+	printf("     freq +500 ppm: MONOTONIC %+.1f ppm against MONOTONIC_RAW\n",
+	       ((m1 - m0) / (w1 - w0) - 1) * 1e6);
+	check(r >= 0 && ((m1 - m0) / (w1 - w0) - 1) * 1e6 > 490 &&
+	      ((m1 - m0) / (w1 - w0) - 1) * 1e6 < 510,
+	      "raw adjtimex ADJ_FREQUENCY +500 ppm speeds the sandbox's MONOTONIC so (ppm)",
+	      (long)(((m1 - m0) / (w1 - w0) - 1) * 1e6));
+}
+
 static int sandboxed(long real)
 {
 	struct timespec ts = { 1483228790, 0 }, now;
@@ -251,31 +446,7 @@ static int sandboxed(long real)
 	r = sys(SYS_adjtimex, (long)&tx, 0);
 	check(r == -EINVAL, "raw adjtimex ADJ_TICK 20000: EINVAL", r);
 
-	/* ADJ_TICK steers the sandbox's REALTIME (its MONOTONIC is the
-	 * host's): 9000 us a tick of 10000 runs it 10% slow */
-	{
-		struct timespec m0, m1, r0, r1;
-		double dm, dr;
-
-		memset(&tx, 0, sizeof(tx));
-		tx.modes = ADJ_TICK;
-		tx.tick = 9000;
-		r = sys(SYS_adjtimex, (long)&tx, 0);
-		clock_gettime(CLOCK_MONOTONIC, &m0);
-		clock_gettime(CLOCK_REALTIME, &r0);
-		usleep(1000000);
-		clock_gettime(CLOCK_MONOTONIC, &m1);
-		clock_gettime(CLOCK_REALTIME, &r1);
-		tx.modes = ADJ_TICK;
-		tx.tick = 10000;
-		sys(SYS_adjtimex, (long)&tx, 0);
-		dm = (double)(m1.tv_sec - m0.tv_sec) + (m1.tv_nsec - m0.tv_nsec) / 1e9;
-		dr = (double)(r1.tv_sec - r0.tv_sec) + (r1.tv_nsec - r0.tv_nsec) / 1e9;
-		printf("     tick 9000: REALTIME %.6f s in MONOTONIC %.6f s\n", dr, dm);
-		check(r >= 0 && dr / dm > 0.89 && dr / dm < 0.91,
-		      "raw adjtimex ADJ_TICK 9000 runs the sandbox's REALTIME 10% slow (per mille)",
-		      (long)(1000 * dr / dm));
-	}
+	steered();
 
 	r = host_now();
 	check(r >= real - 60 && r <= real + 60,

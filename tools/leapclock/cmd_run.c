@@ -1041,6 +1041,13 @@ static int run_sandbox(const struct run_opts *o, char **argv,
 	}
 	setenv("LEAPCLOCK_TIMELINE", sb.page, 1);
 	setenv(LCP_ENV_SANDBOX, sb.sock, 1);
+	{
+		char boot[32];
+
+		snprintf(boot, sizeof(boot), "%" PRId64,
+		         lcp_sb_boot_sample(clock_gettime));
+		setenv(LCP_ENV_SB_BOOT, boot, 1);
+	}
 	if (o->debug)
 		fprintf(stderr, "leapclock run: sandbox: page %s, socket %s\n",
 		        sb.page, sb.sock);

@@ -230,6 +230,11 @@ void ld_source_read(struct ld_source *s, struct ld_reading *r);
 void ld_source_at(struct ld_source *s, int64_t tai_ns, struct ld_reading *r);
 /* Runs the timekeepers' update (call a few times a second). */
 void ld_clock_update(struct ld_clock *c);
+/* How often the writer updates the page (and at once on a host step). */
+#define LD_UPDATE_NS INT64_C(250000000)
+/* A timerfd that becomes readable when the host's CLOCK_REALTIME is set
+ * (TFD_TIMER_CANCEL_ON_SET; never expires), or -1. */
+int ld_step_watch(void);
 /* Reloads the leap table from its file; keeps the old table if the new is
  * bad. Returns 0 or -1 (logged). */
 int ld_clock_reload(struct ld_clock *c);

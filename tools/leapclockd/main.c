@@ -566,6 +566,7 @@ int main(int argc, char **argv)
 	 * Its configuration found bad (exit 2) stops this first start; with
 	 * no page there is nothing to keep: exit 1, as before. */
 	ps.writer = writer;
+	ps.clock = clock;
 	if (cfg.timeline[0] != '\0' &&
 	    (size_t)snprintf(ps.state_path, sizeof(ps.state_path), "%s.state",
 	                     cfg.timeline) >= sizeof(ps.state_path))

@@ -252,30 +252,38 @@ void ld_privsep_failed(int ctl, const char *why)
 		return; /* the writer is gone: nobody to tell */
 }
 
-/* What the server said on the socketpair so far ('R', or 'E' and its
- * reason): `block` waits for its word or its end. */
-static void ctl_read(struct ld_privsep *p, int block)
+/* One message of the server's on the socketpair ('R', or 'E' and its
+ * reason), read when ctl is readable: 0, or -1 at its end. */
+static int ctl_take(struct ld_privsep *p)
 {
 	char b[300];
-	ssize_t n;
+	ssize_t n = read(p->ctl, b, sizeof(b) - 1);
 
-	while (p->ctl >= 0) {
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (n <= 0)
+		return -1;
+	b[n] = '\0';
+	if (b[0] == 'R')
+		p->was_up = 1;
+	if (b[0] == 'E') {
+		b[strcspn(b, "\n")] = '\0';
+		snprintf(p->why, sizeof(p->why), "%.255s", b + 1);
+	}
+	return 0;
+}
+
+/* What the server said on the socketpair so far, without waiting. */
+static void ctl_read(struct ld_privsep *p)
+{
+	while (p->ctl >= 0 && !p->was_up) {
 		struct pollfd pf = { p->ctl, POLLIN, 0 };
-		int r = poll(&pf, 1, block ? -1 : 0);
+		int r = poll(&pf, 1, 0);
 
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0 || (n = read(p->ctl, b, sizeof(b) - 1)) <= 0)
+		if (r <= 0 || ctl_take(p) != 0)
 			return;
-		b[n] = '\0';
-		if (b[0] == 'R') {
-			p->was_up = 1;
-			return;
-		}
-		if (b[0] == 'E') {
-			b[strcspn(b, "\n")] = '\0';
-			snprintf(p->why, sizeof(p->why), "%.255s", b + 1);
-		}
 	}
 }
 
@@ -319,9 +327,44 @@ static int reap(struct ld_privsep *p, int block)
 	return 1;
 }
 
+/* While the first server starts (seconds on a busy or emulated host:
+ * exec, libraries, keys, the confinement), the writer keeps the page as
+ * its loop would: updated every LD_UPDATE_NS, and at once when the host's
+ * clock is set. A host step in those seconds once reached the readers
+ * only after the server said ready (0.8 s late in the VM's runs). */
 int ld_privsep_wait_ready(struct ld_privsep *p)
 {
-	ctl_read(p, 1);
+	int sfd = p->clock != NULL ? ld_step_watch() : -1;
+	int64_t last = mono();
+
+	while (p->ctl >= 0 && !p->was_up) {
+		struct pollfd pf[2] = { { p->ctl, POLLIN, 0 }, { sfd, POLLIN, 0 } };
+		int64_t now = mono();
+		int wait_ms = -1, r, set = 0;
+
+		if (p->clock != NULL)
+			wait_ms = last + LD_UPDATE_NS <= now
+			              ? 0
+			              : (int)((last + LD_UPDATE_NS - now) / 1000000) + 1;
+		r = poll(pf, sfd >= 0 ? 2 : 1, wait_ms);
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r > 0 && sfd >= 0 && (pf[1].revents & POLLIN)) {
+			/* a cancelled timerfd stays readable: a fresh watch */
+			close(sfd);
+			sfd = ld_step_watch();
+			set = 1;
+		}
+		if (p->clock != NULL && (set || mono() - last >= LD_UPDATE_NS)) {
+			ld_clock_update(p->clock);
+			last = mono();
+		}
+		if (r > 0 && (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) &&
+		    ctl_take(p) != 0)
+			break; /* it ended without a word */
+	}
+	if (sfd >= 0)
+		close(sfd);
 	if (p->was_up)
 		return 0;
 	reap(p, 1);
@@ -408,7 +451,7 @@ void ld_privsep_tick(void *arg, int64_t now)
 
 	if (p->pid >= 0) {
 		if (!p->was_up) {
-			ctl_read(p, 0);
+			ctl_read(p);
 			if (p->was_up)
 				came_up(p, now);
 		}

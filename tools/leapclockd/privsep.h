@@ -53,6 +53,7 @@ struct ld_privsep {
 	 * start failing) leaves the writer keeping the page: it is tried
 	 * again with the backoff above, the state said in state_path */
 	struct ld_server *writer; /* its UDP sockets, bound again */
+	struct ld_clock *clock;   /* the page kept while a start is awaited */
 	int state;          /* LD_PS_* */
 	int was_up;         /* the server running said 'R' */
 	int exit_status;    /* the last one reaped: its exit status, -1 */

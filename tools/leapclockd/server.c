@@ -628,7 +628,7 @@ static int drain_watch(int fd, const struct table_watch *w, int nw)
  * REALTIME is set, so that the timeline follows a step at once rather than
  * at the next 250 ms update (readers of the page see it that much sooner).
  * Returns the fd, or -1 (then the periodic update still follows it). */
-static int watch_steps(void)
+int ld_step_watch(void)
 {
 	int fd = timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
 	struct itimerspec its;
@@ -726,9 +726,9 @@ static void loop_watches(struct ld_server *s, struct main_loop *ml, int64_t now)
 		/* the host's clock was set: follow it now, on a fresh
 		 * watch (a cancelled timerfd stays readable) */
 		close(ml->sfd);
-		ml->sfd = watch_steps();
+		ml->sfd = ld_step_watch();
 		ml->pfd[s->nl].fd = ml->sfd;
-		ml->last_update = now - 250000000;
+		ml->last_update = now - LD_UPDATE_NS;
 	}
 	if (s->ctl_fd >= 0 && (ml->pfd[s->nl + 1].revents & (POLLIN | POLLHUP)))
 		writer_gone(s, ml, now);
@@ -740,7 +740,7 @@ static void loop_watches(struct ld_server *s, struct main_loop *ml, int64_t now)
  * leap file reloaded. */
 static void loop_periodic(struct ld_server *s, struct main_loop *ml, int64_t now)
 {
-	if (now - ml->last_update >= 250000000) {
+	if (now - ml->last_update >= LD_UPDATE_NS) {
 		if (s->clock != NULL)
 			ld_clock_update(s->clock);
 		ld_sd_watchdog(); /* fed by the tick that updates the page */
@@ -813,7 +813,7 @@ int ld_server_run(struct ld_server *s)
 	ml.last_update = mono_ns();
 	ml.reload_at = -1;
 	ml.wfd = watch_tables(s, ml.tw, &ml.ntw);
-	ml.sfd = watch_steps();
+	ml.sfd = ld_step_watch();
 	/* one thread: it serves here; more: the workers do; the writer
 	 * never reads its sockets (they are the server's) */
 	ml.inline_serve = s->nw <= 1 && s->role != LD_ROLE_WRITER;
