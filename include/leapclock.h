@@ -900,7 +900,13 @@ struct lc_timeline_info {
 	char table_source[256];  /* the writer's leap table */
 	int table_hash;          /* enum lc_hash_status */
 	int64_t table_expires;   /* POSIX s, INT64_MIN unknown */
-	char table_note[160];    /* the writer's last table problem, "" none */
+	/* the writer's last table problem, "" none: "FILE:LINE: message"
+	 * made to fit whole in at most 158 bytes by leapclockd (a long
+	 * FILE shortened in its middle with "...", its name kept; a message
+	 * longer than that cut after a word, ending " ..."). 159 bytes:
+	 * one the page cut (another writer). Its full text is in the
+	 * writer's log. The size stays 160: the ABI of this struct. */
+	char table_note[160];
 	char smear[48];          /* the page's UTC_SLS policy, "" none */
 	int host_state;          /* enum lc_host_state, as the writer sees it */
 	int64_t host_offset_ns;

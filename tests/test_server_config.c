@@ -75,10 +75,19 @@ static void test_timeline_defaults(void)
 	LC_EQ_STR(cfg.timeline, "");
 	LC_EQ_INT(parse("--time=/tmp/x", NULL), 0);
 	LC_EQ_STR(cfg.timeline, "/tmp/x");
-	/* the last one given wins */
+	/* --timeline PATH with --no-timeline: which was meant? A usage
+	 * error either way round (issue 27; before, the last one won) */
 	LC_EQ_INT(parse("--timeline", "/tmp/x", "--no-timeline", "--listen",
+	                "127.0.0.1:1=utc", NULL), -1);
+	LC_EQ_INT(parse("--no-timeline", "--timeline", "/tmp/x", "--listen",
+	                "127.0.0.1:1=utc", NULL), -1);
+	/* ... not with "none", its other spelling; one option twice: the
+	 * last wins, as every setting */
+	LC_EQ_INT(parse("--no-timeline", "--timeline", "none", "--listen",
 	                "127.0.0.1:1=utc", NULL), 0);
 	LC_EQ_STR(cfg.timeline, "");
+	LC_EQ_INT(parse("--timeline", "/tmp/x", "--timeline", "/tmp/y", NULL), 0);
+	LC_EQ_STR(cfg.timeline, "/tmp/y");
 }
 
 static void test_listen_optional(void)

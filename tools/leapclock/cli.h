@@ -24,6 +24,14 @@
 /* Prints "leapclock CMD: message" to stderr; returns LC_EXIT_USAGE. */
 int lc_cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Flushes f (stdout: flushed and left open, other streams closed) after
+ * checking that every write to it went through: 0, or LC_EXIT_RUNTIME
+ * with "leapclock CMD: [WHAT ]NAME: strerror" on stderr (NAME "stdout"
+ * for stdout; what may be NULL). A write that failed earlier with the
+ * bytes since dropped is reported as EIO. stdout's error indicator is
+ * cleared once reported, so main()'s final check does not say it twice. */
+int lc_cli_close_out(const char *cmd, FILE *f, const char *what,
+                     const char *name);
 /* Prints an lc_error as "leapclock CMD: where:line: msg". */
 void lc_cli_print_error(const char *cmd, const struct lc_error *e);
 /* The JSON name of an lc_tk_host state (LC_HOST_*): "agrees", ... */

@@ -167,9 +167,14 @@ static void print_json(const struct now_state *n)
 	} else {
 		printf("null");
 	}
+	/* not following: nothing measured, null (as status --json) */
+	if (n->have_host && n->host.state != LC_HOST_NOT_FOLLOWED)
+		printf(",\"host_offset_ns\":%" PRId64, n->host.offset_ns);
+	else if (n->have_host)
+		printf(",\"host_offset_ns\":null");
 	if (n->have_host)
-		printf(",\"host_offset_ns\":%" PRId64 ",\"host_state\":\"%s\"",
-		       n->host.offset_ns, lc_cli_host_state_name(n->host.state));
+		printf(",\"host_state\":\"%s\"",
+		       lc_cli_host_state_name(n->host.state));
 	printf("}\n");
 }
 
@@ -208,13 +213,23 @@ static void print_text(const struct now_state *n)
 		printf("next leap      none scheduled\n");
 	}
 	if (n->have_host) {
-		static const char *const states[] = { "not followed", "agrees",
-		                                      "off by its own leap handling",
-		                                      "was stepped (followed)" };
+		/* by enum lc_host_state; SMEARED (4) read "not followed"
+		 * through a 4-entry table */
+		static const char *const states[] = {
+		    "not followed", "agrees", "off by its own leap handling",
+		    "was stepped (followed)",
+		    "agrees, its declared smear removed" };
+		int st = n->host.state;
 
-		printf("host           %s, CLOCK_REALTIME %+.6f s from leapclock\n",
-		       states[n->host.state & 3],
-		       lc_cli_json_num((double)n->host.offset_ns / 1e9, 6));
+		if (st < 0 || st > LC_HOST_SMEARED)
+			printf("host           ?\n");
+		else if (st == LC_HOST_NOT_FOLLOWED) /* nothing measured */
+			printf("host           %s\n", states[st]);
+		else
+			printf("host           %s, CLOCK_REALTIME %+.6f s from "
+			       "leapclock\n", states[st],
+			       lc_cli_json_num((double)n->host.offset_ns / 1e9,
+			                       6));
 	}
 }
 

@@ -344,13 +344,6 @@ static FILE *open_out(const char *path)
 	return fopen(path, "w");
 }
 
-static int close_out(FILE *f)
-{
-	if (f == stdout)
-		return fflush(f);
-	return fclose(f);
-}
-
 enum {
 	OPT_PRESET = 256,
 	OPT_WINDOW,
@@ -747,29 +740,44 @@ static int smear_output(const struct smear_opts *so, const struct ctx *x)
 	const char *csv = so->csv, *svg = so->svg;
 
 	if (csv != NULL) {
+		const char *name = strcmp(csv, "-") == 0 ? "stdout" : csv;
 		FILE *f = open_out(csv);
+		int rc;
+
 		if (f == NULL) {
-			fprintf(stderr, "leapclock %s: %s: %s\n", CMD, csv,
-			        strerror(errno));
+			fprintf(stderr, "leapclock %s: writing the CSV (--csv) "
+			        "to %s: %s\n", CMD, csv, strerror(errno));
 			return LC_EXIT_RUNTIME;
 		}
 		print_csv(f, x);
-		if (close_out(f) != 0)
-			return LC_EXIT_RUNTIME;
+		rc = lc_cli_close_out(CMD, f, "writing the CSV (--csv) to",
+		                      name);
+		if (rc != 0)
+			return rc;
 	}
 	if (svg != NULL) {
+		const char *name = strcmp(svg, "-") == 0 ? "stdout" : svg;
 		FILE *f = open_out(svg);
+		int rc;
+
 		if (f == NULL) {
 			fprintf(stderr,
 			        "leapclock %s: writing the chart (--svg) to %s: "
 			        "%s\n", CMD, svg, strerror(errno));
 			return LC_EXIT_RUNTIME;
 		}
-		if (lc_cli_smear_svg(f, x) < 0 || close_out(f) != 0) {
+		/* -1 without a write error: memory was short */
+		if (lc_cli_smear_svg(f, x) < 0 && !ferror(f)) {
 			fprintf(stderr, "leapclock %s: writing the chart (--svg) "
-			        "to %s: write failed\n", CMD, svg);
+			        "to %s: out of memory\n", CMD, svg);
+			if (f != stdout)
+				fclose(f);
 			return LC_EXIT_RUNTIME;
 		}
+		rc = lc_cli_close_out(CMD, f, "writing the chart (--svg) to",
+		                      name);
+		if (rc != 0)
+			return rc;
 	}
 	if ((csv != NULL && strcmp(csv, "-") == 0) ||
 	    (svg != NULL && strcmp(svg, "-") == 0))

@@ -512,10 +512,17 @@ static void print_following_json(const struct tl_view *v)
 		return;
 	}
 	printf(",\"following\":{\"from\":\"%s\",\"state\":\"%s\","
-	       "\"offset_ns\":%" PRId64 ",\"steer_ppb\":",
+	       "\"offset_ns\":",
 	       v->from_page ? "page" : "process",
-	       lc_cli_host_state_name(v->host_state), v->host_offset_ns);
-	if (v->have_steer)
+	       lc_cli_host_state_name(v->host_state));
+	/* not following (a rehearsal, the host unreadable): nothing is
+	 * measured, so null as in the text (issue 27: it printed 0) */
+	if (v->host_state != LC_HOST_NOT_FOLLOWED)
+		printf("%" PRId64, v->host_offset_ns);
+	else
+		printf("null");
+	printf(",\"steer_ppb\":");
+	if (v->have_steer && v->host_state != LC_HOST_NOT_FOLLOWED)
 		printf("%" PRId64, v->host_steer_ppb);
 	else
 		printf("null");
@@ -881,7 +888,11 @@ static int watch(const char *stats, double interval, int count)
 		return LC_EXIT_RUNTIME;
 	}
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop; /* no SA_RESTART: the sleep ends */
+	/* SA_RESTART: a write the signal interrupts is not a failed write
+	 * (the view's writes are checked); the sleep still ends, nanosleep
+	 * is never restarted (signal(7)) */
+	sa.sa_handler = on_stop;
+	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -897,7 +908,9 @@ static int watch(const char *stats, double interval, int count)
 		else if (i > 0)
 			printf("\n");
 		print_watch_block(tk, stats, &prev, i, count, interval);
-		fflush(stdout);
+		/* a view nobody can see: stop, saying why (exit 3) */
+		if (lc_cli_close_out(CMD, stdout, NULL, "stdout") != 0)
+			return LC_EXIT_RUNTIME;
 	}
 	if (tty)
 		printf("\033[?25h"); /* the cursor back */

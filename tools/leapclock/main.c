@@ -1,6 +1,7 @@
 /* main.c - the leapclock command: dispatches to tools/leapclock/cmd_*.c. */
 #include "cli.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@ static const struct command commands[] = {
 };
 
 static void print_name(FILE *out, const char *name);
+static int finish(const char *cmd, int rc);
 
 int lc_cli_verbose;
 
@@ -89,16 +91,16 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		usage(stdout);
-		return 0;
+		return finish(NULL, 0);
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
 		printf("leapclock " LC_VERSION_STRING "\n");
-		return 0;
+		return finish(NULL, 0);
 	}
 	if (strcmp(argv[1], "help") == 0) {
 		if (argc < 3) {
 			usage(stdout);
-			return 0;
+			return finish(NULL, 0);
 		}
 		c = find(argv[2]);
 		if (c == NULL) {
@@ -111,7 +113,7 @@ int main(int argc, char **argv)
 			return LC_EXIT_USAGE;
 		}
 		c->usage(stdout);
-		return 0;
+		return finish("help", 0);
 	}
 	c = find(argv[1]);
 	if (c == NULL) {
@@ -124,10 +126,49 @@ int main(int argc, char **argv)
 			break;
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			c->usage(stdout);
-			return 0;
+			return finish(c->name, 0);
 		}
 	}
-	return c->run(argc - 1, argv + 1);
+	return finish(c->name, c->run(argc - 1, argv + 1));
+}
+
+int lc_cli_close_out(const char *cmd, FILE *f, const char *what,
+                     const char *name)
+{
+	int failed = ferror(f), rc, e;
+
+	errno = 0;
+	rc = f == stdout ? fflush(f) : fclose(f);
+	e = errno;
+	if (rc == 0 && !failed)
+		return 0;
+	if (rc == 0 || e == 0)
+		e = EIO; /* the failed write's bytes are gone, its errno too */
+	fprintf(stderr, "leapclock%s%s: %s%s%s: %s\n", cmd ? " " : "",
+	        cmd ? cmd : "", what ? what : "", what ? " " : "", name,
+	        strerror(e));
+	if (f == stdout)
+		clearerr(f);
+	return LC_EXIT_RUNTIME;
+}
+
+/* Every command's output checked at the end (issue 27: `leapclock status
+ * >/dev/full` exited 0): a write to stdout that failed turns a success
+ * into exit 3 with the reason said; an earlier failure keeps its status. */
+static int finish(const char *name, int rc)
+{
+	char cmd[32];
+	size_t i = 0;
+	int wrc;
+
+	if (name != NULL) {
+		for (; name[i] && i + 1 < sizeof(cmd); i++)
+			cmd[i] = name[i] == '_' ? '-' : name[i];
+		cmd[i] = '\0';
+	}
+	wrc = lc_cli_close_out(name != NULL ? cmd : NULL, stdout, NULL,
+	                       "stdout");
+	return rc == LC_EXIT_OK ? wrc : rc;
 }
 
 int lc_cli_usage_error(const char *cmd, const char *fmt, ...)

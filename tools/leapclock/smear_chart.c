@@ -441,7 +441,12 @@ int lc_cli_smear_svg(FILE *o, const struct ctx *x)
 	if (noff > 0)
 		H += 22;
 	svg_head(o, x, H);
-	axes(o, &po, x->dir > 0 ? "offset behind (ms)" : "offset (ms, ahead)",
+	/* offset_ms = T - UTC_SLS, negative for a deletion: the label
+	 * names the sign of the numbers beside it (before, a deletion's
+	 * read "offset (ms, ahead)" beside -1000..0) */
+	axes(o, &po,
+	     x->dir > 0 ? "offset behind (ms)"
+	                : "offset behind (ms; negative: ahead)",
 	     0);
 	axes(o, &pr,
 	     pr.logy ? "|rate| (ppm, log scale)"

@@ -937,6 +937,55 @@ void ld_clock_update(struct ld_clock *c)
 
 /* Loads `path` ("": the system search) into a scratch table; the error
  * text in note. */
+/*
+ * The page's table note, whole (issue 27: cut at 159 bytes mid-hash, the
+ * page's char[160] in struct lc_timeline_info, a public ABI kept as it
+ * is). The note is "FILE:LINE: message"; what gives way is the file's
+ * folder, shortened in its middle with "..." and its name kept, so the
+ * message stays whole; if it does not fit with the file's name alone
+ * (".../NAME:LINE: message"), that is cut after a word with " ..." (as
+ * leapclock status cuts a note an older writer let the page cut). At most n - 2 bytes: a note of the page's full 159 is
+ * one the page cut. The log line has the note in full.
+ */
+static void fit_note(char *out, size_t n, const char *note, const char *path)
+{
+	size_t len = strlen(note), max = n - 2;
+	const char *p = path[0] != '\0' ? strstr(note, path) : NULL;
+	char tmp[1024];
+
+	if (len <= max) {
+		memcpy(out, note, len + 1);
+		return;
+	}
+	if (p != NULL) {
+		size_t plen = strlen(path), rest = len - plen;
+		const char *tail = strrchr(path, '/');
+		size_t tlen = strlen(tail != NULL ? tail : path);
+
+		if (rest + tlen + 3 <= max) {
+			/* the head of the folder that fits before "..." */
+			size_t head = max - rest - tlen - 3;
+
+			snprintf(out, n, "%.*s%.*s...%s%s", (int)(p - note), note,
+			         (int)head, path, path + plen - tlen, p + plen);
+			return;
+		}
+		/* the whole folder gone, ".../NAME", and the message cut */
+		snprintf(tmp, sizeof(tmp), "%.*s...%s%s", (int)(p - note), note,
+		         path + plen - tlen, p + plen);
+		note = tmp;
+	}
+	memcpy(out, note, max - 4);
+	out[max - 4] = '\0';
+	{
+		char *sp = strrchr(out, ' ');
+
+		if (sp != NULL && sp > out)
+			*sp = '\0';
+		memcpy(out + strlen(out), " ...", 5);
+	}
+}
+
 static lc_leaptable *scratch_load(const char *path, char *note, size_t size)
 {
 	lc_leaptable *t = lc_leaptable_new();
@@ -998,8 +1047,8 @@ int ld_clock_reload(struct ld_clock *c)
 			ld_log(LD_LOG_WARNING,
 			       "leap table: %s; keeping the table in use (%s)",
 			       note, cur.source);
-			snprintf(c->table_note, sizeof(c->table_note), "%.159s",
-			         note);
+			fit_note(c->table_note, sizeof(c->table_note), note,
+			         path);
 			ld_clock_update(c);
 			return -1;
 		}

@@ -452,6 +452,47 @@ static const struct setting *find_setting(const char *name)
 	return NULL;
 }
 
+/*
+ * --timeline PATH and --no-timeline together (issue 27: accepted, the
+ * last won): a usage error naming both when one source gives both, the
+ * command line or the config files (include and confdir are one
+ * configuration). Across sources the command line overrides the files,
+ * as for every setting. "timeline none" is --no-timeline's spelling, no
+ * conflict with it.
+ */
+static int timeline_conflict(struct ld_config *c, const struct setting *s,
+                             const char *val, int in_file, const char *where)
+{
+	int src = in_file ? 0 : 1;
+	int kind = strcmp(s->name, "no-timeline") == 0 ||
+	                   (val != NULL && strcmp(val, "none") == 0)
+	               ? 2
+	               : 1;
+	int other = 3 - kind;
+
+	if (c->timeline_seen[src] & other) {
+		fprintf(stderr,
+		        "leapclockd: %s%s%.*s: contradicts %s: %s publishes no "
+		        "timeline page, %s publishes one; give one of them\n",
+		        where, kind == 1 && val != NULL ? " " : "", 200,
+		        kind == 1 && val != NULL ? val : "",
+		        c->timeline_where[src],
+		        in_file ? "no-timeline" : "--no-timeline",
+		        in_file ? "timeline PATH" : "--timeline PATH");
+		return -1;
+	}
+	/* "--timeline PATH" or "FILE:LINE: no-timeline"; a long one cut,
+	 * the option still named */
+	if (!(c->timeline_seen[src] & kind) &&
+	    snprintf(c->timeline_where[src], sizeof(c->timeline_where[src]),
+	             "%s%s%s", where, kind == 1 && val != NULL ? " " : "",
+	             kind == 1 && val != NULL ? val : "") >=
+	        (int)sizeof(c->timeline_where[src]))
+		c->timeline_where[src][sizeof(c->timeline_where[src]) - 1] = '\0';
+	c->timeline_seen[src] |= kind;
+	return 0;
+}
+
 /* Applies one setting. `file` is "PATH:LINE" for a config file line, NULL
  * for the command line; errors are labelled "PATH:LINE: name" or "--name".
  * 0 or -1 (printed). */
@@ -488,8 +529,11 @@ static int apply(struct ld_config *c, const char *name, const char *val,
 	}
 	if (s->set(c, s, val, where) != 0)
 		return -1;
-	if (s->flags & S_GIVEN)
+	if (s->flags & S_GIVEN) {
 		c->timeline_given = 1;
+		if (timeline_conflict(c, s, val, file != NULL, where) != 0)
+			return -1;
+	}
 	return 0;
 }
 

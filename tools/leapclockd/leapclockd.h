@@ -105,6 +105,11 @@ struct ld_config {
 	 * built by hand never publishes the host's page. */
 	char timeline[PATH_MAX];
 	int timeline_given;      /* --timeline, --no-timeline or timeline */
+	/* which of timeline PATH (1) and no-timeline (2) each source gave,
+	 * [0] the config files, [1] the command line, and where the first
+	 * was: both from one source is a usage error (config.c) */
+	int timeline_seen[2];
+	char timeline_where[2][PATH_MAX + 48];
 	/* where pretend and leapfile were set, for errors found later:
 	 * "FILE:LINE: pretend" or "--pretend" ("" = default) */
 	char pretend_where[PATH_MAX + 48];
